@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The event ABI between the eBPF programs (bpf/) and the collector (src/).
+ *
+ * This is the only definition of the records that cross the per-CPU
+ * buffers. Both sides include it; CMake lists it as a dependency of the
+ * BPF object and of the collector, so editing it rebuilds both.
+ *
+ * Records are fixed-size and hold fixed-width types only. Kernel specifics
+ * (REQ_* bit positions, dev_t layout of a given kernel) are translated in
+ * the BPF programs into the stable encodings defined here.
+ */
+#ifndef IOTRACE_EVENT_H
+#define IOTRACE_EVENT_H
+
+#ifdef __bpf__
+/* vmlinux.h provides __u8 .. __u64 */
+#else
+#include <linux/types.h>
+#endif
+
+/* Most devices one trace may name; the filter is an array in BPF rodata. */
+#define IOTRACE_MAX_DEVICES 32
+
+/* What happened; selects how the collector encodes the record. */
+enum iotrace_event_type {
+	/* a bio entered the block layer (block_bio_queue) */
+	IOTRACE_EV_QUEUE = 1,
+	/* a bio was split (block_split): id = new child, ref = parent bio */
+	IOTRACE_EV_SPLIT = 2,
+	/* a bio completed (block_bio_complete) */
+	IOTRACE_EV_COMPLETE = 3,
+	/*
+	 * a request was dispatched to the driver (block_rq_issue):
+	 * id = first bio of the request, ref = request address
+	 */
+	IOTRACE_EV_ISSUE = 4,
+	/*
+	 * a request that carries no bio (e.g. the flush machinery's own
+	 * flush request) was dispatched; it never passes block_bio_queue,
+	 * so it is reported as an I/O of its own: id = request address
+	 */
+	IOTRACE_EV_RQ_QUEUE = 5,
+	/* such a bio-less request completed (block_rq_complete) */
+	IOTRACE_EV_RQ_COMPLETE = 6,
+};
+
+/* Operation, independent of the kernel's REQ_OP_* numbering. */
+enum iotrace_op {
+	IOTRACE_OP_OTHER = 0,
+	IOTRACE_OP_READ = 1,
+	IOTRACE_OP_WRITE = 2,
+	IOTRACE_OP_DISCARD = 3,	/* also secure erase */
+	IOTRACE_OP_FLUSH = 4,	/* REQ_OP_FLUSH (bio-less flush requests) */
+	IOTRACE_OP_WRITE_ZEROES = 5,
+};
+
+/* Request flags, independent of the kernel's __REQ_* bit positions. */
+#define IOTRACE_F_PREFLUSH (1u << 0)	/* REQ_PREFLUSH: flush cache first */
+#define IOTRACE_F_FUA (1u << 1)		/* REQ_FUA: forced unit access */
+#define IOTRACE_F_SYNC (1u << 2)	/* REQ_SYNC */
+#define IOTRACE_F_META (1u << 3)	/* REQ_META: file system metadata */
+#define IOTRACE_F_RAHEAD (1u << 4)	/* REQ_RAHEAD: readahead */
+
+/*
+ * Kernel dev_t encoding, as in the kernel's MKDEV(): major in the top
+ * 12 bits, minor in the low 20. Open-CAS traces use the same encoding
+ * for device ids (e.g. 259:2 = 271581186), so ids stay comparable.
+ */
+#define IOTRACE_MINORBITS 20
+#define IOTRACE_MKDEV(ma, mi) (((__u32)(ma) << IOTRACE_MINORBITS) | (__u32)(mi))
+#define IOTRACE_MAJOR(dev) ((__u32)(dev) >> IOTRACE_MINORBITS)
+#define IOTRACE_MINOR(dev) ((__u32)(dev) & ((1u << IOTRACE_MINORBITS) - 1))
+
+struct iotrace_event {
+	/*
+	 * Global sequence id, unique and increasing across CPUs; the parser
+	 * merges the per-CPU streams in this order. User space numbers its
+	 * own device descriptions first and sets the BPF counter past them.
+	 */
+	__u64 sid;
+	/* time of the event, ns, CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u64 ts;
+	/*
+	 * Kernel address of the bio (of the request for RQ_* events): unique
+	 * among I/Os in flight, reused only after the completion.
+	 */
+	__u64 id;
+	/* SPLIT: parent bio address; ISSUE: request address; else 0 */
+	__u64 ref;
+	/* first sector, 512-byte units, whole-disk LBA (after partition remap) */
+	__u64 sector;
+	/* length, 512-byte sectors */
+	__u32 nr_sector;
+	/* whole-disk device, IOTRACE_MKDEV encoding */
+	__u32 dev;
+	/* partition the I/O was sent to, IOTRACE_MKDEV encoding; 0 = whole disk */
+	__u32 part;
+	/* process (thread group) id and thread id at the event, 0 in irq */
+	__u32 pid;
+	__u32 tid;
+	/* ISSUE: number of bios in the request; else 0 */
+	__u32 aux;
+	/* SPLIT: first sector of the parent's remainder, 512-byte units */
+	__u64 aux64;
+	/* IOTRACE_F_* */
+	__u16 flags;
+	/* COMPLETE/RQ_COMPLETE: blk_status_t, 0 = success */
+	__s16 error;
+	/* enum iotrace_event_type */
+	__u8 type;
+	/* enum iotrace_op */
+	__u8 op;
+	/* enum rw_hint of the bio (0 = not set) */
+	__u8 write_hint;
+	__u8 pad;
+};
+
+/* Per-CPU counters the programs keep; user space sums and reports them. */
+struct iotrace_counters {
+	/* events written to the per-CPU buffer */
+	__u64 emitted;
+	/* events the buffer had no room for (bpf_perf_event_output failed) */
+	__u64 lost;
+};
+
+#endif /* IOTRACE_EVENT_H */

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * CSV writer (RFC 4180 quoting: fields with comma, quote, CR or LF are
+ * quoted, quotes doubled). Rows are built field by field.
+ */
+#ifndef IOTRACE_CSV_WRITER_H
+#define IOTRACE_CSV_WRITER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct csv_writer;
+
+struct csv_writer *csv__new(FILE *out);
+void csv__free(struct csv_writer *cw);
+
+void csv__string(struct csv_writer *cw, const char *s);
+void csv__uint(struct csv_writer *cw, uint64_t v);
+void csv__int(struct csv_writer *cw, int64_t v);
+void csv__empty(struct csv_writer *cw);
+void csv__end_row(struct csv_writer *cw);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Integers to decimal text without printf: the writers format millions of
+ * numbers per trace and the printf machinery dominated their cost.
+ */
+#ifndef IOTRACE_DECIMAL_H
+#define IOTRACE_DECIMAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* digits of UINT64_MAX, and of INT64_MIN with its sign */
+#define DECIMAL_MAX 20
+
+static const char decimal_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Writes v ending at end (exclusive); returns where the text starts. */
+static inline char *decimal_u64(char *end, uint64_t v)
+{
+	char *p = end;
+
+	while (v >= 100) {
+		unsigned int d = (unsigned int)(v % 100) * 2;
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, decimal_pairs + d, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, decimal_pairs + v * 2, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
+
+static inline char *decimal_i64(char *end, int64_t v)
+{
+	char *p;
+
+	if (v >= 0)
+		return decimal_u64(end, (uint64_t)v);
+	/* negate in unsigned arithmetic: -INT64_MIN does not fit */
+	p = decimal_u64(end, -(uint64_t)v);
+	*--p = '-';
+	return p;
+}
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Minimal streaming JSON writer (in the spirit of bpftool's json_writer):
+ * tracks nesting and commas, escapes strings, writes through a FILE with
+ * its own buffering. Never prints errors; check ferror() on the FILE.
+ */
+#ifndef IOTRACE_JSON_WRITER_H
+#define IOTRACE_JSON_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct json_writer;
+
+/* pretty: indent with one space per level (as octf.summary is written). */
+struct json_writer *jw__new(FILE *out, bool pretty);
+void jw__free(struct json_writer *jw);
+
+void jw__start_object(struct json_writer *jw);
+void jw__end_object(struct json_writer *jw);
+void jw__start_array(struct json_writer *jw);
+void jw__end_array(struct json_writer *jw);
+/* key of the next value inside an object */
+void jw__name(struct json_writer *jw, const char *name);
+void jw__string(struct json_writer *jw, const char *s);
+void jw__string_len(struct json_writer *jw, const char *s, size_t len);
+void jw__uint(struct json_writer *jw, uint64_t v);
+void jw__int(struct json_writer *jw, int64_t v);
+void jw__bool(struct json_writer *jw, bool v);
+void jw__double(struct json_writer *jw, double v);
+/* 64-bit integers as strings, as the protobuf JSON mapping writes them */
+void jw__uint_str(struct json_writer *jw, uint64_t v);
+void jw__int_str(struct json_writer *jw, int64_t v);
+/* ends a top-level value with a newline (JSON Lines) */
+void jw__newline(struct json_writer *jw);
+
+#endif

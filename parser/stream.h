@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One per-CPU (or per-queue) trace stream file: a sequence of framed
+ * records (see framing.h), either raw or as a series of zstd frames. The
+ * format is detected from the first bytes (zstd magic 28 b5 2f fd), not
+ * from the file name. Reading is streaming with a bounded buffer.
+ */
+#ifndef IOTRACE_STREAM_H
+#define IOTRACE_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct stream;
+
+/* Opens path for reading. Returns NULL with errno set on failure. */
+struct stream *stream__open(const char *path);
+
+/*
+ * Returns the next record's protobuf bytes in *msg / *len (valid until the
+ * next call).
+ *   1        a record was returned
+ *   0        clean end of stream
+ *  -EBADMSG  corrupted framing (bad varint, length above FRAMING_RECORD_MAX,
+ *            bad zstd frame)
+ *  -ENODATA  the stream ends inside a record (truncated tail)
+ *  -errno    read error
+ * After an error, further calls return the same error.
+ */
+int stream__next(struct stream *s, const uint8_t **msg, size_t *len);
+
+/*
+ * Byte offset in the record stream (decompressed offset for zstd files)
+ * of the record last returned, or of the place where the error was found.
+ */
+uint64_t stream__offset(const struct stream *s);
+
+const char *stream__path(const struct stream *s);
+
+/* Accepts NULL. */
+void stream__free(struct stream *s);
+
+#endif

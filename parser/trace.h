@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An opened trace directory: its summary path and its streams
+ * (octf.trace.<n>, octf.trace.<n>.zst), ordered by <n>.
+ */
+#ifndef IOTRACE_TRACE_H
+#define IOTRACE_TRACE_H
+
+#include <stddef.h>
+
+struct stream;
+struct trace;
+
+/*
+ * Opens the trace in directory dir. Returns NULL with errno set:
+ * ENOENT if dir does not exist, ENOTDIR if it is not a directory,
+ * EMEDIUMTYPE if it holds neither octf.summary nor any octf.trace.* file
+ * (not a trace).
+ */
+struct trace *trace__open(const char *dir);
+
+size_t trace__stream_count(const struct trace *t);
+struct stream *trace__stream(const struct trace *t, size_t i);
+const char *trace__dir(const struct trace *t);
+
+/* Accepts NULL. */
+void trace__free(struct trace *t);
+
+#endif

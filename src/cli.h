@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Conventions shared by the subcommands of the iotrace CLI.
+ *
+ * Each subcommand is a function taking the arguments from its own flag on:
+ * for `iotrace --trace-parser --io -p X`, argv[0] is "--trace-parser" and
+ * getopt starts at argv[1]. It returns the process exit status.
+ */
+#ifndef IOTRACE_CLI_H
+#define IOTRACE_CLI_H
+
+#include <stdio.h>
+
+/* Exit statuses (documented in the README and the man page). */
+enum {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,		/* could not do what was asked */
+	EXIT_USAGE = 2,		/* bad command line */
+	EXIT_PARTIAL = 3,	/* output written, but the trace is damaged or events were lost */
+};
+
+/* Prints "iotrace: <message>\n" to stderr: one line, lowercase, specific. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "iotrace: warning: <message>\n" to stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Parses a decimal integer in [min, max] (no sign, no suffix, no
+ * surrounding space). Returns 0 or -EINVAL (not a number) / -ERANGE.
+ */
+int cli_parse_u64(const char *s, unsigned long long min, unsigned long long max,
+		  unsigned long long *out);
+
+/* Prints the usage error for option opt with value val and returns EXIT_USAGE. */
+int cli_bad_value(const char *opt, const char *val, const char *expected);
+
+int cmd_tracing(int argc, char **argv);		/* -S, --start-tracing */
+int cmd_management(int argc, char **argv);	/* -M, --trace-management */
+int cmd_config(int argc, char **argv);		/* -C, --trace-config */
+int cmd_parser(int argc, char **argv);		/* -P, --trace-parser */
+
+void cmd_tracing_help(FILE *out);
+void cmd_management_help(FILE *out);
+void cmd_config_help(FILE *out);
+void cmd_parser_help(FILE *out);
+
+#endif

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("iotrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("iotrace: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_parse_u64(const char *s, unsigned long long min, unsigned long long max,
+		  unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull accepts leading space and a minus sign; we do not */
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int cli_bad_value(const char *opt, const char *val, const char *expected)
+{
+	cli_err("invalid value '%s' for %s: expected %s", val, opt, expected);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* iotrace -C|--trace-config: where the trace repository is. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "trace_store.h"
+
+void cmd_config_help(FILE *out)
+{
+	fputs("Usage: iotrace -C|--trace-config COMMAND\n\n"
+	      "Commands:\n"
+	      "  -G, --get-trace-repository-path        print the trace repository path\n"
+	      "  -S, --set-trace-repository-path [-p|--path] DIR\n"
+	      "                                         store traces under DIR (absolute)\n"
+	      "  -H, --help                             show this help\n\n"
+	      "The path is saved in " STORE_DEFAULT_CONFIG " (IOTRACE_CONFIG overrides the\n"
+	      "file); the environment variable IOTRACE_TRACE_DIR, when set, takes precedence.\n"
+	      "Default: " STORE_DEFAULT_ROOT ".\n\n"
+	      "Examples:\n"
+	      "  iotrace --trace-config --get-trace-repository-path\n"
+	      "  sudo iotrace -C --set-trace-repository-path /data/iotrace\n", out);
+}
+
+int cmd_config(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "get-trace-repository-path", no_argument, NULL, 'G' },
+		{ "set-trace-repository-path", no_argument, NULL, 'S' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'H' },
+		{},
+	};
+	char root[PATH_MAX];
+	const char *path = NULL;
+	int opt, what = 0, err;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":GSp:H", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'G':
+		case 'S':
+			if (what && what != opt) {
+				cli_err("choose one of --get-trace-repository-path, --set-trace-repository-path");
+				return EXIT_USAGE;
+			}
+			what = opt;
+			break;
+		case 'p':
+			path = optarg;
+			break;
+		case 'H':
+			cmd_config_help(stdout);
+			return EXIT_OK;
+		case ':':
+			cli_err("option '%s' needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			cli_err("unknown option '%s' for --trace-config (see iotrace -C -H)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	/* --set-trace-repository-path DIR: the directory may follow as a plain argument */
+	if (!path && what == 'S' && optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		cli_err("unexpected argument '%s' (see iotrace -C -H)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (what == 'G') {
+		err = store__root(root, sizeof(root));
+		if (err) {
+			cli_err("cannot get the trace repository path: %s", strerror(-err));
+			return EXIT_ERROR;
+		}
+		printf("%s\n", root);
+		return EXIT_OK;
+	}
+	if (what == 'S') {
+		if (!path) {
+			cli_err("--set-trace-repository-path needs a directory");
+			return EXIT_USAGE;
+		}
+		if (path[0] != '/')
+			return cli_bad_value("--set-trace-repository-path", path, "an absolute path");
+		err = store__set_root(path);
+		if (err) {
+			cli_err("cannot save the trace repository path: %s%s", strerror(-err),
+				err == -EACCES || err == -EPERM ? " -- run as root" : "");
+			return EXIT_ERROR;
+		}
+		if (getenv("IOTRACE_TRACE_DIR") && *getenv("IOTRACE_TRACE_DIR"))
+			cli_warn("IOTRACE_TRACE_DIR is set and overrides the saved path");
+		printf("%s\n", path);
+		return EXIT_OK;
+	}
+	cli_err("--trace-config needs a command: --get-trace-repository-path or "
+		"--set-trace-repository-path");
+	return EXIT_USAGE;
+}

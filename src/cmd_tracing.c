@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* iotrace -S|--start-tracing: record block I/O of devices into a new trace. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "cli.h"
+#include "collector.h"
+#include "devices.h"
+#include "iotrace_event.h"
+#include "summary.h"
+#include "trace_store.h"
+
+#define DEFAULT_BUFFER_MIB 4
+#define MAX_BUFFER_MIB 1024
+#define MAX_TIME_S 4294967295ull
+#define MAX_SIZE_MIB (1ull << 30)
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = 1;
+}
+
+void cmd_tracing_help(FILE *out)
+{
+	fputs("Usage: iotrace -S|--start-tracing -d|--devices DEV[,DEV...] [OPTIONS]\n\n"
+	      "Trace block I/O on the devices into a new trace in the repository. Runs until\n"
+	      "Ctrl+C (SIGINT), SIGTERM, or a limit; then prints the trace summary (JSON).\n\n"
+	      "Options:\n"
+	      "  -d, --devices DEV[,DEV]  block devices, with or without /dev/ (nvme0n1, /dev/sdb,\n"
+	      "                           sda1); partitions allowed; at most 32\n"
+	      "  -t, --time SECONDS       stop after this many seconds (1-4294967295)\n"
+	      "  -s, --size MiB           stop when the trace reaches this size (1-1073741824)\n"
+	      "  -b, --buffer MiB         per-CPU kernel buffer (1-1024, default 4)\n"
+	      "  -l, --label TEXT         free text stored in the summary\n"
+	      "  -H, --help               show this help\n\n"
+	      "Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n"
+	      "Exit status: 0 complete, 1 error, 2 bad command line, 3 events were lost.\n\n"
+	      "Examples:\n"
+	      "  sudo iotrace --start-tracing --devices nvme0n1\n"
+	      "  sudo iotrace -S -d /dev/sdb,sdc1 -t 600 -s 1024 -l 'nightly backup'\n", out);
+}
+
+/* root, or the capabilities that loading and attaching tracing programs need */
+static bool may_trace(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+	uint64_t eff;
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	eff = ((uint64_t)data[1].effective << 32) | data[0].effective;
+	if (eff & (1ull << CAP_SYS_ADMIN))
+		return true;
+	/* CAP_BPF (39) and CAP_PERFMON (38) since Linux 5.8 */
+	return (eff & (1ull << 39)) && (eff & (1ull << 38));
+}
+
+static int device_error(const struct devices_error *e)
+{
+	switch (e->err) {
+	case -ENODEV:
+		cli_err("unknown device '%s': no such block device", e->name);
+		return EXIT_USAGE;
+	case -EEXIST:
+		cli_err("device '%s' given twice (overlaps '%s')", e->name, e->other);
+		return EXIT_USAGE;
+	case -E2BIG:
+		cli_err("too many devices: at most %d", IOTRACE_MAX_DEVICES);
+		return EXIT_USAGE;
+	default:
+		cli_err("invalid --devices list: empty device name");
+		return EXIT_USAGE;
+	}
+}
+
+int cmd_tracing(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "devices", required_argument, NULL, 'd' },
+		{ "time", required_argument, NULL, 't' },
+		{ "size", required_argument, NULL, 's' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'H' },
+		{},
+	};
+	struct collector_config cfg = { .buffer_mib = DEFAULT_BUFFER_MIB };
+	struct device_info devs[IOTRACE_MAX_DEVICES];
+	char dir[PATH_MAX], rel[PATH_MAX];
+	struct store_lock *lock = NULL;
+	struct collector *c = NULL;
+	struct devices_error derr;
+	const char *devlist = NULL;
+	unsigned long long v;
+	struct sigaction sa = {};
+	struct summary s;
+	int opt, err, holder, ret = EXIT_ERROR;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":d:t:s:b:l:H", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			devlist = optarg;
+			break;
+		case 't':
+			if (cli_parse_u64(optarg, 1, MAX_TIME_S, &v))
+				return cli_bad_value("--time", optarg, "seconds, 1-4294967295");
+			cfg.time_s = v;
+			break;
+		case 's':
+			if (cli_parse_u64(optarg, 1, MAX_SIZE_MIB, &v))
+				return cli_bad_value("--size", optarg, "MiB, 1-1073741824");
+			cfg.size_mib = v;
+			break;
+		case 'b':
+			if (cli_parse_u64(optarg, 1, MAX_BUFFER_MIB, &v))
+				return cli_bad_value("--buffer", optarg, "MiB per CPU, 1-1024");
+			cfg.buffer_mib = v;
+			break;
+		case 'l':
+			cfg.label = optarg;
+			break;
+		case 'H':
+			cmd_tracing_help(stdout);
+			return EXIT_OK;
+		case ':':
+			cli_err("option '%s' needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			cli_err("unknown option '%s' for --start-tracing (see iotrace -S -H)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_err("unexpected argument '%s' (see iotrace -S -H)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!devlist) {
+		cli_err("--devices is required: which block devices to trace (e.g. --devices nvme0n1)");
+		return EXIT_USAGE;
+	}
+	err = devices__parse_list("/sys", devlist, devs, IOTRACE_MAX_DEVICES, &cfg.ndevs, &derr);
+	if (err)
+		return device_error(&derr);
+	cfg.devs = devs;
+
+	if (!may_trace()) {
+		cli_err("tracing needs root (or CAP_BPF and CAP_PERFMON): run with sudo");
+		return EXIT_ERROR;
+	}
+	err = store__lock(&lock, &holder);
+	if (err == -EBUSY) {
+		cli_err("another tracer is running (pid %d); stop it first, one tracer at a time", holder);
+		return EXIT_ERROR;
+	}
+	if (err) {
+		cli_err("cannot take the tracer lock: %s", strerror(-err));
+		return EXIT_ERROR;
+	}
+
+	err = collector__open(&c, &cfg);
+	if (err) {
+		cli_err("%s", collector__error(c));
+		goto cleanup;
+	}
+	err = store__create_trace(dir, sizeof(dir), rel, sizeof(rel));
+	if (err) {
+		cli_err("cannot create a trace in the repository: %s", strerror(-err));
+		goto cleanup;
+	}
+	store__lock_set_trace(lock, dir);
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	err = collector__run(c, dir, rel, &stop_requested, &s);
+	summary__print(stdout, &s);
+	fflush(stdout);
+	if (err) {
+		cli_err("%s", collector__error(c));
+		goto cleanup;
+	}
+	ret = EXIT_OK;
+	if (s.dropped_events) {
+		cli_warn("%llu events were lost (per CPU: %s): the buffers overflowed; "
+			 "try a larger --buffer", (unsigned long long)s.dropped_events,
+			 s.dropped_per_queue);
+		ret = EXIT_PARTIAL;
+	}
+cleanup:
+	collector__free(c);
+	store__unlock(lock);
+	return ret;
+}

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "collector.h"
+#include "encode.h"
+#include "framing.h"
+#include "iotrace.skel.h"
+#include "iotrace_event.h"
+#include "stream_writer.h"
+#include "trace_store.h"
+
+/* How often buffered records reach the disk and the summary is rewritten. */
+#define FLUSH_INTERVAL_NS 1000000000ull
+#define POLL_TIMEOUT_MS 100
+
+struct collector {
+	const struct collector_config *cfg;
+	struct iotrace *skel;
+	struct perf_buffer *pb;
+	int ncpus;
+	struct stream_writer **streams;
+	uint64_t *perf_lost;	/* per CPU, from the perf buffer's lost records */
+	uint64_t events;	/* records written to streams */
+	uint64_t bytes;		/* bytes written to streams */
+	uint64_t size_limit;	/* bytes, 0 = none */
+	int write_err;
+	bool size_reached;
+	char err[256];
+};
+
+static int set_error(struct collector *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int set_error(struct collector *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *collector__error(const struct collector *c)
+{
+	return c ? c->err : "";
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * block_rq_issue lost its request_queue argument in 5.11 (commit
+ * a54895fa057c "block: remove the request_queue to argument request based
+ * tracepoints"). tp_btf programs must match the kernel's prototype, so
+ * look it up in the kernel's BTF, as libbpf-tools' biolatency does.
+ */
+static bool rq_issue_has_single_arg(void)
+{
+	const struct btf_type *t;
+	struct btf *btf;
+	bool single = true;
+	int id;
+
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return true;
+	id = btf__find_by_name_kind(btf, "btf_trace_block_rq_issue", BTF_KIND_TYPEDEF);
+	if (id > 0) {
+		t = btf__type_by_id(btf, id);
+		t = btf__type_by_id(btf, t->type);		/* pointer */
+		if (t && btf_is_ptr(t))
+			t = btf__type_by_id(btf, t->type);	/* function prototype */
+		/* (void *__data, struct request *rq) */
+		if (t && btf_is_func_proto(t))
+			single = btf_vlen(t) == 2;
+	}
+	btf__free(btf);
+	return single;
+}
+
+static const char *load_hint(int err)
+{
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return " -- tracing needs root (or CAP_BPF and CAP_PERFMON)";
+	case -ENOENT:
+	case -ESRCH:
+		return " -- does this kernel have BTF (/sys/kernel/btf/vmlinux) and block tracepoints?";
+	case -EINVAL:
+		return " -- kernel too old? tp_btf programs need 5.5 or later";
+	default:
+		return "";
+	}
+}
+
+int collector__open(struct collector **cp, const struct collector_config *cfg)
+{
+	struct collector *c;
+	bool single;
+	size_t i;
+	int err;
+
+	*cp = c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->cfg = cfg;
+	c->size_limit = cfg->size_mib << 20;
+
+	c->ncpus = libbpf_num_possible_cpus();
+	if (c->ncpus <= 0)
+		return set_error(c, c->ncpus ? c->ncpus : -ENODEV, "cannot count CPUs");
+
+	c->skel = iotrace__open();
+	if (!c->skel) {
+		err = -errno;
+		return set_error(c, err, "cannot open BPF programs: %s%s", strerror(-err), load_hint(err));
+	}
+	if (cfg->ndevs > IOTRACE_MAX_DEVICES)
+		return set_error(c, -E2BIG, "too many devices");
+	for (i = 0; i < cfg->ndevs; i++)
+		c->skel->rodata->targ_devs[i] = cfg->devs[i].dev;
+	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
+
+	single = rq_issue_has_single_arg();
+	bpf_program__set_autoload(c->skel->progs.handle_rq_issue, single);
+	bpf_program__set_autoload(c->skel->progs.handle_rq_issue_old, !single);
+
+	err = iotrace__load(c->skel);
+	if (err)
+		return set_error(c, err, "cannot load BPF programs: %s%s", strerror(-err), load_hint(err));
+	return 0;
+}
+
+static void on_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct collector *c = ctx;
+	uint8_t buf[ENCODE_MAX];
+	struct iotrace_event e;
+	size_t len;
+	int err;
+
+	if (c->write_err || c->size_reached || cpu < 0 || cpu >= c->ncpus)
+		return;
+	if (size < sizeof(e))
+		return;
+	/* perf samples are only 4-byte aligned */
+	memcpy(&e, data, sizeof(e));
+	len = encode__event(&e, buf);
+	if (!len)
+		return;
+	if (c->size_limit && c->bytes + len + FRAMING_VARINT_MAX > c->size_limit) {
+		c->size_reached = true;
+		return;
+	}
+	err = stream_writer__append(c->streams[cpu], buf, len);
+	if (err) {
+		c->write_err = err;
+		return;
+	}
+	c->events++;
+	c->bytes = c->bytes + len + (len < 128 ? 1 : len < 16384 ? 2 : 3);
+}
+
+static void on_lost(void *ctx, int cpu, __u64 cnt)
+{
+	struct collector *c = ctx;
+
+	if (cpu >= 0 && cpu < c->ncpus)
+		c->perf_lost[cpu] += cnt;
+}
+
+/*
+ * Records lost per CPU: the programs count failed outputs themselves; the
+ * perf buffer reports the same losses as lost records. Take the larger,
+ * never the sum.
+ */
+static uint64_t count_dropped(struct collector *c, char *per_queue, size_t size)
+{
+	struct iotrace_counters *vals;
+	uint64_t total = 0, lost;
+	size_t off = 0;
+	__u32 key = 0;
+	int i, fd;
+
+	vals = calloc(c->ncpus, sizeof(*vals));
+	fd = bpf_map__fd(c->skel->maps.counters);
+	if (vals && bpf_map_lookup_elem(fd, &key, vals))
+		memset(vals, 0, c->ncpus * sizeof(*vals));
+	for (i = 0; i < c->ncpus; i++) {
+		lost = vals ? vals[i].lost : 0;
+		if (c->perf_lost[i] > lost)
+			lost = c->perf_lost[i];
+		total += lost;
+		if (per_queue && off < size)
+			off += snprintf(per_queue + off, size - off, "%s%llu", i ? "," : "",
+					(unsigned long long)lost);
+	}
+	free(vals);
+	return total;
+}
+
+static int open_streams(struct collector *c, const char *dir)
+{
+	char path[PATH_MAX];
+	int i;
+
+	c->streams = calloc(c->ncpus, sizeof(*c->streams));
+	c->perf_lost = calloc(c->ncpus, sizeof(*c->perf_lost));
+	if (!c->streams || !c->perf_lost)
+		return set_error(c, -ENOMEM, "out of memory");
+	for (i = 0; i < c->ncpus; i++) {
+		snprintf(path, sizeof(path), "%s/%s%d", dir, STORE_STREAM_PREFIX, i);
+		c->streams[i] = stream_writer__create(path);
+		if (!c->streams[i])
+			return set_error(c, -errno, "cannot create '%s': %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+/* Device descriptions take sids 1..n in stream 0, before any kernel event. */
+static int write_descriptions(struct collector *c)
+{
+	uint8_t buf[ENCODE_MAX];
+	uint64_t ts = now_ns(CLOCK_MONOTONIC), sid = 0;
+	size_t i, len;
+	int err;
+
+	for (i = 0; i < c->cfg->ndevs; i++) {
+		const struct device_info *d = &c->cfg->devs[i];
+		struct device_info disk;
+
+		/* a partition's I/O carries its disk's id: describe the disk too */
+		if (d->is_partition) {
+			disk = *d;
+			snprintf(disk.name, sizeof(disk.name), "%s", d->disk_name);
+			disk.dev = d->disk_dev;
+			disk.is_partition = false;
+			len = encode__device(&disk, ++sid, ts, buf);
+			err = stream_writer__append(c->streams[0], buf, len);
+			if (err)
+				return err;
+			c->events++;
+		}
+		len = encode__device(d, ++sid, ts, buf);
+		err = stream_writer__append(c->streams[0], buf, len);
+		if (err)
+			return err;
+		c->events++;
+	}
+	c->skel->bss->next_sid = sid;
+	return 0;
+}
+
+static void fill_summary(struct collector *c, struct summary *s, uint64_t start_ns)
+{
+	uint64_t bytes = 0;
+	int i;
+
+	for (i = 0; i < c->ncpus; i++)
+		bytes += c->streams[i] ? stream_writer__bytes(c->streams[i]) : 0;
+	s->duration_s = (now_ns(CLOCK_MONOTONIC) - start_ns) / 1000000000ull;
+	s->size_mib = (bytes + (1u << 20) - 1) >> 20;
+	s->traced_events = c->events;
+	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
+}
+
+static int flush_all(struct collector *c)
+{
+	int i, err, first = 0;
+
+	for (i = 0; i < c->ncpus; i++) {
+		err = stream_writer__flush(c->streams[i]);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+static void init_summary(struct collector *c, struct summary *s, const char *rel)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t i, off = 0;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->trace_path, sizeof(s->trace_path), "%s", rel);
+	strcpy(s->state, "RUNNING");
+	localtime_r(&now, &tm);
+	strftime(s->start, sizeof(s->start), "%Y-%m-%d %H:%M", &tm);
+	s->queue_count = (uint64_t)c->ncpus;
+	s->version = SUMMARY_VERSION;
+	snprintf(s->label, sizeof(s->label), "%s", c->cfg->label ? c->cfg->label : "");
+	snprintf(s->tool_version, sizeof(s->tool_version), "%s", IOTRACE_VERSION);
+	for (i = 0; i < c->cfg->ndevs && off < sizeof(s->devices); i++)
+		off += snprintf(s->devices + off, sizeof(s->devices) - off, "%s%s", i ? "," : "",
+				c->cfg->devs[i].name);
+}
+
+int collector__run(struct collector *c, const char *dir, const char *rel,
+		   volatile sig_atomic_t *stop, struct summary *s)
+{
+	uint64_t start, now, last_flush, deadline;
+	size_t pages;
+	int err, werr;
+
+	init_summary(c, s, rel);
+	err = open_streams(c, dir);
+	if (err)
+		goto finish;
+	err = summary__write(dir, s);
+	if (err) {
+		set_error(c, err, "cannot write summary in '%s': %s", dir, strerror(-err));
+		goto finish;
+	}
+	err = write_descriptions(c);
+	if (err) {
+		set_error(c, err, "cannot write trace: %s", strerror(-err));
+		goto finish;
+	}
+
+	/* perf buffers are a power-of-two number of pages per CPU */
+	pages = (size_t)((c->cfg->buffer_mib << 20) / (uint64_t)getpagesize());
+	while (pages & (pages - 1))
+		pages += pages & -pages;
+	c->pb = perf_buffer__new(bpf_map__fd(c->skel->maps.events), pages, on_sample, on_lost, c, NULL);
+	if (!c->pb) {
+		err = -errno;
+		set_error(c, err, "cannot create %llu MiB per-CPU buffers: %s%s",
+			  (unsigned long long)c->cfg->buffer_mib, strerror(-err),
+			  err == -ENOMEM || err == -EPERM ? " -- try a smaller --buffer or raise RLIMIT_MEMLOCK" : "");
+		goto finish;
+	}
+	err = iotrace__attach(c->skel);
+	if (err) {
+		set_error(c, err, "cannot attach to block tracepoints: %s%s", strerror(-err), load_hint(err));
+		goto finish;
+	}
+
+	start = last_flush = now_ns(CLOCK_MONOTONIC);
+	deadline = c->cfg->time_s ? start + c->cfg->time_s * 1000000000ull : 0;
+	strcpy(s->stop_reason, "signal");
+	while (!*stop) {
+		err = perf_buffer__poll(c->pb, POLL_TIMEOUT_MS);
+		if (err < 0 && err != -EINTR) {
+			set_error(c, err, "cannot read the per-CPU buffers: %s", strerror(-err));
+			strcpy(s->stop_reason, "read error");
+			break;
+		}
+		err = 0;
+		if (c->write_err)
+			break;
+		if (c->size_reached) {
+			strcpy(s->stop_reason, "size limit");
+			break;
+		}
+		now = now_ns(CLOCK_MONOTONIC);
+		if (deadline && now >= deadline) {
+			strcpy(s->stop_reason, "time limit");
+			break;
+		}
+		if (now - last_flush >= FLUSH_INTERVAL_NS) {
+			last_flush = now;
+			if (flush_all(c))
+				break;
+			fill_summary(c, s, start);
+			summary__write(dir, s);
+		}
+	}
+
+	/* stop the programs, then take what is still in the buffers */
+	iotrace__detach(c->skel);
+	if (!err && !c->write_err)
+		perf_buffer__consume(c->pb);
+	werr = c->write_err ? c->write_err : flush_all(c);
+	if (werr && !err) {
+		err = werr;
+		set_error(c, err, "cannot write trace in '%s': %s; stopped, events written before are kept",
+			  dir, strerror(-err));
+		strcpy(s->stop_reason, err == -ENOSPC ? "disk full" : "write error");
+	}
+	fill_summary(c, s, start);
+
+finish:
+	strcpy(s->state, err ? "ERROR" : "COMPLETE");
+	if (c->streams) {
+		int i;
+
+		for (i = 0; i < c->ncpus; i++) {
+			werr = stream_writer__close(c->streams[i]);
+			c->streams[i] = NULL;
+			(void)werr; /* already reported through flush_all/write_err */
+		}
+	}
+	werr = summary__write(dir, s);
+	if (werr && !err) {
+		err = werr;
+		set_error(c, err, "cannot write summary in '%s': %s", dir, strerror(-err));
+	}
+	return err;
+}
+
+void collector__free(struct collector *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	perf_buffer__free(c->pb);
+	iotrace__destroy(c->skel);
+	if (c->streams)
+		for (i = 0; i < c->ncpus; i++)
+			stream_writer__close(c->streams[i]);
+	free(c->streams);
+	free(c->perf_lost);
+	free(c);
+}

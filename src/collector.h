@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The collector: loads and attaches the BPF programs for a set of devices,
+ * drains the per-CPU buffers into per-CPU trace streams, and keeps the
+ * trace's summary current. Returns negative errno and never prints; the
+ * message for a failure is left in the collector (collector__error).
+ */
+#ifndef IOTRACE_COLLECTOR_H
+#define IOTRACE_COLLECTOR_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devices.h"
+#include "summary.h"
+
+struct collector_config {
+	const struct device_info *devs;
+	size_t ndevs;
+	uint64_t time_s;	/* 0 = until stopped */
+	uint64_t size_mib;	/* 0 = no limit */
+	uint64_t buffer_mib;	/* per-CPU buffer, rounded up to a power of two pages */
+	const char *label;
+};
+
+struct collector;
+
+/*
+ * Opens and loads the BPF programs configured for cfg->devs. Nothing is
+ * attached and nothing is written yet, so a failure here leaves no trace
+ * behind. cfg must outlive the collector.
+ */
+int collector__open(struct collector **c, const struct collector_config *cfg);
+
+/*
+ * Traces into the (existing, empty) trace directory dir until *stop is
+ * set, or a limit or a write error ends it. Fills *s with the final
+ * summary, which is also written to dir. Returns 0 or -errno (-ENOSPC:
+ * the disk filled; what was written before is intact).
+ */
+int collector__run(struct collector *c, const char *dir, const char *rel,
+		   volatile sig_atomic_t *stop, struct summary *s);
+
+/* A one-line description of the last failure ("" if none). */
+const char *collector__error(const struct collector *c);
+
+void collector__free(struct collector *c);
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Block devices named on the command line, resolved through sysfs.
+ * sysfs_root is "/sys" in production and a fake tree in tests.
+ */
+#ifndef IOTRACE_DEVICES_H
+#define IOTRACE_DEVICES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DEVICE_NAME_MAX 64
+
+struct device_info {
+	char name[DEVICE_NAME_MAX];	/* kernel name without /dev/: "nvme0n1p1" */
+	uint32_t dev;			/* IOTRACE_MKDEV encoding */
+	bool is_partition;
+	char disk_name[DEVICE_NAME_MAX];	/* whole disk; == name for a disk */
+	uint32_t disk_dev;
+	uint64_t size;			/* 512-byte sectors */
+	char model[128];		/* from the disk's device/model; may be empty */
+};
+
+/*
+ * Resolves one name: "nvme0n1", "/dev/nvme0n1", or any /dev path that is a
+ * symlink to one (/dev/disk/by-id/..., /dev/mapper/...). Returns 0,
+ * -ENODEV if there is no such block device, -EINVAL for an empty name.
+ */
+int devices__resolve(const char *sysfs_root, const char *name, struct device_info *out);
+
+/* Where devices__parse_list stopped, for the error message. */
+struct devices_error {
+	int err;
+	char name[256];		/* the offending element */
+	char other[DEVICE_NAME_MAX];	/* for -EEXIST: what it collides with */
+};
+
+/*
+ * Parses a comma-separated device list into out[0..max). Returns 0, or
+ * -EINVAL (empty element), -ENODEV (unknown device), -EEXIST (a device
+ * given twice, also as /dev/x and x, or a partition of a disk already
+ * named, or the reverse), -E2BIG (more than max). Fills *e on error.
+ */
+int devices__parse_list(const char *sysfs_root, const char *list, struct device_info *out,
+			size_t max, size_t *count, struct devices_error *e);
+
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * iotrace command line: the first argument selects a subcommand, as in
+ * Open-CAS iotrace (`iotrace --start-tracing ...`, `iotrace -P ...`).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct cmd {
+	const char *short_flag;
+	const char *long_flag;
+	int (*run)(int argc, char **argv);
+	void (*help)(FILE *out);
+	const char *summary;
+};
+
+static const struct cmd cmds[] = {
+	{ "-S", "--start-tracing", cmd_tracing, cmd_tracing_help,
+	  "trace block I/O on devices into a new trace" },
+	{ "-M", "--trace-management", cmd_management, cmd_management_help,
+	  "list, inspect and remove traces" },
+	{ "-P", "--trace-parser", cmd_parser, cmd_parser_help,
+	  "print the events of a trace" },
+	{ "-C", "--trace-config", cmd_config, cmd_config_help,
+	  "get or set the trace repository path" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("Usage: iotrace COMMAND [OPTIONS]\n\n"
+	      "Linux block I/O tracer writing OCTF traces (compatible with Open-CAS iotrace).\n\n"
+	      "Commands:\n", out);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(out, "  %s, %-20s %s\n", cmds[i].short_flag, cmds[i].long_flag,
+			cmds[i].summary);
+	fputs("  -H, --help                 show this help, or a command's: iotrace -S -H\n"
+	      "  -V, --version              show the version\n\n"
+	      "Examples:\n"
+	      "  sudo iotrace --start-tracing --devices nvme0n1 --time 60\n"
+	      "  iotrace --trace-management --list-traces\n"
+	      "  iotrace --trace-parser --io --raw --path kernel/2026-11-21_10:00:00\n\n"
+	      "Traces live in /var/lib/iotrace (IOTRACE_TRACE_DIR overrides).\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-H") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("iotrace %s\n", IOTRACE_VERSION);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(argv[1], cmds[i].short_flag) && strcmp(argv[1], cmds[i].long_flag))
+			continue;
+		return cmds[i].run(argc - 1, argv + 1);
+	}
+	cli_err("unknown command '%s' (try 'iotrace --help')", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json_writer.h"
+#include "summary.h"
+#include "trace_store.h"
+
+int summary__print(FILE *out, const struct summary *s)
+{
+	struct json_writer *jw = jw__new(out, true);
+
+	if (!jw)
+		return -ENOMEM;
+	jw__start_object(jw);
+	jw__name(jw, "tracePath");
+	jw__string(jw, s->trace_path);
+	jw__name(jw, "state");
+	jw__string(jw, s->state);
+	jw__name(jw, "sourceNode");
+	jw__start_object(jw);
+	jw__name(jw, "node");
+	jw__start_array(jw);
+	jw__start_object(jw);
+	jw__name(jw, "id");
+	jw__string(jw, "kernel");
+	jw__end_object(jw);
+	jw__end_array(jw);
+	jw__end_object(jw);
+	jw__name(jw, "traceStartDateTime");
+	jw__string(jw, s->start);
+	jw__name(jw, "traceDuration");
+	jw__uint_str(jw, s->duration_s);
+	jw__name(jw, "traceSize");
+	jw__uint(jw, s->size_mib);
+	jw__name(jw, "tracedEvents");
+	jw__uint_str(jw, s->traced_events);
+	jw__name(jw, "droppedEvents");
+	jw__uint_str(jw, s->dropped_events);
+	jw__name(jw, "queueCount");
+	jw__uint_str(jw, s->queue_count);
+	if (s->label[0]) {
+		jw__name(jw, "label");
+		jw__string(jw, s->label);
+	}
+	jw__name(jw, "version");
+	jw__uint(jw, s->version);
+	jw__name(jw, "tags");
+	jw__start_object(jw);
+	jw__name(jw, "devices");
+	jw__string(jw, s->devices);
+	jw__name(jw, "droppedEventsPerQueue");
+	jw__string(jw, s->dropped_per_queue);
+	jw__name(jw, "stopReason");
+	jw__string(jw, s->stop_reason);
+	jw__name(jw, "iotraceVersion");
+	jw__string(jw, s->tool_version);
+	jw__end_object(jw);
+	jw__end_object(jw);
+	jw__newline(jw);
+	jw__free(jw);
+	if (fflush(out) || ferror(out))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+static int write_file(const char *path, const struct summary *s, int flags)
+{
+	int fd = open(path, flags | O_WRONLY | O_CLOEXEC, 0600);
+	FILE *f;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = summary__print(f, s);
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+int summary__write(const char *dir, const struct summary *s)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int err;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, STORE_SUMMARY_NAME) >= (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, STORE_SUMMARY_NAME) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	err = write_file(tmp, s, O_CREAT | O_TRUNC);
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (!err)
+		return 0;
+	unlink(tmp);
+	/*
+	 * On a full disk the temporary copy cannot get a block, but the old
+	 * summary's block can be reused: rewrite it in place, so the final
+	 * state and counts still reach the disk.
+	 */
+	if (err == -ENOSPC || err == -EDQUOT)
+		err = write_file(path, s, O_CREAT | O_TRUNC);
+	return err;
+}
+
+/* --- a small reader for the flat JSON object above --- */
+
+struct cursor {
+	const char *p, *end;
+};
+
+static void skip_ws(struct cursor *c)
+{
+	while (c->p < c->end && isspace((unsigned char)*c->p))
+		c->p++;
+}
+
+/* Reads a JSON string into out (truncated to size); handles escapes. */
+static int read_string(struct cursor *c, char *out, size_t size)
+{
+	size_t n = 0;
+
+	if (c->p >= c->end || *c->p != '"')
+		return -EBADMSG;
+	c->p++;
+	while (c->p < c->end && *c->p != '"') {
+		char ch = *c->p++;
+
+		if (ch == '\\') {
+			if (c->p >= c->end)
+				return -EBADMSG;
+			ch = *c->p++;
+			switch (ch) {
+			case 'n': ch = '\n'; break;
+			case 't': ch = '\t'; break;
+			case 'r': ch = '\r'; break;
+			case 'b': ch = '\b'; break;
+			case 'f': ch = '\f'; break;
+			case 'u': {
+				unsigned int u = 0;
+				int i;
+
+				for (i = 0; i < 4; i++) {
+					if (c->p >= c->end || !isxdigit((unsigned char)*c->p))
+						return -EBADMSG;
+					u = u * 16 + (isdigit((unsigned char)*c->p) ? *c->p - '0'
+						      : (tolower((unsigned char)*c->p) - 'a' + 10));
+					c->p++;
+				}
+				ch = u < 0x80 ? (char)u : '?';
+				break;
+			}
+			default: break; /* \" \\ \/ */
+			}
+		}
+		if (out && n + 1 < size)
+			out[n++] = ch;
+	}
+	if (c->p >= c->end)
+		return -EBADMSG;
+	c->p++;
+	if (out && size)
+		out[n] = 0;
+	return 0;
+}
+
+static int skip_value(struct cursor *c, int depth);
+
+static int skip_container(struct cursor *c, char close, int depth)
+{
+	c->p++;
+	skip_ws(c);
+	if (c->p < c->end && *c->p == close) {
+		c->p++;
+		return 0;
+	}
+	for (;;) {
+		int err;
+
+		skip_ws(c);
+		if (close == '}') {
+			err = read_string(c, NULL, 0);
+			if (err)
+				return err;
+			skip_ws(c);
+			if (c->p >= c->end || *c->p++ != ':')
+				return -EBADMSG;
+		}
+		err = skip_value(c, depth + 1);
+		if (err)
+			return err;
+		skip_ws(c);
+		if (c->p >= c->end)
+			return -EBADMSG;
+		if (*c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (*c->p++ != close)
+			return -EBADMSG;
+		return 0;
+	}
+}
+
+static int skip_value(struct cursor *c, int depth)
+{
+	skip_ws(c);
+	if (c->p >= c->end || depth > 32)
+		return -EBADMSG;
+	if (*c->p == '"')
+		return read_string(c, NULL, 0);
+	if (*c->p == '{')
+		return skip_container(c, '}', depth);
+	if (*c->p == '[')
+		return skip_container(c, ']', depth);
+	while (c->p < c->end && (isalnum((unsigned char)*c->p) || strchr("+-.", *c->p)))
+		c->p++;
+	return 0;
+}
+
+/* A number, either bare or quoted (the protobuf JSON mapping quotes 64-bit ints). */
+static int read_u64(struct cursor *c, uint64_t *v)
+{
+	char buf[32];
+	int err;
+
+	skip_ws(c);
+	if (c->p < c->end && *c->p == '"') {
+		err = read_string(c, buf, sizeof(buf));
+		if (err)
+			return err;
+	} else {
+		size_t n = 0;
+
+		while (c->p < c->end && isdigit((unsigned char)*c->p) && n + 1 < sizeof(buf))
+			buf[n++] = *c->p++;
+		buf[n] = 0;
+	}
+	if (!isdigit((unsigned char)buf[0]))
+		return -EBADMSG;
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+static int read_tags(struct cursor *c, struct summary *s)
+{
+	char key[64];
+	int err;
+
+	skip_ws(c);
+	if (c->p >= c->end || *c->p != '{')
+		return skip_value(c, 1);
+	c->p++;
+	for (;;) {
+		skip_ws(c);
+		if (c->p < c->end && *c->p == '}') {
+			c->p++;
+			return 0;
+		}
+		err = read_string(c, key, sizeof(key));
+		if (err)
+			return err;
+		skip_ws(c);
+		if (c->p >= c->end || *c->p++ != ':')
+			return -EBADMSG;
+		skip_ws(c);
+		if (!strcmp(key, "devices"))
+			err = read_string(c, s->devices, sizeof(s->devices));
+		else if (!strcmp(key, "droppedEventsPerQueue"))
+			err = read_string(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
+		else if (!strcmp(key, "stopReason"))
+			err = read_string(c, s->stop_reason, sizeof(s->stop_reason));
+		else if (!strcmp(key, "iotraceVersion"))
+			err = read_string(c, s->tool_version, sizeof(s->tool_version));
+		else
+			err = skip_value(c, 1);
+		if (err)
+			return err;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',')
+			c->p++;
+	}
+}
+
+static int parse(const char *buf, size_t len, struct summary *s)
+{
+	struct cursor c = { buf, buf + len };
+	char key[64];
+	uint64_t v;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	skip_ws(&c);
+	if (c.p >= c.end || *c.p++ != '{')
+		return -EBADMSG;
+	for (;;) {
+		skip_ws(&c);
+		if (c.p < c.end && *c.p == '}')
+			return 0;
+		err = read_string(&c, key, sizeof(key));
+		if (err)
+			return err;
+		skip_ws(&c);
+		if (c.p >= c.end || *c.p++ != ':')
+			return -EBADMSG;
+		skip_ws(&c);
+		if (!strcmp(key, "tracePath"))
+			err = read_string(&c, s->trace_path, sizeof(s->trace_path));
+		else if (!strcmp(key, "state"))
+			err = read_string(&c, s->state, sizeof(s->state));
+		else if (!strcmp(key, "traceStartDateTime"))
+			err = read_string(&c, s->start, sizeof(s->start));
+		else if (!strcmp(key, "label"))
+			err = read_string(&c, s->label, sizeof(s->label));
+		else if (!strcmp(key, "tags"))
+			err = read_tags(&c, s);
+		else if (!strcmp(key, "traceDuration"))
+			err = read_u64(&c, &s->duration_s);
+		else if (!strcmp(key, "traceSize"))
+			err = read_u64(&c, &s->size_mib);
+		else if (!strcmp(key, "tracedEvents"))
+			err = read_u64(&c, &s->traced_events);
+		else if (!strcmp(key, "droppedEvents"))
+			err = read_u64(&c, &s->dropped_events);
+		else if (!strcmp(key, "queueCount"))
+			err = read_u64(&c, &s->queue_count);
+		else if (!strcmp(key, "version")) {
+			err = read_u64(&c, &v);
+			s->version = (int)v;
+		} else
+			err = skip_value(&c, 1);
+		if (err)
+			return err;
+		skip_ws(&c);
+		if (c.p >= c.end)
+			return -EBADMSG;
+		if (*c.p == ',')
+			c.p++;
+		else if (*c.p != '}')
+			return -EBADMSG;
+	}
+}
+
+int summary__read(const char *dir, struct summary *s)
+{
+	char path[PATH_MAX], buf[16384];
+	size_t n;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, STORE_SUMMARY_NAME) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	return parse(buf, n, s);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * octf.summary: the trace's JSON summary, in Open-CAS's TraceSummary form
+ * (tracePath, state, sourceNode, traceStartDateTime, traceDuration,
+ * traceSize, tracedEvents, droppedEvents, queueCount, label, version) so
+ * either tool reads the other's. Our additions go in "tags", the
+ * string map TraceSummary has for that.
+ *
+ * Written at start (RUNNING), rewritten while tracing and at the end,
+ * each time atomically (temporary file + rename).
+ */
+#ifndef IOTRACE_SUMMARY_H
+#define IOTRACE_SUMMARY_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SUMMARY_VERSION 1
+#define SUMMARY_MAX_QUEUES 1024
+
+struct summary {
+	char trace_path[PATH_MAX];	/* relative to the repository: kernel/... */
+	char state[16];			/* RUNNING, COMPLETE, ERROR */
+	char start[32];			/* local time, "YYYY-MM-DD HH:MM" */
+	uint64_t duration_s;
+	uint64_t size_mib;		/* on disk, rounded up */
+	uint64_t traced_events;
+	uint64_t dropped_events;
+	uint64_t queue_count;
+	char label[256];
+	int version;
+	/* tags */
+	char devices[1024];		/* comma-separated names */
+	char stop_reason[64];		/* signal, time limit, size limit, disk full, ... */
+	char dropped_per_queue[4096];	/* comma-separated counts, one per queue */
+	char tool_version[32];
+};
+
+/* Writes dir/octf.summary (0600). Returns 0 or -errno. */
+int summary__write(const char *dir, const struct summary *s);
+
+/*
+ * Reads dir/octf.summary (ours or Open-CAS's). Unknown keys are ignored.
+ * Returns 0, -errno, or -EBADMSG if it is not a JSON object.
+ */
+int summary__read(const char *dir, struct summary *s);
+
+/* Prints s as JSON, as stored. Returns 0 or -errno from the stream. */
+int summary__print(FILE *out, const struct summary *s);
+
+#endif

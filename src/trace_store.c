@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace_store.h"
+
+#define LOCK_DEFAULT "/run/lock/iotrace.lock"
+
+static int copy_str(char *out, size_t size, const char *s)
+{
+	if (strlen(s) >= size)
+		return -ENAMETOOLONG;
+	strcpy(out, s);
+	return 0;
+}
+
+static const char *config_path(void)
+{
+	const char *p = getenv("IOTRACE_CONFIG");
+
+	return p && *p ? p : STORE_DEFAULT_CONFIG;
+}
+
+/* The config file holds one line: "trace-repository-path=<dir>". */
+static int read_config_root(char *out, size_t size)
+{
+	char line[PATH_MAX + 64];
+	const char *key = "trace-repository-path=";
+	FILE *f = fopen(config_path(), "r");
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (strncmp(line, key, strlen(key)))
+			continue;
+		err = copy_str(out, size, line + strlen(key));
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+int store__root(char *out, size_t size)
+{
+	const char *env = getenv("IOTRACE_TRACE_DIR");
+
+	if (env && *env)
+		return copy_str(out, size, env);
+	if (read_config_root(out, size) == 0 && out[0] == '/')
+		return 0;
+	return copy_str(out, size, STORE_DEFAULT_ROOT);
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	char *p;
+
+	if (copy_str(buf, sizeof(buf), path))
+		return -ENAMETOOLONG;
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, mode) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int store__set_root(const char *root)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	const char *cfg = config_path();
+	char *slash;
+	FILE *f;
+	int fd, err;
+
+	if (root[0] != '/')
+		return -EINVAL;
+	if (copy_str(dir, sizeof(dir), cfg))
+		return -ENAMETOOLONG;
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		err = mkdir_p(dir, 0755);
+		if (err)
+			return err;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", cfg) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	fprintf(f, "trace-repository-path=%s\n", root);
+	if (fclose(f)) {
+		err = -errno;
+		unlink(tmp);
+		return err;
+	}
+	if (rename(tmp, cfg)) {
+		err = -errno;
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}
+
+static bool dir_has_trace_files(const char *dir)
+{
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		found = !strcmp(de->d_name, STORE_SUMMARY_NAME) ||
+			!strncmp(de->d_name, STORE_STREAM_PREFIX, strlen(STORE_STREAM_PREFIX));
+	}
+	closedir(d);
+	return found;
+}
+
+int store__resolve(const char *path, char *out, size_t size)
+{
+	char root[PATH_MAX];
+	struct stat st;
+	int err;
+
+	if (!path || !*path)
+		return -EINVAL;
+	if (path[0] == '/') {
+		err = copy_str(out, size, path);
+	} else {
+		err = store__root(root, sizeof(root));
+		if (err)
+			return err;
+		err = snprintf(out, size, "%s/%s", root, path) >= (int)size ? -ENAMETOOLONG : 0;
+	}
+	if (err)
+		return err;
+	if (stat(out, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return dir_has_trace_files(out) ? 0 : -EMEDIUMTYPE;
+}
+
+int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize)
+{
+	char root[PATH_MAX], base[64], parent[PATH_MAX];
+	time_t now = time(NULL);
+	struct tm tm;
+	int err, i;
+
+	err = store__root(root, sizeof(root));
+	if (err)
+		return err;
+	if (!localtime_r(&now, &tm))
+		return -EINVAL;
+	strftime(base, sizeof(base), "%Y-%m-%d_%H:%M:%S", &tm);
+	if (snprintf(parent, sizeof(parent), "%s/%s", root, STORE_TRACE_PREFIX) >= (int)sizeof(parent))
+		return -ENAMETOOLONG;
+	err = mkdir_p(parent, 0700);
+	if (err)
+		return err;
+	for (i = 0; i < 100; i++) {
+		int n = i ? snprintf(rel, rsize, "%s/%s-%d", STORE_TRACE_PREFIX, base, i)
+			  : snprintf(rel, rsize, "%s/%s", STORE_TRACE_PREFIX, base);
+
+		if (n >= (int)rsize || snprintf(dir, dsize, "%s/%s", root, rel) >= (int)dsize)
+			return -ENAMETOOLONG;
+		if (!mkdir(dir, 0700))
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct store_entry *)a)->rel, ((const struct store_entry *)b)->rel);
+}
+
+int store__list(const char *prefix, struct store_entry **out, size_t *count)
+{
+	char root[PATH_MAX], kdir[PATH_MAX];
+	struct store_entry *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int err;
+
+	*out = NULL;
+	*count = 0;
+	err = store__root(root, sizeof(root));
+	if (err)
+		return err;
+	if (snprintf(kdir, sizeof(kdir), "%s/%s", root, STORE_TRACE_PREFIX) >= (int)sizeof(kdir))
+		return -ENAMETOOLONG;
+	d = opendir(kdir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		struct store_entry e;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (snprintf(e.rel, sizeof(e.rel), "%s/%s", STORE_TRACE_PREFIX, de->d_name) >= (int)sizeof(e.rel) ||
+		    snprintf(e.dir, sizeof(e.dir), "%s/%s", root, e.rel) >= (int)sizeof(e.dir))
+			continue;
+		if (prefix && *prefix && strncmp(e.rel, prefix, strlen(prefix)))
+			continue;
+		if (!dir_has_trace_files(e.dir))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			v = nv;
+		}
+		v[n++] = e;
+	}
+	qsort(v, n, sizeof(*v), entry_cmp);
+	*out = v;
+	*count = n;
+	v = NULL;
+cleanup:
+	closedir(d);
+	free(v);
+	return err;
+}
+
+/*
+ * A removal prefix names traces by their path relative to the repository.
+ * It may not leave it: no absolute path, no "..", and no symlinked
+ * component on the way (a symlink could point anywhere).
+ */
+static int check_prefix(const char *root, const char *prefix)
+{
+	char path[PATH_MAX], part[PATH_MAX];
+	const char *p = prefix;
+	struct stat st;
+	size_t n;
+
+	if (!*prefix || prefix[0] == '/')
+		return -EPERM;
+	for (;;) {
+		n = strcspn(p, "/");
+		if (n == 2 && !strncmp(p, "..", 2))
+			return -EPERM;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	/* every full component that exists must be a real directory or file */
+	p = prefix;
+	while ((p = strchr(p, '/'))) {
+		n = (size_t)(p - prefix);
+		memcpy(part, prefix, n);
+		part[n] = 0;
+		if (snprintf(path, sizeof(path), "%s/%s", root, part) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+			return -EPERM;
+		p++;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s", root, prefix) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+		return -EPERM;
+	if (snprintf(path, sizeof(path), "%s/%s", root, STORE_TRACE_PREFIX) < (int)sizeof(path) &&
+	    !lstat(path, &st) && S_ISLNK(st.st_mode))
+		return -EPERM;
+	return 0;
+}
+
+/* Removes the files of one trace directory, then the directory. */
+static int remove_trace_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int err = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path)) {
+			err = -ENAMETOOLONG;
+			continue;
+		}
+		/* traces hold only flat files; refuse to recurse into anything else */
+		if (unlinkat(dirfd(d), de->d_name, 0) && !err)
+			err = -errno;
+	}
+	closedir(d);
+	if (!err && rmdir(dir))
+		err = -errno;
+	return err;
+}
+
+int store__remove(const char *prefix, bool force, size_t *removed)
+{
+	struct store_entry *v = NULL;
+	char root[PATH_MAX];
+	size_t n, i;
+	int err;
+
+	*removed = 0;
+	err = store__root(root, sizeof(root));
+	if (err)
+		return err;
+	err = check_prefix(root, prefix);
+	if (err)
+		return err;
+	err = store__list(prefix, &v, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		if (!force && store__trace_is_live(v[i].dir)) {
+			err = -EBUSY;
+			continue;
+		}
+		int e = remove_trace_dir(v[i].dir);
+
+		if (e && !err)
+			err = e;
+		if (!e)
+			(*removed)++;
+	}
+	free(v);
+	return err;
+}
+
+struct store_lock {
+	int fd;
+};
+
+static const char *lock_path(void)
+{
+	const char *p = getenv("IOTRACE_LOCK_FILE");
+
+	return p && *p ? p : LOCK_DEFAULT;
+}
+
+/* Lock file content: "<pid> <trace dir>\n". */
+static int read_lock_file(int fd, int *pid, char *dir, size_t size)
+{
+	char buf[PATH_MAX + 32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	char *sp;
+
+	if (n <= 0)
+		return -ENODATA;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	*pid = atoi(buf);
+	sp = strchr(buf, ' ');
+	if (dir && size) {
+		dir[0] = 0;
+		if (sp)
+			snprintf(dir, size, "%s", sp + 1);
+	}
+	return 0;
+}
+
+int store__lock(struct store_lock **lockp, int *holder_pid)
+{
+	struct store_lock *lock;
+	char buf[32];
+	int fd, err, n;
+
+	*lockp = NULL;
+	*holder_pid = 0;
+	fd = open(lock_path(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ENOENT) {
+		char dir[PATH_MAX], *slash;
+
+		snprintf(dir, sizeof(dir), "%s", lock_path());
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = 0;
+			mkdir_p(dir, 0755);
+		}
+		fd = open(lock_path(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	}
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		read_lock_file(fd, holder_pid, NULL, 0);
+		close(fd);
+		return err;
+	}
+	lock = calloc(1, sizeof(*lock));
+	if (!lock) {
+		close(fd);
+		return -ENOMEM;
+	}
+	lock->fd = fd;
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n) {
+		err = -errno;
+		close(fd);
+		free(lock);
+		return err;
+	}
+	*lockp = lock;
+	return 0;
+}
+
+int store__lock_set_trace(struct store_lock *lock, const char *dir)
+{
+	char buf[PATH_MAX + 32];
+	int n = snprintf(buf, sizeof(buf), "%d %s\n", (int)getpid(), dir);
+
+	if (n >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	if (ftruncate(lock->fd, 0) || pwrite(lock->fd, buf, n, 0) != n)
+		return -errno;
+	return 0;
+}
+
+void store__unlock(struct store_lock *lock)
+{
+	if (!lock)
+		return;
+	/* a stale pid left in an unlocked file is harmless: flock decides */
+	(void)!ftruncate(lock->fd, 0);
+	close(lock->fd);
+	free(lock);
+}
+
+bool store__trace_is_live(const char *dir)
+{
+	char holder[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+	int fd, pid;
+	bool live = false;
+
+	fd = open(lock_path(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* if we can take the lock, nobody holds it: no live tracer */
+	if (!flock(fd, LOCK_SH | LOCK_NB)) {
+		flock(fd, LOCK_UN);
+		close(fd);
+		return false;
+	}
+	if (!read_lock_file(fd, &pid, holder, sizeof(holder)) && holder[0] &&
+	    realpath(holder, a) && realpath(dir, b))
+		live = !strcmp(a, b);
+	close(fd);
+	return live;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The trace repository on disk:
+ *
+ *   <root>/kernel/YYYY-MM-DD_HH:MM:SS/octf.summary
+ *                                   /octf.trace.<cpu>
+ *
+ * root is IOTRACE_TRACE_DIR if set, else the path saved by
+ * `--trace-config --set-trace-repository-path` in the config file, else
+ * /var/lib/iotrace. Directories are created 0700, files 0600: traces hold
+ * file paths.
+ *
+ * Trace paths given by users are relative to root ("kernel/2026-...") or
+ * absolute directories. Functions return 0 or a negative errno and never
+ * print.
+ */
+#ifndef IOTRACE_TRACE_STORE_H
+#define IOTRACE_TRACE_STORE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define STORE_DEFAULT_ROOT "/var/lib/iotrace"
+/* where --set-trace-repository-path saves the root; IOTRACE_CONFIG overrides it */
+#define STORE_DEFAULT_CONFIG "/etc/iotrace/iotrace.conf"
+#define STORE_TRACE_PREFIX "kernel"
+#define STORE_SUMMARY_NAME "octf.summary"
+#define STORE_STREAM_PREFIX "octf.trace."
+
+/* The repository root (not created). */
+int store__root(char *out, size_t size);
+
+/* Saves root (an absolute path) as the repository in the config file. */
+int store__set_root(const char *root);
+
+/*
+ * Resolves a user-given trace path to a directory that exists:
+ * absolute -> as is; relative -> <root>/<path>. Returns -ENOENT,
+ * -ENOTDIR, or -EMEDIUMTYPE when the directory is not a trace.
+ */
+int store__resolve(const char *path, char *out, size_t size);
+
+/*
+ * Creates a new trace directory <root>/kernel/<now> (0700, parents too),
+ * adding "-1", "-2", ... if a trace of the same second exists. *rel gets
+ * the path relative to root ("kernel/2026-11-21_06:00:00").
+ */
+int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize);
+
+/* One trace found by store__list. */
+struct store_entry {
+	char rel[PATH_MAX];	/* relative to root */
+	char dir[PATH_MAX];	/* absolute */
+};
+
+/*
+ * Lists the traces under root whose relative path starts with prefix
+ * (NULL or "" = all), sorted by path. *out is malloc'ed; free() it.
+ */
+int store__list(const char *prefix, struct store_entry **out, size_t *count);
+
+/*
+ * Removes the traces matching prefix. The prefix must stay inside the
+ * repository: -EPERM if it is absolute, contains "..", or any existing
+ * component of it is a symlink. A trace that is being recorded is not
+ * removed unless force. *removed counts what was removed.
+ */
+int store__remove(const char *prefix, bool force, size_t *removed);
+
+/*
+ * The one-tracer-at-a-time lock (flock on a file under /run/lock, or
+ * IOTRACE_LOCK_FILE). store__lock returns -EBUSY with *holder_pid set when
+ * another live process holds it; the lock file also records the trace
+ * path being written, so readers can tell a live trace from one whose
+ * tracer died.
+ */
+struct store_lock;
+int store__lock(struct store_lock **lock, int *holder_pid);
+int store__lock_set_trace(struct store_lock *lock, const char *dir);
+void store__unlock(struct store_lock *lock);
+/* true if a live tracer is writing the trace in dir */
+bool store__trace_is_live(const char *dir);
+
+#endif

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Device resolution against a fake sysfs tree built in a temp dir. */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "devices.h"
+#include "iotrace_event.h"
+
+static char root[PATH_MAX];
+
+static void put(const char *rel, const char *content)
+{
+	char path[PATH_MAX], cmd[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+}
+
+static void link_class(const char *name, const char *target)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/class/block/%s", root, name);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+/*
+ * Mirrors real sysfs: class/block/<name> links into devices/, where a
+ * partition's directory sits inside its disk's.
+ */
+static int setup(void **state)
+{
+	char cmd[PATH_MAX + 32];
+
+	strcpy(root, "/tmp/iotrace-sysfs-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	put("devices/pci0/nvme/nvme0n1/dev", "259:0\n");
+	put("devices/pci0/nvme/nvme0n1/size", "732585168\n");
+	put("devices/pci0/nvme/nvme0n1/device/model", "INTEL SSDPED1K375GA      \n");
+	put("devices/pci0/nvme/nvme0n1/nvme0n1p1/dev", "259:1\n");
+	put("devices/pci0/nvme/nvme0n1/nvme0n1p1/size", "2048\n");
+	put("devices/pci0/nvme/nvme0n1/nvme0n1p1/partition", "1\n");
+	put("devices/virtual/block/loop3/dev", "7:3\n");
+	put("devices/virtual/block/loop3/size", "1048576\n");
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/class/block", root);
+	assert_int_equal(system(cmd), 0);
+	link_class("nvme0n1", "../../devices/pci0/nvme/nvme0n1");
+	link_class("nvme0n1p1", "../../devices/pci0/nvme/nvme0n1/nvme0n1p1");
+	link_class("loop3", "../../devices/virtual/block/loop3");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+static void test_disk(void **state)
+{
+	struct device_info d;
+
+	assert_int_equal(devices__resolve(root, "nvme0n1", &d), 0);
+	assert_string_equal(d.name, "nvme0n1");
+	assert_int_equal(d.dev, IOTRACE_MKDEV(259, 0));
+	assert_false(d.is_partition);
+	assert_int_equal(d.disk_dev, d.dev);
+	assert_int_equal(d.size, 732585168);
+	/* sysfs pads the model with spaces */
+	assert_string_equal(d.model, "INTEL SSDPED1K375GA");
+}
+
+static void test_partition(void **state)
+{
+	struct device_info d;
+
+	assert_int_equal(devices__resolve(root, "nvme0n1p1", &d), 0);
+	assert_true(d.is_partition);
+	assert_int_equal(d.dev, IOTRACE_MKDEV(259, 1));
+	assert_string_equal(d.disk_name, "nvme0n1");
+	assert_int_equal(d.disk_dev, IOTRACE_MKDEV(259, 0));
+	assert_int_equal(d.size, 2048);
+	assert_string_equal(d.model, "INTEL SSDPED1K375GA");
+}
+
+static void test_dev_prefix_and_no_model(void **state)
+{
+	struct device_info d;
+
+	/* /dev/loop3 does not exist on the test host under that root: the name part is used */
+	assert_int_equal(devices__resolve(root, "/dev/loop3", &d), 0);
+	assert_string_equal(d.name, "loop3");
+	assert_int_equal(d.dev, IOTRACE_MKDEV(7, 3));
+	assert_string_equal(d.model, "");
+}
+
+static void test_unknown(void **state)
+{
+	struct device_info d;
+
+	assert_int_equal(devices__resolve(root, "sdz", &d), -ENODEV);
+	assert_int_equal(devices__resolve(root, "../../etc", &d), -ENODEV);
+	assert_int_equal(devices__resolve(root, "", &d), -EINVAL);
+}
+
+static void test_list(void **state)
+{
+	struct device_info d[4];
+	struct devices_error e;
+	size_t n;
+
+	assert_int_equal(devices__parse_list(root, "nvme0n1,/dev/loop3", d, 4, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(d[0].name, "nvme0n1");
+	assert_string_equal(d[1].name, "loop3");
+}
+
+static void test_list_errors(void **state)
+{
+	struct device_info d[2];
+	struct devices_error e;
+	size_t n;
+
+	assert_int_equal(devices__parse_list(root, "loop3,/dev/loop3", d, 2, &n, &e), -EEXIST);
+	assert_string_equal(e.name, "/dev/loop3");
+	assert_string_equal(e.other, "loop3");
+	/* a partition of a disk already named overlaps it */
+	assert_int_equal(devices__parse_list(root, "nvme0n1,nvme0n1p1", d, 2, &n, &e), -EEXIST);
+	assert_int_equal(devices__parse_list(root, "loop3,nosuch", d, 2, &n, &e), -ENODEV);
+	assert_string_equal(e.name, "nosuch");
+	assert_int_equal(devices__parse_list(root, "loop3,", d, 2, &n, &e), -EINVAL);
+	assert_int_equal(devices__parse_list(root, ",loop3", d, 2, &n, &e), -EINVAL);
+	/* the count is checked before the extra name is even resolved */
+	assert_int_equal(devices__parse_list(root, "loop3,nvme0n1,whatever", d, 2, &n, &e), -E2BIG);
+	assert_int_equal(n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_disk),
+		cmocka_unit_test(test_partition),
+		cmocka_unit_test(test_dev_prefix_and_no_model),
+		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_list_errors),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* The trace repository: root selection, layout, listing, safe removal, lock. */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trace_store.h"
+
+static char base[PATH_MAX], repo[PATH_MAX], outside[PATH_MAX];
+
+static void touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs("x", f);
+	fclose(f);
+}
+
+static void make_trace(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", repo, rel);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/%s/octf.summary", repo, rel);
+	touch(path);
+	snprintf(path, sizeof(path), "%s/%s/octf.trace.0", repo, rel);
+	touch(path);
+}
+
+static int setup(void **state)
+{
+	char path[PATH_MAX];
+
+	strcpy(base, "/tmp/iotrace-store-XXXXXX");
+	if (!mkdtemp(base))
+		return -1;
+	snprintf(repo, sizeof(repo), "%s/repo", base);
+	snprintf(outside, sizeof(outside), "%s/outside", base);
+	mkdir(repo, 0700);
+	mkdir(outside, 0700);
+	snprintf(path, sizeof(path), "%s/kernel", repo);
+	mkdir(path, 0700);
+	setenv("IOTRACE_TRACE_DIR", repo, 1);
+	snprintf(path, sizeof(path), "%s/iotrace.conf", base);
+	setenv("IOTRACE_CONFIG", path, 1);
+	snprintf(path, sizeof(path), "%s/lock", base);
+	setenv("IOTRACE_LOCK_FILE", path, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	return system(cmd);
+}
+
+static void test_root_selection(void **state)
+{
+	char root[PATH_MAX];
+
+	assert_int_equal(store__root(root, sizeof(root)), 0);
+	assert_string_equal(root, repo);
+
+	unsetenv("IOTRACE_TRACE_DIR");
+	assert_int_equal(store__root(root, sizeof(root)), 0);
+	assert_string_equal(root, STORE_DEFAULT_ROOT);
+	assert_int_equal(store__set_root("/data/traces"), 0);
+	assert_int_equal(store__root(root, sizeof(root)), 0);
+	assert_string_equal(root, "/data/traces");
+	assert_int_equal(store__set_root("relative"), -EINVAL);
+	setenv("IOTRACE_TRACE_DIR", repo, 1);
+}
+
+static void test_create_layout(void **state)
+{
+	char dir[PATH_MAX], rel[PATH_MAX], dir2[PATH_MAX], rel2[PATH_MAX];
+	struct stat st;
+	int y, mo, d, h, mi, s;
+
+	assert_int_equal(store__create_trace(dir, sizeof(dir), rel, sizeof(rel)), 0);
+	assert_int_equal(sscanf(rel, "kernel/%4d-%2d-%2d_%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s), 6);
+	assert_int_equal(strlen(rel), strlen("kernel/2026-11-21_06:00:00"));
+	assert_int_equal(stat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	/* a second trace in the same second gets a suffix instead of sharing the directory */
+	assert_int_equal(store__create_trace(dir2, sizeof(dir2), rel2, sizeof(rel2)), 0);
+	assert_string_not_equal(dir, dir2);
+}
+
+static void test_resolve(void **state)
+{
+	char out[PATH_MAX], path[PATH_MAX];
+
+	make_trace("kernel/t1");
+	assert_int_equal(store__resolve("kernel/t1", out, sizeof(out)), 0);
+	snprintf(path, sizeof(path), "%s/kernel/t1", repo);
+	assert_string_equal(out, path);
+	assert_int_equal(store__resolve(path, out, sizeof(out)), 0);
+	assert_int_equal(store__resolve("kernel/none", out, sizeof(out)), -ENOENT);
+	assert_int_equal(store__resolve("kernel/t1/octf.summary", out, sizeof(out)), -ENOTDIR);
+	assert_int_equal(store__resolve(outside, out, sizeof(out)), -EMEDIUMTYPE);
+}
+
+static void test_list_prefix(void **state)
+{
+	struct store_entry *v;
+	size_t n;
+
+	make_trace("kernel/2026-01-02_00:00:00");
+	make_trace("kernel/2026-01-01_00:00:00");
+	make_trace("kernel/2025-12-31_00:00:00");
+	assert_int_equal(store__list(NULL, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].rel, "kernel/2025-12-31_00:00:00");
+	assert_string_equal(v[2].rel, "kernel/2026-01-02_00:00:00");
+	free(v);
+	assert_int_equal(store__list("kernel/2026", &v, &n), 0);
+	assert_int_equal(n, 2);
+	free(v);
+}
+
+static void test_remove(void **state)
+{
+	size_t removed;
+	struct store_entry *v;
+	size_t n;
+
+	make_trace("kernel/2026-01-01_00:00:00");
+	make_trace("kernel/2026-02-01_00:00:00");
+	assert_int_equal(store__remove("kernel/2026-01", false, &removed), 0);
+	assert_int_equal(removed, 1);
+	assert_int_equal(store__list(NULL, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].rel, "kernel/2026-02-01_00:00:00");
+	free(v);
+}
+
+static void test_remove_refuses_escape(void **state)
+{
+	char link[PATH_MAX], victim[PATH_MAX], path[PATH_MAX];
+	size_t removed;
+
+	/* a trace-looking directory outside the repository, reachable by a symlink */
+	snprintf(victim, sizeof(victim), "%s/octf.summary", outside);
+	touch(victim);
+	snprintf(link, sizeof(link), "%s/kernel/evil", repo);
+	assert_int_equal(symlink(outside, link), 0);
+
+	assert_int_equal(store__remove("../outside", true, &removed), -EPERM);
+	assert_int_equal(store__remove("kernel/../../outside", true, &removed), -EPERM);
+	assert_int_equal(store__remove(outside, true, &removed), -EPERM);
+	assert_int_equal(store__remove("kernel/evil", true, &removed), -EPERM);
+	assert_int_equal(store__remove("kernel/evil/", true, &removed), -EPERM);
+	assert_int_equal(store__remove("", true, &removed), -EPERM);
+	assert_int_equal(access(victim, F_OK), 0);
+
+	/* the repository's own kernel/ being a symlink is refused too */
+	snprintf(path, sizeof(path), "%s/kernel", repo);
+	unlink(link);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(symlink(outside, path), 0);
+	assert_int_equal(store__remove("kernel/", true, &removed), -EPERM);
+	assert_int_equal(access(victim, F_OK), 0);
+}
+
+static void test_lock(void **state)
+{
+	struct store_lock *a = NULL, *b = NULL;
+	char dir[PATH_MAX];
+	int holder;
+
+	make_trace("kernel/live");
+	snprintf(dir, sizeof(dir), "%s/kernel/live", repo);
+	assert_false(store__trace_is_live(dir));
+	assert_int_equal(store__lock(&a, &holder), 0);
+	assert_int_equal(store__lock_set_trace(a, dir), 0);
+	assert_true(store__trace_is_live(dir));
+
+	assert_int_equal(store__lock(&b, &holder), -EBUSY);
+	assert_int_equal(holder, getpid());
+	assert_null(b);
+
+	size_t removed;
+	assert_int_equal(store__remove("kernel/live", false, &removed), -EBUSY);
+	assert_int_equal(removed, 0);
+
+	store__unlock(a);
+	assert_false(store__trace_is_live(dir));
+	assert_int_equal(store__lock(&b, &holder), 0);
+	store__unlock(b);
+	assert_int_equal(store__remove("kernel/live", false, &removed), 0);
+	assert_int_equal(removed, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_root_selection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_prefix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_refuses_escape, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
