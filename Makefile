@@ -1,7 +1,8 @@
 # Thin wrapper over CMake so the usual verbs work:
-#   make          build (build/iotrace)
-#   make check    build and run every test (unit, CLI, sample trace, root integration)
-#   make demo     trace a built-in workload on a temporary loop device and show it
+#   make          build (build/src/iotrace)
+#   make check    install missing dependencies, build, run every test
+#   make demo     install missing dependencies, build, trace a built-in
+#                 workload on a temporary loop device and show the result
 #   make deps     install the build dependencies (apt or dnf)
 BUILD ?= build
 CMAKE_FLAGS ?=
@@ -17,14 +18,16 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-check: build
-	cd $(BUILD) && ctest --output-on-failure
-
-demo: build
-	bash scripts/demo.sh $(BUILD)/iotrace
-
 deps:
 	bash scripts/install-deps.sh
+
+check: deps
+	$(MAKE) build
+	cd $(BUILD) && ctest --output-on-failure
+
+demo: deps
+	$(MAKE) build
+	bash scripts/demo.sh $(BUILD)/src/iotrace
 
 clean:
 	rm -rf $(BUILD)

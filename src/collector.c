@@ -94,11 +94,28 @@ static bool rq_issue_has_single_arg(void)
 	return single;
 }
 
+/*
+ * libbpf reports failures as multi-line logs (the verifier's included).
+ * Our errors are one line; the logs are for IOTRACE_DEBUG=1.
+ */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static int debug = -1;
+
+	if (debug < 0)
+		debug = getenv("IOTRACE_DEBUG") && *getenv("IOTRACE_DEBUG") == '1';
+	return debug ? vfprintf(stderr, fmt, ap) : 0;
+}
+
 static const char *load_hint(int err)
 {
 	switch (err) {
-	case -EPERM:
 	case -EACCES:
+		/* as root, EACCES from a load is the verifier saying no */
+		if (geteuid() == 0)
+			return " -- the kernel's verifier rejected a program (IOTRACE_DEBUG=1 shows its log)";
+		return " -- tracing needs root (or CAP_BPF and CAP_PERFMON)";
+	case -EPERM:
 		return " -- tracing needs root (or CAP_BPF and CAP_PERFMON)";
 	case -ENOENT:
 	case -ESRCH:
@@ -117,6 +134,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	size_t i;
 	int err;
 
+	libbpf_set_print(libbpf_print);
 	*cp = c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
