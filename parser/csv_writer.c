@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#define _GNU_SOURCE	/* fwrite_unlocked (outbuf.h): one writer per FILE */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_writer.h"
+#include "decimal.h"
+#include "outbuf.h"
+
+struct csv_writer {
+	struct outbuf ob;
+	bool row_started;
+};
+
+struct csv_writer *csv__new(FILE *out)
+{
+	struct csv_writer *cw = calloc(1, sizeof(*cw));
+
+	if (!cw)
+		return NULL;
+	cw->ob.out = out;
+	return cw;
+}
+
+void csv__free(struct csv_writer *cw)
+{
+	if (!cw)
+		return;
+	outbuf_flush(&cw->ob);
+	free(cw);
+}
+
+static inline void field(struct csv_writer *cw)
+{
+	if (cw->row_started)
+		outbuf_putc(&cw->ob, ',');
+	cw->row_started = true;
+}
+
+void csv__string(struct csv_writer *cw, const char *s)
+{
+	size_t len, i, run;
+
+	field(cw);
+	if (!s)
+		return;
+	len = strlen(s);
+	if (len == strcspn(s, ",\"\r\n")) {
+		outbuf_put(&cw->ob, s, len);
+		return;
+	}
+	outbuf_putc(&cw->ob, '"');
+	for (i = 0, run = 0; i < len; i++) {
+		if (s[i] != '"')
+			continue;
+		/* write through the quote, then double it */
+		outbuf_put(&cw->ob, s + run, i + 1 - run);
+		outbuf_putc(&cw->ob, '"');
+		run = i + 1;
+	}
+	outbuf_put(&cw->ob, s + run, len - run);
+	outbuf_putc(&cw->ob, '"');
+}
+
+void csv__uint(struct csv_writer *cw, uint64_t v)
+{
+	char buf[DECIMAL_MAX], *p = decimal_u64(buf + sizeof(buf), v);
+
+	field(cw);
+	outbuf_put(&cw->ob, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+void csv__int(struct csv_writer *cw, int64_t v)
+{
+	char buf[DECIMAL_MAX], *p = decimal_i64(buf + sizeof(buf), v);
+
+	field(cw);
+	outbuf_put(&cw->ob, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+void csv__empty(struct csv_writer *cw)
+{
+	field(cw);
+}
+
+void csv__end_row(struct csv_writer *cw)
+{
+	outbuf_putc(&cw->ob, '\n');
+	outbuf_flush(&cw->ob);
+	cw->row_started = false;
+}

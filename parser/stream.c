@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Reading one stream file. Records are assembled in one buffer (buf)
+ * holding a window of the record byte stream: raw files are read straight
+ * into it, zstd files are decompressed into it. The buffer starts at
+ * STREAM_BUF_SIZE and only grows when a single record does not fit, so it
+ * never exceeds FRAMING_VARINT_MAX + FRAMING_RECORD_MAX.
+ *
+ * Buffers are allocated on the first read, not at open: a trace may have
+ * hundreds of streams opened together before any is read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "framing.h"
+#include "stream.h"
+
+#define STREAM_BUF_SIZE (128u << 10)
+
+static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+struct stream {
+	char *path;
+	int fd;
+	bool started;		/* format detected, buffers allocated */
+	bool file_eof;
+	int err;		/* sticky: once set, every call returns it */
+
+	uint8_t *buf;		/* record bytes buf[pos..end) not yet consumed */
+	size_t cap, pos, end;
+	uint64_t buf_off;	/* record stream offset of buf[0] */
+	uint64_t offset;	/* see stream__offset() */
+
+	/* zstd files only */
+	ZSTD_DStream *zds;
+	uint8_t *in;
+	size_t in_cap;
+	ZSTD_inBuffer zin;
+	size_t zhint;		/* last ZSTD_decompressStream result: 0 = frame complete */
+};
+
+struct stream *stream__open(const char *path)
+{
+	struct stream *s;
+	int err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->fd = -1;
+	s->path = strdup(path);
+	if (!s->path) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	return s;
+
+cleanup:
+	stream__free(s);
+	errno = -err;
+	return NULL;
+}
+
+/* Reads up to len bytes; returns bytes read (0 at end of file) or -errno. */
+static ssize_t read_full(int fd, uint8_t *dst, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = read(fd, dst + got, len - got);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/*
+ * Allocates the record buffer and detects the format from the first bytes;
+ * for zstd, those bytes become the decompressor's first input.
+ */
+static int stream_start(struct stream *s)
+{
+	ssize_t r;
+
+	s->cap = STREAM_BUF_SIZE;
+	s->buf = malloc(s->cap);
+	if (!s->buf)
+		return -ENOMEM;
+	r = read_full(s->fd, s->buf, sizeof(zstd_magic));
+	if (r < 0)
+		return (int)r;
+	if ((size_t)r < sizeof(zstd_magic))
+		s->file_eof = true;
+	if ((size_t)r < sizeof(zstd_magic) || memcmp(s->buf, zstd_magic, sizeof(zstd_magic))) {
+		s->end = (size_t)r;
+		s->started = true;
+		return 0;
+	}
+
+	s->zds = ZSTD_createDStream();
+	if (!s->zds)
+		return -ENOMEM;
+	s->in_cap = ZSTD_DStreamInSize();
+	s->in = malloc(s->in_cap);
+	if (!s->in)
+		return -ENOMEM;
+	memcpy(s->in, zstd_magic, sizeof(zstd_magic));
+	s->zin.src = s->in;
+	s->zin.size = sizeof(zstd_magic);
+	s->zin.pos = 0;
+	s->zhint = 1;
+	s->started = true;
+	return 0;
+}
+
+/*
+ * Appends decompressed bytes to buf[end..cap) (there is room: callers
+ * compact first). Returns bytes added, 0 at a clean end (after a complete
+ * frame), -ENODATA if the file ends inside a frame, -EBADMSG on bad data.
+ */
+static ssize_t fill_zstd(struct stream *s)
+{
+	for (;;) {
+		ZSTD_outBuffer out = { s->buf + s->end, s->cap - s->end, 0 };
+		size_t ret;
+
+		if (s->zin.pos == s->zin.size && !s->file_eof) {
+			ssize_t r = read_full(s->fd, s->in, s->in_cap);
+
+			if (r < 0)
+				return r;
+			if (r == 0)
+				s->file_eof = true;
+			s->zin.size = (size_t)r;
+			s->zin.pos = 0;
+		}
+		/* a decoder fed nothing after a complete frame would wait for the next */
+		if (s->file_eof && s->zin.pos == s->zin.size && !s->zhint)
+			return 0;
+		ret = ZSTD_decompressStream(s->zds, &out, &s->zin);
+		if (ZSTD_isError(ret))
+			return -EBADMSG;
+		s->zhint = ret;
+		s->end += out.pos;
+		if (out.pos)
+			return (ssize_t)out.pos;
+		/*
+		 * No output although there was room: the decoder needs input.
+		 * With none left, a complete last frame is a clean end.
+		 */
+		if (s->file_eof && s->zin.pos == s->zin.size)
+			return s->zhint ? -ENODATA : 0;
+	}
+}
+
+static ssize_t fill(struct stream *s)
+{
+	ssize_t r;
+
+	if (s->zds)
+		return fill_zstd(s);
+	if (s->file_eof)
+		return 0;
+	r = read_full(s->fd, s->buf + s->end, s->cap - s->end);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		s->file_eof = true;
+	s->end += (size_t)r;
+	return r;
+}
+
+/* Makes room for need bytes from pos: moves them to the front, grows buf. */
+static int make_room(struct stream *s, size_t need)
+{
+	if (s->pos) {
+		memmove(s->buf, s->buf + s->pos, s->end - s->pos);
+		s->buf_off += s->pos;
+		s->end -= s->pos;
+		s->pos = 0;
+	}
+	if (need > s->cap) {
+		uint8_t *nb = realloc(s->buf, need);
+
+		if (!nb)
+			return -ENOMEM;
+		s->buf = nb;
+		s->cap = need;
+	}
+	return 0;
+}
+
+static int fail(struct stream *s, int err)
+{
+	s->err = err;
+	s->offset = s->buf_off + s->pos;
+	return err;
+}
+
+int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
+{
+	int err;
+
+	if (s->err)
+		return s->err;
+	if (!s->started) {
+		err = stream_start(s);
+		if (err)
+			return fail(s, err);
+	}
+
+	for (;;) {
+		size_t avail = s->end - s->pos;
+		size_t used = 0, need;
+		uint64_t rlen = 0;
+		ssize_t r;
+
+		err = framing__get_varint(s->buf + s->pos, avail, &rlen, &used);
+		if (err < 0)
+			return fail(s, err);
+		if (err == 1) {
+			if (rlen > FRAMING_RECORD_MAX)
+				return fail(s, -EBADMSG);
+			need = used + (size_t)rlen;
+			if (avail >= need) {
+				*msg = s->buf + s->pos + used;
+				*len = (size_t)rlen;
+				s->offset = s->buf_off + s->pos;
+				s->pos += need;
+				return 1;
+			}
+		} else {
+			/* varint incomplete: FRAMING_VARINT_MAX bytes always decide it */
+			need = FRAMING_VARINT_MAX;
+		}
+
+		err = make_room(s, need);
+		if (err)
+			return fail(s, err);
+		r = fill(s);
+		if (r < 0)
+			return fail(s, (int)r);
+		if (r == 0) {
+			if (s->end == s->pos) {
+				s->offset = s->buf_off + s->pos;
+				return 0;
+			}
+			return fail(s, -ENODATA);
+		}
+	}
+}
+
+uint64_t stream__offset(const struct stream *s)
+{
+	return s->offset;
+}
+
+const char *stream__path(const struct stream *s)
+{
+	return s->path;
+}
+
+void stream__free(struct stream *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	ZSTD_freeDStream(s->zds);
+	free(s->in);
+	free(s->buf);
+	free(s->path);
+	free(s);
+}

@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# iotrace -P on small traces made here (no root, no sample): zstd streams,
+# empty traces, every kind of damage and its message, write errors.
+#
+# usage: parser_cli.sh IOTRACE_BINARY
+set -u
+
+bin=$1
+fails=0
+
+tmp=$(mktemp -d /tmp/iotrace-pcli-XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+# run NAME WANT_EXIT WANT_STDERR(exact, '' = none) -- ARGS...: stdout in $tmp/out
+run() {
+	local name=$1 want_rc=$2 want_err=$3 rc
+	shift 4
+	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq "$want_rc" ] || fail "$name: exit $rc, want $want_rc"
+	if [ -z "$want_err" ]; then
+		[ -s "$tmp/err" ] && fail "$name: stderr '$(cat "$tmp/err")'"
+	else
+		[ "$(cat "$tmp/err")" = "$want_err" ] ||
+			fail "$name: stderr '$(cat "$tmp/err")', want '$want_err'"
+	fi
+}
+
+# mktrace DIR STREAM FIRST_SID COUNT [STEP]: STREAM gets COUNT events
+# {header {sid, timestamp = 10 * sid}}, sids FIRST_SID, +STEP, ...
+mktrace() {
+	mkdir -p "$1"
+	python3 - "$1/$2" "$3" "$4" "${5:-1}" <<'EOF'
+import sys
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7f | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+path, first, count, step = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+with open(path, "wb") as f:
+    for i in range(count):
+        sid = first + i * step
+        hdr = b"\x08" + varint(sid) + b"\x10" + varint(sid * 10)
+        ev = b"\x0a" + varint(len(hdr)) + hdr
+        f.write(varint(len(ev)) + ev)
+EOF
+}
+
+# --- a good trace, raw and zstd ---
+t=$tmp/good
+mktrace "$t" octf.trace.0 1 1000 2
+mktrace "$t" octf.trace.1 2 1000 2
+echo '{}' >"$t/octf.summary"
+run "raw" 0 '' -- -P --io --raw -p "$t"
+[ "$(wc -l <"$tmp/out")" -eq 2000 ] || fail "raw: $(wc -l <"$tmp/out") lines"
+[ "$(sed -n 2000p "$tmp/out")" = '{"header":{"sid":"2000","timestamp":"20000"}}' ] ||
+	fail "raw: last line $(sed -n 2000p "$tmp/out")"
+cp "$tmp/out" "$tmp/want"
+
+z=$tmp/zstd
+mkdir "$z"
+zstd -q "$t/octf.trace.0" -o "$z/octf.trace.0.zst"
+zstd -q "$t/octf.trace.1" -o "$z/octf.trace.1.zst"
+run "zstd" 0 '' -- -P --io --raw -p "$z"
+cmp -s "$tmp/out" "$tmp/want" || fail "zstd: output differs from the raw trace's"
+
+# a zstd file whose last frame is cut: what was decoded, then exit 3
+head -c 200 "$z/octf.trace.1.zst" >"$tmp/part" && mv "$tmp/part" "$z/octf.trace.1.zst"
+"$bin" -P --io --raw -p "$z" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] || fail "cut zstd: exit $rc, want 3"
+grep -qE "^iotrace: trace damaged: $z/octf.trace.1.zst at byte [0-9]+: (truncated|corrupted) record; output is partial$" "$tmp/err" ||
+	fail "cut zstd: stderr '$(cat "$tmp/err")'"
+
+# --- empty traces ---
+e=$tmp/empty
+mkdir "$e"
+echo '{}' >"$e/octf.summary"
+run "summary only" 0 '' -- -P --io --raw -p "$e"
+[ -s "$tmp/out" ] && fail "summary only: printed '$(head -c 100 "$tmp/out")'"
+run "summary only, csv" 0 '' -- -P --io --raw -p "$e" -f csv
+[ "$(wc -l <"$tmp/out")" -eq 1 ] && head -n 1 "$tmp/out" | grep -q '^header.sid,header.timestamp,io.lba,' ||
+	fail "summary only, csv: want the header row, got '$(head -c 100 "$tmp/out")'"
+
+# --- damage: each stream stops at its own, the others go on ---
+d=$tmp/damaged
+mktrace "$d" octf.trace.0 1 100 3
+mktrace "$d" octf.trace.1 2 100 3
+mktrace "$d" octf.trace.2 3 100 3
+# records 0-3 are 7 bytes, 4-15 8 bytes
+# stream 0: cut 3 bytes into record 10 (at 76)
+truncate -s 79 "$d/octf.trace.0"
+# stream 1: a length that is no varint where record 4 was (at 28)
+python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[1], "wb").write(b[:28] + b"\xff" * 11 + b[28:])' "$d/octf.trace.1"
+# stream 2: a record that is not an Event where record 2 was (at 14)
+python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[1], "wb").write(b[:14] + b"\x03\x0a\x05\x08" + b[14:])' "$d/octf.trace.2"
+run "damaged" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial
+iotrace: trace damaged: $d/octf.trace.1 at byte 28: corrupted record; output is partial
+iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; output is partial" -- -P --io --raw -p "$d"
+[ "$(wc -l <"$tmp/out")" -eq $((10 + 4 + 2)) ] || fail "damaged: $(wc -l <"$tmp/out") events, want 16"
+
+# --- output that cannot be written ---
+if [ -w /dev/full ]; then
+	"$bin" -P --io --raw -p "$t" >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "/dev/full: exit $rc, want 1"
+	[ "$(cat "$tmp/err")" = "iotrace: cannot write output: No space left on device" ] ||
+		fail "/dev/full: stderr '$(cat "$tmp/err")'"
+fi
+big=$tmp/big
+mktrace "$big" octf.trace.0 1 200000
+"$bin" -P --io --raw -p "$big" 2>"$tmp/err" | head -c 10 >/dev/null
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 1 ] || fail "closed pipe: exit $rc, want 1"
+[ "$(cat "$tmp/err")" = "iotrace: cannot write output: Broken pipe" ] ||
+	fail "closed pipe: stderr '$(cat "$tmp/err")'"
+
+# --- command line ---
+run "joined view" 2 "iotrace: the joined --io view is not implemented yet; use --raw" -- -P --io -p "$t"
+run "format" 2 "iotrace: invalid value 'xml' for --format: expected json or csv" -- -P --io --raw -f xml -p "$t"
+run "unknown long" 2 "iotrace: unknown option '--bogus' for --trace-parser (try 'iotrace -P -H')" -- -P --io --raw --bogus
+run "unknown short" 2 "iotrace: unknown option '-x' for --trace-parser (try 'iotrace -P -H')" -- -P -x
+run "extra argument" 2 "iotrace: unexpected argument 'extra' (try 'iotrace -P -H')" -- -P --io --raw -p "$t" extra
+run "help" 0 '' -- -P --help
+grep -q '^Usage: iotrace -P|--trace-parser' "$tmp/out" || fail "help: no usage line"
+
+if [ $fails -ne 0 ]; then
+	echo "parser_cli: $fails failure(s)" >&2
+	exit 1
+fi
+echo "parser_cli: ok"

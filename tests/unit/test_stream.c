@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Stream files: records read back raw and from zstd frames, offsets, and
+ * every kind of damage (truncated tail, bad length, cut zstd) ending in
+ * the documented error, never in a hang or a crash.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <zstd.h>
+
+#include "framing.h"
+#include "stream.h"
+
+static char dir[64];	/* short: paths below it fit PATH_MAX */
+
+/* A record stream built in memory, with where each record starts. */
+struct rec_stream {
+	uint8_t *b;
+	size_t len;
+	size_t nrec;
+	uint64_t off[16];	/* of the varint */
+	size_t pay[16];		/* of the payload */
+	size_t rlen[16];
+};
+
+static int setup(void **state)
+{
+	strcpy(dir, "/tmp/iotrace-stream-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+/* Record i of the test stream: len bytes of a pattern depending on i. */
+static void fill_payload(uint8_t *p, size_t len, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < len; k++)
+		p[k] = (uint8_t)(i * 31 + k * 7);
+}
+
+static void add_record(struct rec_stream *rs, size_t len)
+{
+	uint8_t v[FRAMING_VARINT_MAX];
+	size_t n = framing__put_varint(v, len);
+
+	assert_true(rs->nrec < 16);
+	rs->b = realloc(rs->b, rs->len + n + len);
+	assert_non_null(rs->b);
+	rs->off[rs->nrec] = rs->len;
+	rs->pay[rs->nrec] = rs->len + n;
+	rs->rlen[rs->nrec] = len;
+	memcpy(rs->b + rs->len, v, n);
+	fill_payload(rs->b + rs->len + n, len, rs->nrec);
+	rs->len += n + len;
+	rs->nrec++;
+}
+
+/*
+ * Lengths chosen to cross the reader's buffer edges: empty, one- and
+ * two-byte varints, and one record larger than the initial buffer.
+ */
+static void make_stream(struct rec_stream *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	add_record(rs, 12);
+	add_record(rs, 0);
+	add_record(rs, 127);
+	add_record(rs, 128);
+	add_record(rs, 300 * 1024);
+	add_record(rs, 1);
+	add_record(rs, 5000);
+	add_record(rs, 60);
+}
+
+static char *write_file(const char *name, const void *data, size_t len)
+{
+	static char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	if (len)
+		assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* The stream as two zstd frames, split at byte split of the record stream. */
+static size_t first_frame_len;
+
+static uint8_t *zstd_two_frames(const uint8_t *b, size_t len, size_t split, size_t *zlen)
+{
+	size_t cap = ZSTD_compressBound(split) + ZSTD_compressBound(len - split);
+	uint8_t *z = malloc(cap);
+	size_t a, c;
+
+	assert_non_null(z);
+	a = ZSTD_compress(z, cap, b, split, 3);
+	assert_false(ZSTD_isError(a));
+	c = ZSTD_compress(z + a, cap - a, b + split, len - split, 3);
+	assert_false(ZSTD_isError(c));
+	*zlen = a + c;
+	first_frame_len = a;
+	return z;
+}
+
+/* Reads all records of path and checks them against rs. */
+static void expect_records(const char *path, const struct rec_stream *rs)
+{
+	struct stream *s = stream__open(path);
+	const uint8_t *msg;
+	size_t i, len;
+
+	assert_non_null(s);
+	assert_string_equal(stream__path(s), path);
+	for (i = 0; i < rs->nrec; i++) {
+		assert_int_equal(stream__next(s, &msg, &len), 1);
+		assert_int_equal(len, rs->rlen[i]);
+		assert_int_equal(stream__offset(s), rs->off[i]);
+		assert_memory_equal(msg, rs->b + rs->pay[i], len);
+	}
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	assert_int_equal(stream__offset(s), rs->len);
+	/* the end stays the end */
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	stream__free(s);
+}
+
+static void test_raw_records(void **state)
+{
+	struct rec_stream rs;
+
+	make_stream(&rs);
+	expect_records(write_file("octf.trace.0", rs.b, rs.len), &rs);
+	free(rs.b);
+}
+
+static void test_empty_file(void **state)
+{
+	const char *path = write_file("octf.trace.1", NULL, 0);
+	struct stream *s = stream__open(path);
+	const uint8_t *msg;
+	size_t len;
+
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	assert_int_equal(stream__offset(s), 0);
+	stream__free(s);
+}
+
+static void test_open_missing(void **state)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/nope", dir);
+	errno = 0;
+	assert_null(stream__open(path));
+	assert_int_equal(errno, ENOENT);
+	stream__free(NULL);
+}
+
+/* Reads until an error; checks the count of good records before it. */
+static void expect_error(const char *path, size_t good, int err, uint64_t offset)
+{
+	struct stream *s = stream__open(path);
+	const uint8_t *msg;
+	size_t i, len;
+
+	assert_non_null(s);
+	for (i = 0; i < good; i++)
+		assert_int_equal(stream__next(s, &msg, &len), 1);
+	assert_int_equal(stream__next(s, &msg, &len), err);
+	assert_int_equal(stream__offset(s), offset);
+	/* sticky */
+	assert_int_equal(stream__next(s, &msg, &len), err);
+	assert_int_equal(stream__offset(s), offset);
+	stream__free(s);
+}
+
+static void test_truncated_tail(void **state)
+{
+	struct rec_stream rs;
+
+	make_stream(&rs);
+	/* cut in the middle of record 6 (5000 bytes) */
+	expect_error(write_file("cut", rs.b, rs.off[6] + 100), 6, -ENODATA, rs.off[6]);
+	/* cut inside the big record's three-byte varint */
+	expect_error(write_file("cut", rs.b, rs.off[4] + 1), 4, -ENODATA, rs.off[4]);
+	/* cut right after a varint */
+	expect_error(write_file("cut", rs.b, rs.off[3] + 2), 3, -ENODATA, rs.off[3]);
+	free(rs.b);
+}
+
+static void test_garbage_length(void **state)
+{
+	uint8_t b[64];
+	size_t n = 0;
+
+	/* one good record, then a length above FRAMING_RECORD_MAX */
+	b[n++] = 2;
+	b[n++] = 0x08;
+	b[n++] = 0x01;
+	n += framing__put_varint(b + n, FRAMING_RECORD_MAX + 1);
+	memset(b + n, 0, 8);
+	n += 8;
+	expect_error(write_file("bad", b, n), 1, -EBADMSG, 3);
+
+	/* a length that is no varint at all: eleven continuation bytes */
+	memset(b, 0xff, 11);
+	expect_error(write_file("bad", b, 11), 0, -EBADMSG, 0);
+}
+
+static void test_record_max(void **state)
+{
+	size_t n, len = FRAMING_RECORD_MAX;
+	uint8_t *b = calloc(1, len + FRAMING_VARINT_MAX);
+	struct stream *s;
+	const uint8_t *msg;
+	const char *path;
+
+	assert_non_null(b);
+	n = framing__put_varint(b, len);
+	path = write_file("max", b, n + len);
+	s = stream__open(path);
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), 1);
+	assert_int_equal(len, FRAMING_RECORD_MAX);
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	stream__free(s);
+	free(b);
+}
+
+static void test_zstd_records(void **state)
+{
+	struct rec_stream rs;
+	size_t zlen, split;
+	uint8_t *z;
+
+	make_stream(&rs);
+	/* frames split between records, then inside one: the record stream is what counts */
+	split = rs.off[3];
+	z = zstd_two_frames(rs.b, rs.len, split, &zlen);
+	expect_records(write_file("octf.trace.2.zst", z, zlen), &rs);
+	free(z);
+	split = rs.off[4] + 1000;
+	z = zstd_two_frames(rs.b, rs.len, split, &zlen);
+	expect_records(write_file("octf.trace.2.zst", z, zlen), &rs);
+	free(z);
+	free(rs.b);
+}
+
+/* The format is found from the content, not from the name. */
+static void test_zstd_by_magic(void **state)
+{
+	struct rec_stream rs;
+	size_t zlen;
+	uint8_t *z;
+
+	make_stream(&rs);
+	z = zstd_two_frames(rs.b, rs.len, rs.off[1], &zlen);
+	expect_records(write_file("octf.trace.3", z, zlen), &rs);
+	free(z);
+	free(rs.b);
+}
+
+/*
+ * A zstd file cut anywhere gives the records before the cut, in order and
+ * intact, then -ENODATA (or -EBADMSG); never a hang, never extra records.
+ * Only a cut exactly between the frames leaves a valid, shorter file.
+ */
+static void test_zstd_cut_anywhere(void **state)
+{
+	struct rec_stream rs;
+	size_t zlen, cut;
+	uint8_t *z;
+
+	memset(&rs, 0, sizeof(rs));
+	for (cut = 0; cut < 12; cut++)
+		add_record(&rs, 40 + cut * 13);
+	z = zstd_two_frames(rs.b, rs.len, rs.off[5], &zlen);
+
+	for (cut = 1; cut < zlen; cut++) {
+		struct stream *s = stream__open(write_file("cut.zst", z, cut));
+		const uint8_t *msg;
+		size_t got = 0, len;
+		int r;
+
+		assert_non_null(s);
+		while ((r = stream__next(s, &msg, &len)) == 1) {
+			assert_true(got < rs.nrec);
+			assert_int_equal(len, rs.rlen[got]);
+			assert_memory_equal(msg, rs.b + rs.pay[got], len);
+			got++;
+		}
+		assert_true(got < rs.nrec);
+		if (cut == first_frame_len) {
+			assert_int_equal(r, 0);
+			assert_int_equal(got, 5);
+			stream__free(s);
+			continue;
+		}
+		assert_true(r == -ENODATA || r == -EBADMSG);
+		if (r == -ENODATA)
+			assert_int_equal(stream__offset(s), rs.off[got]);
+		stream__free(s);
+	}
+	free(z);
+	free(rs.b);
+}
+
+static void test_zstd_garbage(void **state)
+{
+	const uint8_t magic_only[] = { 0x28, 0xb5, 0x2f, 0xfd };
+	uint8_t bad[64];
+	struct stream *s;
+	const uint8_t *msg;
+	size_t len;
+
+	expect_error(write_file("m.zst", magic_only, sizeof(magic_only)), 0, -ENODATA, 0);
+
+	/* the magic, then a frame header no decoder accepts (reserved bit set) */
+	memset(bad, 0xff, sizeof(bad));
+	memcpy(bad, magic_only, sizeof(magic_only));
+	bad[4] = 0x08;
+	s = stream__open(write_file("g.zst", bad, sizeof(bad)));
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), -EBADMSG);
+	stream__free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_raw_records),
+		cmocka_unit_test(test_empty_file),
+		cmocka_unit_test(test_open_missing),
+		cmocka_unit_test(test_truncated_tail),
+		cmocka_unit_test(test_garbage_length),
+		cmocka_unit_test(test_record_max),
+		cmocka_unit_test(test_zstd_records),
+		cmocka_unit_test(test_zstd_by_magic),
+		cmocka_unit_test(test_zstd_cut_anywhere),
+		cmocka_unit_test(test_zstd_garbage),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
