@@ -12,6 +12,7 @@
 #include "merge.h"
 #include "raw_view.h"
 #include "trace.h"
+#include "summary.h"
 #include "trace_store.h"
 
 /* how often (in events) a long run looks for a failed write */
@@ -74,6 +75,28 @@ static int open_error(const char *path, int err)
 	return EXIT_ERROR;
 }
 
+/*
+ * What the summary knows and the streams cannot show: events the kernel
+ * could not hand over while tracing, and a tracer that died (its last
+ * second of buffered events never reached the disk). Upstream traces have
+ * the same fields.
+ */
+static int summary_warnings(const char *dir)
+{
+	struct summary s;
+
+	if (summary__read(dir, &s))
+		return EXIT_OK;
+	if (!strcmp(s.state, "RUNNING") && !store__trace_is_live(dir))
+		cli_warn("the tracer of this trace died before finishing; its last second of events may be missing");
+	if (s.dropped_events) {
+		cli_warn("%llu events were lost while tracing (summary droppedEvents); output is partial",
+			 (unsigned long long)s.dropped_events);
+		return EXIT_PARTIAL;
+	}
+	return EXIT_OK;
+}
+
 static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 {
 	/* static: stdout keeps using it until exit */
@@ -123,7 +146,7 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 		goto cleanup;
 	}
 
-	ret = EXIT_OK;
+	ret = summary_warnings(dir);
 	for (i = 0; i < merge__error_count(m); i++) {
 		const struct merge_error *e = merge__error(m, i);
 

@@ -111,6 +111,16 @@ iotrace: trace damaged: $d/octf.trace.1 at byte 28: corrupted record; output is 
 iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; output is partial" -- -P --io --raw -p "$d"
 [ "$(wc -l <"$tmp/out")" -eq $((10 + 4 + 2)) ] || fail "damaged: $(wc -l <"$tmp/out") events, want 16"
 
+# --- what the summary says: lost events make the output partial ---
+l="$tmp/lossy"
+mktrace "$l" octf.trace.0 1 5
+printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "17"}\n' >"$l/octf.summary"
+run "lost events" 3 "iotrace: warning: 17 events were lost while tracing (summary droppedEvents); output is partial" -- -P --io --raw -p "$l"
+[ "$(wc -l <"$tmp/out")" -eq 5 ] || fail "lost events: $(wc -l <"$tmp/out") lines, want 5"
+# a RUNNING summary with no tracer alive: the tracer died
+printf '{"tracePath": "kernel/x", "state": "RUNNING", "droppedEvents": "0"}\n' >"$l/octf.summary"
+IOTRACE_LOCK_FILE="$tmp/nolock" run "tracer died" 0 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing" -- -P --io --raw -p "$l"
+
 # --- output that cannot be written ---
 if [ -w /dev/full ]; then
 	"$bin" -P --io --raw -p "$t" >/dev/full 2>"$tmp/err"
