@@ -30,7 +30,6 @@ struct collector {
 	int ncpus;
 	struct stream_writer **streams;
 	uint64_t *perf_lost;	/* per CPU, from the perf buffer's lost records */
-	uint64_t events;	/* records written to streams */
 	uint64_t bytes;		/* bytes written to streams */
 	uint64_t size_limit;	/* bytes, 0 = none */
 	int write_err;
@@ -65,33 +64,53 @@ static uint64_t now_ns(clockid_t clk)
 }
 
 /*
- * block_rq_issue lost its request_queue argument in 5.11 (commit
- * a54895fa057c "block: remove the request_queue to argument request based
- * tracepoints"). tp_btf programs must match the kernel's prototype, so
- * look it up in the kernel's BTF, as libbpf-tools' biolatency does.
+ * Block tracepoints lost their request_queue argument in 5.11 (commits
+ * "block: remove the request_queue argument to the block_bio_queue /
+ * block_split / block_rq_* tracepoints", v5.11-rc1). A tp_btf program must
+ * match the kernel's prototype, so count the arguments in the kernel's BTF
+ * (as libbpf-tools' biolatency does for block_rq_issue) and load the
+ * matching program of each pair. Returns the count, or -1 if unknown.
  */
-static bool rq_issue_has_single_arg(void)
+static int tp_arg_count(const struct btf *btf, const char *tp)
 {
 	const struct btf_type *t;
-	struct btf *btf;
-	bool single = true;
+	char name[128];
 	int id;
 
-	btf = btf__load_vmlinux_btf();
-	if (!btf)
-		return true;
-	id = btf__find_by_name_kind(btf, "btf_trace_block_rq_issue", BTF_KIND_TYPEDEF);
-	if (id > 0) {
-		t = btf__type_by_id(btf, id);
-		t = btf__type_by_id(btf, t->type);		/* pointer */
-		if (t && btf_is_ptr(t))
-			t = btf__type_by_id(btf, t->type);	/* function prototype */
-		/* (void *__data, struct request *rq) */
-		if (t && btf_is_func_proto(t))
-			single = btf_vlen(t) == 2;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, id);
+	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* pointer */
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);	/* function prototype */
+	/* the first argument is the tracepoint's private data pointer */
+	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
+}
+
+static void pick_programs(struct iotrace *skel)
+{
+	const struct {
+		const char *tp;
+		int new_args;
+		struct bpf_program *new_prog, *old_prog;
+	} pairs[] = {
+		{ "block_bio_queue", 1, skel->progs.handle_bio_queue, skel->progs.handle_bio_queue_old },
+		{ "block_split", 2, skel->progs.handle_split, skel->progs.handle_split_old },
+		{ "block_rq_issue", 1, skel->progs.handle_rq_issue, skel->progs.handle_rq_issue_old },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		/* without BTF the load fails anyway, with a clearer message */
+		bool old = btf && tp_arg_count(btf, pairs[i].tp) == pairs[i].new_args + 1;
+
+		bpf_program__set_autoload(pairs[i].new_prog, !old);
+		bpf_program__set_autoload(pairs[i].old_prog, old);
 	}
 	btf__free(btf);
-	return single;
 }
 
 /*
@@ -130,7 +149,6 @@ static const char *load_hint(int err)
 int collector__open(struct collector **cp, const struct collector_config *cfg)
 {
 	struct collector *c;
-	bool single;
 	size_t i;
 	int err;
 
@@ -156,9 +174,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 		c->skel->rodata->targ_devs[i] = cfg->devs[i].dev;
 	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
 
-	single = rq_issue_has_single_arg();
-	bpf_program__set_autoload(c->skel->progs.handle_rq_issue, single);
-	bpf_program__set_autoload(c->skel->progs.handle_rq_issue_old, !single);
+	pick_programs(c->skel);
 
 	err = iotrace__load(c->skel);
 	if (err)
@@ -192,7 +208,6 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 		c->write_err = err;
 		return;
 	}
-	c->events++;
 	c->bytes = c->bytes + len + (len < 128 ? 1 : len < 16384 ? 2 : 3);
 }
 
@@ -274,28 +289,31 @@ static int write_descriptions(struct collector *c)
 			err = stream_writer__append(c->streams[0], buf, len);
 			if (err)
 				return err;
-			c->events++;
 		}
 		len = encode__device(d, ++sid, ts, buf);
 		err = stream_writer__append(c->streams[0], buf, len);
 		if (err)
 			return err;
-		c->events++;
 	}
 	c->skel->bss->next_sid = sid;
 	return 0;
 }
 
+/* Counts what is on disk: the summary never claims events a full disk refused. */
 static void fill_summary(struct collector *c, struct summary *s, uint64_t start_ns)
 {
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, records = 0;
 	int i;
 
-	for (i = 0; i < c->ncpus; i++)
-		bytes += c->streams[i] ? stream_writer__bytes(c->streams[i]) : 0;
+	for (i = 0; i < c->ncpus; i++) {
+		if (!c->streams[i])
+			continue;
+		bytes += stream_writer__bytes_written(c->streams[i]);
+		records += stream_writer__records_written(c->streams[i]);
+	}
 	s->duration_s = (now_ns(CLOCK_MONOTONIC) - start_ns) / 1000000000ull;
 	s->size_mib = (bytes + (1u << 20) - 1) >> 20;
-	s->traced_events = c->events;
+	s->traced_events = records;
 	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
 }
 

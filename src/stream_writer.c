@@ -12,7 +12,10 @@ struct stream_writer {
 	int fd;
 	int err;	/* sticky: first write failure */
 	size_t used;
-	uint64_t bytes;
+	uint64_t bytes;		/* appended, written or buffered */
+	uint64_t pending;	/* records in buf */
+	uint64_t records;	/* records on disk */
+	uint64_t written;	/* bytes on disk */
 	uint8_t buf[STREAM_WRITER_BUF];
 };
 
@@ -33,6 +36,9 @@ struct stream_writer *stream_writer__create(const char *path)
 	w->err = 0;
 	w->used = 0;
 	w->bytes = 0;
+	w->pending = 0;
+	w->records = 0;
+	w->written = 0;
 	return w;
 }
 
@@ -61,7 +67,10 @@ int stream_writer__flush(struct stream_writer *w)
 		}
 		off += (size_t)n;
 	}
+	w->written += w->used;
+	w->records += w->pending;
 	w->used = 0;
+	w->pending = 0;
 	return 0;
 }
 
@@ -81,12 +90,23 @@ int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t le
 	memcpy(w->buf + w->used + hdr, msg, len);
 	w->used += hdr + len;
 	w->bytes += hdr + len;
+	w->pending++;
 	return 0;
 }
 
 uint64_t stream_writer__bytes(const struct stream_writer *w)
 {
 	return w->bytes;
+}
+
+uint64_t stream_writer__records_written(const struct stream_writer *w)
+{
+	return w->records;
+}
+
+uint64_t stream_writer__bytes_written(const struct stream_writer *w)
+{
+	return w->written;
 }
 
 int stream_writer__close(struct stream_writer *w)

@@ -30,6 +30,13 @@ int stream_writer__flush(struct stream_writer *w);
 /* Bytes appended so far (written or buffered). */
 uint64_t stream_writer__bytes(const struct stream_writer *w);
 
+/*
+ * Records and bytes that reached the file. After a failed flush, the
+ * records of that buffer are not counted: they are not on disk.
+ */
+uint64_t stream_writer__records_written(const struct stream_writer *w);
+uint64_t stream_writer__bytes_written(const struct stream_writer *w);
+
 /* Flushes and closes; accepts NULL. Returns the flush's result. */
 int stream_writer__close(struct stream_writer *w);
 

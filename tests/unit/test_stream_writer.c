@@ -60,6 +60,11 @@ static void test_framed_records(void **state)
 	assert_int_equal(stream_writer__append(w, (const uint8_t *)"abc", 3), 0);
 	assert_int_equal(stream_writer__append(w, big, sizeof(big)), 0);
 	assert_int_equal(stream_writer__bytes(w), 1 + 3 + 2 + 300);
+	/* buffered, not yet on disk */
+	assert_int_equal(stream_writer__records_written(w), 0);
+	assert_int_equal(stream_writer__flush(w), 0);
+	assert_int_equal(stream_writer__records_written(w), 2);
+	assert_int_equal(stream_writer__bytes_written(w), 306);
 	assert_int_equal(stream_writer__close(w), 0);
 
 	assert_int_equal(read_all(buf, sizeof(buf)), 306);
@@ -111,6 +116,9 @@ static void test_failed_write_keeps_flushed(void **state)
 	if (!err)
 		err = stream_writer__flush(w);
 	assert_int_equal(err, -EFBIG);
+	/* what is counted as written is exactly what the file holds */
+	uint64_t on_disk = stream_writer__bytes_written(w);
+	uint64_t records = stream_writer__records_written(w);
 	assert_int_equal(stream_writer__append(w, rec, sizeof(rec)), -EFBIG);
 	assert_int_equal(stream_writer__close(w), -EFBIG);
 	setrlimit(RLIMIT_FSIZE, &old);
@@ -119,6 +127,8 @@ static void test_failed_write_keeps_flushed(void **state)
 	/* whole records only: each is 2 bytes of length + 1000 */
 	assert_true(st.st_size >= 1002);
 	assert_int_equal(st.st_size % 1002, 0);
+	assert_int_equal(st.st_size, on_disk);
+	assert_int_equal(records * 1002, on_disk);
 }
 
 int main(void)

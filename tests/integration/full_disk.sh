@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: the trace repository fills up while tracing.
+#
+#   usage: tests/integration/full_disk.sh PATH/TO/iotrace
+#
+# The repository is a 2 MiB tmpfs; a loop device is traced while a writer
+# keeps it busy until the repository is full. Expected: the tracer stops by
+# itself with one error line naming the disk, exit 1; the summary says
+# ERROR / "disk full"; every stream holds whole records only, so the trace
+# parses with exit 0 and its events are what the summary counted.
+#
+# Needs root, BTF and loop devices; a missing one is a failure, not a skip.
+# Everything set up is torn down at exit, also on failure.
+set -u
+
+BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '${1:-}'" >&2; exit 1; }
+PASS=0
+FAIL=0
+ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
+fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); }
+finish() {
+	echo
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+	exit $?
+}
+
+[ "$(id -u)" = 0 ] || { fail "must run as root (loop devices, tmpfs mount, BPF)"; finish; }
+[ -r /sys/kernel/btf/vmlinux ] || { fail "kernel has no BTF (/sys/kernel/btf/vmlinux)"; finish; }
+
+T=$(mktemp -d /tmp/iotrace-full.XXXXXX)
+IMG=$T.img
+LOOP=
+TRACER=
+WRITER=
+cleanup() {
+	[ -n "$WRITER" ] && kill "$WRITER" 2>/dev/null && wait "$WRITER" 2>/dev/null
+	[ -n "$TRACER" ] && kill -INT "$TRACER" 2>/dev/null && wait "$TRACER" 2>/dev/null
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	mountpoint -q "$T/repo" && umount "$T/repo"
+	rm -rf "$T" "$IMG"
+}
+trap cleanup EXIT
+
+IMG=/dev/shm/$(basename "$T").img
+truncate -s 64M "$IMG"
+LOOP=$(losetup -f --show "$IMG") || { fail "losetup"; finish; }
+mkdir -p "$T/repo"
+mount -t tmpfs -o size=2m,mode=0700 iotrace-full "$T/repo" || { fail "mount tmpfs"; finish; }
+
+export IOTRACE_TRACE_DIR=$T/repo IOTRACE_LOCK_FILE=$T/lock IOTRACE_CONFIG=$T/conf
+"$BIN" --start-tracing --devices "$(basename "$LOOP")" >"$T/out" 2>"$T/err" &
+TRACER=$!
+
+# O_DIRECT writes, each a block I/O, until the tracer gives up
+(while :; do dd if=/dev/zero of="$LOOP" bs=4k count=4096 oflag=direct status=none; done) &
+WRITER=$!
+
+for _ in $(seq 1 600); do
+	kill -0 "$TRACER" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$TRACER" 2>/dev/null; then
+	fail "tracer still running after 60 s with a full repository"
+	finish
+fi
+wait "$TRACER"
+rc=$?
+TRACER=
+kill "$WRITER" 2>/dev/null
+wait "$WRITER" 2>/dev/null
+WRITER=
+
+[ "$rc" -eq 1 ] && ok "exit status 1" || fail "exit status $rc, want 1"
+lines=$(wc -l <"$T/err")
+if [ "$lines" -eq 1 ] && grep -q "^iotrace: cannot write trace in .*: No space left on device; stopped" "$T/err"; then
+	ok "one error line naming the full disk"
+else
+	fail "stderr: $(cat "$T/err")"
+fi
+
+trace=$(ls -d "$T"/repo/kernel/* 2>/dev/null | head -1)
+[ -n "$trace" ] || { fail "no trace directory"; finish; }
+summary=$("$BIN" -M -G -p "$trace")
+echo "$summary" | grep -q '"state": "ERROR"' && ok "summary state ERROR" || fail "summary: $summary"
+echo "$summary" | grep -q '"stopReason": "disk full"' && ok "stopReason disk full" || fail "summary: $summary"
+
+"$BIN" -P --io --raw -p "$trace" >"$T/events" 2>"$T/perr"
+prc=$?
+[ "$prc" -eq 0 ] && ok "trace parses cleanly (whole records only)" ||
+	fail "parse exit $prc: $(cat "$T/perr")"
+events=$(wc -l <"$T/events")
+counted=$(echo "$summary" | sed -n 's/.*"tracedEvents": "\([0-9]*\)".*/\1/p')
+[ "$events" -gt 1000 ] && ok "$events events kept" || fail "only $events events kept"
+[ "$events" = "$counted" ] && ok "events on disk = tracedEvents in summary" ||
+	fail "events on disk $events, summary says $counted"
+
+finish
