@@ -28,7 +28,11 @@ enum iotrace_event_type {
 	IOTRACE_EV_QUEUE = 1,
 	/* a bio was split (block_split): id = new child, ref = parent bio */
 	IOTRACE_EV_SPLIT = 2,
-	/* a bio completed (block_bio_complete) */
+	/*
+	 * a bio completed: block_bio_complete on bio-based devices,
+	 * block_rq_complete (one record per bio the request ends) on blk-mq
+	 * devices, where block_bio_complete does not fire
+	 */
 	IOTRACE_EV_COMPLETE = 3,
 	/*
 	 * a request was dispatched to the driver (block_rq_issue):
@@ -96,10 +100,15 @@ struct iotrace_event {
 	__u32 dev;
 	/* partition the I/O was sent to, IOTRACE_MKDEV encoding; 0 = whole disk */
 	__u32 part;
-	/* process (thread group) id and thread id at the event, 0 in irq */
+	/*
+	 * process (thread group) id and thread id of the task current at the
+	 * event; completions run in irq/softirq context on top of whatever
+	 * task was interrupted (0 = idle), so only QUEUE/SPLIT name the
+	 * submitter
+	 */
 	__u32 pid;
 	__u32 tid;
-	/* ISSUE: number of bios in the request; else 0 */
+	/* ISSUE: number of bios in the request (counted up to 512); else 0 */
 	__u32 aux;
 	/* SPLIT: first sector of the parent's remainder, 512-byte units */
 	__u64 aux64;

@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -182,17 +184,14 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	return 0;
 }
 
-static void on_sample(void *ctx, int cpu, void *data, __u32 size)
+static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
 {
-	struct collector *c = ctx;
 	uint8_t buf[ENCODE_MAX];
 	struct iotrace_event e;
 	size_t len;
 	int err;
 
-	if (c->write_err || c->size_reached || cpu < 0 || cpu >= c->ncpus)
-		return;
-	if (size < sizeof(e))
+	if (c->write_err || c->size_reached || size < sizeof(e))
 		return;
 	/* perf samples are only 4-byte aligned */
 	memcpy(&e, data, sizeof(e));
@@ -211,12 +210,33 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	c->bytes = c->bytes + len + (len < 128 ? 1 : len < 16384 ? 2 : 3);
 }
 
-static void on_lost(void *ctx, int cpu, __u64 cnt)
+/* The perf ring's record layouts (include/uapi/linux/perf_event.h). */
+struct perf_sample_raw {
+	struct perf_event_header header;
+	uint32_t size;
+	uint8_t data[];
+};
+
+struct perf_lost {
+	struct perf_event_header header;
+	uint64_t id;
+	uint64_t lost;
+};
+
+static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu, struct perf_event_header *h)
 {
 	struct collector *c = ctx;
 
-	if (cpu >= 0 && cpu < c->ncpus)
-		c->perf_lost[cpu] += cnt;
+	if (cpu < 0 || cpu >= c->ncpus)
+		return LIBBPF_PERF_EVENT_CONT;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		const struct perf_sample_raw *r = (const void *)h;
+
+		on_sample(c, cpu, r->data, r->size);
+	} else if (h->type == PERF_RECORD_LOST) {
+		c->perf_lost[cpu] += ((const struct perf_lost *)h)->lost;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
 }
 
 /*
@@ -349,6 +369,30 @@ static void init_summary(struct collector *c, struct summary *s, const char *rel
 				c->cfg->devs[i].name);
 }
 
+/*
+ * Per-CPU perf buffers that wake the reader only when a quarter of a
+ * buffer (at most 64 KiB) has filled, instead of once per event as
+ * perf_buffer__new() sets them up: a wakeup per event costs about 10 us
+ * of the traced workload's time per I/O here, a batched one under 1 us.
+ * The poll loop consumes every buffer each round, so records still reach
+ * the streams within POLL_TIMEOUT_MS when the rate is low.
+ */
+static struct perf_buffer *open_buffers(struct collector *c, size_t pages)
+{
+	struct perf_event_attr attr = {};
+	size_t bytes = pages * (size_t)getpagesize();
+
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_BPF_OUTPUT;
+	attr.sample_type = PERF_SAMPLE_RAW;
+	attr.sample_period = 1;
+	attr.watermark = 1;
+	attr.wakeup_watermark = bytes / 4 < (64u << 10) ? bytes / 4 : (64u << 10);
+	return perf_buffer__new_raw(bpf_map__fd(c->skel->maps.events), pages, &attr, on_perf_event,
+				    c, NULL);
+}
+
 int collector__run(struct collector *c, const char *dir, const char *rel,
 		   volatile sig_atomic_t *stop, struct summary *s)
 {
@@ -375,7 +419,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	pages = (size_t)((c->cfg->buffer_mib << 20) / (uint64_t)getpagesize());
 	while (pages & (pages - 1))
 		pages += pages & -pages;
-	c->pb = perf_buffer__new(bpf_map__fd(c->skel->maps.events), pages, on_sample, on_lost, c, NULL);
+	c->pb = open_buffers(c, pages);
 	if (!c->pb) {
 		err = -errno;
 		set_error(c, err, "cannot create %llu MiB per-CPU buffers: %s%s",
@@ -394,6 +438,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	strcpy(s->stop_reason, "signal");
 	while (!*stop) {
 		err = perf_buffer__poll(c->pb, POLL_TIMEOUT_MS);
+		if (err >= 0)
+			err = perf_buffer__consume(c->pb);
 		if (err < 0 && err != -EINTR) {
 			set_error(c, err, "cannot read the per-CPU buffers: %s", strerror(-err));
 			strcpy(s->stop_reason, "read error");

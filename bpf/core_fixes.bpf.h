@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * Kernel differences the BPF programs meet between 5.5 and 6.18, in one
+ * place. Each entry names the commit that changed the kernel and the
+ * release it landed in. Everything here is resolved by libbpf at load time
+ * (CO-RE); a branch for another kernel is dead code the verifier removes.
+ *
+ * Fields that exist only on some supported kernels are reached through
+ * local "___flavour" structs, never through the vmlinux.h definition, so
+ * the programs also build against an older vmlinux.h (IOTRACE_VMLINUX_H).
+ *
+ * Not a field difference, so not handled here: the global sequence id is
+ * taken with an atomic fetch-and-add, which BPF has only since commit
+ * 5ca419f2864a ("bpf: Add BPF_FETCH field / create atomic_fetch_add
+ * instruction"), v5.12. Older kernels reject the programs at load.
+ */
+#ifndef IOTRACE_CORE_FIXES_BPF_H
+#define IOTRACE_CORE_FIXES_BPF_H
+
+#include <vmlinux.h>
+#include <bpf/bpf_core_read.h>
+
+#include "iotrace_event.h"
+
+/*
+ * Tracepoint prototypes. Commits e8a676d61c07 ("block: simplify and extend
+ * the block_bio_merge tracepoint class"), eb6f7f7cd3af ("block: remove the
+ * request_queue argument to the block_split tracepoint") and a54895fa057c
+ * ("block: remove the request_queue to argument request based
+ * tracepoints"), all v5.11, dropped the leading request_queue argument of
+ * block_bio_queue, block_split and block_rq_issue. A tp_btf program must
+ * match the arity, so each has a second *_old program; user space keeps
+ * one of each pair by probing the argument count of btf_trace_<name> in
+ * the kernel BTF (as libbpf-tools' has_block_rq_issue_single_arg does).
+ * block_bio_complete (q, bio) and block_rq_complete (rq, error, nr_bytes)
+ * are unchanged over the supported range.
+ */
+
+/*
+ * dev_t of a whole disk. MKDEV(major, first_minor) is what disk_devt()
+ * returns on every supported kernel; before v5.11 disk_devt() read
+ * part0.__dev.devt, which __device_add_disk() assigns from the same pair,
+ * also for extended (major 259) devts. The kernel's dev_t encoding is the
+ * IOTRACE_MKDEV one.
+ */
+static __always_inline __u32 iotrace_disk_devt(struct gendisk *disk)
+{
+	return IOTRACE_MKDEV(BPF_CORE_READ(disk, major),
+			     BPF_CORE_READ(disk, first_minor));
+}
+
+/*
+ * commit 309dca309fc3 ("block: store a block_device pointer in struct
+ * bio"), v5.12, replaced bio->bi_disk + bio->bi_partno with bio->bi_bdev.
+ */
+struct bio___bdev {
+	struct block_device *bi_bdev;
+} __attribute__((preserve_access_index));
+
+struct bio___disk {
+	struct gendisk *bi_disk;
+} __attribute__((preserve_access_index));
+
+/*
+ * Whole-disk and partition dev_t of the device a bio was submitted to.
+ *
+ * v5.12+: bi_bdev stays the partition's block_device after
+ * blk_partition_remap() (which only sets BIO_REMAPPED), so the partition is
+ * the bdev whose bd_dev differs from its disk's. Comparing dev_ts avoids
+ * bd_partno, which commit 1116b9fa15c0 ("bdev: infrastructure for flags"),
+ * v6.10, folded into bd_flags.
+ *
+ * Before v5.12: blk_partition_remap() sets bi_partno = 0, and it runs in
+ * generic_make_request_checks() before block_bio_queue fires, so the
+ * partition is already gone at every block tracepoint; part is 0 there.
+ */
+static __always_inline void iotrace_bio_devs(struct bio *bio, __u32 *dev,
+					     __u32 *part)
+{
+	struct bio___bdev *nb = (void *)bio;
+	struct bio___disk *ob = (void *)bio;
+	struct block_device *bdev;
+	__u32 bd_dev;
+
+	if (bpf_core_field_exists(nb->bi_bdev)) {
+		bdev = BPF_CORE_READ(nb, bi_bdev);
+		*dev = iotrace_disk_devt(BPF_CORE_READ(bdev, bd_disk));
+		bd_dev = BPF_CORE_READ(bdev, bd_dev);
+		*part = bd_dev != *dev ? bd_dev : 0;
+	} else {
+		*dev = iotrace_disk_devt(BPF_CORE_READ(ob, bi_disk));
+		*part = 0;
+	}
+}
+
+/*
+ * commit d152c682f03c ("block: add an explicit ->disk backpointer to the
+ * request_queue"), v5.15, added request_queue->disk; commit f3fa33acca9f
+ * ("block: remove the ->rq_disk field in struct request"), v5.17, removed
+ * request->rq_disk. Both exist in v5.15..v5.16; q->disk is preferred.
+ */
+struct request_queue___disk {
+	struct gendisk *disk;
+} __attribute__((preserve_access_index));
+
+struct request___rq_disk {
+	struct request_queue___disk *q;
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct gendisk *iotrace_rq_disk(struct request *rq)
+{
+	struct request___rq_disk *r = (void *)rq;
+	struct request_queue___disk *q = BPF_CORE_READ(r, q);
+
+	if (bpf_core_field_exists(q->disk))
+		return BPF_CORE_READ(q, disk);
+	return BPF_CORE_READ(r, rq_disk);
+}
+
+/*
+ * bio->bi_write_hint: added as unsigned short in v4.13, removed by commit
+ * c75e707fe1aa ("block: remove the per-bio/request write hint"), v5.18,
+ * and restored as enum rw_hint (1 byte) by commit 449813515d3e ("block,
+ * fs: Restore the per-bio/request data lifetime fields"), v6.9. An enum
+ * and an integer are not CO-RE compatible, hence one flavour per type;
+ * BPF_CORE_READ_BITFIELD_PROBED reads the target's size, whatever it is.
+ */
+struct bio___hint_enum {
+	enum rw_hint bi_write_hint;
+} __attribute__((preserve_access_index));
+
+struct bio___hint_u16 {
+	unsigned short bi_write_hint;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u8 iotrace_bio_write_hint(struct bio *bio)
+{
+	struct bio___hint_enum *he = (void *)bio;
+	struct bio___hint_u16 *hu = (void *)bio;
+
+	if (bpf_core_field_exists(he->bi_write_hint))
+		return BPF_CORE_READ_BITFIELD_PROBED(he, bi_write_hint);
+	if (bpf_core_field_exists(hu->bi_write_hint))
+		return BPF_CORE_READ_BITFIELD_PROBED(hu, bi_write_hint);
+	return 0;
+}
+
+/*
+ * REQ_OP_* values. commit ff07a02e9e8e ("treewide: Rename enum req_opf
+ * into enum req_op"), v6.0, renamed the enum; its values have lived in the
+ * low REQ_OP_BITS (8) bits of bi_opf / cmd_flags since v4.10. Both names
+ * are declared here with flavoured enumerators so neither clashes with
+ * vmlinux.h; the values given are only what v6.18 uses, libbpf replaces
+ * them with the running kernel's.
+ */
+enum req_op___new {
+	REQ_OP_READ___new = 0,
+	REQ_OP_WRITE___new = 1,
+	REQ_OP_FLUSH___new = 2,
+	REQ_OP_DISCARD___new = 3,
+	REQ_OP_SECURE_ERASE___new = 5,
+	REQ_OP_WRITE_ZEROES___new = 9,
+	REQ_OP_DRV_IN___new = 34,
+	REQ_OP_DRV_OUT___new = 35,
+};
+
+enum req_opf___old {
+	REQ_OP_READ___old = 0,
+	REQ_OP_WRITE___old = 1,
+	REQ_OP_FLUSH___old = 2,
+	REQ_OP_DISCARD___old = 3,
+	REQ_OP_SECURE_ERASE___old = 5,
+	REQ_OP_WRITE_ZEROES___old = 9,
+	REQ_OP_SCSI_IN___old = 32,
+	REQ_OP_SCSI_OUT___old = 33,
+	REQ_OP_DRV_IN___old = 34,
+	REQ_OP_DRV_OUT___old = 35,
+};
+
+#define IOTRACE_REQ_OP_MASK ((1u << 8) - 1)
+
+#define IOTRACE_REQ_OP(name)                                                  \
+	(bpf_core_enum_value_exists(enum req_op___new, REQ_OP_##name##___new) \
+		 ? bpf_core_enum_value(enum req_op___new,                     \
+				       REQ_OP_##name##___new)                 \
+		 : bpf_core_enum_value(enum req_opf___old,                    \
+				       REQ_OP_##name##___old))
+
+/*
+ * Passthrough requests (SG_IO, NVMe passthrough, SCSI internal commands
+ * such as TEST UNIT READY) carry REQ_OP_DRV_IN/OUT; SCSI used
+ * REQ_OP_SCSI_IN/OUT until "block: remove REQ_OP_SCSI_{IN,OUT}", v5.14.
+ * Their bios, if any, never pass block_bio_queue.
+ */
+static __always_inline bool iotrace_op_is_passthrough(__u32 op)
+{
+	if (op == IOTRACE_REQ_OP(DRV_IN) || op == IOTRACE_REQ_OP(DRV_OUT))
+		return true;
+	if (bpf_core_enum_value_exists(enum req_opf___old,
+				       REQ_OP_SCSI_IN___old))
+		return op == bpf_core_enum_value(enum req_opf___old,
+						 REQ_OP_SCSI_IN___old) ||
+		       op == bpf_core_enum_value(enum req_opf___old,
+						 REQ_OP_SCSI_OUT___old);
+	return false;
+}
+
+/*
+ * __REQ_* bit positions moved many times (e.g. __REQ_NOUNMAP, __REQ_POLLED
+ * and __REQ_ALLOC_CACHE insertions shifted the bits after them), so each
+ * is read from enum req_flag_bits, which has existed under that name with
+ * these enumerators since v4.10.
+ */
+#define IOTRACE_REQ_FLAG(name) \
+	(1u << bpf_core_enum_value(enum req_flag_bits, __REQ_##name))
+
+/*
+ * RQF_FLUSH_SEQ marks a request the flush state machine owns. It was
+ * (1 << 4) from v4.10 until commit 5f89154e8e9e ("block: Use enum to
+ * define RQF_x bit indexes"), v6.12, made it 1 << __RQF_FLUSH_SEQ of
+ * enum rqf_flags.
+ */
+enum rqf_flags___x {
+	__RQF_FLUSH_SEQ___x = 1,
+};
+
+static __always_inline __u32 iotrace_rqf_flush_seq(void)
+{
+	if (bpf_core_enum_value_exists(enum rqf_flags___x, __RQF_FLUSH_SEQ___x))
+		return 1u << bpf_core_enum_value(enum rqf_flags___x,
+						 __RQF_FLUSH_SEQ___x);
+	return 1u << 4;
+}
+
+#endif /* IOTRACE_CORE_FIXES_BPF_H */

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
+/*
+ * Block-layer tracing programs of iotrace.
+ *
+ * Every record is a struct iotrace_event (iotrace_event.h) written to the
+ * per-CPU perf buffer of the CPU the event happened on. Only I/O on the
+ * devices user space put in targ_devs gets past the filter, and the filter
+ * runs before anything is written.
+ *
+ * An I/O is followed by the address of its bio: block_bio_queue starts it,
+ * block_split starts a child carved off its front, block_rq_issue says
+ * which request carried it to the driver, and its completion ends it.
+ * Requests without a bio (the flush machinery's flush requests) are
+ * reported as I/Os of their own at issue and completion.
+ *
+ * Where a bio completes depends on the device. On request-based (blk-mq)
+ * devices blk_update_request() clears BIO_TRACE_COMPLETION ("completion
+ * has already been traced" by block_rq_complete) before bio_endio(), so
+ * block_bio_complete never fires for them; their bios are completed here
+ * by walking the request at block_rq_complete. block_bio_complete covers
+ * bio-based devices (dm, md, nvme multipath heads, brd, zram) and bios
+ * ended before they reached a request. The flag makes the two exclusive.
+ */
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "iotrace_event.h"
+#include "core_fixes.bpf.h"
+
+/*
+ * Most bios walked in one request: ISSUE counts at most this many, and a
+ * completion ends at most this many (the rest would never complete in the
+ * trace). A request holds at most max_sectors_kb / 4 bios of 4 KiB or
+ * more: 320 with the default 1280 KiB, 512 at 2 MiB.
+ */
+#ifndef IOTRACE_MAX_RQ_BIOS
+#define IOTRACE_MAX_RQ_BIOS 512
+#endif
+
+/*
+ * Set by user space between open and load: the traced devices, whole
+ * disks or partitions, in IOTRACE_MKDEV encoding. An empty list traces
+ * nothing.
+ */
+const volatile __u32 targ_devs[IOTRACE_MAX_DEVICES] = {};
+const volatile __u32 targ_ndevs = 0;
+
+/*
+ * Last sequence id handed out. User space numbers its device descriptions
+ * 1..N and sets this to N before attaching, so kernel events get N+1,
+ * N+2, ... Writing it between open and load also works on kernels whose
+ * .bss is not mmapable (before v5.7).
+ */
+__u64 next_sid = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct iotrace_counters);
+} counters SEC(".maps");
+
+/*
+ * A global (non-static) function: the verifier checks it once, on its own,
+ * instead of once per call site. Without that, calling it for every bio of
+ * a request at completion exceeds the verifier's limit on pending branches
+ * ("the sequence of 8193 jumps is too complex") with 32 devices.
+ */
+__noinline int dev_traced(__u32 dev, __u32 part)
+{
+	__u32 i;
+
+	for (i = 0; i < IOTRACE_MAX_DEVICES; i++) {
+		if (i >= targ_ndevs)
+			break;
+		if (targ_devs[i] == dev || (part && targ_devs[i] == part))
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline void set_op_flags(struct iotrace_event *e, __u32 opf)
+{
+	__u32 op = opf & IOTRACE_REQ_OP_MASK;
+	__u16 flags = 0;
+
+	if (op == IOTRACE_REQ_OP(READ))
+		e->op = IOTRACE_OP_READ;
+	else if (op == IOTRACE_REQ_OP(WRITE))
+		e->op = IOTRACE_OP_WRITE;
+	else if (op == IOTRACE_REQ_OP(DISCARD) ||
+		 op == IOTRACE_REQ_OP(SECURE_ERASE))
+		e->op = IOTRACE_OP_DISCARD;
+	else if (op == IOTRACE_REQ_OP(WRITE_ZEROES))
+		e->op = IOTRACE_OP_WRITE_ZEROES;
+	else if (op == IOTRACE_REQ_OP(FLUSH))
+		e->op = IOTRACE_OP_FLUSH;
+	else
+		e->op = IOTRACE_OP_OTHER;
+
+	if (opf & IOTRACE_REQ_FLAG(PREFLUSH))
+		flags |= IOTRACE_F_PREFLUSH;
+	if (opf & IOTRACE_REQ_FLAG(FUA))
+		flags |= IOTRACE_F_FUA;
+	if (opf & IOTRACE_REQ_FLAG(SYNC))
+		flags |= IOTRACE_F_SYNC;
+	if (opf & IOTRACE_REQ_FLAG(META))
+		flags |= IOTRACE_F_META;
+	if (opf & IOTRACE_REQ_FLAG(RAHEAD))
+		flags |= IOTRACE_F_RAHEAD;
+	e->flags = flags;
+}
+
+static __always_inline void set_bio_range(struct iotrace_event *e,
+					  struct bio *bio)
+{
+	e->sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	e->nr_sector = BPF_CORE_READ(bio, bi_iter.bi_size) >> 9;
+}
+
+static __always_inline void stamp(struct iotrace_event *e)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	e->pid = pid_tgid >> 32;
+	e->tid = (__u32)pid_tgid;
+	e->ts = bpf_ktime_get_ns();
+}
+
+/*
+ * Writes a filled, stamped record. The sid is taken last, right before the
+ * output, to keep small the window in which an interrupt on this CPU can
+ * emit a record with a higher sid ahead of this one. A failed output still
+ * consumes its sid: a gap in sids is a lost record, also counted in
+ * counters.lost.
+ */
+static __always_inline void output(void *ctx, struct iotrace_event *e)
+{
+	struct iotrace_counters *c;
+	__u32 zero = 0;
+
+	e->sid = __sync_fetch_and_add(&next_sid, 1) + 1;
+	c = bpf_map_lookup_elem(&counters, &zero);
+	/* atomic: a program in an interrupt may nest on this CPU's slot */
+	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
+				  sizeof(*e))) {
+		if (c)
+			__sync_fetch_and_add(&c->lost, 1);
+	} else if (c) {
+		__sync_fetch_and_add(&c->emitted, 1);
+	}
+}
+
+static __always_inline void emit(void *ctx, struct iotrace_event *e)
+{
+	stamp(e);
+	output(ctx, e);
+}
+
+static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
+{
+	struct iotrace_event e = {};
+
+	iotrace_bio_devs(bio, &e.dev, &e.part);
+	if (!dev_traced(e.dev, e.part))
+		return 0;
+
+	e.type = IOTRACE_EV_QUEUE;
+	e.id = (__u64)bio;
+	set_bio_range(&e, bio);
+	set_op_flags(&e, BPF_CORE_READ(bio, bi_opf));
+	e.write_hint = iotrace_bio_write_hint(bio);
+	emit(ctx, &e);
+	return 0;
+}
+
+/*
+ * bio is the new child holding the first new_sector - sector sectors; the
+ * parent keeps the rest and is resubmitted. Every caller of
+ * trace_block_split() (bio_submit_split_bioset() in v6.18, blk_queue_split()
+ * in v5.x, md) runs bio_chain(split, parent) first, which sets
+ * split->bi_private = parent. The child is never queued itself but
+ * inherits BIO_TRACE_COMPLETION in bio_split() and completes on its own;
+ * the resubmitted parent keeps the flag and so does not pass
+ * block_bio_queue again.
+ *
+ * The tracepoint passes new_sector as unsigned int, which truncates LBAs
+ * past 2 TiB; the parent's bi_sector is the same value, untruncated.
+ */
+static __always_inline int on_split(void *ctx, struct bio *bio,
+				    unsigned int new_sector)
+{
+	struct iotrace_event e = {};
+	struct bio *parent;
+
+	iotrace_bio_devs(bio, &e.dev, &e.part);
+	if (!dev_traced(e.dev, e.part))
+		return 0;
+
+	parent = BPF_CORE_READ(bio, bi_private);
+	e.type = IOTRACE_EV_SPLIT;
+	e.id = (__u64)bio;
+	e.ref = (__u64)parent;
+	set_bio_range(&e, bio);
+	e.aux64 = new_sector;
+	if (parent)
+		e.aux64 = BPF_CORE_READ(parent, bi_iter.bi_sector);
+	set_op_flags(&e, BPF_CORE_READ(bio, bi_opf));
+	e.write_hint = iotrace_bio_write_hint(bio);
+	emit(ctx, &e);
+	return 0;
+}
+
+static __always_inline int on_rq_issue(void *ctx, struct request *rq)
+{
+	struct iotrace_event e = {};
+	struct bio *bio, *b;
+	__u32 opf, bio_dev, n;
+
+	/* not I/O of the traced devices' users; see core_fixes.bpf.h */
+	opf = BPF_CORE_READ(rq, cmd_flags);
+	if (iotrace_op_is_passthrough(opf & IOTRACE_REQ_OP_MASK))
+		return 0;
+
+	/*
+	 * The first bio decides the partition: it is the one user space saw
+	 * queued, so an ISSUE passes the filter exactly when that QUEUE did.
+	 * rq->part is no substitute, it is set only with I/O accounting on.
+	 * A bio-less request carries no partition and passes only when its
+	 * whole disk is traced.
+	 */
+	e.dev = iotrace_disk_devt(iotrace_rq_disk(rq));
+	bio = BPF_CORE_READ(rq, bio);
+	if (bio) {
+		iotrace_bio_devs(bio, &bio_dev, &e.part);
+		if (bio_dev != e.dev)
+			e.part = 0;
+	}
+	if (!dev_traced(e.dev, e.part))
+		return 0;
+
+	e.sector = BPF_CORE_READ(rq, __sector);
+	e.nr_sector = BPF_CORE_READ(rq, __data_len) >> 9;
+	set_op_flags(&e, opf);
+
+	if (!bio) {
+		e.type = IOTRACE_EV_RQ_QUEUE;
+		e.id = (__u64)rq;
+		emit(ctx, &e);
+		return 0;
+	}
+
+	e.type = IOTRACE_EV_ISSUE;
+	e.id = (__u64)bio;
+	e.ref = (__u64)rq;
+	b = bio;
+	for (n = 0; n < IOTRACE_MAX_RQ_BIOS && b; n++)
+		b = BPF_CORE_READ(b, bi_next);
+	e.aux = n;
+	emit(ctx, &e);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(handle_bio_queue, struct bio *bio)
+{
+	return on_bio_queue(ctx, bio);
+}
+
+/* before v5.11 (see core_fixes.bpf.h); user space picks one of the pair */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(handle_bio_queue_old, struct request_queue *q, struct bio *bio)
+{
+	return on_bio_queue(ctx, bio);
+}
+
+SEC("tp_btf/block_split")
+int BPF_PROG(handle_split, struct bio *bio, unsigned int new_sector)
+{
+	return on_split(ctx, bio, new_sector);
+}
+
+SEC("tp_btf/block_split")
+int BPF_PROG(handle_split_old, struct request_queue *q, struct bio *bio,
+	     unsigned int new_sector)
+{
+	return on_split(ctx, bio, new_sector);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(handle_rq_issue, struct request *rq)
+{
+	return on_rq_issue(ctx, rq);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(handle_rq_issue_old, struct request_queue *q, struct request *rq)
+{
+	return on_rq_issue(ctx, rq);
+}
+
+/*
+ * bio_endio() fires this once for a bio that passed block_bio_queue or was
+ * split off one (BIO_TRACE_COMPLETION), when the bio and all its chained
+ * children are done. The device is read again here, so a bio that a
+ * stacking driver redirected with bio_set_dev() (md linear/raid0) is
+ * reported on the device it ended on.
+ */
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
+{
+	struct iotrace_event e = {};
+
+	iotrace_bio_devs(bio, &e.dev, &e.part);
+	if (!dev_traced(e.dev, e.part))
+		return 0;
+
+	e.type = IOTRACE_EV_COMPLETE;
+	e.id = (__u64)bio;
+	set_bio_range(&e, bio);
+	set_op_flags(&e, BPF_CORE_READ(bio, bi_opf));
+	e.error = BPF_CORE_READ(bio, bi_status);
+	emit(ctx, &e);
+	return 0;
+}
+
+/*
+ * blk_update_request() and blk_complete_request() (batched completion)
+ * fire this before touching rq->bio, with nr_bytes about to be completed.
+ * They end the bios from rq->bio on while nr_bytes covers them whole; a
+ * bio covered in part is only advanced and completes in a later call. The
+ * walk below mirrors that loop, including its first pass for a
+ * zero-length bio (an empty flush) when nr_bytes is 0.
+ *
+ * A request of the flush state machine (RQF_FLUSH_SEQ) with data passes
+ * here twice: when its data is written, without ending its bio, and when
+ * the sequence is done, after blk_flush_restore_request() has put the bio
+ * back and cleared the flag. Only the second ends the bio.
+ *
+ * A request without a bio is reported as RQ_COMPLETE. Passthrough requests
+ * are left out here as at issue.
+ *
+ * All bios ended here share one timestamp, and the op and flags of the
+ * request (merging requires the same op); only what differs per bio is
+ * read in the loop, which keeps the verifier's work per bio small.
+ */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
+	     unsigned int nr_bytes)
+{
+	struct iotrace_event e = {};
+	struct bio *bio, *next;
+	__u32 opf, dev, size, i;
+	bool whole;
+
+	opf = BPF_CORE_READ(rq, cmd_flags);
+	if (iotrace_op_is_passthrough(opf & IOTRACE_REQ_OP_MASK))
+		return 0;
+	dev = iotrace_disk_devt(iotrace_rq_disk(rq));
+	bio = BPF_CORE_READ(rq, bio);
+	set_op_flags(&e, opf);
+	e.error = error;
+	if (!bio) {
+		if (!dev_traced(dev, 0))
+			return 0;
+		/* sector stays 0: a finished flush request has __sector -1 */
+		e.type = IOTRACE_EV_RQ_COMPLETE;
+		e.id = (__u64)rq;
+		e.dev = dev;
+		e.nr_sector = nr_bytes >> 9;
+		emit(ctx, &e);
+		return 0;
+	}
+	if (BPF_CORE_READ(rq, rq_flags) & iotrace_rqf_flush_seq())
+		return 0;
+
+	/* bios of one request may straddle adjacent partitions */
+	whole = dev_traced(dev, 0);
+	e.type = IOTRACE_EV_COMPLETE;
+	stamp(&e);
+	for (i = 0; i < IOTRACE_MAX_RQ_BIOS && bio; i++) {
+		size = BPF_CORE_READ(bio, bi_iter.bi_size);
+		if (size > nr_bytes)
+			break;
+		next = BPF_CORE_READ(bio, bi_next);
+		iotrace_bio_devs(bio, &e.dev, &e.part);
+		if (whole || dev_traced(e.dev, e.part)) {
+			e.id = (__u64)bio;
+			e.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+			e.nr_sector = size >> 9;
+			output(ctx, &e);
+		}
+		nr_bytes -= size;
+		if (!nr_bytes)
+			break;
+		bio = next;
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
