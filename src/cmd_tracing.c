@@ -192,6 +192,8 @@ int cmd_tracing(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "iotrace: tracing %s into %s; Ctrl+C stops\n", devlist, rel);
 	err = collector__run(c, dir, rel, &stop_requested, &s);
 	summary__print(stdout, &s);
 	fflush(stdout);

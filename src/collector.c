@@ -184,6 +184,16 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	return 0;
 }
 
+/* Appends to a stream, keeping the size-limit count exact. */
+static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len)
+{
+	uint64_t before = stream_writer__bytes(c->streams[cpu]);
+	int err = stream_writer__append(c->streams[cpu], msg, len);
+
+	c->bytes += stream_writer__bytes(c->streams[cpu]) - before;
+	return err;
+}
+
 static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
 {
 	uint8_t buf[ENCODE_MAX];
@@ -202,12 +212,9 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		c->size_reached = true;
 		return;
 	}
-	err = stream_writer__append(c->streams[cpu], buf, len);
-	if (err) {
+	err = append(c, cpu, buf, len);
+	if (err)
 		c->write_err = err;
-		return;
-	}
-	c->bytes = c->bytes + len + (len < 128 ? 1 : len < 16384 ? 2 : 3);
 }
 
 /* The perf ring's record layouts (include/uapi/linux/perf_event.h). */
@@ -306,12 +313,12 @@ static int write_descriptions(struct collector *c)
 			disk.dev = d->disk_dev;
 			disk.is_partition = false;
 			len = encode__device(&disk, ++sid, ts, buf);
-			err = stream_writer__append(c->streams[0], buf, len);
+			err = append(c, 0, buf, len);
 			if (err)
 				return err;
 		}
 		len = encode__device(d, ++sid, ts, buf);
-		err = stream_writer__append(c->streams[0], buf, len);
+		err = append(c, 0, buf, len);
 		if (err)
 			return err;
 	}
@@ -404,11 +411,6 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	err = open_streams(c, dir);
 	if (err)
 		goto finish;
-	err = summary__write(dir, s);
-	if (err) {
-		set_error(c, err, "cannot write summary in '%s': %s", dir, strerror(-err));
-		goto finish;
-	}
 	err = write_descriptions(c);
 	if (err) {
 		set_error(c, err, "cannot write trace: %s", strerror(-err));
@@ -430,6 +432,12 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	err = iotrace__attach(c->skel);
 	if (err) {
 		set_error(c, err, "cannot attach to block tracepoints: %s%s", strerror(-err), load_hint(err));
+		goto finish;
+	}
+	/* the first summary says RUNNING only once the programs are attached */
+	err = summary__write(dir, s);
+	if (err) {
+		set_error(c, err, "cannot write summary in '%s': %s", dir, strerror(-err));
 		goto finish;
 	}
 
@@ -470,7 +478,14 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	iotrace__detach(c->skel);
 	if (!err && !c->write_err)
 		perf_buffer__consume(c->pb);
-	werr = c->write_err ? c->write_err : flush_all(c);
+	/*
+	 * Every stream that can still write is flushed, also after another
+	 * one failed (space its truncation freed may take more records),
+	 * and before the summary counts what is on disk.
+	 */
+	werr = flush_all(c);
+	if (!werr)
+		werr = c->write_err;
 	if (werr && !err) {
 		err = werr;
 		set_error(c, err, "cannot write trace in '%s': %s; stopped, events written before are kept",

@@ -199,6 +199,13 @@ int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize)
 	return -EEXIST;
 }
 
+static bool is_real_dir(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+}
+
 static int entry_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct store_entry *)a)->rel, ((const struct store_entry *)b)->rel);
@@ -233,7 +240,8 @@ int store__list(const char *prefix, struct store_entry **out, size_t *count)
 			continue;
 		if (prefix && *prefix && strncmp(e.rel, prefix, strlen(prefix)))
 			continue;
-		if (!dir_has_trace_files(e.dir))
+		/* a symlink in the repository could point anywhere: not a trace of ours */
+		if (!is_real_dir(dirfd(d), de->d_name) || !dir_has_trace_files(e.dir))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -305,11 +313,19 @@ static int remove_trace_dir(const char *dir)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
-	int err = 0;
-	DIR *d = opendir(dir);
+	int err = 0, fd;
+	DIR *d;
 
-	if (!d)
+	/* O_NOFOLLOW: the directory may have been swapped for a symlink since listing */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;

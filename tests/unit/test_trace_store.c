@@ -168,6 +168,17 @@ static void test_remove_refuses_escape(void **state)
 	assert_int_equal(store__remove("", true, &removed), -EPERM);
 	assert_int_equal(access(victim, F_OK), 0);
 
+	/* prefixes that match the symlinked entry without naming it whole */
+	assert_int_equal(store__remove("kernel/", true, &removed), 0);
+	assert_int_equal(store__remove("kernel/e", true, &removed), 0);
+	assert_int_equal(removed, 0);
+	assert_int_equal(access(victim, F_OK), 0);
+	struct store_entry *v;
+	size_t n;
+	assert_int_equal(store__list(NULL, &v, &n), 0);
+	assert_int_equal(n, 0);
+	free(v);
+
 	/* the repository's own kernel/ being a symlink is refused too */
 	snprintf(path, sizeof(path), "%s/kernel", repo);
 	unlink(link);

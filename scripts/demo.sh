@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# iotrace quick-start demo: traces a short workload on a throw-away ext4
+# loop device and shows what a trace looks like.
+#
+#   usage: scripts/demo.sh [PATH/TO/iotrace]      (default: iotrace in PATH)
+#
+# It creates a 256 MiB image in /dev/shm, attaches it to a loop device,
+# makes an ext4 file system on it and mounts it; starts
+#   iotrace --start-tracing --devices loopN
+# runs a short workload (buffered and O_DIRECT writes, reads after dropping
+# the page cache, a delete, fsync), stops the tracer with Ctrl+C (SIGINT),
+# and prints the trace summary, the trace list, the first events and a
+# count of events per type. Everything is torn down at exit.
+#
+# Traces go to a temporary repository, removed at exit, unless
+# IOTRACE_TRACE_DIR is set, or KEEP=1 is given (then the temporary
+# repository is kept and its path printed). Needs root: re-runs itself
+# with sudo when it can. Takes about 10 seconds.
+
+set -u
+
+if [ "$(id -u)" != 0 ]; then
+	if command -v sudo >/dev/null; then
+		echo "demo: needs root for loop devices and tracing; re-running with sudo" >&2
+		exec sudo -E -- bash "$(realpath "$0")" "$@"
+	fi
+	echo "demo: needs root (loop devices, mount, BPF) and sudo is not available" >&2
+	exit 1
+fi
+
+if [ $# -gt 1 ]; then
+	echo "usage: $0 [PATH/TO/iotrace]" >&2
+	exit 2
+fi
+BIN=${1:-$(command -v iotrace)}
+if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
+	echo "demo: no iotrace binary: give its path, e.g. $0 build/src/iotrace" >&2
+	exit 1
+fi
+BIN=$(realpath "$BIN")
+for tool in losetup mkfs.ext4 mount dd; do
+	command -v "$tool" >/dev/null || { echo "demo: '$tool' is not installed" >&2; exit 1; }
+done
+[ -r /sys/kernel/btf/vmlinux ] || { echo "demo: this kernel has no BTF (/sys/kernel/btf/vmlinux); iotrace needs it" >&2; exit 1; }
+
+IMG=
+LOOP=
+MNT=
+TRACER_PID=
+TMP_REPO=
+WORK=
+KEEP=${KEEP:-0}
+
+cleanup() {
+	local rc=$?
+
+	if [ -n "$TRACER_PID" ] && kill -0 "$TRACER_PID" 2>/dev/null; then
+		kill -INT "$TRACER_PID" 2>/dev/null
+		for _ in $(seq 50); do kill -0 "$TRACER_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$TRACER_PID" 2>/dev/null
+		wait "$TRACER_PID" 2>/dev/null
+	fi
+	if [ -n "$MNT" ]; then
+		mountpoint -q "$MNT" && umount "$MNT"
+		rmdir "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	[ -n "$IMG" ] && rm -f "$IMG"
+	[ -n "$WORK" ] && rm -rf "$WORK"
+	if [ -n "$TMP_REPO" ]; then
+		if [ "$KEEP" = 1 ]; then
+			echo "demo: kept the trace repository $TMP_REPO"
+		else
+			rm -rf "$TMP_REPO"
+		fi
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ -t 1 ]; then
+	step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+	step() { printf '\n== %s\n' "$*"; }
+fi
+show() { printf '$ %s\n' "$*"; "$@"; }
+
+WORK=$(mktemp -d /tmp/iotrace-demo-work.XXXXXX)
+
+# Traces go to a temporary repository unless the user chose one; the lock
+# file goes with it so the demo never waits on, or blocks, a real tracer.
+if [ -z "${IOTRACE_TRACE_DIR:-}" ]; then
+	TMP_REPO=$(mktemp -d /tmp/iotrace-demo.XXXXXX)
+	export IOTRACE_TRACE_DIR=$TMP_REPO
+	export IOTRACE_LOCK_FILE=$TMP_REPO/iotrace.lock
+fi
+
+step "a 256 MiB ext4 file system on a loop device"
+IMG=$(mktemp /dev/shm/iotrace-demo.XXXXXX.img)
+truncate -s 256M "$IMG"
+LOOP=$(losetup -f --show "$IMG") || { LOOP=; echo "demo: losetup failed" >&2; exit 1; }
+DEV=${LOOP#/dev/}
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" || exit 1
+MNT=$(mktemp -d /tmp/iotrace-demo-mnt.XXXXXX)
+mount -o noatime,no_prefetch_block_bitmaps "$LOOP" "$MNT" 2>/dev/null ||
+	mount -o noatime "$LOOP" "$MNT" || exit 1
+echo "$LOOP mounted on $MNT"
+
+step "start tracing"
+echo "\$ $BIN --start-tracing --devices $DEV &"
+"$BIN" --start-tracing --devices "$DEV" --label demo >"$WORK/summary" 2>"$WORK/stderr" &
+TRACER_PID=$!
+TRACE=
+for _ in $(seq 100); do
+	kill -0 "$TRACER_PID" 2>/dev/null || break
+	TRACE=$("$BIN" -M -L 2>/dev/null | sed -n '/"tracePath"/{s/.*"tracePath": "\([^"]*\)".*/\1/;h}; /"state": "RUNNING"/{g;p}')
+	[ -n "$TRACE" ] && break
+	sleep 0.1
+done
+if [ -z "$TRACE" ]; then
+	echo "demo: the tracer did not start:" >&2
+	cat "$WORK/stderr" >&2
+	exit 1
+fi
+sleep 1	# the programs are attached just after the summary says RUNNING
+echo "tracing into $IOTRACE_TRACE_DIR/$TRACE (pid $TRACER_PID)"
+
+step "workload"
+mkdir "$MNT/dir1"
+show dd if=/dev/urandom of="$MNT/dir1/buffered.bin" bs=1M count=8 conv=fsync status=none
+show dd if=/dev/zero of="$MNT/direct.bin" bs=64k count=64 oflag=direct status=none
+show dd if=/dev/zero of="$MNT/small.bin" bs=4k count=16 oflag=direct,dsync status=none
+show sync
+show sh -c 'echo 3 > /proc/sys/vm/drop_caches'
+show dd if="$MNT/dir1/buffered.bin" of=/dev/null bs=1M status=none
+show dd if="$MNT/direct.bin" of=/dev/null bs=64k iflag=direct status=none
+show rm "$MNT/small.bin"
+show sync
+
+step "stop tracing (SIGINT, as Ctrl+C) -- the tracer prints the summary"
+sleep 0.5
+kill -INT "$TRACER_PID"
+wait "$TRACER_PID"
+rc=$?
+TRACER_PID=
+cat "$WORK/summary"
+cat "$WORK/stderr" >&2
+echo "(exit status $rc)"
+
+step "the trace repository"
+show "$BIN" --trace-management --list-traces
+show "$BIN" --trace-management --get-trace-summary --path "$TRACE"
+
+step "the first 20 events"
+EVENTS=$WORK/events.jsonl
+echo "\$ $BIN --trace-parser --io --raw --path $TRACE | head -20"
+"$BIN" --trace-parser --io --raw --path "$TRACE" >"$EVENTS"
+prc=$?
+head -20 "$EVENTS"
+
+step "events per type"
+COUNT='s/^{"header":{[^}]*},"\([a-zA-Z]*\)".*/\1/p'
+echo "\$ $BIN -P --io --raw -p $TRACE | sed -n '$COUNT' | sort | uniq -c | sort -rn"
+sed -n "$COUNT" "$EVENTS" | sort | uniq -c | sort -rn
+echo "$(wc -l <"$EVENTS") events (parser exit status $prc)"
+
+echo
+echo "The trace is in $IOTRACE_TRACE_DIR/$TRACE"
+if [ -n "$TMP_REPO" ] && [ "$KEEP" != 1 ]; then
+	echo "(a temporary repository, removed now; run with KEEP=1 to keep it)"
+fi

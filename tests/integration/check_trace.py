@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checks the events of a trace, as printed by `iotrace -P --io --raw`.
+
+Reads JSON Lines (one event per line) from a file and prints one line per
+check, "ok: ..." or "FAIL: ...", and "measure: ..." lines with the numbers
+it found. The caller counts the ok/FAIL lines. Exit status: 0 if every
+check passed, 1 otherwise, 2 on bad usage.
+
+  check_trace.py EVENTS --dev DEVT --name NAME
+                 [--read-sectors N] [--write-sectors N] [--discard-sectors N]
+                 [--min-io N] [--min-split N] [--min-dispatch N]
+                 [--allow-incomplete | --truncated] [--phases FILE]
+
+DEVT is the traced whole disk in the kernel's dev_t encoding
+(major << 20 | minor). The sector arguments are the deltas of
+/sys/block/NAME/stat over the traced window; the sums over the trace must
+match them exactly.
+
+Semantics checked (see bpf/iotrace_event.h):
+- every `io` (id = bio or, with requestOnly, request address) and every
+  `ioSplit` child gets exactly one `ioCompletion` whose refId is its id,
+  after it and before the id is used again; addresses are reused, so the
+  matching is done in sid order;
+- a split child's parent is in flight when it is split; the parent's own
+  `io.len` already covers the children, so children are not added to sums;
+- header.sid strictly increases; all device ids are DEVT.
+"""
+import argparse
+import json
+import sys
+from collections import Counter
+
+EVENT_TYPES = ("io", "ioCompletion", "ioSplit", "ioDispatch", "deviceDescription",
+               "filesystemMeta", "filesystemFileName", "filesystemFileEvent")
+
+failures = 0
+
+
+def ok(msg):
+    print("ok: " + msg)
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("FAIL: " + msg)
+
+
+def check(cond, msg, detail=""):
+    if cond:
+        ok(msg)
+    else:
+        fail(msg + (": " + detail if detail else ""))
+
+
+def measure(msg):
+    print("measure: " + msg)
+
+
+def as_int(v):
+    return int(v) if v is not None else None
+
+
+def print_phases(path, io_times):
+    """Sectors per workload step: stat delta vs trace (by submission time)."""
+    snaps = []
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            st = [int(x) for x in p[2:]]
+            snaps.append((p[0], int(p[1]), st[2], st[6], st[13] if len(st) >= 15 else 0))
+    if not snaps:
+        return
+    col = {"Read": 0, "Write": 1, "WriteZeroes": 1, "Discard": 2}
+
+    def trace_sums(lo, hi):
+        tr, who = [0, 0, 0], Counter()
+        for t, cls, length, pid in io_times:
+            if cls in col and (lo is None or t >= lo) and (hi is None or t < hi):
+                tr[col[cls]] += length
+                who["%s pid %d" % (cls, pid)] += length
+        return tr, who
+
+    measure("%-18s %21s %21s %21s" % ("step: stat|trace", "read", "write", "discard"))
+    tr, who = trace_sums(None, snaps[0][1])
+    if any(tr):
+        measure("%-18s %10s|%-10d %10s|%-10d %10s|%-10d   <-- traced before the first snapshot (%s)" % (
+            "(before " + snaps[0][0] + ")", "", tr[0], "", tr[1], "", tr[2],
+            ", ".join("%s: %d" % kv for kv in who.items())))
+    for i in range(1, len(snaps)):
+        st = [snaps[i][k] - snaps[i - 1][k] for k in (2, 3, 4)]
+        tr, who = trace_sums(snaps[i - 1][1], snaps[i][1])
+        mark = "" if st == tr else "   <-- differs (%s)" % ", ".join("%s: %d" % kv for kv in who.items())
+        measure("%-18s %10d|%-10d %10d|%-10d %10d|%-10d%s" % (
+            snaps[i][0], st[0], tr[0], st[1], tr[1], st[2], tr[2], mark))
+    tr, who = trace_sums(snaps[-1][1], None)
+    if any(tr):
+        measure("%-18s %10s|%-10d %10s|%-10d %10s|%-10d   <-- traced after the last snapshot (%s)" % (
+            "(after " + snaps[-1][0] + ")", "", tr[0], "", tr[1], "", tr[2],
+            ", ".join("%s: %d" % kv for kv in who.items())))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("events")
+    ap.add_argument("--dev", type=int, required=True)
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--read-sectors", type=int)
+    ap.add_argument("--write-sectors", type=int)
+    ap.add_argument("--discard-sectors", type=int)
+    ap.add_argument("--min-io", type=int, default=1)
+    ap.add_argument("--min-split", type=int, default=0)
+    ap.add_argument("--min-dispatch", type=int, default=0)
+    ap.add_argument("--phases",
+                    help="file of 'NAME MONOTONIC_NS <stat fields>' lines, one per workload "
+                         "step: prints the sectors per step, trace vs stat")
+    ap.add_argument("--lost-completions-per-100k", type=int, default=0,
+                    help="tolerate up to this many I/Os per 100,000 whose completion is missing "
+                         "(an id submitted again while in flight, or never completed); see the "
+                         "note on lost completions in trace_loop.sh")
+    ap.add_argument("--allow-incomplete", action="store_true",
+                    help="I/Os may lack a completion (at the end of the trace)")
+    ap.add_argument("--truncated", action="store_true",
+                    help="the per-CPU streams may end at different sids (a killed or "
+                         "size-limited tracer): the I/O/completion pairing is only measured")
+    a = ap.parse_args()
+
+    counts = Counter()
+    bad_lines = []
+    sid_errors = []
+    dev_errors = []
+    prev_sid = None
+    inflight = {}            # id -> ("io"|"split", sid)
+    dup_submit = []          # an id submitted again while in flight
+    orphan_completions = []  # completion whose refId is not in flight
+    split_parent_missing = []
+    completion_errors = []
+    part_errors = []
+    sums = Counter()         # sectors by class
+    ios = Counter()          # io events by class
+    dispatch_sectors = 0
+    dispatch_bios = 0
+    descriptions = []
+    io_times = []            # (timestamp, class, len) of every io, for --phases
+    nlines = 0
+
+    with open(a.events) as f:
+        for lineno, line in enumerate(f, 1):
+            nlines += 1
+            try:
+                ev = json.loads(line)
+                sid = int(ev["header"]["sid"])
+            except (ValueError, KeyError, TypeError) as e:
+                bad_lines.append("line %d: %s" % (lineno, e))
+                continue
+            if prev_sid is not None and sid <= prev_sid:
+                sid_errors.append("line %d: sid %d after %d" % (lineno, sid, prev_sid))
+            prev_sid = sid
+            kinds = [k for k in ev if k != "header"]
+            if len(kinds) != 1:
+                bad_lines.append("line %d: %d event bodies" % (lineno, len(kinds)))
+                continue
+            kind = kinds[0]
+            body = ev[kind]
+            counts[kind] += 1
+
+            if kind == "deviceDescription":
+                descriptions.append(body)
+                if as_int(body.get("id")) != a.dev:
+                    dev_errors.append("sid %d deviceDescription.id %s" % (sid, body.get("id")))
+                continue
+            if kind in ("io", "ioCompletion", "ioSplit", "ioDispatch"):
+                if as_int(body.get("deviceId")) != a.dev:
+                    dev_errors.append("sid %d %s.deviceId %s" % (sid, kind, body.get("deviceId")))
+
+            if kind == "io":
+                iid = body["id"]
+                if iid in inflight:
+                    dup_submit.append("sid %d io id %s (in flight since sid %d)" % (sid, iid, inflight[iid][1]))
+                inflight[iid] = ("io", sid)
+                if body.get("partitionId", "0") != "0":
+                    part_errors.append("sid %d partitionId %s" % (sid, body.get("partitionId")))
+                op = body.get("operation")
+                length = int(body.get("len", 0))
+                if body.get("requestOnly"):
+                    cls = "requestOnly"
+                elif body.get("writeZeroes"):
+                    cls = "WriteZeroes"
+                else:
+                    cls = str(op)
+                ios[cls] += 1
+                sums[cls] += length
+                io_times.append((int(ev["header"]["timestamp"]), cls, length, int(body.get("pid", 0))))
+                if body.get("flush"):
+                    ios["flag:flush"] += 1
+                if body.get("fua"):
+                    ios["flag:fua"] += 1
+            elif kind == "ioSplit":
+                cid, pid = body["id"], body["parentId"]
+                if pid not in inflight:
+                    split_parent_missing.append("sid %d split child %s parent %s" % (sid, cid, pid))
+                if cid in inflight:
+                    dup_submit.append("sid %d split child id %s (in flight since sid %d)" % (sid, cid, inflight[cid][1]))
+                inflight[cid] = ("split", sid)
+            elif kind == "ioCompletion":
+                rid = body["refId"]
+                if rid in inflight:
+                    del inflight[rid]
+                else:
+                    orphan_completions.append("sid %d refId %s" % (sid, rid))
+                if body.get("error") or int(body.get("status", 0)) != 0:
+                    completion_errors.append("sid %d refId %s status %s" % (sid, rid, body.get("status")))
+            elif kind == "ioDispatch":
+                dispatch_sectors += int(body.get("len", 0))
+                dispatch_bios += int(body.get("bioCount", 0))
+
+    measure("events: %d lines; %s" % (nlines, ", ".join("%s %d" % (k, counts[k]) for k in EVENT_TYPES if counts[k])))
+    measure("io by class: %s" % ", ".join("%s %d" % kv for kv in sorted(ios.items())))
+    measure("sectors by class: %s" % ", ".join("%s %d" % kv for kv in sorted(sums.items())))
+    measure("dispatch: %d requests, %d sectors, %d bios" % (counts["ioDispatch"], dispatch_sectors, dispatch_bios))
+    measure("never completed: %d (%d io, %d split); orphan completions: %d" % (
+        len(inflight), sum(1 for v in inflight.values() if v[0] == "io"),
+        sum(1 for v in inflight.values() if v[0] == "split"), len(orphan_completions)))
+
+    if a.phases:
+        print_phases(a.phases, io_times)
+
+    def first(lst, n=3):
+        return "; ".join(lst[:n]) + (" ..." if len(lst) > n else "")
+
+    check(not bad_lines, "every line is one JSON event with a header.sid", first(bad_lines))
+    check(not sid_errors, "header.sid strictly increasing", first(sid_errors))
+    check(counts["io"] >= a.min_io, "at least %d io events (got %d)" % (a.min_io, counts["io"]))
+    check(any(d.get("name") == a.name for d in descriptions),
+          "a deviceDescription names %s" % a.name, str(descriptions))
+    check(not dev_errors, "every device id is %d (%s)" % (a.dev, a.name), first(dev_errors))
+    check(not part_errors, "io.partitionId is 0 (whole disk) everywhere", first(part_errors))
+    if a.truncated:
+        measure("pairing not checked (truncated trace): %d ids reused while in flight, %d splits "
+                "of a parent not in flight, %d orphan completions" % (
+                    len(dup_submit), len(split_parent_missing), len(orphan_completions)))
+    else:
+        if a.lost_completions_per_100k:
+            # A completion the kernel fired but the trace lacks shows up as
+            # its id being submitted again while still in flight.
+            lost = len(dup_submit) + (0 if a.allow_incomplete else len(inflight))
+            total = counts["io"] + counts["ioSplit"]
+            measure("completions missing: %d of %d I/Os (%.1f per 100k)" % (
+                lost, total, lost * 100000.0 / max(total, 1)))
+            check(lost * 100000 <= a.lost_completions_per_100k * total,
+                  "at most %d per 100k I/Os lack a completion (%d of %d)" % (
+                      a.lost_completions_per_100k, lost, total), first(dup_submit))
+            inflight.clear()
+        else:
+            check(not dup_submit, "no id submitted twice while in flight", first(dup_submit))
+        check(not split_parent_missing, "every split's parent is in flight", first(split_parent_missing))
+        check(not orphan_completions, "every ioCompletion matches an io or split in flight",
+              first(orphan_completions))
+    if not (a.allow_incomplete or a.truncated):
+        left = ["%s %s (sid %d)" % (v[0], k, v[1]) for k, v in inflight.items()]
+        check(not left, "every io and split child has exactly one ioCompletion", first(left))
+    check(not completion_errors, "no completion reports an error", first(completion_errors))
+    if a.min_split:
+        check(counts["ioSplit"] >= a.min_split, "at least %d ioSplit (got %d)" % (a.min_split, counts["ioSplit"]))
+    if a.min_dispatch:
+        check(counts["ioDispatch"] >= a.min_dispatch,
+              "at least %d ioDispatch (got %d)" % (a.min_dispatch, counts["ioDispatch"]))
+
+    # The kernel's /sys/block stat counts REQ_OP_WRITE_ZEROES as writes
+    # (op_stat_group: every odd op that is not a discard is STAT_WRITE).
+    if a.read_sectors is not None:
+        check(sums["Read"] == a.read_sectors,
+              "read sectors: trace %d == /sys/block/%s/stat %d" % (sums["Read"], a.name, a.read_sectors))
+    if a.write_sectors is not None:
+        w = sums["Write"] + sums["WriteZeroes"]
+        check(w == a.write_sectors,
+              "write sectors: trace %d (Write %d + WriteZeroes %d) == /sys/block/%s/stat %d" % (
+                  w, sums["Write"], sums["WriteZeroes"], a.name, a.write_sectors))
+    if a.discard_sectors is not None:
+        check(sums["Discard"] == a.discard_sectors,
+              "discard sectors: trace %d == /sys/block/%s/stat %d" % (sums["Discard"], a.name, a.discard_sectors))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,477 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: traces real I/O on an ext4 loop device and checks
+# the trace against the kernel's own accounting (/sys/block/<dev>/stat).
+#
+#   usage: tests/integration/trace_loop.sh PATH/TO/iotrace
+#
+# Runs:
+#   1. full run: buffered, O_DIRECT (64 KiB, 1 MiB, and 1 MiB split by
+#      max_sectors_kb=128), reads after drop_caches, fsync, fstrim; SIGINT.
+#      Sector sums of the trace must equal the stat deltas exactly.
+#   2. kill -9 of the tracer mid-trace: the trace still parses, the summary
+#      says ERROR/"tracer died", and a new tracer can start at once.
+#   3. --time 2: stops by itself, COMPLETE, "time limit".
+#   4. --size 1: stops by itself, "size limit", trace files <= 1 MiB.
+#
+# IOTRACE_IT_RUNS="1 3" runs only those runs (default: all four);
+# IOTRACE_TEST_KEEP=1 keeps the temporary directory (traces, parsed events,
+# stat snapshots) for a post-mortem.
+#
+# Needs root, BTF (/sys/kernel/btf/vmlinux), loop devices, mkfs.ext4,
+# fstrim and python3; a missing one is a failure, never a skip. The trace
+# repository, config and lock are in a temporary directory; everything set
+# up is torn down at exit, also on failure.
+
+set -u
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 PATH/TO/iotrace" >&2
+	exit 2
+fi
+BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+CHECK=$HERE/check_trace.py
+
+PASS=0
+FAIL=0
+FAILED_NAMES=()
+ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
+fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); FAILED_NAMES+=("$*"); }
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else fail "$name"; fi
+}
+note() { echo "      $*"; }
+finish() {
+	echo
+	echo "$PASS passed, $FAIL failed"
+	if [ "$FAIL" -gt 0 ]; then
+		printf 'failed: %s\n' "${FAILED_NAMES[@]}"
+		exit 1
+	fi
+	exit 0
+}
+die() {
+	fail "$*"
+	finish
+}
+
+# --- capabilities: fail loudly ---------------------------------------------
+[ "$(id -u)" = 0 ] || die "must run as root (loop devices, mount, BPF)"
+[ -r /sys/kernel/btf/vmlinux ] || die "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+for tool in losetup mkfs.ext4 mount umount fstrim dd python3 stat truncate; do
+	command -v "$tool" >/dev/null || die "'$tool' is not installed"
+done
+[ -e /dev/loop-control ] || modprobe loop 2>/dev/null
+[ -e /dev/loop-control ] || die "no loop device support (/dev/loop-control missing)"
+
+# --- setup and teardown ------------------------------------------------------
+T=$(mktemp -d /tmp/iotrace-it.XXXXXX)
+IMG=
+LOOP=
+LN=
+MNT=
+TRACER_PID=
+WORK_PID=
+ORIG_MAX_SECTORS=
+
+cleanup() {
+	local rc=$?
+
+	if [ -n "$WORK_PID" ]; then
+		kill -KILL "$WORK_PID" 2>/dev/null
+		wait "$WORK_PID" 2>/dev/null
+	fi
+	if [ -n "$TRACER_PID" ] && kill -0 "$TRACER_PID" 2>/dev/null; then
+		kill -INT "$TRACER_PID" 2>/dev/null
+		for _ in $(seq 50); do kill -0 "$TRACER_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$TRACER_PID" 2>/dev/null
+		wait "$TRACER_PID" 2>/dev/null
+	fi
+	if [ -n "$ORIG_MAX_SECTORS" ] && [ -n "$LN" ]; then
+		echo "$ORIG_MAX_SECTORS" >"/sys/block/$LN/queue/max_sectors_kb" 2>/dev/null
+	fi
+	if [ -n "$MNT" ]; then
+		mountpoint -q "$MNT" && umount "$MNT"
+		rmdir "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	[ -n "$IMG" ] && rm -f "$IMG"
+	if [ "${IOTRACE_TEST_KEEP:-0}" = 1 ]; then
+		echo "kept $T (traces, events, stat snapshots)"
+	else
+		rm -rf "$T"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+REPO=$T/repo
+mkdir -m 700 "$REPO"
+export IOTRACE_TRACE_DIR=$REPO
+export IOTRACE_LOCK_FILE=$REPO/iotrace.lock
+export IOTRACE_CONFIG=$T/iotrace.conf
+
+IMG=$(mktemp /dev/shm/iotrace-it.XXXXXX.img)
+truncate -s 512M "$IMG"
+LOOP=$(losetup -f --show "$IMG") || { LOOP=; die "losetup cannot attach a loop device"; }
+LN=${LOOP#/dev/}
+IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
+DEVT=$(( (MAJ << 20) | MIN ))
+echo "# device $LOOP ($MAJ:$MIN, dev_t $DEVT), image $IMG"
+# no lazy init: ext4 must not write in the background while we count
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" >"$T/mkfs.log" 2>&1 ||
+	die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
+MNT=$(mktemp -d /tmp/iotrace-it-mnt.XXXXXX)
+# no_prefetch_block_bitmaps: since 5.9 ext4's lazyinit thread otherwise
+# reads the block bitmaps in the background after mount, and those reads
+# can land after the tracer attached but before the 'before' snapshot
+# (seen here: 24 sectors read by ext4lazyinit, traced, not in the delta)
+if ! mount -o noatime,no_prefetch_block_bitmaps "$LOOP" "$MNT" 2>/dev/null; then
+	note "ext4 has no no_prefetch_block_bitmaps (kernel < 5.9); mounting without it"
+	mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
+fi
+sync
+
+# --- helpers ---------------------------------------------------------------
+# The trace being recorded: tracePath of the RUNNING trace, from -M -L.
+running_trace() {
+	"$BIN" -M -L 2>/dev/null | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["trace"]:
+    if t["state"] == "RUNNING":
+        print(t["tracePath"])'
+}
+
+# start_tracer NAME [ARGS...]: starts the tracer on $LN in the background,
+# output in $T/NAME.out/.err; sets TRACER_PID. Then waits until tracing
+# really runs: the summary says RUNNING (written before the programs are
+# attached) and has been rewritten once by the collector's loop (after they
+# are). Sets TRACE (relative path) and TDIR (absolute). Returns 1 on failure.
+start_tracer() {
+	local name=$1 ino0 ino
+	shift
+	TRACE=
+	TDIR=
+	"$BIN" -S -d "$LN" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	TRACER_PID=$!
+	for _ in $(seq 200); do
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		TRACE=$(running_trace)
+		[ -n "$TRACE" ] && break
+		sleep 0.05
+	done
+	if [ -z "$TRACE" ]; then
+		fail "$name: tracer did not reach RUNNING"
+		sed 's/^/      stderr: /' "$T/$name.err" | tail -8
+		return 1
+	fi
+	TDIR=$REPO/$TRACE
+	ino0=$(stat -c %i "$TDIR/octf.summary")
+	for _ in $(seq 100); do
+		ino=$(stat -c %i "$TDIR/octf.summary" 2>/dev/null)
+		[ -n "$ino" ] && [ "$ino" != "$ino0" ] && return 0
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "$name: summary never rewritten after start (collector loop not running?)"
+	return 1
+}
+
+# stop_tracer: SIGINT, wait (at most 30 s); sets TRACER_RC.
+stop_tracer() {
+	kill -INT "$TRACER_PID" 2>/dev/null
+	for _ in $(seq 300); do
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$TRACER_PID" 2>/dev/null; then
+		fail "tracer pid $TRACER_PID still running 30 s after SIGINT; killing it"
+		kill -KILL "$TRACER_PID"
+	fi
+	wait "$TRACER_PID"
+	TRACER_RC=$?
+	TRACER_PID=
+}
+
+# wait_tracer SECONDS: waits for a tracer that stops by itself; TRACER_RC.
+wait_tracer() {
+	for _ in $(seq $(($1 * 10))); do
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$TRACER_PID" 2>/dev/null; then
+		fail "tracer pid $TRACER_PID did not stop by itself within $1 s"
+		stop_tracer
+		return
+	fi
+	wait "$TRACER_PID"
+	TRACER_RC=$?
+	TRACER_PID=
+}
+
+# json_get FILE KEY [KEY...]: a value from a JSON document
+json_get() {
+	python3 - "$@" <<'EOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    v = v.get(k) if isinstance(v, dict) else None
+print("" if v is None else v)
+EOF
+}
+
+# stat field N (1-based) of a saved /sys/block/*/stat line
+field() { awk -v n="$2" '{ print (NF >= n) ? $n : "" }' "$1"; }
+
+# parse NAME: prints the trace as JSON Lines into $T/NAME.jsonl; PARSE_RC
+parse() {
+	timeout -k 5 120 "$BIN" -P --io --raw -p "$TRACE" >"$T/$1.jsonl" 2>"$T/$1.parse.err"
+	PARSE_RC=$?
+}
+
+run_checker() {
+	local line rc
+	python3 "$CHECK" "$@" >"$T/check.out" 2>&1
+	rc=$?
+	# a crash of the checker (no FAIL line, exit != 0) is a failure too
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL:' "$T/check.out"; then
+		fail "check_trace.py exited $rc without a FAIL line"
+	fi
+	while IFS= read -r line; do
+		case $line in
+		ok:*) ok "${line#ok: }" ;;
+		FAIL:*) fail "${line#FAIL: }" ;;
+		*) echo "      $line" ;;
+		esac
+	done <"$T/check.out"
+}
+
+# snap NAME: CLOCK_MONOTONIC (the clock of the trace's timestamps) and the
+# device's stat line after a workload step, for the per-step table the
+# checker prints
+snap() {
+	echo "$1 $(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))') $(cat "/sys/block/$LN/stat")" >>"$T/phases"
+}
+# step NAME COMMAND...: one workload step, then a snapshot
+step() {
+	local name=$1 rc
+	shift
+	echo "\$ $*" >>"$W"
+	"$@" >>"$W" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] || { echo "exit $rc" >>"$W"; wrc=$rc; }
+	snap "$name"
+}
+
+RUNS=${IOTRACE_IT_RUNS:-1 2 3 4}
+want_run() { case " $RUNS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+now() { date +%s.%N; }
+elapsed() { python3 -c "print('%.1f' % ($(now) - $1))"; }
+
+# =============================================================================
+echo "# run 1: known workload, stopped by SIGINT"
+t0=$(now)
+if want_run 1 && start_tracer run1 -l integration; then
+	sync
+	sleep 0.5
+	: >"$T/phases"
+	cat "/sys/block/$LN/stat" >"$T/stat.before"
+	W=$T/workload.log
+	: >"$W"
+	snap start
+	ORIG_MAX_SECTORS=$(cat "/sys/block/$LN/queue/max_sectors_kb")
+	wrc=0
+	# buffered writes + fsync
+	step buffered_write dd if=/dev/urandom of="$MNT/buffered.bin" bs=1M count=32 conv=fsync status=none
+	# O_DIRECT writes and reads, 64 KiB and 1 MiB
+	step direct_write_64k dd if=/dev/zero of="$MNT/direct64k.bin" bs=64k count=256 oflag=direct conv=fsync status=none
+	step direct_write_1m dd if=/dev/zero of="$MNT/direct1m.bin" bs=1M count=16 oflag=direct conv=fsync status=none
+	step direct_read_64k dd if="$MNT/direct64k.bin" of=/dev/null bs=64k iflag=direct status=none
+	step direct_read_1m dd if="$MNT/direct1m.bin" of=/dev/null bs=1M iflag=direct status=none
+	# many small synchronous writes. Lost completions: on kernel 6.18 here,
+	# about 1 to 10 in 100,000 bios completed by block_rq_complete in a
+	# softirq that interrupted an unrelated task reach no BPF program (no
+	# recursion miss is counted; ftrace sees the event). Unexplained so
+	# far; the checker tolerates 50 per 100k and prints the count, while
+	# the sector sums over submissions must match the kernel exactly.
+	step direct_write_4k dd if=/dev/zero of="$MNT/direct4k.bin" bs=4k count=8000 oflag=direct status=none
+	# requests of at most 128 KiB: 1 MiB direct I/Os get split
+	echo 128 >"/sys/block/$LN/queue/max_sectors_kb"
+	step split_write dd if=/dev/zero of="$MNT/split.bin" bs=1M count=8 oflag=direct conv=fsync status=none
+	step split_read dd if="$MNT/split.bin" of=/dev/null bs=1M iflag=direct status=none
+	echo "$ORIG_MAX_SECTORS" >"/sys/block/$LN/queue/max_sectors_kb"
+	ORIG_MAX_SECTORS=
+	# a cold buffered read
+	step sync sync
+	step drop_caches sh -c 'echo 3 >/proc/sys/vm/drop_caches'
+	step cold_read dd if="$MNT/buffered.bin" of=/dev/null bs=1M status=none
+	# delete, fsync, discard the free space
+	step rm rm "$MNT/direct64k.bin"
+	step syncfs sync -f "$MNT"
+	step fstrim fstrim -v "$MNT"
+	step final_sync sync
+	check "run1: workload ran (exit $wrc)" [ "$wrc" = 0 ]
+	sed 's/^/      workload: /' "$W"
+	sleep 1
+	snap idle
+	cat "/sys/block/$LN/stat" >"$T/stat.after"
+	stop_tracer
+	cat "/sys/block/$LN/stat" >"$T/stat.stopped"
+	echo "      run1 took $(elapsed "$t0") s"
+
+	check "run1: tracer exit 0 (got $TRACER_RC)" [ "$TRACER_RC" = 0 ]
+	[ -s "$T/run1.err" ] && sed 's/^/      stderr: /' "$T/run1.err" | head -5
+	check "run1: printed summary state COMPLETE" [ "$(json_get "$T/run1.out" state)" = COMPLETE ]
+	check "run1: printed summary droppedEvents \"0\"" grep -q '"droppedEvents": "0"' "$T/run1.out"
+	check "run1: printed summary stopReason signal" [ "$(json_get "$T/run1.out" tags stopReason)" = signal ]
+	check "run1: printed summary tracePath $TRACE" [ "$(json_get "$T/run1.out" tracePath)" = "$TRACE" ]
+	check "run1: printed summary devices $LN" [ "$(json_get "$T/run1.out" tags devices)" = "$LN" ]
+	"$BIN" -M -G -p "$TRACE" >"$T/run1.get" 2>&1
+	check "run1: -M -G -p $TRACE agrees with the printed summary" cmp -s "$T/run1.out" "$T/run1.get"
+	"$BIN" -M -G -p "$TDIR" >"$T/run1.get2" 2>&1
+	check "run1: -M -G with the absolute path agrees" cmp -s "$T/run1.out" "$T/run1.get2"
+	tev=$(json_get "$T/run1.out" tracedEvents)
+
+	check "run1: no I/O in flight at the 'before' snapshot" [ "$(field "$T/stat.before" 9)" = 0 ]
+	check "run1: no I/O in flight at the 'after' snapshot" [ "$(field "$T/stat.after" 9)" = 0 ]
+	if ! cmp -s "$T/stat.after" "$T/stat.stopped"; then
+		note "I/O between the 'after' snapshot and the tracer's stop:"
+		note "after:   $(cat "$T/stat.after")"
+		note "stopped: $(cat "$T/stat.stopped")"
+	fi
+	RD=$(( $(field "$T/stat.after" 3) - $(field "$T/stat.before" 3) ))
+	WR=$(( $(field "$T/stat.after" 7) - $(field "$T/stat.before" 7) ))
+	DARGS=()
+	if [ -n "$(field "$T/stat.after" 15)" ]; then
+		DS=$(( $(field "$T/stat.after" 14) - $(field "$T/stat.before" 14) ))
+		DARGS=(--discard-sectors "$DS")
+	else
+		DS="(no discard fields in stat)"
+	fi
+	note "stat deltas: read $RD sectors, write $WR sectors, discard $DS sectors;" \
+	     "read ios $(( $(field "$T/stat.after" 1) - $(field "$T/stat.before" 1) ))," \
+	     "write ios $(( $(field "$T/stat.after" 5) - $(field "$T/stat.before" 5) ))," \
+	     "discard ios $(( $(field "$T/stat.after" 12) - $(field "$T/stat.before" 12) ))," \
+	     "flush ios $(( $(field "$T/stat.after" 16) - $(field "$T/stat.before" 16) ))"
+
+	t1=$(now)
+	parse run1
+	note "parse took $(elapsed "$t1") s, $(wc -l <"$T/run1.jsonl") events, summary tracedEvents $tev"
+	check "run1: -P --io --raw exit 0 (got $PARSE_RC)" [ "$PARSE_RC" = 0 ]
+	[ -s "$T/run1.parse.err" ] && sed 's/^/      stderr: /' "$T/run1.parse.err" | head -5
+	check "run1: parsed event count == summary tracedEvents ($tev)" [ "$(wc -l <"$T/run1.jsonl")" = "$tev" ]
+	run_checker "$T/run1.jsonl" --dev "$DEVT" --name "$LN" --min-io 100 --min-split 1 --min-dispatch 1 --lost-completions-per-100k 50 \
+		--read-sectors "$RD" --write-sectors "$WR" "${DARGS[@]}" --phases "$T/phases"
+	"$BIN" -P --io --raw -f csv -p "$TRACE" >"$T/run1.csv" 2>"$T/run1.csv.err"
+	rc=$?
+	check "run1: -f csv exit 0 (got $rc) and one row per event plus a header" \
+		[ "$rc" = 0 -a "$(wc -l <"$T/run1.csv")" = "$((tev + 1))" ]
+
+	# permissions: traces hold file paths
+	check "run1: kernel/ is mode 0700" [ "$(stat -c %a "$REPO/kernel")" = 700 ]
+	check "run1: the trace directory is mode 0700" [ "$(stat -c %a "$TDIR")" = 700 ]
+	bad=$(find "$TDIR" -type f ! -perm 0600 -printf '%p %m\n')
+	check "run1: every trace file is mode 0600${bad:+ (not: $bad)}" [ -z "$bad" ]
+	check "run1: the trace has octf.summary and octf.trace.* files" \
+		test -f "$TDIR/octf.summary" -a -n "$(find "$TDIR" -name 'octf.trace.*' -print -quit)"
+fi
+
+# =============================================================================
+echo "# run 2: the tracer is killed with SIGKILL"
+t0=$(now)
+if want_run 2 && start_tracer run2 -l killed; then
+	( for _ in $(seq 100); do
+		dd if=/dev/zero of="$MNT/kill.bin" bs=4k count=256 oflag=direct status=none
+	  done ) >/dev/null 2>&1 &
+	WORK_PID=$!
+	sleep 2
+	kill -KILL "$TRACER_PID"
+	wait "$TRACER_PID" 2>/dev/null
+	TRACER_PID=
+	kill -KILL "$WORK_PID" 2>/dev/null
+	wait "$WORK_PID" 2>/dev/null
+	WORK_PID=
+	parse run2
+	check "run2: killed trace parses, exit 0 (got $PARSE_RC)" [ "$PARSE_RC" = 0 ]
+	[ -s "$T/run2.parse.err" ] && sed 's/^/      stderr: /' "$T/run2.parse.err" | head -5
+	nio=$(grep -c '"io":' "$T/run2.jsonl")
+	check "run2: killed trace has io events (got $nio)" [ "$nio" -gt 0 ]
+	# each CPU's stream lost its own unflushed tail: the streams end at
+	# different sids, so the last second may hold I/Os without their
+	# completions and completions without their I/Os
+	run_checker "$T/run2.jsonl" --dev "$DEVT" --name "$LN" --truncated
+	"$BIN" -M -G -p "$TRACE" >"$T/run2.get" 2>"$T/run2.get.err"
+	rc=$?
+	st=$(json_get "$T/run2.get" state)
+	why=$(json_get "$T/run2.get" tags stopReason)
+	check "run2: -M -G exit 0 (got $rc)" [ "$rc" = 0 ]
+	check "run2: -M -G state is not COMPLETE (got '$st')" [ "$st" != COMPLETE ]
+	check "run2: -M -G says ERROR, tracer died (got '$st', '$why')" [ "$st" = ERROR -a "$why" = "tracer died" ]
+	check "run2: -M -L lists it as ERROR" python3 -c '
+import json, sys
+l = [t for t in json.load(sys.stdin)["trace"] if t["tracePath"] == sys.argv[1]]
+sys.exit(0 if l and l[0]["state"] == "ERROR" else 1)' "$TRACE" < <("$BIN" -M -L)
+	# the kernel dropped the lock with the process: a new tracer starts
+	timeout -k 5 30 "$BIN" -S -d "$LN" -t 1 >"$T/run2b.out" 2>"$T/run2b.err"
+	rc=$?
+	check "run2: a new tracer starts right after the kill (exit $rc)" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || sed 's/^/      stderr: /' "$T/run2b.err" | head -5
+	check "run2: that tracer's trace is COMPLETE" [ "$(json_get "$T/run2b.out" state)" = COMPLETE ]
+	echo "      run2 took $(elapsed "$t0") s"
+fi
+
+# =============================================================================
+echo "# run 3: --time 2"
+if want_run 3; then
+	t0=$(now)
+	"$BIN" -S -d "$LN" -t 2 >"$T/run3.out" 2>"$T/run3.err" &
+	TRACER_PID=$!
+	wait_tracer 20
+	dur=$(elapsed "$t0")
+	check "run3: exit 0 (got $TRACER_RC)" [ "$TRACER_RC" = 0 ]
+	[ -s "$T/run3.err" ] && sed 's/^/      stderr: /' "$T/run3.err" | head -5
+	check "run3: state COMPLETE" [ "$(json_get "$T/run3.out" state)" = COMPLETE ]
+	check "run3: stopReason 'time limit'" [ "$(json_get "$T/run3.out" tags stopReason)" = "time limit" ]
+	check "run3: stopped after 2-5 s (took $dur s)" python3 -c "import sys; sys.exit(0 if 2.0 <= $dur <= 5.0 else 1)"
+	TRACE=$(json_get "$T/run3.out" tracePath)
+	"$BIN" -M -G -p "$TRACE" >"$T/run3.get" 2>&1
+	check "run3: -M -G agrees with the printed summary" cmp -s "$T/run3.out" "$T/run3.get"
+fi
+
+# =============================================================================
+echo "# run 4: --size 1"
+t0=$(now)
+if want_run 4 && start_tracer run4 -s 1; then
+	( while :; do
+		dd if=/dev/zero of="$MNT/size.bin" bs=4k count=1024 oflag=direct status=none || break
+	  done ) >/dev/null 2>&1 &
+	WORK_PID=$!
+	wait_tracer 60
+	kill -KILL "$WORK_PID" 2>/dev/null
+	wait "$WORK_PID" 2>/dev/null
+	WORK_PID=
+	echo "      run4 took $(elapsed "$t0") s"
+	check "run4: exit 0 (got $TRACER_RC)" [ "$TRACER_RC" = 0 ]
+	[ -s "$T/run4.err" ] && sed 's/^/      stderr: /' "$T/run4.err" | head -5
+	check "run4: state COMPLETE" [ "$(json_get "$T/run4.out" state)" = COMPLETE ]
+	check "run4: stopReason 'size limit'" [ "$(json_get "$T/run4.out" tags stopReason)" = "size limit" ]
+	size=$(cat "$TDIR"/octf.trace.* | wc -c)
+	note "trace files: $size bytes; summary traceSize $(json_get "$T/run4.out" traceSize) MiB"
+	check "run4: octf.trace.* total <= 1 MiB (got $size bytes)" [ "$size" -le 1048576 ]
+	check "run4: octf.trace.* total > 0.9 MiB (the limit was reached, got $size bytes)" [ "$size" -gt 943718 ]
+	parse run4
+	check "run4: parses, exit 0 (got $PARSE_RC)" [ "$PARSE_RC" = 0 ]
+	[ -s "$T/run4.parse.err" ] && sed 's/^/      stderr: /' "$T/run4.parse.err" | head -5
+	nev=$(wc -l <"$T/run4.jsonl")
+	check "run4: parsed event count == summary tracedEvents" [ "$nev" = "$(json_get "$T/run4.out" tracedEvents)" ]
+	# the limit cuts each CPU's stream where the collector was reading it
+	run_checker "$T/run4.jsonl" --dev "$DEVT" --name "$LN" --truncated --min-io 1000
+fi
+
+finish
