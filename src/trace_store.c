@@ -254,7 +254,8 @@ int store__list(const char *prefix, struct store_entry **out, size_t *count)
 		}
 		v[n++] = e;
 	}
-	qsort(v, n, sizeof(*v), entry_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), entry_cmp);
 	*out = v;
 	*count = n;
 	v = NULL;
