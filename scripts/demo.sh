@@ -20,6 +20,7 @@
 # with sudo when it can. Takes about 10 seconds.
 
 set -u
+. "$(dirname "$(realpath "$0")")/tracer-lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	if command -v sudo >/dev/null; then
@@ -56,12 +57,7 @@ KEEP=${KEEP:-0}
 cleanup() {
 	local rc=$?
 
-	if [ -n "$TRACER_PID" ] && kill -0 "$TRACER_PID" 2>/dev/null; then
-		kill -INT "$TRACER_PID" 2>/dev/null
-		for _ in $(seq 50); do kill -0 "$TRACER_PID" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$TRACER_PID" 2>/dev/null
-		wait "$TRACER_PID" 2>/dev/null
-	fi
+	iotrace_stop "$TRACER_PID"
 	if [ -n "$MNT" ]; then
 		mountpoint -q "$MNT" && umount "$MNT"
 		rmdir "$MNT"
@@ -94,8 +90,7 @@ WORK=$(mktemp -d /tmp/iotrace-demo-work.XXXXXX)
 # file goes with it so the demo never waits on, or blocks, a real tracer.
 if [ -z "${IOTRACE_TRACE_DIR:-}" ]; then
 	TMP_REPO=$(mktemp -d /tmp/iotrace-demo.XXXXXX)
-	export IOTRACE_TRACE_DIR=$TMP_REPO
-	export IOTRACE_LOCK_FILE=$TMP_REPO/iotrace.lock
+	iotrace_temp_repository "$TMP_REPO"
 fi
 
 step "a 256 MiB ext4 file system on a loop device"

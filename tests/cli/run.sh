@@ -32,6 +32,7 @@
 # as user nobody (uid/gid 65534, no groups).
 
 set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
 if [ $# -ne 1 ]; then
 	echo "usage: $0 PATH/TO/iotrace" >&2
@@ -95,12 +96,7 @@ EOF
 cleanup() {
 	local rc=$?
 
-	if [ -n "$TRACER_PID" ] && kill -0 "$TRACER_PID" 2>/dev/null; then
-		kill -INT "$TRACER_PID" 2>/dev/null
-		for _ in $(seq 50); do kill -0 "$TRACER_PID" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$TRACER_PID" 2>/dev/null
-		wait "$TRACER_PID" 2>/dev/null
-	fi
+	iotrace_stop "$TRACER_PID"
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 	[ ${#ADDED_LOOPS[@]} -gt 0 ] && loopctl remove "${ADDED_LOOPS[@]}"
 	[ -n "$IMG" ] && rm -f "$IMG"
@@ -112,10 +108,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 REPO=$T/repo
-mkdir -m 700 "$REPO"
-export IOTRACE_TRACE_DIR=$REPO
-export IOTRACE_LOCK_FILE=$REPO/iotrace.lock
-export IOTRACE_CONFIG=$T/iotrace.conf
+iotrace_temp_repository "$REPO"
 mkdir "$T/notatrace"
 echo hello >"$T/notatrace/readme.txt"
 echo hello >"$T/afile"

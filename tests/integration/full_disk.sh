@@ -14,6 +14,7 @@
 # Needs root, BTF and loop devices; a missing one is a failure, not a skip.
 # Everything set up is torn down at exit, also on failure.
 set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
 BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '${1:-}'" >&2; exit 1; }
 PASS=0
@@ -36,8 +37,9 @@ LOOP=
 TRACER=
 WRITER=
 cleanup() {
-	[ -n "$WRITER" ] && kill "$WRITER" 2>/dev/null && wait "$WRITER" 2>/dev/null
-	[ -n "$TRACER" ] && kill -INT "$TRACER" 2>/dev/null && wait "$TRACER" 2>/dev/null
+	# the writer's dd holds the loop device open: let it end before detaching
+	[ -n "$WRITER" ] && touch "$T/stop" && wait "$WRITER" 2>/dev/null
+	iotrace_stop "$TRACER"
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	mountpoint -q "$T/repo" && umount "$T/repo"
 	rm -rf "$T" "$IMG"
@@ -50,12 +52,12 @@ LOOP=$(losetup -f --show "$IMG") || { fail "losetup"; finish; }
 mkdir -p "$T/repo"
 mount -t tmpfs -o size=2m,mode=0700 iotrace-full "$T/repo" || { fail "mount tmpfs"; finish; }
 
-export IOTRACE_TRACE_DIR=$T/repo IOTRACE_LOCK_FILE=$T/lock IOTRACE_CONFIG=$T/conf
+iotrace_temp_repository "$T/repo"
 "$BIN" --start-tracing --devices "$(basename "$LOOP")" >"$T/out" 2>"$T/err" &
 TRACER=$!
 
 # O_DIRECT writes, each a block I/O, until the tracer gives up
-(while :; do dd if=/dev/zero of="$LOOP" bs=4k count=4096 oflag=direct status=none; done) &
+(while [ ! -e "$T/stop" ]; do dd if=/dev/zero of="$LOOP" bs=4k count=1024 oflag=direct status=none; done) &
 WRITER=$!
 
 for _ in $(seq 1 600); do
@@ -69,7 +71,7 @@ fi
 wait "$TRACER"
 rc=$?
 TRACER=
-kill "$WRITER" 2>/dev/null
+touch "$T/stop"
 wait "$WRITER" 2>/dev/null
 WRITER=
 

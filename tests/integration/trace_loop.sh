@@ -25,6 +25,7 @@
 # up is torn down at exit, also on failure.
 
 set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
 if [ $# -ne 1 ]; then
 	echo "usage: $0 PATH/TO/iotrace" >&2
@@ -85,12 +86,7 @@ cleanup() {
 		kill -KILL "$WORK_PID" 2>/dev/null
 		wait "$WORK_PID" 2>/dev/null
 	fi
-	if [ -n "$TRACER_PID" ] && kill -0 "$TRACER_PID" 2>/dev/null; then
-		kill -INT "$TRACER_PID" 2>/dev/null
-		for _ in $(seq 50); do kill -0 "$TRACER_PID" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$TRACER_PID" 2>/dev/null
-		wait "$TRACER_PID" 2>/dev/null
-	fi
+	iotrace_stop "$TRACER_PID"
 	if [ -n "$ORIG_MAX_SECTORS" ] && [ -n "$LN" ]; then
 		echo "$ORIG_MAX_SECTORS" >"/sys/block/$LN/queue/max_sectors_kb" 2>/dev/null
 	fi
@@ -111,10 +107,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 REPO=$T/repo
-mkdir -m 700 "$REPO"
-export IOTRACE_TRACE_DIR=$REPO
-export IOTRACE_LOCK_FILE=$REPO/iotrace.lock
-export IOTRACE_CONFIG=$T/iotrace.conf
+iotrace_temp_repository "$REPO"
 
 IMG=$(mktemp /dev/shm/iotrace-it.XXXXXX.img)
 truncate -s 512M "$IMG"
