@@ -233,4 +233,99 @@ static __always_inline __u32 iotrace_rqf_flush_seq(void)
 	return 1u << 4;
 }
 
+/*
+ * The file index of a page-cache page. commit "mm: rename page->index to
+ * page->__folio_index" (Matthew Wilcox, v6.16) renamed the field; the
+ * value and its place (the head page of the folio) are unchanged. Read
+ * it from the head page: tail pages of a large folio (ext4 and xfs use
+ * them for regular files) have neither mapping nor index of their own.
+ */
+struct page___folio_index {
+	unsigned long __folio_index;
+} __attribute__((preserve_access_index));
+
+struct page___index {
+	unsigned long index;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 iotrace_page_index(struct page *head)
+{
+	struct page___folio_index *n = (void *)head;
+	struct page___index *o = (void *)head;
+
+	if (bpf_core_field_exists(n->__folio_index))
+		return BPF_CORE_READ(n, __folio_index);
+	return BPF_CORE_READ(o, index);
+}
+
+/*
+ * The head page of a compound page (large folio): page->compound_head
+ * holds head + 1 for a tail page since commit 1d798ca3f164 ("mm: make
+ * compound_head() robust"), v4.6, and is still there in v6.18.
+ */
+static __always_inline struct page *iotrace_page_head(struct page *page)
+{
+	unsigned long head = BPF_CORE_READ(page, compound_head);
+
+	return head & 1 ? (struct page *)(head - 1) : page;
+}
+
+/*
+ * Inode ctime. Commit 13bc24457850 ("fs: rename i_ctime field to
+ * __i_ctime"), v6.6, renamed the timespec64; commit 3aa63a569c64 ("fs:
+ * switch timespec64 fields in inode to discrete integers"), v6.11, split
+ * it into i_ctime_sec and i_ctime_nsec. Since "fs: add infrastructure for
+ * multigrain timestamps", v6.13, bit 31 of i_ctime_nsec is the
+ * I_CTIME_QUERIED flag, not time: masked (harmless before, as nanoseconds
+ * stay below 2^30).
+ */
+struct inode___ctime_sec {
+	time64_t i_ctime_sec;
+	u32 i_ctime_nsec;
+} __attribute__((preserve_access_index));
+
+struct inode___i_ctime_new {
+	struct timespec64 __i_ctime;
+} __attribute__((preserve_access_index));
+
+struct inode___i_ctime_old {
+	struct timespec64 i_ctime;
+} __attribute__((preserve_access_index));
+
+static __always_inline void iotrace_inode_ctime(struct inode *inode,
+						__s64 *sec, __u32 *nsec)
+{
+	struct inode___ctime_sec *a = (void *)inode;
+	struct inode___i_ctime_new *b = (void *)inode;
+	struct inode___i_ctime_old *c = (void *)inode;
+
+	if (bpf_core_field_exists(a->i_ctime_sec)) {
+		*sec = BPF_CORE_READ(a, i_ctime_sec);
+		*nsec = BPF_CORE_READ(a, i_ctime_nsec) & ~(1u << 31);
+	} else if (bpf_core_field_exists(b->__i_ctime)) {
+		*sec = BPF_CORE_READ(b, __i_ctime.tv_sec);
+		*nsec = BPF_CORE_READ(b, __i_ctime.tv_nsec);
+	} else {
+		*sec = BPF_CORE_READ(c, i_ctime.tv_sec);
+		*nsec = BPF_CORE_READ(c, i_ctime.tv_nsec);
+	}
+}
+
+/*
+ * The dentry alias of an inode: inode->i_dentry is a list of dentries
+ * linked through dentry->d_u.d_alias since commit 946e51f2bf37 ("move
+ * d_rcu from overlapping d_child to overlapping d_alias"), v3.19, and
+ * still in v6.18. In v6.18 d_name shares a union with __d_name; the name
+ * d_name reads the same on every supported kernel.
+ */
+static __always_inline struct dentry *iotrace_inode_alias(struct inode *inode)
+{
+	struct hlist_node *first = BPF_CORE_READ(inode, i_dentry.first);
+
+	if (!first)
+		return NULL;
+	return (struct dentry *)((char *)first -
+				 bpf_core_field_offset(struct dentry, d_u.d_alias));
+}
+
 #endif /* IOTRACE_CORE_FIXES_BPF_H */

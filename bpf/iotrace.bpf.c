@@ -47,6 +47,18 @@
 const volatile __u32 targ_devs[IOTRACE_MAX_DEVICES] = {};
 const volatile __u32 targ_ndevs = 0;
 
+/* log2 of the page size, set by user space (12 on x86-64) */
+const volatile __u32 page_shift = 12;
+
+/*
+ * Bumped by every successful rename(2)/renameat(2)/renameat2(2) on the
+ * node: a rename may change the path of any file below the renamed
+ * entry, so every name chain is sent again (once) at the next I/O of its
+ * file. Renames through io_uring pass no syscall tracepoint and are not
+ * seen.
+ */
+__u64 rename_epoch = 0;
+
 /*
  * Last sequence id handed out. User space numbers its device descriptions
  * 1..N and sets this to N before attaching, so kernel events get N+1,
@@ -67,6 +79,52 @@ struct {
 	__type(key, __u32);
 	__type(value, struct iotrace_counters);
 } counters SEC(".maps");
+
+/*
+ * Files (and their directories) met so far. The value fixes the file's
+ * creation date for the whole trace (the live ctime moves with every
+ * write) and says in which rename epoch its name was last sent. An
+ * evicted entry only costs a new FileId and a resend of the chain.
+ */
+#ifndef IOTRACE_MAX_FILES
+#define IOTRACE_MAX_FILES 65536
+#endif
+
+struct file_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct file_seen {
+	/* ctime at first sight: the FileId's creation date */
+	__s64 ctime_sec;
+	__u32 ctime_nsec;
+	/* i_generation at first sight: a reused inode number differs */
+	__u32 generation;
+	/* rename_epoch + 1 when its name was sent; 0 = not yet */
+	__u64 sent_epoch;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, IOTRACE_MAX_FILES);
+	__type(key, struct file_key);
+	__type(value, struct file_seen);
+} files SEC(".maps");
+
+/* Room for one name record: too big for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct iotrace_name_event);
+} name_buf SEC(".maps");
+
+/* Directory levels sent above a file at most (the root included). */
+#ifndef IOTRACE_MAX_NAME_DEPTH
+#define IOTRACE_MAX_NAME_DEPTH 16
+#endif
 
 /*
  * A global (non-static) function: the verifier checks it once, on its own,
@@ -142,21 +200,26 @@ static __always_inline void stamp(struct iotrace_event *e)
  * consumes its sid: a gap in sids is a lost record, also counted in
  * counters.lost.
  */
-static __always_inline void output(void *ctx, struct iotrace_event *e)
+static __always_inline void output_sized(void *ctx, struct iotrace_event *e,
+					 __u64 size, __u64 nsids)
 {
 	struct iotrace_counters *c;
 	__u32 zero = 0;
 
-	e->sid = __sync_fetch_and_add(&next_sid, 1) + 1;
+	e->sid = __sync_fetch_and_add(&next_sid, nsids) + 1;
 	c = bpf_map_lookup_elem(&counters, &zero);
 	/* atomic: a program in an interrupt may nest on this CPU's slot */
-	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e,
-				  sizeof(*e))) {
+	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e, size)) {
 		if (c)
 			__sync_fetch_and_add(&c->lost, 1);
 	} else if (c) {
 		__sync_fetch_and_add(&c->emitted, 1);
 	}
+}
+
+static __always_inline void output(void *ctx, struct iotrace_event *e)
+{
+	output_sized(ctx, e, sizeof(*e), 1);
 }
 
 static __always_inline void emit(void *ctx, struct iotrace_event *e)
@@ -165,20 +228,194 @@ static __always_inline void emit(void *ctx, struct iotrace_event *e)
 	output(ctx, e);
 }
 
+/* S_IFMT and friends (include/uapi/linux/stat.h), not in vmlinux.h */
+#define IOTRACE_S_IFMT 00170000
+#define IOTRACE_S_IFREG 0100000
+#define IOTRACE_S_IFDIR 0040000
+#define IOTRACE_S_IFBLK 0060000
+
+/*
+ * The FileId of inode and its entry in files, inserted at first sight.
+ * Returns NULL only if the map refused the insert.
+ */
+static __always_inline struct file_seen *file_entry(struct inode *inode,
+						    struct iotrace_file_id *id)
+{
+	struct file_key key = {};
+	struct file_seen *f, nf = {};
+	__u32 gen;
+
+	key.ino = BPF_CORE_READ(inode, i_ino);
+	key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	gen = BPF_CORE_READ(inode, i_generation);
+	id->ino = key.ino;
+	id->dev = key.dev;
+	f = bpf_map_lookup_elem(&files, &key);
+	if (!f || f->generation != gen) {
+		iotrace_inode_ctime(inode, &nf.ctime_sec, &nf.ctime_nsec);
+		nf.generation = gen;
+		/* a racing CPU may insert first: keep its date */
+		bpf_map_update_elem(&files, &key, &nf, f ? BPF_ANY : BPF_NOEXIST);
+		f = bpf_map_lookup_elem(&files, &key);
+		if (!f)
+			return NULL;
+	}
+	id->ctime_sec = f->ctime_sec;
+	id->ctime_nsec = f->ctime_nsec;
+	return f;
+}
+
+/*
+ * Sends the name chain of inode, from the file up to the first directory
+ * already sent in this rename epoch, or up to the root of its file system
+ * (sent as "/" with itself as parent). The chain comes from the inode's
+ * first dentry alias; a file with hard links is named by one of them. An
+ * inode without alias (unlinked and closed, or evicted dentry) sends
+ * nothing. Each record takes one sid, before the QUEUE that needed it.
+ */
+static __always_inline void send_names(void *ctx, struct inode *inode,
+				       struct file_seen *f,
+				       struct iotrace_file_id *fid)
+{
+	struct iotrace_file_id child = *fid, pid;
+	struct dentry *d, *parent;
+	struct iotrace_name_event *n;
+	struct file_seen *pf;
+	struct inode *pinode;
+	__u64 epoch = rename_epoch + 1;
+	__u64 pid_tgid;
+	__u32 zero = 0, i;
+	const unsigned char *name;
+
+	n = bpf_map_lookup_elem(&name_buf, &zero);
+	if (!n)
+		return;
+	d = iotrace_inode_alias(inode);
+	pid_tgid = bpf_get_current_pid_tgid();
+	for (i = 0; i < IOTRACE_MAX_NAME_DEPTH && d; i++) {
+		parent = BPF_CORE_READ(d, d_parent);
+		pinode = parent ? BPF_CORE_READ(parent, d_inode) : NULL;
+		if (!pinode)
+			break;
+		pf = file_entry(pinode, &pid);
+		__builtin_memset(&n->hdr, 0, sizeof(n->hdr));
+		n->hdr.type = IOTRACE_EV_FILE_NAME;
+		n->hdr.pid = pid_tgid >> 32;
+		n->hdr.tid = (__u32)pid_tgid;
+		n->hdr.ts = bpf_ktime_get_ns();
+		n->file = child;
+		n->parent = pid;
+		name = BPF_CORE_READ(d, d_name.name);
+		if (bpf_probe_read_kernel_str(n->name, sizeof(n->name), name) < 0)
+			n->name[0] = 0;
+		output_sized(ctx, &n->hdr, sizeof(*n), 1);
+		f->sent_epoch = epoch;
+		if (parent == d || !pf || pf->sent_epoch == epoch)
+			break;
+		d = parent;
+		f = pf;
+		child = pid;
+	}
+}
+
+/*
+ * What the bio's first page says about the I/O, into q: the file it
+ * belongs to, or DIRECT (anonymous memory: a user buffer of a direct
+ * I/O), or FSMETA (the block device's own cache, a directory, or a
+ * kernel page outside any page cache: slab, journal or xfs buffers).
+ * Page-cache pages belong to their mapping's host inode; the host's own
+ * i_mapping must point back to the mapping, which also rejects pages
+ * whose mapping word means something else (slab pages overlay it).
+ */
+static __always_inline void file_of_bio(void *ctx, struct bio *bio,
+					struct iotrace_queue_event *q)
+{
+	struct bio_vec *bv = BPF_CORE_READ(bio, bi_io_vec);
+	struct address_space *mapping;
+	struct page *page, *head;
+	struct file_seen *f;
+	struct inode *inode;
+	__u64 pos, psize;
+	__u32 idx, mode;
+
+	if (!bv || !BPF_CORE_READ(bio, bi_vcnt) || !q->io.nr_sector)
+		return;
+	/* a clone (dm) shares its parent's vector from bi_idx on */
+	idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
+	bv += idx;
+	page = BPF_CORE_READ(bv, bv_page);
+	if (!page)
+		return;
+	head = iotrace_page_head(page);
+	mapping = BPF_CORE_READ(head, mapping);
+	if (!mapping) {
+		q->io.flags |= IOTRACE_F_FSMETA;
+		return;
+	}
+	/* PAGE_MAPPING_ANON (1), PAGE_MAPPING_MOVABLE (2), KSM (3) */
+	if ((unsigned long)mapping & 3) {
+		if ((unsigned long)mapping & 1)
+			q->io.flags |= IOTRACE_F_DIRECT;
+		return;
+	}
+	inode = BPF_CORE_READ(mapping, host);
+	if (!inode || BPF_CORE_READ(inode, i_mapping) != mapping) {
+		q->io.flags |= IOTRACE_F_FSMETA;
+		return;
+	}
+	mode = BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT;
+	if (mode == IOTRACE_S_IFBLK) {
+		q->file_kind = IOTRACE_FILE_BDEV;
+		q->io.flags |= IOTRACE_F_FSMETA;
+		return;
+	}
+	if (mode == IOTRACE_S_IFDIR) {
+		q->file_kind = IOTRACE_FILE_DIR;
+		q->io.flags |= IOTRACE_F_FSMETA;
+		return;
+	}
+	if (mode != IOTRACE_S_IFREG) {
+		q->file_kind = IOTRACE_FILE_OTHER;
+		return;
+	}
+
+	f = file_entry(inode, &q->file);
+	if (!f)
+		return;
+	q->file_kind = IOTRACE_FILE_REG;
+	psize = bpf_core_type_size(struct page);
+	pos = iotrace_page_index(head);
+	if (psize)
+		pos += ((__u64)page - (__u64)head) / psize;
+	pos = (pos << page_shift) + BPF_CORE_READ(bv, bv_offset) +
+	      BPF_CORE_READ(bio, bi_iter.bi_bvec_done);
+	q->file_offset = pos >> 9;
+	q->file_size = BPF_CORE_READ(inode, i_size) >> 9;
+	/* the one map lookup per I/O is in file_entry(); names are rare */
+	if (f->sent_epoch != rename_epoch + 1)
+		send_names(ctx, inode, f, &q->file);
+}
+
 static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 {
-	struct iotrace_event e = {};
+	struct iotrace_queue_event q = {};
 
-	iotrace_bio_devs(bio, &e.dev, &e.part);
-	if (!dev_traced(e.dev, e.part))
+	iotrace_bio_devs(bio, &q.io.dev, &q.io.part);
+	if (!dev_traced(q.io.dev, q.io.part))
 		return 0;
 
-	e.type = IOTRACE_EV_QUEUE;
-	e.id = (__u64)bio;
-	set_bio_range(&e, bio);
-	set_op_flags(&e, BPF_CORE_READ(bio, bi_opf));
-	e.write_hint = iotrace_bio_write_hint(bio);
-	emit(ctx, &e);
+	q.io.type = IOTRACE_EV_QUEUE;
+	q.io.id = (__u64)bio;
+	set_bio_range(&q.io, bio);
+	set_op_flags(&q.io, BPF_CORE_READ(bio, bi_opf));
+	q.io.write_hint = iotrace_bio_write_hint(bio);
+	q.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(q.comm, sizeof(q.comm));
+	file_of_bio(ctx, bio, &q);
+	stamp(&q.io);
+	/* a regular file's I/O takes a second sid, for its filesystemMeta */
+	output_sized(ctx, &q.io, sizeof(q),
+		     q.file_kind == IOTRACE_FILE_REG ? 2 : 1);
 	return 0;
 }
 
@@ -404,6 +641,39 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 		bio = next;
 	}
 	return 0;
+}
+
+/* syscalls:sys_exit_* record (tracefs format): the result at offset 16 */
+struct syscall_exit {
+	__u64 common;
+	__s32 nr;
+	__s64 ret;
+};
+
+static __always_inline int on_rename_exit(struct syscall_exit *ctx)
+{
+	if (ctx->ret == 0)
+		__sync_fetch_and_add(&rename_epoch, 1);
+	return 0;
+}
+
+/* user space loads these only where the tracepoints exist */
+SEC("tracepoint/syscalls/sys_exit_rename")
+int handle_exit_rename(struct syscall_exit *ctx)
+{
+	return on_rename_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_renameat")
+int handle_exit_renameat(struct syscall_exit *ctx)
+{
+	return on_rename_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_renameat2")
+int handle_exit_renameat2(struct syscall_exit *ctx)
+{
+	return on_rename_exit(ctx);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -47,6 +47,12 @@ enum iotrace_event_type {
 	IOTRACE_EV_RQ_QUEUE = 5,
 	/* such a bio-less request completed (block_rq_complete) */
 	IOTRACE_EV_RQ_COMPLETE = 6,
+	/*
+	 * one component of a file's name chain: struct iotrace_name_event.
+	 * Sent before the first QUEUE that refers to the file, once per
+	 * (file, rename epoch); see bpf/iotrace.bpf.c
+	 */
+	IOTRACE_EV_FILE_NAME = 7,
 };
 
 /* Operation, independent of the kernel's REQ_OP_* numbering. */
@@ -65,6 +71,17 @@ enum iotrace_op {
 #define IOTRACE_F_SYNC (1u << 2)	/* REQ_SYNC */
 #define IOTRACE_F_META (1u << 3)	/* REQ_META: file system metadata */
 #define IOTRACE_F_RAHEAD (1u << 4)	/* REQ_RAHEAD: readahead */
+/*
+ * QUEUE only, from the bio's first page: the page belongs to no file
+ * (anonymous memory: a direct I/O from or into a user buffer)
+ */
+#define IOTRACE_F_DIRECT (1u << 5)
+/*
+ * QUEUE only, from the bio's first page: file system metadata (a page of
+ * the block device's own cache, of a directory, or a kernel page of no
+ * page cache such as a slab or journal buffer)
+ */
+#define IOTRACE_F_FSMETA (1u << 6)
 
 /*
  * Kernel dev_t encoding, as in the kernel's MKDEV(): major in the top
@@ -123,6 +140,72 @@ struct iotrace_event {
 	/* enum rw_hint of the bio (0 = not set) */
 	__u8 write_hint;
 	__u8 pad;
+};
+
+/*
+ * Identity of a file, as OCTF's FileId: partition, inode number and a
+ * creation date. The kernel keeps no portable creation time, so the date
+ * is the inode's ctime when the tracer first met the inode (it is kept in
+ * the kernel's name cache so that it does not change when the file is
+ * written, which moves the live ctime).
+ */
+struct iotrace_file_id {
+	/* inode number (i_ino) */
+	__u64 ino;
+	/* ctime at first sight: seconds and nanoseconds since the epoch */
+	__s64 ctime_sec;
+	__u32 ctime_nsec;
+	/* file system's device, i_sb->s_dev, IOTRACE_MKDEV encoding */
+	__u32 dev;
+};
+
+/* Kind of the inode a QUEUE's first page belongs to (file.ino != 0). */
+enum iotrace_file_kind {
+	IOTRACE_FILE_NONE = 0,
+	IOTRACE_FILE_REG = 1,	/* regular file: a filesystemMeta is emitted */
+	IOTRACE_FILE_DIR = 2,
+	IOTRACE_FILE_BDEV = 3,	/* the block device's own page cache */
+	IOTRACE_FILE_OTHER = 4,	/* symlink, special file */
+};
+
+#define IOTRACE_COMM_LEN 16
+/* d_name longer than this is truncated; NAME_MAX is 255 */
+#define IOTRACE_NAME_LEN 256
+
+/*
+ * A QUEUE record: struct iotrace_event followed by who submitted the bio
+ * and which file its first page belongs to. The BPF program reserves two
+ * sids for a QUEUE of a regular file (io.sid = sid, its filesystemMeta
+ * sid + 1), one otherwise.
+ */
+struct iotrace_queue_event {
+	struct iotrace_event io;
+	/* cgroup v2 id of the submitting task (bpf_get_current_cgroup_id) */
+	__u64 cgroup;
+	/* task name of the submitting thread, NUL-padded */
+	char comm[IOTRACE_COMM_LEN];
+	/* file of the bio's first page; ino 0 = none */
+	struct iotrace_file_id file;
+	/* file offset of the bio's first byte, 512-byte sectors */
+	__u64 file_offset;
+	/* file size (i_size) at submission, 512-byte sectors, rounded down */
+	__u64 file_size;
+	/* enum iotrace_file_kind */
+	__u8 file_kind;
+	__u8 pad[7];
+};
+
+/*
+ * A FILE_NAME record: struct iotrace_event (sid, ts, type, pid, tid set;
+ * the rest 0) followed by one link of a name chain. The root of a file
+ * system is sent too, with name "/" and parent == itself.
+ */
+struct iotrace_name_event {
+	struct iotrace_event hdr;
+	struct iotrace_file_id file;
+	struct iotrace_file_id parent;
+	/* NUL-terminated, truncated to IOTRACE_NAME_LEN - 1 bytes */
+	char name[IOTRACE_NAME_LEN];
 };
 
 /* Per-CPU counters the programs keep; user space sums and reports them. */

@@ -91,8 +91,35 @@ static int tp_arg_count(const struct btf *btf, const char *tp)
 	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
 }
 
+/* A classic tracepoint the kernel offers (tracefs, either mount point). */
+static bool tracepoint_exists(const char *category, const char *name)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], category, name);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void pick_programs(struct iotrace *skel)
 {
+	/*
+	 * Rename exits only make name chains be sent again; a kernel without
+	 * syscall tracepoints (CONFIG_FTRACE_SYSCALLS off) traces without them.
+	 */
+	const struct {
+		const char *tp;
+		struct bpf_program *prog;
+	} optional[] = {
+		{ "sys_exit_rename", skel->progs.handle_exit_rename },
+		{ "sys_exit_renameat", skel->progs.handle_exit_renameat },
+		{ "sys_exit_renameat2", skel->progs.handle_exit_renameat2 },
+	};
 	const struct {
 		const char *tp;
 		int new_args;
@@ -113,6 +140,9 @@ static void pick_programs(struct iotrace *skel)
 		bpf_program__set_autoload(pairs[i].old_prog, old);
 	}
 	btf__free(btf);
+	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
+		bpf_program__set_autoload(optional[i].prog,
+					  tracepoint_exists("syscalls", optional[i].tp));
 }
 
 /*
@@ -175,6 +205,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	for (i = 0; i < cfg->ndevs; i++)
 		c->skel->rodata->targ_devs[i] = cfg->devs[i].dev;
 	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
+	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
 
 	pick_programs(c->skel);
 
@@ -194,19 +225,11 @@ static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len)
 	return err;
 }
 
-static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
+static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len)
 {
-	uint8_t buf[ENCODE_MAX];
-	struct iotrace_event e;
-	size_t len;
 	int err;
 
-	if (c->write_err || c->size_reached || size < sizeof(e))
-		return;
-	/* perf samples are only 4-byte aligned */
-	memcpy(&e, data, sizeof(e));
-	len = encode__event(&e, buf);
-	if (!len)
+	if (!len || c->write_err || c->size_reached)
 		return;
 	if (c->size_limit && c->bytes + len + FRAMING_VARINT_MAX > c->size_limit) {
 		c->size_reached = true;
@@ -215,6 +238,45 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 	err = append(c, cpu, buf, len);
 	if (err)
 		c->write_err = err;
+}
+
+/*
+ * Every record starts with a struct iotrace_event; its type says whether
+ * a longer record follows (QUEUE, FILE_NAME). A QUEUE of a regular file
+ * becomes two events, io and filesystemMeta, with the two sids the
+ * kernel reserved for it.
+ */
+static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
+{
+	uint8_t buf[ENCODE_MAX];
+	union {
+		struct iotrace_event e;
+		struct iotrace_queue_event q;
+		struct iotrace_name_event n;
+	} r;
+
+	if (c->write_err || c->size_reached || size < sizeof(r.e))
+		return;
+	/* perf samples are only 4-byte aligned */
+	memcpy(&r.e, data, sizeof(r.e));
+	switch (r.e.type) {
+	case IOTRACE_EV_QUEUE:
+		if (size < sizeof(r.q))
+			break;
+		memcpy(&r.q, data, sizeof(r.q));
+		put(c, cpu, buf, encode__io(&r.q, buf));
+		put(c, cpu, buf, encode__fs_meta(&r.q, buf));
+		return;
+	case IOTRACE_EV_FILE_NAME:
+		if (size < sizeof(r.n))
+			return;
+		memcpy(&r.n, data, sizeof(r.n));
+		put(c, cpu, buf, encode__file_name(&r.n, buf));
+		return;
+	default:
+		break;
+	}
+	put(c, cpu, buf, encode__event(&r.e, buf));
 }
 
 /* The perf ring's record layouts (include/uapi/linux/perf_event.h). */

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <string.h>
+
 #include "encode.h"
 #include "trace.pb-c.h"
 
@@ -98,6 +100,135 @@ size_t encode__event(const struct iotrace_event *e, uint8_t *buf)
 	default:
 		return 0;
 	}
+	return octf__proto__trace__event__pack(&ev, buf);
+}
+
+/*
+ * Open-CAS io classes (Differentiated Storage Services numbering, as its
+ * kernel module assigns them): metadata 1, directory 7, regular file
+ * 11 (<= 4 KiB) .. 20 (<= 1 GiB) by file size in steps of 4x, 21 larger,
+ * direct 22, other files 23; 0 = unclassified.
+ */
+enum {
+	DSS_UNCLASSIFIED = 0,
+	DSS_METADATA = 1,
+	DSS_DATA_DIR = 7,
+	DSS_DATA_FILE_4KB = 11,
+	DSS_DATA_FILE_BULK = 21,
+	DSS_DATA_DIRECT = 22,
+	DSS_MISC = 23,
+};
+
+static uint32_t dss_class(const struct iotrace_queue_event *q)
+{
+	uint64_t bytes, x;
+	uint32_t c;
+
+	switch (q->file_kind) {
+	case IOTRACE_FILE_REG:
+		/* ceil(log4(size)) above 4 KiB, as upstream's bit trick */
+		bytes = q->file_size << 9;
+		x = (bytes - 1) | 4095;
+		c = (63 - (uint32_t)__builtin_clzll(x)) / 2 + 6;
+		return c > DSS_DATA_FILE_BULK ? DSS_DATA_FILE_BULK : c;
+	case IOTRACE_FILE_DIR:
+		return DSS_DATA_DIR;
+	case IOTRACE_FILE_BDEV:
+		return DSS_METADATA;
+	case IOTRACE_FILE_OTHER:
+		return DSS_MISC;
+	default:
+		break;
+	}
+	if (q->io.flags & IOTRACE_F_DIRECT)
+		return DSS_DATA_DIRECT;
+	if (q->io.flags & IOTRACE_F_FSMETA)
+		return DSS_METADATA;
+	return DSS_UNCLASSIFIED;
+}
+
+size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf)
+{
+	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
+	Octf__Proto__Trace__EventHeader hdr = OCTF__PROTO__TRACE__EVENT_HEADER__INIT;
+	Octf__Proto__Trace__EventIo io = OCTF__PROTO__TRACE__EVENT_IO__INIT;
+	char comm[IOTRACE_COMM_LEN + 1];
+
+	hdr.sid = q->io.sid;
+	hdr.timestamp = q->io.ts;
+	fill_io(&io, &q->io);
+	io.metadata = !!(q->io.flags & (IOTRACE_F_META | IOTRACE_F_FSMETA));
+	io.direct = !!(q->io.flags & IOTRACE_F_DIRECT);
+	io.ioclass = dss_class(q);
+	io.cgroupid = q->cgroup;
+	memcpy(comm, q->comm, IOTRACE_COMM_LEN);
+	comm[IOTRACE_COMM_LEN] = '\0';
+	io.comm = comm;
+	ev.header = &hdr;
+	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO;
+	ev.io = &io;
+	return octf__proto__trace__event__pack(&ev, buf);
+}
+
+static void fill_file_id(Octf__Proto__Trace__FileId *fid, Octf__Proto__Trace__Timestamp *ts,
+			 const struct iotrace_file_id *f)
+{
+	fid->partitionid = f->dev;
+	fid->id = f->ino;
+	ts->seconds = f->ctime_sec;
+	ts->nanos = (int32_t)f->ctime_nsec;
+	fid->creationdate = ts;
+}
+
+size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf)
+{
+	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
+	Octf__Proto__Trace__EventHeader hdr = OCTF__PROTO__TRACE__EVENT_HEADER__INIT;
+	Octf__Proto__Trace__EventIoFilesystemMeta meta =
+		OCTF__PROTO__TRACE__EVENT_IO_FILESYSTEM_META__INIT;
+	Octf__Proto__Trace__FileId fid = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__Timestamp ts = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
+
+	if (q->file_kind != IOTRACE_FILE_REG || !q->file.ino)
+		return 0;
+	hdr.sid = q->io.sid + 1;
+	hdr.timestamp = q->io.ts;
+	meta.refid = q->io.id;
+	fill_file_id(&fid, &ts, &q->file);
+	meta.fileid = &fid;
+	meta.fileoffset = q->file_offset;
+	meta.filesize = q->file_size;
+	ev.header = &hdr;
+	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_META;
+	ev.filesystemmeta = &meta;
+	return octf__proto__trace__event__pack(&ev, buf);
+}
+
+size_t encode__file_name(const struct iotrace_name_event *n, uint8_t *buf)
+{
+	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
+	Octf__Proto__Trace__EventHeader hdr = OCTF__PROTO__TRACE__EVENT_HEADER__INIT;
+	Octf__Proto__Trace__EventIoFilesystemFileName fn =
+		OCTF__PROTO__TRACE__EVENT_IO_FILESYSTEM_FILE_NAME__INIT;
+	Octf__Proto__Trace__FileId fid = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__FileId pid = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__Timestamp ts = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
+	Octf__Proto__Trace__Timestamp pts = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
+	char name[IOTRACE_NAME_LEN];
+
+	hdr.sid = n->hdr.sid;
+	hdr.timestamp = n->hdr.ts;
+	fill_file_id(&fid, &ts, &n->file);
+	fill_file_id(&pid, &pts, &n->parent);
+	memcpy(name, n->name, sizeof(name));
+	name[sizeof(name) - 1] = '\0';
+	/* protobuf strings are UTF-8; names are bytes: pass them through as they are */
+	fn.fileid = &fid;
+	fn.fileparentid = &pid;
+	fn.filename = name;
+	ev.header = &hdr;
+	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_FILE_NAME;
+	ev.filesystemfilename = &fn;
 	return octf__proto__trace__event__pack(&ev, buf);
 }
 

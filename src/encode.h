@@ -22,6 +22,22 @@
  */
 size_t encode__event(const struct iotrace_event *e, uint8_t *buf);
 
+/*
+ * Packs the io event of a QUEUE record with its process fields, the
+ * flags its first page implies and the DSS ioClass of Open-CAS.
+ */
+size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf);
+
+/*
+ * Packs the filesystemMeta event of a QUEUE record of a regular file
+ * (sid = io sid + 1, the kernel reserved it). Returns 0 when the record
+ * names no regular file.
+ */
+size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf);
+
+/* Packs the filesystemFileName event of a FILE_NAME record. */
+size_t encode__file_name(const struct iotrace_name_event *n, uint8_t *buf);
+
 /* Packs a deviceDescription event for d. */
 size_t encode__device(const struct device_info *d, uint64_t sid, uint64_t ts, uint8_t *buf);
 

@@ -176,6 +176,97 @@ static void test_flush_is_write_with_flag(void **state)
 	assert_int_equal(encode__event(&e, buf), 0);
 }
 
+/* A QUEUE of a regular file: io with process fields, then its filesystemMeta. */
+static void test_queue_file_and_process(void **state)
+{
+	struct iotrace_queue_event q = {};
+	Octf__Proto__Trace__Event *ev;
+	uint8_t buf[ENCODE_MAX];
+	size_t len;
+
+	(void)state;
+	q.io.type = IOTRACE_EV_QUEUE;
+	q.io.sid = 40;
+	q.io.ts = 41;
+	q.io.id = 42;
+	q.io.op = IOTRACE_OP_WRITE;
+	q.io.nr_sector = 8;
+	q.io.pid = 100;
+	q.io.tid = 101;
+	q.cgroup = 7;
+	memcpy(q.comm, "0123456789abcdef", IOTRACE_COMM_LEN); /* no NUL: a full comm */
+	q.file.ino = 12;
+	q.file.dev = IOTRACE_MKDEV(7, 1);
+	q.file.ctime_sec = 1700000000;
+	q.file.ctime_nsec = 5;
+	q.file_offset = 16;
+	q.file_size = 2048;
+	q.file_kind = IOTRACE_FILE_REG;
+
+	len = encode__io(&q, buf);
+	ev = octf__proto__trace__event__unpack(NULL, len, buf);
+	assert_non_null(ev);
+	assert_int_equal(ev->event_type_case, OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO);
+	assert_int_equal(ev->header->sid, 40);
+	assert_int_equal(ev->io->cgroupid, 7);
+	assert_string_equal(ev->io->comm, "0123456789abcdef");
+	assert_int_equal(ev->io->pid, 100);
+	assert_int_equal(ev->io->ioclass, 15); /* 1 MiB file */
+	assert_false(ev->io->direct);
+	assert_false(ev->io->metadata);
+	octf__proto__trace__event__free_unpacked(ev, NULL);
+
+	len = encode__fs_meta(&q, buf);
+	ev = octf__proto__trace__event__unpack(NULL, len, buf);
+	assert_non_null(ev);
+	assert_int_equal(ev->event_type_case, OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_META);
+	assert_int_equal(ev->header->sid, 41);
+	assert_int_equal(ev->filesystemmeta->refid, 42);
+	assert_int_equal(ev->filesystemmeta->fileid->id, 12);
+	assert_int_equal(ev->filesystemmeta->fileid->partitionid, IOTRACE_MKDEV(7, 1));
+	assert_int_equal(ev->filesystemmeta->fileid->creationdate->seconds, 1700000000);
+	assert_int_equal(ev->filesystemmeta->fileid->creationdate->nanos, 5);
+	assert_int_equal(ev->filesystemmeta->fileoffset, 16);
+	assert_int_equal(ev->filesystemmeta->filesize, 2048);
+	octf__proto__trace__event__free_unpacked(ev, NULL);
+
+	/* direct I/O: no file, no filesystemMeta */
+	memset(&q.file, 0, sizeof(q.file));
+	q.file_kind = IOTRACE_FILE_NONE;
+	q.io.flags = IOTRACE_F_DIRECT;
+	assert_int_equal(encode__fs_meta(&q, buf), 0);
+	len = encode__io(&q, buf);
+	ev = octf__proto__trace__event__unpack(NULL, len, buf);
+	assert_non_null(ev);
+	assert_true(ev->io->direct);
+	assert_int_equal(ev->io->ioclass, 22);
+	octf__proto__trace__event__free_unpacked(ev, NULL);
+}
+
+static void test_file_name(void **state)
+{
+	struct iotrace_name_event n = {};
+	Octf__Proto__Trace__Event *ev;
+	uint8_t buf[ENCODE_MAX];
+	size_t len;
+
+	(void)state;
+	n.hdr.type = IOTRACE_EV_FILE_NAME;
+	n.hdr.sid = 9;
+	n.file.ino = 12;
+	n.parent.ino = 2;
+	memset(n.name, 'x', sizeof(n.name)); /* unterminated: cut at the buffer's end */
+	len = encode__file_name(&n, buf);
+	assert_true(len > 0 && len <= ENCODE_MAX);
+	ev = octf__proto__trace__event__unpack(NULL, len, buf);
+	assert_non_null(ev);
+	assert_int_equal(ev->event_type_case, OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_FILE_NAME);
+	assert_int_equal(ev->filesystemfilename->fileid->id, 12);
+	assert_int_equal(ev->filesystemfilename->fileparentid->id, 2);
+	assert_int_equal(strlen(ev->filesystemfilename->filename), IOTRACE_NAME_LEN - 1);
+	octf__proto__trace__event__free_unpacked(ev, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +275,8 @@ int main(void)
 		cmocka_unit_test(test_device_matches_upstream),
 		cmocka_unit_test(test_round_trip_all_types),
 		cmocka_unit_test(test_flush_is_write_with_flag),
+		cmocka_unit_test(test_queue_file_and_process),
+		cmocka_unit_test(test_file_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -233,7 +233,8 @@ static const struct golden goldens[] = {
 	  "\"lba\":\"281064\",\"len\":8,\"ioClass\":19,\"deviceId\":\"271581186\","
 	  "\"operation\":\"Write\",\"flush\":false,\"fua\":false,\"writeHint\":0,"
 	  "\"id\":\"110840373050975\",\"partitionId\":\"0\",\"sync\":false,\"metadata\":false,"
-	  "\"readahead\":false,\"requestOnly\":false,\"writeZeroes\":false,\"pid\":0,\"tid\":0}}\n" },
+	  "\"readahead\":false,\"requestOnly\":false,\"writeZeroes\":false,\"pid\":0,\"tid\":0,"
+	  "\"cgroupId\":\"0\",\"comm\":\"\",\"direct\":false}}\n" },
 	{ "filesystemMeta (sample octf.trace.0)", sample_meta,
 	  "0a0c0890980310c9cbc0ccb39d03222708dffcbfc8f099191215088280c08101104e1a0b08cf88f6f70510"
 	  "eccca26118a8880820ac8808",
@@ -274,7 +275,7 @@ static const struct golden goldens[] = {
 	  "\"ioClass\":0,\"deviceId\":\"7340032\",\"operation\":\"Read\",\"flush\":false,"
 	  "\"fua\":true,\"writeHint\":0,\"id\":\"9\",\"partitionId\":\"7340033\",\"sync\":true,"
 	  "\"metadata\":false,\"readahead\":true,\"requestOnly\":false,\"writeZeroes\":false,"
-	  "\"pid\":1234,\"tid\":1235}}\n" },
+	  "\"pid\":1234,\"tid\":1235,\"cgroupId\":\"0\",\"comm\":\"\",\"direct\":false}}\n" },
 	{ "ioCompletion with status", ext_completion,
 	  "0a04080710082a16" "0801" "1008" "1801" "2002" "2803" "a001" "fbffffffffffffffff01",
 	  "{\"header\":{\"sid\":\"7\",\"timestamp\":\"8\"},\"ioCompletion\":{\"lba\":\"1\","
@@ -366,7 +367,7 @@ static void test_wire_and_json(void **state)
 	"header.sid,header.timestamp,"                                                             \
 	"io.lba,io.len,io.ioClass,io.deviceId,io.operation,io.flush,io.fua,io.writeHint,io.id,"   \
 	"io.partitionId,io.sync,io.metadata,io.readahead,io.requestOnly,io.writeZeroes,io.pid,"    \
-	"io.tid,"                                                                                  \
+	"io.tid,io.cgroupId,io.comm,io.direct,"                                                    \
 	"deviceDescription.id,deviceDescription.name,deviceDescription.size,"                      \
 	"deviceDescription.model,"                                                                 \
 	"filesystemMeta.refId,filesystemMeta.fileId.partitionId,filesystemMeta.fileId.id,"        \
@@ -387,14 +388,14 @@ static void test_wire_and_json(void **state)
 	"ioDispatch.id,ioDispatch.deviceId,ioDispatch.lba,ioDispatch.len,ioDispatch.bioCount,"    \
 	"ioDispatch.requestId\n"
 
-/* 62 columns: header 2, io 17, device 4, meta 7, completion 6, name 9, file event 5, split 6, dispatch 6 */
+/* 65 columns: header 2, io 20, device 4, meta 7, completion 6, name 9, file event 5, split 6, dispatch 6 */
 #define E2 ",,"
 #define E4 E2 E2
 #define E5 E4 ","
 #define E6 E4 E2
 #define E7 E6 ","
 #define E9 E7 E2
-#define E17 E9 E6 E2
+#define E20 E9 E6 E5
 
 static void test_csv(void **state)
 {
@@ -403,8 +404,8 @@ static void test_csv(void **state)
 
 	sample_device(&v);
 	text = render(&v.e, RAW_CSV);
-	/* the row: sid, timestamp, io's 17 empty, the device, then the rest empty */
-	assert_string_equal(text, CSV_HEADER "1,14193058940837" E17
+	/* the row: sid, timestamp, io's 20 empty, the device, then the rest empty */
+	assert_string_equal(text, CSV_HEADER "1,14193058940837" E20
 				  ",271581186,nvme0n1,732585168,INTEL SSDPED1K375GA"
 				  E7 E6 E9 E5 E6 E6 "\n");
 	free(text);
@@ -412,14 +413,14 @@ static void test_csv(void **state)
 	ext_io(&v);
 	text = render(&v.e, RAW_CSV);
 	assert_string_equal(text, CSV_HEADER "7,8,0,8,0,7340032,Read,false,true,0,9,7340033,true,"
-				  "false,true,false,false,1234,1235"
+				  "false,true,false,false,1234,1235,0,,false"
 				  E4 E7 E6 E9 E5 E6 E6 "\n");
 	free(text);
 
 	sample_file_name(&v);
 	v.name.filename = "a,\"b\"";
 	text = render(&v.e, RAW_CSV);
-	assert_string_equal(text, CSV_HEADER "52241,14204422597290" E17 E4 E7 E6
+	assert_string_equal(text, CSV_HEADER "52241,14204422597290" E20 E4 E7 E6
 				  ",271581186,78,1593672783,203990636,271581186,64,1593672782,"
 				  "958990636,\"a,\"\"b\"\"\"" E5 E6 E6 "\n");
 	free(text);
@@ -455,8 +456,8 @@ static void test_csv_header_once(void **state)
 	assert_int_equal(raw_view__finish(v), 0);
 	raw_view__free(v);
 	assert_int_equal(fclose(f), 0);
-	assert_string_equal(text, CSV_HEADER "7,8" E17 E4 E7 E6 E9 E5 ",1,2,3,4,5,6" E6 "\n"
-					    "7,8" E17 E4 E7 E6 E9 E5 E6 ",1,2,3,4,5,6\n");
+	assert_string_equal(text, CSV_HEADER "7,8" E20 E4 E7 E6 E9 E5 ",1,2,3,4,5,6" E6 "\n"
+					    "7,8" E20 E4 E7 E6 E9 E5 E6 ",1,2,3,4,5,6\n");
 	free(text);
 }
 
