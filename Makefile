@@ -4,11 +4,13 @@
 #   make demo     install missing dependencies, build, trace a built-in
 #                 workload on a temporary loop device and show the result
 #   make deps     install the build dependencies (apt or dnf)
+#   make package  install missing dependencies, build, and make the .deb and
+#                 .rpm in $(BUILD)/packages/ (CPack; see packaging/)
 BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
 
-.PHONY: all build check demo deps clean
+.PHONY: all build check demo deps package clean
 
 all: build
 
@@ -28,6 +30,13 @@ check: deps
 demo: deps
 	$(MAKE) build
 	bash scripts/demo.sh $(BUILD)/src/iotrace
+
+# Old packages are removed first so $(BUILD)/packages/ holds one of each.
+package: deps
+	$(MAKE) build
+	rm -f $(BUILD)/packages/iotrace_*.deb $(BUILD)/packages/iotrace-*.rpm
+	cd $(BUILD) && cpack
+	@ls -1 $(BUILD)/packages/iotrace_*.deb $(BUILD)/packages/iotrace-*.rpm
 
 clean:
 	rm -rf $(BUILD)
