@@ -1,55 +1,115 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* iotrace -P|--trace-parser: print the events of a trace. */
+/* iotrace -P|--trace-parser: print a trace's I/Os, statistics and histograms. */
+#define _GNU_SOURCE	/* ferror_unlocked, sched_getaffinity */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "join.h"
 #include "merge.h"
 #include "raw_view.h"
-#include "trace.h"
+#include "reader.h"
 #include "summary.h"
+#include "trace.h"
 #include "trace_store.h"
+#include "view.h"
 
 /* how often (in events) a long run looks for a failed write */
 #define WRITE_CHECK_EVERY 4096
+/* OCTF's default LBA histogram bucket: 10 MiB */
+#define LBA_BUCKET_DEFAULT 20480
+#define SUBRANGE_MAX 9223372036854775807ull
 
 enum {
 	OPT_IO = 0x100,
 	OPT_RAW,
+	OPT_IO_SIZE_HIST,
+	OPT_QD_HIST,
+	OPT_DEVICES,
 };
 
 static const struct option parser_opts[] = {
 	{ "io", no_argument, NULL, OPT_IO },
 	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "statistics", no_argument, NULL, 'S' },
+	{ "latency-histogram", no_argument, NULL, 'L' },
+	{ "io-size-histogram", no_argument, NULL, OPT_IO_SIZE_HIST },
+	{ "queue-depth-histogram", no_argument, NULL, OPT_QD_HIST },
+	{ "lba-histogram", no_argument, NULL, 'B' },
+	{ "fs-statistics", no_argument, NULL, 'F' },
+	{ "devices", no_argument, NULL, OPT_DEVICES },
+	{ "bucket-size", required_argument, NULL, 'b' },
+	{ "subrange-start", required_argument, NULL, 's' },
+	{ "subrange-end", required_argument, NULL, 'e' },
 	{ "path", required_argument, NULL, 'p' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'H' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* the views, in the order the help lists them */
+static const struct {
+	int opt;
+	const char *flag;
+	const struct view_ops *ops;
+} views[] = {
+	{ OPT_IO, "--io", &io_view_ops },
+	{ 'S', "--statistics", &stats_view_ops },
+	{ 'L', "--latency-histogram", &latency_hist_ops },
+	{ OPT_IO_SIZE_HIST, "--io-size-histogram", &size_hist_ops },
+	{ OPT_QD_HIST, "--queue-depth-histogram", &qd_hist_ops },
+	{ 'B', "--lba-histogram", &lba_hist_ops },
+	{ 'F', "--fs-statistics", &fs_view_ops },
+	{ OPT_DEVICES, "--devices", &devices_view_ops },
+};
+
 void cmd_parser_help(FILE *out)
 {
-	fputs("Usage: iotrace -P|--trace-parser --io --raw -p|--path PATH [-f|--format json|csv]\n\n"
+	fputs("Usage: iotrace -P|--trace-parser VIEW -p|--path PATH [-f|--format json|csv|table]\n\n"
+	      "Views (one):\n"
+	      "  --io                      every I/O: latency, queue depth, device, file\n"
+	      "                            (one record per I/O in submission order; file\n"
+	      "                            events too); I/Os that never completed last\n"
+	      "  --io --raw                every event as recorded, in sequence (sid) order\n"
+	      "  -S, --statistics          per device and operation: count, errors, size,\n"
+	      "                            latency with percentiles, IOPS, bandwidth, workset\n"
+	      "  -L, --latency-histogram   I/Os by latency, log2 ns buckets\n"
+	      "  --io-size-histogram       I/Os by size, log2 sector buckets\n"
+	      "  --queue-depth-histogram   I/Os by queue depth at submission, log2 buckets\n"
+	      "  -B, --lba-histogram       I/Os by the LBAs they touch, linear buckets:\n"
+	      "    -b, --bucket-size N       sectors per bucket (default 20480, 10 MiB)\n"
+	      "    -s, --subrange-start S    count LBAs from S on (default 0)\n"
+	      "    -e, --subrange-end E      ... up to E included (default: the end)\n"
+	      "  -F, --fs-statistics       I/O statistics per directory, file extension and\n"
+	      "                            file name prefix\n"
+	      "  --devices                 the traced devices\n\n"
 	      "Options:\n"
-	      "  --io                      the I/O view; with --raw: every event as recorded,\n"
-	      "                            in sequence (sid) order\n"
-	      "  --raw                     events as recorded, not joined into I/Os\n"
 	      "  -p, --path PATH           the trace: relative to the trace repository\n"
 	      "                            (e.g. kernel/2026-11-21_10:00:00) or an absolute\n"
 	      "                            directory\n"
-	      "  -f, --format json|csv     JSON Lines, one event per line (default), or CSV\n"
-	      "                            with one column per field\n"
+	      "  -f, --format FORMAT       json (default: JSON Lines for --io, one document\n"
+	      "                            for the others), csv (one column per field), or\n"
+	      "                            table (aligned text and ASCII histograms, for\n"
+	      "                            people; not with --raw)\n"
 	      "  -H, --help                show this help\n\n"
-	      "Exit status: 0 done, 1 error, 2 bad command line, 3 the trace is damaged\n"
-	      "(everything before the damage was printed).\n\n"
+	      "Units: LBAs and sizes in 512-byte sectors, times in ns (JSON, CSV).\n\n"
+	      "Exit status: 0 done, 1 error, 2 bad command line, 3 the trace is damaged or\n"
+	      "events were lost while tracing (everything readable was used).\n\n"
 	      "Examples:\n"
-	      "  iotrace --trace-parser --io --raw --path kernel/2026-11-21_10:00:00\n"
-	      "  iotrace -P --io --raw -p /tmp/mytrace -f csv > events.csv\n", out);
+	      "  iotrace --trace-parser --io --path kernel/2026-11-21_10:00:00\n"
+	      "  iotrace -P --io -p /tmp/mytrace -f csv > ios.csv\n"
+	      "  iotrace -P --statistics -p kernel/2026-11-21_10:00:00 -f table\n"
+	      "  iotrace -P --latency-histogram -p kernel/2026-11-21_10:00:00 -f table\n"
+	      "  iotrace -P --lba-histogram --bucket-size 2048 -p kernel/2026-11-21_10:00:00\n"
+	      "  iotrace -P --io --raw -p kernel/2026-11-21_10:00:00\n", out);
 }
 
 static const char *damage_reason(int err)
@@ -97,17 +157,49 @@ static int summary_warnings(const char *dir)
 	return EXIT_OK;
 }
 
-static int print_raw(const char *path, const char *dir, enum raw_format fmt)
+/* Damage found in the streams, one line each; EXIT_PARTIAL if any. */
+static int damage_report(const struct merge_error *(*get)(const void *, size_t), const void *src,
+			 size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct merge_error *e = get(src, i);
+
+		cli_err("trace damaged: %s at byte %llu: %s; output is partial", e->path,
+			(unsigned long long)e->offset, damage_reason(e->err));
+	}
+	return n ? EXIT_PARTIAL : EXIT_OK;
+}
+
+static const struct merge_error *merge_error_of(const void *m, size_t i)
+{
+	return merge__error(m, i);
+}
+
+static const struct merge_error *reader_error_of(const void *r, size_t i)
+{
+	return reader__error(r, i);
+}
+
+/* stdout for a long output: one big buffer, and a closed pipe is an error, not a signal */
+static void setup_stdout(void)
 {
 	/* static: stdout keeps using it until exit */
 	static char out_buf[1 << 20];
+
+	setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int print_raw(const char *path, const char *dir, enum raw_format fmt)
+{
 	const Octf__Proto__Trace__Event *ev;
 	struct raw_view *view = NULL;
 	struct merge *m = NULL;
 	struct trace *t;
 	unsigned long n = 0;
-	size_t i;
-	int ret, r;
+	int ret, r, ret2;
 
 	t = trace__open(dir);
 	if (!t)
@@ -118,9 +210,7 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 		ret = EXIT_ERROR;
 		goto cleanup;
 	}
-	setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
-	/* a closed pipe is reported as a write error, not a silent death */
-	signal(SIGPIPE, SIG_IGN);
+	setup_stdout();
 	view = raw_view__new(stdout, fmt);
 	if (!view) {
 		cli_err("out of memory");
@@ -147,13 +237,9 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 	}
 
 	ret = summary_warnings(dir);
-	for (i = 0; i < merge__error_count(m); i++) {
-		const struct merge_error *e = merge__error(m, i);
-
-		cli_err("trace damaged: %s at byte %llu: %s; output is partial", e->path,
-			(unsigned long long)e->offset, damage_reason(e->err));
-		ret = EXIT_PARTIAL;
-	}
+	ret2 = damage_report(merge_error_of, m, merge__error_count(m));
+	if (ret2)
+		ret = ret2;
 
 cleanup:
 	raw_view__free(view);
@@ -162,23 +248,175 @@ cleanup:
 	return ret;
 }
 
+/* What the join could not match, on stderr; counted in the views too. */
+static void join_warnings(const struct join *j)
+{
+	const struct join_counts *c = join__counts(j);
+
+	if (c->not_completed)
+		cli_warn("%llu I/Os never completed (their completion is not in the trace); they are listed last, without latency",
+			 (unsigned long long)c->not_completed);
+	if (c->orphan_completions)
+		cli_warn("%llu completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)",
+			 (unsigned long long)c->orphan_completions);
+}
+
+/*
+ * A second CPU reads and decodes ahead while this one joins and writes,
+ * if the process may run on two (taskset, cgroup cpusets).
+ */
+static unsigned int reader_threads(void)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set) > 1 ? 2 : 1;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+}
+
+static void sink_record(void *ctx, const struct io_rec *r)
+{
+	const struct view_ops *ops = ((void **)ctx)[0];
+
+	ops->record(((void **)ctx)[1], r);
+}
+
+static int print_view(const char *path, const char *dir, const struct view_ops *ops,
+		      const struct view_opts *opts)
+{
+	void *ctx[2] = { (void *)ops, NULL };
+	struct join_sink sink = { sink_record, ctx };
+	struct reader *rd = NULL;
+	struct join *j = NULL;
+	const struct event *ev;
+	struct trace *t;
+	unsigned long n = 0;
+	int ret = EXIT_ERROR, r, ret2;
+
+	t = trace__open(dir);
+	if (!t)
+		return open_error(path, -errno);
+	j = join__new(ops->join_flags, &sink);
+	rd = j ? reader__new(t, join__event_types(j), reader_threads()) : NULL;
+	if (!j || !rd) {
+		cli_err("cannot read trace '%s': %s", path, strerror(ENOMEM));
+		goto cleanup;
+	}
+	setup_stdout();
+	ctx[1] = ops->create(stdout, opts);
+	if (!ctx[1]) {
+		cli_err("out of memory");
+		goto cleanup;
+	}
+
+	while ((r = reader__next(rd, &ev)) == 1) {
+		r = join__event(j, ev);
+		if (r)
+			break;
+		if (++n % WRITE_CHECK_EVERY == 0 && ferror_unlocked(stdout)) {
+			r = errno ? -errno : -EIO;
+			cli_err("cannot write output: %s", strerror(-r));
+			goto cleanup;
+		}
+	}
+	if (!r)
+		r = join__finish(j);
+	if (r < 0) {
+		cli_err("cannot read trace '%s': %s", path, strerror(-r));
+		goto cleanup;
+	}
+	r = ops->finish(ctx[1], j);
+	if (r) {
+		if (r == -ENOMEM)
+			cli_err("out of memory");
+		else if (r == -E2BIG)
+			cli_err("--bucket-size %llu makes more than a million LBA buckets; use a larger one",
+				(unsigned long long)opts->bucket_size);
+		else
+			cli_err("cannot write output: %s", strerror(-r));
+		goto cleanup;
+	}
+
+	ret = summary_warnings(dir);
+	join_warnings(j);
+	ret2 = damage_report(reader_error_of, rd, reader__error_count(rd));
+	if (ret2)
+		ret = ret2;
+
+cleanup:
+	if (ctx[1])
+		ops->destroy(ctx[1]);
+	reader__free(rd);
+	join__free(j);
+	trace__free(t);
+	return ret;
+}
+
+static int parse_number(const char *opt, const char *val, unsigned long long min,
+			unsigned long long max, uint64_t *out)
+{
+	unsigned long long v;
+	char expected[96];
+
+	if (cli_parse_u64(val, min, max, &v)) {
+		snprintf(expected, sizeof(expected), "a number from %llu to %llu", min, max);
+		return cli_bad_value(opt, val, expected);
+	}
+	*out = v;
+	return EXIT_OK;
+}
+
 int cmd_parser(int argc, char **argv)
 {
-	const char *path = NULL, *format = "json";
-	bool io = false, raw = false;
-	enum raw_format fmt;
+	struct view_opts opts = { .format = VIEW_JSON, .bucket_size = LBA_BUCKET_DEFAULT,
+				  .subrange_end = UINT64_MAX };
+	const char *path = NULL, *format = "json", *view_flag = NULL, *lba_opt = NULL;
+	const struct view_ops *ops = NULL;
+	bool raw = false;
 	char dir[PATH_MAX];
 	int c, err;
+	size_t i;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:f:H", parser_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_IO:
-			io = true;
+	while ((c = getopt_long(argc, argv, ":p:f:HSLBFb:s:e:", parser_opts, NULL)) != -1) {
+		for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+			if (views[i].opt != c)
+				continue;
+			if (ops && ops != views[i].ops) {
+				cli_err("%s and %s are two views; choose one (try 'iotrace -P -H')",
+					view_flag, views[i].flag);
+				return EXIT_USAGE;
+			}
+			ops = views[i].ops;
+			view_flag = views[i].flag;
 			break;
+		}
+		if (i < sizeof(views) / sizeof(views[0]))
+			continue;
+		switch (c) {
 		case OPT_RAW:
 			raw = true;
+			break;
+		case 'b':
+			lba_opt = "--bucket-size";
+			err = parse_number("--bucket-size", optarg, 1, SUBRANGE_MAX, &opts.bucket_size);
+			if (err)
+				return err;
+			break;
+		case 's':
+			lba_opt = "--subrange-start";
+			err = parse_number("--subrange-start", optarg, 0, SUBRANGE_MAX,
+					   &opts.subrange_start);
+			if (err)
+				return err;
+			break;
+		case 'e':
+			lba_opt = "--subrange-end";
+			err = parse_number("--subrange-end", optarg, 0, SUBRANGE_MAX,
+					   &opts.subrange_end);
+			if (err)
+				return err;
 			break;
 		case 'p':
 			path = optarg;
@@ -208,17 +446,33 @@ int cmd_parser(int argc, char **argv)
 	}
 
 	if (!strcmp(format, "json"))
-		fmt = RAW_JSON;
+		opts.format = VIEW_JSON;
 	else if (!strcmp(format, "csv"))
-		fmt = RAW_CSV;
+		opts.format = VIEW_CSV;
+	else if (!strcmp(format, "table"))
+		opts.format = VIEW_TABLE;
 	else
-		return cli_bad_value("--format", format, "json or csv");
-	if (!io) {
-		cli_err("missing the view to print: --io (try 'iotrace -P -H')");
+		return cli_bad_value("--format", format, "json, csv or table");
+	if (!ops) {
+		cli_err("missing the view to print: --io, --statistics, ... (try 'iotrace -P -H')");
 		return EXIT_USAGE;
 	}
-	if (!raw) {
-		cli_err("the joined --io view is not implemented yet; use --raw");
+	if (raw && ops != &io_view_ops) {
+		cli_err("--raw goes with --io only");
+		return EXIT_USAGE;
+	}
+	if (raw && opts.format == VIEW_TABLE) {
+		cli_err("--raw prints json or csv, not table");
+		return EXIT_USAGE;
+	}
+	if (lba_opt && ops != &lba_hist_ops) {
+		cli_err("%s goes with --lba-histogram only", lba_opt);
+		return EXIT_USAGE;
+	}
+	if (opts.subrange_start > opts.subrange_end) {
+		cli_err("--subrange-start %llu is past --subrange-end %llu",
+			(unsigned long long)opts.subrange_start,
+			(unsigned long long)opts.subrange_end);
 		return EXIT_USAGE;
 	}
 	if (!path) {
@@ -229,5 +483,7 @@ int cmd_parser(int argc, char **argv)
 	err = store__resolve(path, dir, sizeof(dir));
 	if (err)
 		return open_error(path, err);
-	return print_raw(path, dir, fmt);
+	if (raw)
+		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
+	return print_view(path, dir, ops, &opts);
 }

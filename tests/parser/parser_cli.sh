@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # iotrace -P on small traces made here (no root, no sample): zstd streams,
-# empty traces, every kind of damage and its message, write errors.
+# empty traces, every kind of damage and its message, write errors, the
+# joined views' warnings (I/Os never completed, completions without an
+# I/O), and the command line.
 #
 # usage: parser_cli.sh IOTRACE_BINARY
 set -u
@@ -56,6 +58,43 @@ with open(path, "wb") as f:
         ev = b"\x0a" + varint(len(hdr)) + hdr
         f.write(varint(len(ev)) + ev)
 EOF
+}
+
+# mkios FILE < SPEC: a stream of io and completion events, one per line:
+#   io SID TS ID LBA LEN        (a write on device 8:0)
+#   done SID TS REF
+mkios() {
+	python3 -c '
+import sys
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7f | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+def field(num, v):
+    return varint(num << 3) + varint(v)
+
+def sub(num, body):
+    return varint(num << 3 | 2) + varint(len(body)) + body
+
+with open(sys.argv[1], "wb") as f:
+    for line in sys.stdin:
+        w = line.split()
+        if not w:
+            continue
+        a = [int(x) for x in w[1:]]
+        hdr = sub(1, field(1, a[0]) + field(2, a[1]))
+        if w[0] == "io":
+            ev = hdr + sub(2, field(1, a[3]) + field(2, a[4]) + field(4, 8388608) +
+                           field(5, 2) + field(9, a[2]))
+        else:
+            ev = hdr + sub(5, field(4, 8388608) + field(5, a[2]))
+        f.write(varint(len(ev)) + ev)
+' "$1"
 }
 
 # --- a good trace, raw and zstd ---
@@ -137,9 +176,80 @@ rc=${PIPESTATUS[0]}
 [ "$(cat "$tmp/err")" = "iotrace: cannot write output: Broken pipe" ] ||
 	fail "closed pipe: stderr '$(cat "$tmp/err")'"
 
+# --- the joined views ---
+# header-only events make no I/O: nothing to print, no complaint
+run "io, no I/O" 0 '' -- -P --io -p "$t"
+[ -s "$tmp/out" ] && fail "io, no I/O: printed '$(head -c 100 "$tmp/out")'"
+run "statistics, no I/O" 0 '' -- -P --statistics -p "$t" -f table
+[ "$(cat "$tmp/out")" = "no I/O in this trace" ] || fail "statistics, no I/O: '$(cat "$tmp/out")'"
+
+# three I/Os: the first never completes; a completion without an I/O
+j=$tmp/joined
+mkdir "$j"
+mkios "$j/octf.trace.0" <<'SPEC'
+io 1 1000 10 0 8
+io 3 1100 11 8 8
+done 5 1300 11
+SPEC
+mkios "$j/octf.trace.1" <<'SPEC'
+io 2 1050 12 16 8
+done 4 1200 12
+done 6 1400 99
+SPEC
+warnings="iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency
+iotrace: warning: 1 completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)"
+run "never completed" 0 "$warnings" -- -P --io -p "$j" -f csv
+got=$(cut -d, -f1,3,6,7,8 "$tmp/out" | tr '\n' ' ')
+[ "$got" = "header.sid,io.lba,io.error,io.latency,io.qd 2,16,false,150,2 3,8,false,200,3 1,0,true,,1 " ] ||
+	fail "never completed: got '$got'"
+zj=$tmp/joined-zstd
+mkdir "$zj"
+zstd -q "$j/octf.trace.0" -o "$zj/octf.trace.0.zst"
+zstd -q "$j/octf.trace.1" -o "$zj/octf.trace.1.zst"
+cp "$tmp/out" "$tmp/want"
+run "never completed, zstd" 0 "$warnings" -- -P --io -p "$zj" -f csv
+cmp -s "$tmp/out" "$tmp/want" || fail "never completed, zstd: output differs from the raw trace's"
+run "never completed, statistics" 0 "$warnings" -- -P --statistics -p "$j"
+grep -q '"notCompleted": "1"' "$tmp/out" || fail "never completed, statistics: no notCompleted 1"
+
+# damage and lost events make every view's output partial
+run "damaged, statistics" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial
+iotrace: trace damaged: $d/octf.trace.1 at byte 28: corrupted record; output is partial
+iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; output is partial" -- -P --statistics -p "$d"
+printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "17"}\n' >"$l/octf.summary"
+run "lost events, histogram" 3 "iotrace: warning: 17 events were lost while tracing (summary droppedEvents); output is partial" -- -P --latency-histogram -p "$l" -f table
+if [ -w /dev/full ]; then
+	"$bin" -P --io -p "$j" >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "io to /dev/full: exit $rc, want 1"
+	grep -q "^iotrace: cannot write output: No space left on device$" "$tmp/err" ||
+		fail "io to /dev/full: stderr '$(cat "$tmp/err")'"
+fi
+# a long --io output into a closed pipe stops early, with the reason
+bigio=$tmp/bigio
+mkdir "$bigio"
+python3 -c '
+for i in range(100000):
+    print("io %d %d %d %d 8" % (2 * i + 1, 1000 * i, i + 1, 8 * i))
+    print("done %d %d %d" % (2 * i + 2, 1000 * i + 500, i + 1))
+' | mkios "$bigio/octf.trace.0"
+"$bin" -P --io -p "$bigio" 2>"$tmp/err" | head -c 10 >/dev/null
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 1 ] || fail "io, closed pipe: exit $rc, want 1"
+[ "$(cat "$tmp/err")" = "iotrace: cannot write output: Broken pipe" ] ||
+	fail "io, closed pipe: stderr '$(cat "$tmp/err")'"
+
 # --- command line ---
-run "joined view" 2 "iotrace: the joined --io view is not implemented yet; use --raw" -- -P --io -p "$t"
-run "format" 2 "iotrace: invalid value 'xml' for --format: expected json or csv" -- -P --io --raw -f xml -p "$t"
+run "format" 2 "iotrace: invalid value 'xml' for --format: expected json, csv or table" -- -P --io --raw -f xml -p "$t"
+run "two views" 2 "iotrace: --io and --statistics are two views; choose one (try 'iotrace -P -H')" -- -P --io --statistics -p "$t"
+run "raw, not io" 2 "iotrace: --raw goes with --io only" -- -P --raw --statistics -p "$t"
+run "raw table" 2 "iotrace: --raw prints json or csv, not table" -- -P --io --raw -f table -p "$t"
+run "bucket without lba" 2 "iotrace: --bucket-size goes with --lba-histogram only" -- -P --statistics --bucket-size 8 -p "$t"
+run "bucket 0" 2 "iotrace: invalid value '0' for --bucket-size: expected a number from 1 to 9223372036854775807" -- -P --lba-histogram -b 0 -p "$t"
+run "subrange" 2 "iotrace: --subrange-start 10 is past --subrange-end 5" -- -P -B -s 10 -e 5 -p "$t"
+run "no view" 2 "iotrace: missing the view to print: --io, --statistics, ... (try 'iotrace -P -H')" -- -P -p "$t"
+run "lba, short options" 0 "$warnings" -- -P -B -b 8 -s 0 -e 100 -p "$j" -f csv
+[ "$(sed -n 2p "$tmp/out")" = "8388608,,write,sector,0,7,1" ] || fail "lba, short options: '$(sed -n 2p "$tmp/out")'"
 run "unknown long" 2 "iotrace: unknown option '--bogus' for --trace-parser (try 'iotrace -P -H')" -- -P --io --raw --bogus
 run "unknown short" 2 "iotrace: unknown option '-x' for --trace-parser (try 'iotrace -P -H')" -- -P -x
 run "extra argument" 2 "iotrace: unexpected argument 'extra' (try 'iotrace -P -H')" -- -P --io --raw -p "$t" extra

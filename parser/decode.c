@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The fast path decodes into *ev as it goes and returns false at the first
+ * thing it is not sure of; the caller then starts over with protobuf-c, so
+ * a half-filled *ev never escapes.
+ *
+ * Values follow protobuf-c's readers: a 32-bit field keeps the low 32 bits
+ * of its varint (parse_uint32), a bool is true when any value bit is set,
+ * enums and int32 are the low 32 bits as signed. A 10-byte varint whose
+ * last byte holds more than bit 63 is valid for protobuf-c but not
+ * canonical; the fast path leaves it to protobuf-c.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "decode.h"
+
+#define WT_VARINT 0
+#define WT_LEN 2
+#define TAG(field, wt) ((uint64_t)(field) << 3 | (wt))
+
+static inline bool get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	uint64_t r = 0, w, stop;
+	unsigned int i;
+
+	if (p < end && *p < 0x80) {
+		*v = *p;
+		*pp = p + 1;
+		return true;
+	}
+	/*
+	 * Timestamps and bio addresses take 6-7 bytes: with 8 bytes at hand,
+	 * find the last byte of the varint (the first without bit 7) in one
+	 * step and gather its 7-bit groups with shifts, little-endian x86.
+	 */
+	if (end - p >= 8) {
+		memcpy(&w, p, 8);
+		stop = ~w & 0x8080808080808080ull;
+		if (stop) {
+			unsigned int n = (unsigned int)__builtin_ctzll(stop) / 8 + 1;
+
+			if (n < 8)
+				w &= (1ull << (8 * n)) - 1;
+			w &= 0x7f7f7f7f7f7f7f7full;
+			w = ((w & 0x7f007f007f007f00ull) >> 1) | (w & 0x007f007f007f007full);
+			w = ((w & 0x3fff00003fff0000ull) >> 2) | (w & 0x00003fff00003fffull);
+			w = ((w & 0x0fffffff00000000ull) >> 4) | (w & 0x000000000fffffffull);
+			*v = w;
+			*pp = p + n;
+			return true;
+		}
+	}
+	for (i = 0; i < 10 && p + i < end; i++) {
+		uint8_t b = p[i];
+
+		if (i == 9 && b > 1)
+			return false;
+		r |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			*v = r;
+			*pp = p + i + 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A length-delimited field's body: [*body, *bend). */
+static inline bool get_len(const uint8_t **pp, const uint8_t *end, const uint8_t **body,
+			   const uint8_t **bend)
+{
+	uint64_t n;
+
+	if (!get_varint(pp, end, &n) || n > (uint64_t)(end - *pp))
+		return false;
+	*body = *pp;
+	*bend = *pp + n;
+	*pp = *bend;
+	return true;
+}
+
+/*
+ * Reads the next field of a message whose fields are all varints: its
+ * tag and value. False at anything else (the caller checks the tag).
+ */
+static inline bool next_varint_field(const uint8_t **p, const uint8_t *end, uint64_t *tag,
+				     uint64_t *v)
+{
+	return get_varint(p, end, tag) && (*tag & 7) == WT_VARINT && get_varint(p, end, v);
+}
+
+/*
+ * Every encoder writes fields in ascending order: each message is first
+ * read field by field in that order (a test per field, well predicted),
+ * then whatever is left - nothing, normally - by the general loop.
+ */
+#define IN_ORDER(tagbyte, store)                                \
+	do {                                                    \
+		if (p < end && *p == (tagbyte)) {               \
+			p++;                                    \
+			if (!get_varint(&p, end, &v))           \
+				return false;                   \
+			store;                                  \
+		}                                               \
+	} while (0)
+
+static bool fast_header(const uint8_t *p, const uint8_t *end, struct event *ev)
+{
+	uint64_t tag, v;
+
+	IN_ORDER(TAG(1, WT_VARINT), ev->sid = v);
+	IN_ORDER(TAG(2, WT_VARINT), ev->ts = v);
+	while (p < end) {
+		if (!next_varint_field(&p, end, &tag, &v))
+			return false;
+		switch (tag) {
+		case TAG(1, WT_VARINT):
+			ev->sid = v;
+			break;
+		case TAG(2, WT_VARINT):
+			ev->ts = v;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* As protobuf-c's string read as a C string: up to the first NUL, cut to fit. */
+static void copy_comm(char *dst, const uint8_t *s, size_t len)
+{
+	const uint8_t *nul = memchr(s, 0, len);
+
+	if (nul)
+		len = (size_t)(nul - s);
+	if (len > EVENT_COMM_MAX - 1)
+		len = EVENT_COMM_MAX - 1;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+static bool fast_io(const uint8_t *p, const uint8_t *end, struct event *ev)
+{
+	const uint8_t *b, *be;
+	uint64_t tag, v;
+
+	IN_ORDER(TAG(1, WT_VARINT), ev->io.lba = v);
+	IN_ORDER(TAG(2, WT_VARINT), ev->io.len = (uint32_t)v);
+	IN_ORDER(TAG(3, WT_VARINT), ev->io.io_class = (uint32_t)v);
+	IN_ORDER(TAG(4, WT_VARINT), ev->io.dev = v);
+	IN_ORDER(TAG(5, WT_VARINT), ev->io.op = (int32_t)(uint32_t)v);
+	IN_ORDER(TAG(6, WT_VARINT), ev->io.flags |= v ? IOF_FLUSH : 0);
+	IN_ORDER(TAG(7, WT_VARINT), ev->io.flags |= v ? IOF_FUA : 0);
+	IN_ORDER(TAG(8, WT_VARINT), ev->io.write_hint = (uint32_t)v);
+	IN_ORDER(TAG(9, WT_VARINT), ev->io.id = v);
+	while (p < end) {
+		if (!get_varint(&p, end, &tag))
+			return false;
+		if (tag == TAG(29, WT_LEN)) {
+			if (!get_len(&p, end, &b, &be))
+				return false;
+			copy_comm(ev->io.comm, b, (size_t)(be - b));
+			continue;
+		}
+		if ((tag & 7) != WT_VARINT || !get_varint(&p, end, &v))
+			return false;
+		switch (tag) {
+		case TAG(1, WT_VARINT):
+			ev->io.lba = v;
+			break;
+		case TAG(2, WT_VARINT):
+			ev->io.len = (uint32_t)v;
+			break;
+		case TAG(3, WT_VARINT):
+			ev->io.io_class = (uint32_t)v;
+			break;
+		case TAG(4, WT_VARINT):
+			ev->io.dev = v;
+			break;
+		case TAG(5, WT_VARINT):
+			ev->io.op = (int32_t)(uint32_t)v;
+			break;
+		case TAG(6, WT_VARINT):
+			ev->io.flags = v ? ev->io.flags | IOF_FLUSH : ev->io.flags & ~IOF_FLUSH;
+			break;
+		case TAG(7, WT_VARINT):
+			ev->io.flags = v ? ev->io.flags | IOF_FUA : ev->io.flags & ~IOF_FUA;
+			break;
+		case TAG(8, WT_VARINT):
+			ev->io.write_hint = (uint32_t)v;
+			break;
+		case TAG(9, WT_VARINT):
+			ev->io.id = v;
+			break;
+		case TAG(20, WT_VARINT):
+			ev->io.part = v;
+			break;
+		case TAG(21, WT_VARINT):
+			ev->io.flags = v ? ev->io.flags | IOF_SYNC : ev->io.flags & ~IOF_SYNC;
+			break;
+		case TAG(22, WT_VARINT):
+			ev->io.flags = v ? ev->io.flags | IOF_META : ev->io.flags & ~IOF_META;
+			break;
+		case TAG(23, WT_VARINT):
+			ev->io.flags = v ? ev->io.flags | IOF_READAHEAD : ev->io.flags & ~IOF_READAHEAD;
+			break;
+		case TAG(24, WT_VARINT):
+			ev->io.flags = v ? ev->io.flags | IOF_REQUEST_ONLY :
+					   ev->io.flags & ~IOF_REQUEST_ONLY;
+			break;
+		case TAG(25, WT_VARINT):
+			ev->io.flags = v ? ev->io.flags | IOF_WRITE_ZEROES :
+					   ev->io.flags & ~IOF_WRITE_ZEROES;
+			break;
+		case TAG(26, WT_VARINT):
+			ev->io.pid = (uint32_t)v;
+			break;
+		case TAG(27, WT_VARINT):
+			ev->io.tid = (uint32_t)v;
+			break;
+		case TAG(28, WT_VARINT):
+			ev->io.cgroup = v;
+			break;
+		case TAG(30, WT_VARINT):
+			ev->io.flags = v ? ev->io.flags | IOF_DIRECT : ev->io.flags & ~IOF_DIRECT;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool fast_completion(const uint8_t *p, const uint8_t *end, struct event *ev)
+{
+	uint64_t tag, v;
+
+	IN_ORDER(TAG(1, WT_VARINT), ev->cpl.lba = v);
+	IN_ORDER(TAG(2, WT_VARINT), ev->cpl.len = (uint32_t)v);
+	IN_ORDER(TAG(3, WT_VARINT), ev->cpl.error = v != 0);
+	IN_ORDER(TAG(4, WT_VARINT), ev->cpl.dev = v);
+	IN_ORDER(TAG(5, WT_VARINT), ev->cpl.ref = v);
+	while (p < end) {
+		if (!next_varint_field(&p, end, &tag, &v))
+			return false;
+		switch (tag) {
+		case TAG(1, WT_VARINT):
+			ev->cpl.lba = v;
+			break;
+		case TAG(2, WT_VARINT):
+			ev->cpl.len = (uint32_t)v;
+			break;
+		case TAG(3, WT_VARINT):
+			ev->cpl.error = v != 0;
+			break;
+		case TAG(4, WT_VARINT):
+			ev->cpl.dev = v;
+			break;
+		case TAG(5, WT_VARINT):
+			ev->cpl.ref = v;
+			break;
+		case TAG(20, WT_VARINT):
+			ev->cpl.status = (int32_t)(uint32_t)v;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool fast_timestamp(const uint8_t *p, const uint8_t *end, struct file_id *f)
+{
+	uint64_t tag, v;
+
+	IN_ORDER(TAG(1, WT_VARINT), f->sec = (int64_t)v);
+	IN_ORDER(TAG(2, WT_VARINT), f->nsec = (int32_t)(uint32_t)v);
+	while (p < end) {
+		if (!next_varint_field(&p, end, &tag, &v))
+			return false;
+		switch (tag) {
+		case TAG(1, WT_VARINT):
+			f->sec = (int64_t)v;
+			break;
+		case TAG(2, WT_VARINT):
+			f->nsec = (int32_t)(uint32_t)v;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool fast_file_id(const uint8_t *p, const uint8_t *end, struct file_id *f)
+{
+	const uint8_t *b, *be;
+	bool have_date = false;
+	uint64_t tag, v;
+
+	while (p < end) {
+		if (!get_varint(&p, end, &tag))
+			return false;
+		switch (tag) {
+		case TAG(1, WT_VARINT):
+			if (!get_varint(&p, end, &v))
+				return false;
+			f->part = v;
+			break;
+		case TAG(2, WT_VARINT):
+			if (!get_varint(&p, end, &v))
+				return false;
+			f->ino = v;
+			break;
+		case TAG(3, WT_LEN):
+			/* a second one would be merged into the first: protobuf-c's job */
+			if (have_date || !get_len(&p, end, &b, &be) || !fast_timestamp(b, be, f))
+				return false;
+			have_date = true;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool fast_meta(const uint8_t *p, const uint8_t *end, struct event *ev)
+{
+	const uint8_t *b, *be;
+	bool have_fid = false;
+	uint64_t tag, v;
+
+	IN_ORDER(TAG(1, WT_VARINT), ev->meta.ref = v);
+	while (p < end) {
+		if (!get_varint(&p, end, &tag))
+			return false;
+		if (tag == TAG(2, WT_LEN)) {
+			if (have_fid || !get_len(&p, end, &b, &be) ||
+			    !fast_file_id(b, be, &ev->meta.fid))
+				return false;
+			have_fid = true;
+			continue;
+		}
+		if ((tag & 7) != WT_VARINT || !get_varint(&p, end, &v))
+			return false;
+		switch (tag) {
+		case TAG(1, WT_VARINT):
+			ev->meta.ref = v;
+			break;
+		case TAG(3, WT_VARINT):
+			ev->meta.offset = v;
+			break;
+		case TAG(4, WT_VARINT):
+			ev->meta.size = v;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool fast_split(const uint8_t *p, const uint8_t *end, struct event *ev)
+{
+	uint64_t tag, v;
+
+	while (p < end) {
+		if (!next_varint_field(&p, end, &tag, &v))
+			return false;
+		switch (tag) {
+		case TAG(1, WT_VARINT):
+			ev->split.id = v;
+			break;
+		case TAG(2, WT_VARINT):
+			ev->split.parent = v;
+			break;
+		case TAG(3, WT_VARINT):
+			ev->split.dev = v;
+			break;
+		case TAG(4, WT_VARINT):
+			ev->split.lba = v;
+			break;
+		case TAG(5, WT_VARINT):
+			ev->split.len = (uint32_t)v;
+			break;
+		case TAG(6, WT_VARINT):
+			ev->split.parent_lba = v;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool fast_dispatch(const uint8_t *p, const uint8_t *end, struct event *ev)
+{
+	uint64_t tag, v;
+
+	while (p < end) {
+		if (!next_varint_field(&p, end, &tag, &v))
+			return false;
+		switch (tag) {
+		case TAG(1, WT_VARINT):
+			ev->disp.id = v;
+			break;
+		case TAG(2, WT_VARINT):
+			ev->disp.dev = v;
+			break;
+		case TAG(3, WT_VARINT):
+			ev->disp.lba = v;
+			break;
+		case TAG(4, WT_VARINT):
+			ev->disp.len = (uint32_t)v;
+			break;
+		case TAG(5, WT_VARINT):
+			ev->disp.bios = (uint32_t)v;
+			break;
+		case TAG(6, WT_VARINT):
+			ev->disp.rq = v;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The event type of a top-level field, EV_NONE for one we do not know. */
+static enum event_type oneof_type(uint64_t tag)
+{
+	switch (tag) {
+	case TAG(2, WT_LEN):
+		return EV_IO;
+	case TAG(3, WT_LEN):
+		return EV_DEVICE;
+	case TAG(4, WT_LEN):
+		return EV_FS_META;
+	case TAG(5, WT_LEN):
+		return EV_COMPLETION;
+	case TAG(6, WT_LEN):
+		return EV_FILE_NAME;
+	case TAG(7, WT_LEN):
+		return EV_FILE_EVENT;
+	case TAG(20, WT_LEN):
+		return EV_SPLIT;
+	case TAG(21, WT_LEN):
+		return EV_DISPATCH;
+	default:
+		return EV_NONE;
+	}
+}
+
+/*
+ * 1: decoded; DECODE_SKIPPED + 1: a type not asked for; 0: not sure,
+ * protobuf-c's turn.
+ */
+static int fast_event(const uint8_t *p, const uint8_t *end, struct event *ev, unsigned int types)
+{
+	bool have_header = false, skipped = false;
+	const uint8_t *b, *be;
+	enum event_type t;
+	uint64_t tag;
+	bool ok;
+
+	while (p < end) {
+		if (!get_varint(&p, end, &tag) || (tag & 7) != WT_LEN ||
+		    !get_len(&p, end, &b, &be))
+			return 0;
+		if (tag == TAG(1, WT_LEN)) {
+			if (have_header || !fast_header(b, be, ev))
+				return 0;
+			have_header = true;
+			continue;
+		}
+		/* one event per record; two would be protobuf-c's oneof rules */
+		t = oneof_type(tag);
+		if (ev->type != EV_NONE || skipped || t == EV_NONE)
+			return 0;
+		if (!(types & EV_BIT(t))) {
+			skipped = true;
+			continue;
+		}
+		ev->type = t;
+		switch (t) {
+		case EV_IO:
+			ok = fast_io(b, be, ev);
+			break;
+		case EV_FS_META:
+			ok = fast_meta(b, be, ev);
+			break;
+		case EV_COMPLETION:
+			ok = fast_completion(b, be, ev);
+			break;
+		case EV_SPLIT:
+			ok = fast_split(b, be, ev);
+			break;
+		case EV_DISPATCH:
+			ok = fast_dispatch(b, be, ev);
+			break;
+		default:
+			/* strings and rare events: protobuf-c */
+			ok = false;
+			break;
+		}
+		if (!ok)
+			return 0;
+	}
+	if (skipped || !(types & EV_BIT(ev->type)))
+		return DECODE_SKIPPED + 1;
+	return 1;
+}
+
+void event__file_id(const Octf__Proto__Trace__FileId *f, struct file_id *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!f)
+		return;
+	out->part = f->partitionid;
+	out->ino = f->id;
+	if (f->creationdate) {
+		out->sec = f->creationdate->seconds;
+		out->nsec = f->creationdate->nanos;
+	}
+}
+
+static void from_pb(const Octf__Proto__Trace__Event *pb, struct event *ev)
+{
+	if (pb->header) {
+		ev->sid = pb->header->sid;
+		ev->ts = pb->header->timestamp;
+	}
+	switch (pb->event_type_case) {
+	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO: {
+		const Octf__Proto__Trace__EventIo *io = pb->io;
+
+		ev->type = EV_IO;
+		ev->io.id = io->id;
+		ev->io.lba = io->lba;
+		ev->io.dev = io->deviceid;
+		ev->io.part = io->partitionid;
+		ev->io.len = io->len;
+		ev->io.io_class = io->ioclass;
+		ev->io.write_hint = io->writehint;
+		ev->io.pid = io->pid;
+		ev->io.tid = io->tid;
+		ev->io.op = (int32_t)io->operation;
+		ev->io.flags = (io->flush ? IOF_FLUSH : 0) | (io->fua ? IOF_FUA : 0) |
+			       (io->sync ? IOF_SYNC : 0) | (io->metadata ? IOF_META : 0) |
+			       (io->readahead ? IOF_READAHEAD : 0) |
+			       (io->requestonly ? IOF_REQUEST_ONLY : 0) |
+			       (io->writezeroes ? IOF_WRITE_ZEROES : 0) |
+			       (io->direct ? IOF_DIRECT : 0);
+		ev->io.cgroup = io->cgroupid;
+		if (io->comm)
+			copy_comm(ev->io.comm, (const uint8_t *)io->comm, strlen(io->comm));
+		break;
+	}
+	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO_COMPLETION: {
+		const Octf__Proto__Trace__EventIoCompletion *c = pb->iocompletion;
+
+		ev->type = EV_COMPLETION;
+		ev->cpl.ref = c->refid;
+		ev->cpl.lba = c->lba;
+		ev->cpl.dev = c->deviceid;
+		ev->cpl.len = c->len;
+		ev->cpl.status = c->status;
+		ev->cpl.error = c->error;
+		break;
+	}
+	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_META: {
+		const Octf__Proto__Trace__EventIoFilesystemMeta *m = pb->filesystemmeta;
+
+		ev->type = EV_FS_META;
+		ev->meta.ref = m->refid;
+		event__file_id(m->fileid, &ev->meta.fid);
+		ev->meta.offset = m->fileoffset;
+		ev->meta.size = m->filesize;
+		break;
+	}
+	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO_SPLIT: {
+		const Octf__Proto__Trace__EventIoSplit *s = pb->iosplit;
+
+		ev->type = EV_SPLIT;
+		ev->split.id = s->id;
+		ev->split.parent = s->parentid;
+		ev->split.dev = s->deviceid;
+		ev->split.lba = s->lba;
+		ev->split.parent_lba = s->parentlba;
+		ev->split.len = s->len;
+		break;
+	}
+	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO_DISPATCH: {
+		const Octf__Proto__Trace__EventIoDispatch *d = pb->iodispatch;
+
+		ev->type = EV_DISPATCH;
+		ev->disp.id = d->id;
+		ev->disp.dev = d->deviceid;
+		ev->disp.lba = d->lba;
+		ev->disp.rq = d->requestid;
+		ev->disp.len = d->len;
+		ev->disp.bios = d->biocount;
+		break;
+	}
+	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_DEVICE_DESCRIPTION:
+		ev->type = EV_DEVICE;
+		break;
+	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_FILE_NAME:
+		ev->type = EV_FILE_NAME;
+		break;
+	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_FILE_EVENT:
+		ev->type = EV_FILE_EVENT;
+		break;
+	default:
+		ev->type = EV_NONE;
+		break;
+	}
+}
+
+bool decode__peek_sid(const uint8_t *msg, size_t len, uint64_t *sid)
+{
+	const uint8_t *p = msg + 3;
+
+	/* header (field 1), a one-byte length, then sid (field 1, varint) */
+	if (len < 4 || msg[0] != TAG(1, WT_LEN) || msg[1] >= 0x80 || msg[2] != TAG(1, WT_VARINT) ||
+	    (size_t)msg[1] + 2 > len)
+		return false;
+	return get_varint(&p, msg + 2 + msg[1], sid);
+}
+
+int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev)
+{
+	Octf__Proto__Trace__Event *pb;
+
+	memset(ev, 0, sizeof(*ev));
+	pb = octf__proto__trace__event__unpack(NULL, len, msg);
+	if (!pb)
+		return -EPROTO;
+	from_pb(pb, ev);
+	/* the rare types keep their message: they carry strings */
+	if (ev->type == EV_DEVICE || ev->type == EV_FILE_NAME || ev->type == EV_FILE_EVENT)
+		ev->pb = pb;
+	else
+		octf__proto__trace__event__free_unpacked(pb, NULL);
+	return 0;
+}
+
+int decode__event(const uint8_t *msg, size_t len, struct event *ev, unsigned int types)
+{
+	/* a struct copy, not memset: gcc makes the memset a slow `rep stos` */
+	static const struct event zero;
+	int ret;
+
+	*ev = zero;
+	ret = fast_event(msg, msg + len, ev, types);
+	if (ret)
+		return ret - 1;
+	ret = decode__event_slow(msg, len, ev);
+	if (!ret && !(types & EV_BIT(ev->type))) {
+		decode__release(ev);
+		return DECODE_SKIPPED;
+	}
+	return ret;
+}
+
+void decode__release(struct event *ev)
+{
+	if (ev->pb) {
+		octf__proto__trace__event__free_unpacked(ev->pb, NULL);
+		ev->pb = NULL;
+	}
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Decoding one trace record (a packed octf.proto.trace.Event) into a
+ * struct event.
+ *
+ * protobuf-c's unpack costs more than everything else the parser does
+ * per event (it allocates, and walks descriptors field by field), so the
+ * hot event types are read by a hand-written decoder that accepts only
+ * what it is sure of: known fields with their proper wire types, each
+ * message at most once, canonical varints. Anything else - unknown
+ * fields, a repeated submessage, a record that may be damaged - goes to
+ * protobuf-c, which has the last word on what decodes and what a value
+ * is. Both paths give the same result for every input the fast one takes
+ * (the fuzz target checks this).
+ */
+#ifndef IOTRACE_DECODE_H
+#define IOTRACE_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/*
+ * Decodes msg[0..len) into *ev if its event type is in types (EV_BIT()
+ * mask). Returns 0; DECODE_SKIPPED for another type (its body is not
+ * decoded, only the record's top-level fields are checked, so damage
+ * inside it goes unnoticed); or -EPROTO if it is not an Event (protobuf-c
+ * rejects it; an allocation failure inside protobuf-c looks the same and
+ * is blamed on the record). On success ev->pb may hold an unpacked
+ * message: release it with decode__release().
+ */
+#define DECODE_SKIPPED 1
+int decode__event(const uint8_t *msg, size_t len, struct event *ev, unsigned int types);
+
+/*
+ * The sid of a record whose header comes first, sid first, as every
+ * encoder writes it, read without decoding the record; false for any
+ * other record (which may still decode). Lets the reader decode a record
+ * straight into the slot of its sid.
+ */
+bool decode__peek_sid(const uint8_t *msg, size_t len, uint64_t *sid);
+
+/* The protobuf-c path alone (for tests and the fuzz target). */
+int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev);
+
+/* Frees ev->pb (if any). */
+void decode__release(struct event *ev);
+
+#endif

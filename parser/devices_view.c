@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * --devices: the devices of the trace - every deviceDescription (once per
+ * id) and any device I/O went to without one (name and model empty) - with
+ * the number of I/Os each saw. JSON: {"devices": [{id, name, size, model,
+ * ios}]}, ids as kernel dev_t, sizes in sectors.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_writer.h"
+#include "json_writer.h"
+#include "table_writer.h"
+#include "view.h"
+
+struct devices_view {
+	FILE *out;
+	enum view_format fmt;
+	uint64_t *ios;		/* by device index */
+	size_t n;
+	bool oom;
+};
+
+static void *devices_create(FILE *out, const struct view_opts *o)
+{
+	struct devices_view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->out = out;
+	v->fmt = o->format;
+	return v;
+}
+
+static void devices_record(void *p, const struct io_rec *r)
+{
+	struct devices_view *v = p;
+	unsigned int idx = r->dev->index;
+
+	if (r->kind != REC_IO)
+		return;
+	if (idx >= v->n) {
+		size_t n = idx + 1 > v->n * 2 ? idx + 1 : v->n * 2;
+		uint64_t *ni = realloc(v->ios, n * sizeof(*ni));
+
+		if (!ni) {
+			v->oom = true;
+			return;
+		}
+		memset(ni + v->n, 0, (n - v->n) * sizeof(*ni));
+		v->ios = ni;
+		v->n = n;
+	}
+	v->ios[idx]++;
+}
+
+static uint64_t ios(const struct devices_view *v, size_t i)
+{
+	return i < v->n ? v->ios[i] : 0;
+}
+
+static int devices_finish(void *p, const struct join *j)
+{
+	struct devices_view *v = p;
+	size_t i, n = join__device_count(j);
+	struct json_writer *jw = NULL;
+	struct csv_writer *cw = NULL;
+	struct table *t = NULL;
+	int err = 0;
+
+	if (v->fmt == VIEW_JSON) {
+		jw = jw__new(v->out, true);
+		if (!jw)
+			return -ENOMEM;
+		jw__start_object(jw);
+		jw__name(jw, "devices");
+		jw__start_array(jw);
+	} else if (v->fmt == VIEW_CSV) {
+		cw = csv__new(v->out);
+		if (!cw)
+			return -ENOMEM;
+		csv__string(cw, "id");
+		csv__string(cw, "name");
+		csv__string(cw, "size");
+		csv__string(cw, "model");
+		csv__string(cw, "ios");
+		csv__end_row(cw);
+	} else {
+		t = table__new(6);
+		if (!t)
+			return -ENOMEM;
+		table__align_left(t, 1, true);
+		table__align_left(t, 3, true);
+		table__cell(t, "NAME");
+		table__cell(t, "MAJ:MIN");
+		table__cell(t, "SIZE");
+		table__cell(t, "MODEL");
+		table__cell(t, "ID");
+		table__cell(t, "I/Os");
+		table__end_row(t);
+	}
+	for (i = 0; i < n; i++) {
+		const struct device *d = join__device(j, i);
+		char size[32];
+
+		if (!d->described && !ios(v, i))
+			continue;
+		if (jw) {
+			jw__start_object(jw);
+			jw__name(jw, "id");
+			jw__uint_str(jw, d->id);
+			jw__name(jw, "name");
+			jw__string(jw, d->name);
+			jw__name(jw, "size");
+			jw__uint_str(jw, d->size);
+			jw__name(jw, "model");
+			jw__string(jw, d->model);
+			jw__name(jw, "ios");
+			jw__uint_str(jw, ios(v, i));
+			jw__end_object(jw);
+		} else if (cw) {
+			csv__uint(cw, d->id);
+			csv__string(cw, d->name);
+			csv__uint(cw, d->size);
+			csv__string(cw, d->model);
+			csv__uint(cw, ios(v, i));
+			csv__end_row(cw);
+		} else {
+			table__fmt_bytes(size, sizeof(size), (double)d->size * 512);
+			table__cell(t, "%s", d->name[0] ? d->name : "?");
+			table__cell(t, "%u:%u", (unsigned int)(d->id >> 20),
+				    (unsigned int)(d->id & 0xfffff));
+			table__cell(t, "%s", d->described ? size : "?");
+			table__cell(t, "%s", d->model);
+			table__cell(t, "%llu", (unsigned long long)d->id);
+			table__cell(t, "%llu", (unsigned long long)ios(v, i));
+			table__end_row(t);
+		}
+	}
+	if (jw) {
+		jw__end_array(jw);
+		jw__end_object(jw);
+		jw__newline(jw);
+		jw__free(jw);
+	}
+	csv__free(cw);
+	if (t) {
+		err = table__print(t, v->out, 0);
+		table__free(t);
+	}
+	if (err || v->oom)
+		return -ENOMEM;
+	return view__flush(v->out);
+}
+
+static void devices_destroy(void *p)
+{
+	struct devices_view *v = p;
+
+	if (!v)
+		return;
+	free(v->ios);
+	free(v);
+}
+
+const struct view_ops devices_view_ops = {
+	.name = "devices",
+	.create = devices_create,
+	.record = devices_record,
+	.finish = devices_finish,
+	.destroy = devices_destroy,
+};

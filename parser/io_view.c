@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * --io: one record per I/O (and per file event) as OCTF's ParsedEvent in
+ * the protobuf JSON mapping, which is what Open-CAS iotrace prints:
+ *
+ *   header {sid, timestamp}
+ *   io     {lba, len, operation, error, latency, qd, writeHint,
+ *           flags {flush, fua, metadata, direct, readahead}}
+ *   device {id, name, partition, model}
+ *   file   {id, offset, size, creationDate, path, eventType}
+ *
+ * in field-number order, 64-bit integers as strings, enums by name, the
+ * creation date as RFC 3339, every field printed even when it is 0 (OCTF
+ * prints defaults too; LBA 0 is an LBA). header.sid is the sid of the
+ * trace event (OCTF renumbers its output 1, 2, ...; the trace's own number
+ * finds the event in --raw), header.timestamp is relative to the first
+ * event. A record without a file has no "file"; a file event has no "io".
+ *
+ * What our traces add, printed only when the trace has it: io.queueTime
+ * and io.deviceTime (ns) for dispatched I/Os, io.pid, io.tid, io.comm and
+ * io.cgroupId when not 0 or empty, flags sync, requestOnly and
+ * writeZeroes when set. io.flags.direct is OCTF's, set by our traces. An
+ * I/O that never completed has error true and no latency.
+ *
+ * CSV has one column per dotted path, OCTF's first, ours after, always
+ * the same columns in the same order; empty cells where a record has no
+ * value. The table is for people: fixed columns, one line per record.
+ */
+#define _GNU_SOURCE	/* ferror_unlocked */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "csv_writer.h"
+#include "file_names.h"
+#include "json_writer.h"
+#include "view.h"
+
+struct io_view {
+	FILE *out;
+	enum view_format fmt;
+	struct json_writer *jw;
+	struct csv_writer *cw;
+	bool header_done;
+	/* the last creation date formatted, files repeat */
+	int64_t date_sec;
+	int32_t date_nsec;
+	bool date_valid;
+	char date[40];
+};
+
+static const char *const csv_columns[] = {
+	"header.sid", "header.timestamp",
+	"io.lba", "io.len", "io.operation", "io.error", "io.latency", "io.qd", "io.writeHint",
+	"io.flags.flush", "io.flags.fua", "io.flags.metadata", "io.flags.direct",
+	"io.flags.readahead",
+	"device.id", "device.name", "device.partition", "device.model",
+	"file.id", "file.offset", "file.size", "file.creationDate", "file.path", "file.eventType",
+	/* ours */
+	"io.queueTime", "io.deviceTime", "io.pid", "io.tid", "io.comm", "io.cgroupId",
+	"io.flags.sync", "io.flags.requestOnly", "io.flags.writeZeroes",
+};
+
+static const char *op_name(int32_t op)
+{
+	switch (op) {
+	case OCTF__PROTO__TRACE__IO_TYPE__UnknownIoType:
+		return "UnknownIoType";
+	case OCTF__PROTO__TRACE__IO_TYPE__Read:
+		return "Read";
+	case OCTF__PROTO__TRACE__IO_TYPE__Write:
+		return "Write";
+	case OCTF__PROTO__TRACE__IO_TYPE__Discard:
+		return "Discard";
+	default:
+		return NULL;
+	}
+}
+
+static const char *fs_event_name(int32_t e)
+{
+	switch (e) {
+	case OCTF__PROTO__TRACE__FS_EVENT_TYPE__Access:
+		return "Access";
+	case OCTF__PROTO__TRACE__FS_EVENT_TYPE__Create:
+		return "Create";
+	case OCTF__PROTO__TRACE__FS_EVENT_TYPE__Delete:
+		return "Delete";
+	case OCTF__PROTO__TRACE__FS_EVENT_TYPE__MoveTo:
+		return "MoveTo";
+	case OCTF__PROTO__TRACE__FS_EVENT_TYPE__MoveFrom:
+		return "MoveFrom";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * google.protobuf.Timestamp in its JSON form: UTC, 0, 3, 6 or 9 fraction
+ * digits. Years outside 1..9999 have no RFC 3339 form: the seconds are
+ * printed as a number then.
+ */
+static const char *creation_date(struct io_view *v, const struct file_id *id)
+{
+	struct tm tm;
+	time_t t = (time_t)id->sec;
+	int32_t ns = id->nsec;
+	size_t n;
+
+	if (v->date_valid && v->date_sec == id->sec && v->date_nsec == ns)
+		return v->date;
+	v->date_valid = true;
+	v->date_sec = id->sec;
+	v->date_nsec = ns;
+	if (id->sec < -62135596800LL || id->sec > 253402300799LL || ns < 0 || ns > 999999999 ||
+	    !gmtime_r(&t, &tm)) {
+		snprintf(v->date, sizeof(v->date), "%lld.%09d", (long long)id->sec, (int)ns);
+		return v->date;
+	}
+	n = strftime(v->date, sizeof(v->date), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (ns % 1000000 == 0 && ns)
+		n += (size_t)snprintf(v->date + n, sizeof(v->date) - n, ".%03d", (int)(ns / 1000000));
+	else if (ns % 1000 == 0 && ns)
+		n += (size_t)snprintf(v->date + n, sizeof(v->date) - n, ".%06d", (int)(ns / 1000));
+	else if (ns)
+		n += (size_t)snprintf(v->date + n, sizeof(v->date) - n, ".%09d", (int)ns);
+	snprintf(v->date + n, sizeof(v->date) - n, "Z");
+	return v->date;
+}
+
+static void *io_view_create(FILE *out, const struct view_opts *o)
+{
+	struct io_view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->out = out;
+	v->fmt = o->format;
+	if (v->fmt == VIEW_JSON)
+		v->jw = jw__new(out, false);
+	else if (v->fmt == VIEW_CSV)
+		v->cw = csv__new(out);
+	if ((v->fmt == VIEW_JSON && !v->jw) || (v->fmt == VIEW_CSV && !v->cw)) {
+		jw__free(v->jw);
+		free(v);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return v;
+}
+
+/* ---- JSON ---- */
+
+static void json_enum(struct json_writer *jw, const char *name, int32_t value)
+{
+	/* a value newer than our schema: the JSON mapping prints the number */
+	if (name)
+		jw__string(jw, name);
+	else
+		jw__int(jw, value);
+}
+
+static void json_io(struct json_writer *jw, const struct io_rec *r)
+{
+	jw__name(jw, "io");
+	jw__start_object(jw);
+	jw__name(jw, "lba");
+	jw__uint_str(jw, r->lba);
+	jw__name(jw, "len");
+	jw__uint(jw, r->len);
+	jw__name(jw, "operation");
+	json_enum(jw, op_name(r->op), r->op);
+	jw__name(jw, "error");
+	jw__bool(jw, r->error);
+	if (r->state == IO_COMPLETED) {
+		jw__name(jw, "latency");
+		jw__uint_str(jw, r->latency);
+	}
+	jw__name(jw, "qd");
+	jw__uint_str(jw, r->qd);
+	jw__name(jw, "writeHint");
+	jw__uint(jw, r->write_hint);
+	jw__name(jw, "flags");
+	jw__start_object(jw);
+	jw__name(jw, "flush");
+	jw__bool(jw, r->flags & IOF_FLUSH);
+	jw__name(jw, "fua");
+	jw__bool(jw, r->flags & IOF_FUA);
+	jw__name(jw, "metadata");
+	jw__bool(jw, r->flags & IOF_META);
+	jw__name(jw, "direct");
+	jw__bool(jw, r->flags & IOF_DIRECT);
+	jw__name(jw, "readahead");
+	jw__bool(jw, r->flags & IOF_READAHEAD);
+	if (r->flags & IOF_SYNC) {
+		jw__name(jw, "sync");
+		jw__bool(jw, true);
+	}
+	if (r->flags & IOF_REQUEST_ONLY) {
+		jw__name(jw, "requestOnly");
+		jw__bool(jw, true);
+	}
+	if (r->flags & IOF_WRITE_ZEROES) {
+		jw__name(jw, "writeZeroes");
+		jw__bool(jw, true);
+	}
+	jw__end_object(jw);
+	if (r->dispatched) {
+		jw__name(jw, "queueTime");
+		jw__uint_str(jw, r->queue_time);
+		if (r->state == IO_COMPLETED) {
+			jw__name(jw, "deviceTime");
+			jw__uint_str(jw, r->device_time);
+		}
+	}
+	if (r->pid) {
+		jw__name(jw, "pid");
+		jw__uint(jw, r->pid);
+	}
+	if (r->tid) {
+		jw__name(jw, "tid");
+		jw__uint(jw, r->tid);
+	}
+	if (r->comm[0]) {
+		jw__name(jw, "comm");
+		jw__string(jw, r->comm);
+	}
+	if (r->cgroup) {
+		jw__name(jw, "cgroupId");
+		jw__uint_str(jw, r->cgroup);
+	}
+	jw__end_object(jw);
+}
+
+static void json_record(struct io_view *v, const struct io_rec *r)
+{
+	struct json_writer *jw = v->jw;
+
+	jw__start_object(jw);
+	jw__name(jw, "header");
+	jw__start_object(jw);
+	jw__name(jw, "sid");
+	jw__uint_str(jw, r->sid);
+	jw__name(jw, "timestamp");
+	jw__uint_str(jw, r->time);
+	jw__end_object(jw);
+	if (r->kind == REC_IO)
+		json_io(jw, r);
+	jw__name(jw, "device");
+	jw__start_object(jw);
+	jw__name(jw, "id");
+	jw__uint_str(jw, r->dev->id);
+	jw__name(jw, "name");
+	jw__string(jw, r->dev->name);
+	jw__name(jw, "partition");
+	jw__uint_str(jw, r->part);
+	jw__name(jw, "model");
+	jw__string(jw, r->dev->model);
+	jw__end_object(jw);
+	if (r->file) {
+		const struct file_id *id = file_node__id(r->file);
+
+		jw__name(jw, "file");
+		jw__start_object(jw);
+		jw__name(jw, "id");
+		jw__uint_str(jw, id->ino);
+		jw__name(jw, "offset");
+		jw__uint_str(jw, r->file_offset);
+		jw__name(jw, "size");
+		jw__uint_str(jw, r->file_size);
+		jw__name(jw, "creationDate");
+		jw__string(jw, creation_date(v, id));
+		jw__name(jw, "path");
+		jw__string_len(jw, r->path ? r->path : "", r->path_len);
+		jw__name(jw, "eventType");
+		json_enum(jw, fs_event_name(r->fs_event), r->fs_event);
+		jw__end_object(jw);
+	}
+	jw__end_object(jw);
+	jw__newline(jw);
+}
+
+/* ---- CSV ---- */
+
+static void csv_bool(struct csv_writer *cw, bool b)
+{
+	csv__string(cw, b ? "true" : "false");
+}
+
+static void csv_enum(struct csv_writer *cw, const char *name, int32_t value)
+{
+	if (name)
+		csv__string(cw, name);
+	else
+		csv__int(cw, value);
+}
+
+static void csv_record(struct io_view *v, const struct io_rec *r)
+{
+	struct csv_writer *cw = v->cw;
+	bool io = r->kind == REC_IO;
+	unsigned int i;
+
+	if (!v->header_done) {
+		for (i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]); i++)
+			csv__string(cw, csv_columns[i]);
+		csv__end_row(cw);
+		v->header_done = true;
+	}
+	csv__uint(cw, r->sid);
+	csv__uint(cw, r->time);
+	if (io) {
+		csv__uint(cw, r->lba);
+		csv__uint(cw, r->len);
+		csv_enum(cw, op_name(r->op), r->op);
+		csv_bool(cw, r->error);
+		if (r->state == IO_COMPLETED)
+			csv__uint(cw, r->latency);
+		else
+			csv__empty(cw);
+		csv__uint(cw, r->qd);
+		csv__uint(cw, r->write_hint);
+		csv_bool(cw, r->flags & IOF_FLUSH);
+		csv_bool(cw, r->flags & IOF_FUA);
+		csv_bool(cw, r->flags & IOF_META);
+		csv_bool(cw, r->flags & IOF_DIRECT);
+		csv_bool(cw, r->flags & IOF_READAHEAD);
+	} else {
+		for (i = 0; i < 12; i++)
+			csv__empty(cw);
+	}
+	csv__uint(cw, r->dev->id);
+	csv__string(cw, r->dev->name);
+	csv__uint(cw, r->part);
+	csv__string(cw, r->dev->model);
+	if (r->file) {
+		const struct file_id *id = file_node__id(r->file);
+
+		csv__uint(cw, id->ino);
+		csv__uint(cw, r->file_offset);
+		csv__uint(cw, r->file_size);
+		csv__string(cw, creation_date(v, id));
+		csv__string(cw, r->path ? r->path : "");
+		csv_enum(cw, fs_event_name(r->fs_event), r->fs_event);
+	} else {
+		for (i = 0; i < 6; i++)
+			csv__empty(cw);
+	}
+	if (io && r->dispatched)
+		csv__uint(cw, r->queue_time);
+	else
+		csv__empty(cw);
+	if (io && r->dispatched && r->state == IO_COMPLETED)
+		csv__uint(cw, r->device_time);
+	else
+		csv__empty(cw);
+	if (io && r->pid)
+		csv__uint(cw, r->pid);
+	else
+		csv__empty(cw);
+	if (io && r->tid)
+		csv__uint(cw, r->tid);
+	else
+		csv__empty(cw);
+	csv__string(cw, io ? r->comm : "");
+	if (io && r->cgroup)
+		csv__uint(cw, r->cgroup);
+	else
+		csv__empty(cw);
+	if (io) {
+		csv_bool(cw, r->flags & IOF_SYNC);
+		csv_bool(cw, r->flags & IOF_REQUEST_ONLY);
+		csv_bool(cw, r->flags & IOF_WRITE_ZEROES);
+	} else {
+		for (i = 0; i < 3; i++)
+			csv__empty(cw);
+	}
+	csv__end_row(cw);
+}
+
+/* ---- table ---- */
+
+/* blkparse's RWBS: F (preflush), the operation, F (FUA), A, S, M; E for an error. */
+static void rwbs(const struct io_rec *r, char *s)
+{
+	size_t n = 0;
+
+	if (r->flags & IOF_FLUSH)
+		s[n++] = 'F';
+	switch (r->op) {
+	case OCTF__PROTO__TRACE__IO_TYPE__Read:
+		s[n++] = 'R';
+		break;
+	case OCTF__PROTO__TRACE__IO_TYPE__Write:
+		s[n++] = r->len || !(r->flags & IOF_FLUSH) ? 'W' : 'N';
+		break;
+	case OCTF__PROTO__TRACE__IO_TYPE__Discard:
+		s[n++] = 'D';
+		break;
+	default:
+		s[n++] = '?';
+	}
+	if (r->flags & IOF_FUA)
+		s[n++] = 'F';
+	if (r->flags & IOF_READAHEAD)
+		s[n++] = 'A';
+	if (r->flags & IOF_SYNC)
+		s[n++] = 'S';
+	if (r->flags & IOF_META)
+		s[n++] = 'M';
+	if (r->error)
+		s[n++] = 'E';
+	s[n] = '\0';
+}
+
+static void table_record(struct io_view *v, const struct io_rec *r)
+{
+	char op[16], lat[32], qd[16], lba[24], len[16], pid[16];
+	const char *name = r->dev->name[0] ? r->dev->name : "?";
+
+	if (!v->header_done) {
+		fprintf(v->out, "%-14s %-15s %7s %-10s %-8s %12s %7s %5s %12s  %s\n", "TIME(s)",
+			"COMM", "PID", "DEVICE", "OP", "LBA", "SECTORS", "QD", "LAT(us)", "FILE");
+		v->header_done = true;
+	}
+	lba[0] = len[0] = qd[0] = lat[0] = '\0';
+	snprintf(pid, sizeof(pid), "%s", "-");
+	if (r->kind == REC_IO) {
+		rwbs(r, op);
+		snprintf(lba, sizeof(lba), "%llu", (unsigned long long)r->lba);
+		snprintf(len, sizeof(len), "%u", r->len);
+		snprintf(qd, sizeof(qd), "%u", r->qd);
+		if (r->state == IO_COMPLETED)
+			snprintf(lat, sizeof(lat), "%.3f", (double)r->latency / 1e3);
+		else
+			snprintf(lat, sizeof(lat), "-");
+		if (r->pid)
+			snprintf(pid, sizeof(pid), "%u", r->pid);
+	} else {
+		const char *e = fs_event_name(r->fs_event);
+
+		snprintf(op, sizeof(op), "%s", e ? e : "?");
+	}
+	fprintf(v->out, "%-14.6f %-15.15s %7s %-10s %-8s %12s %7s %5s %12s", (double)r->time / 1e9,
+		r->kind == REC_IO && r->comm[0] ? r->comm : "-", pid, name, op, lba, len, qd, lat);
+	if (r->file)
+		fprintf(v->out, "  %s", r->path ? r->path : "?");
+	fputc('\n', v->out);
+}
+
+static void io_view_record(void *p, const struct io_rec *r)
+{
+	struct io_view *v = p;
+
+	if (v->fmt == VIEW_JSON)
+		json_record(v, r);
+	else if (v->fmt == VIEW_CSV)
+		csv_record(v, r);
+	else
+		table_record(v, r);
+}
+
+static int io_view_finish(void *p, const struct join *j)
+{
+	struct io_view *v = p;
+
+	if (!v->header_done && v->fmt == VIEW_CSV) {
+		unsigned int i;
+
+		for (i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]); i++)
+			csv__string(v->cw, csv_columns[i]);
+		csv__end_row(v->cw);
+	}
+	return view__flush(v->out);
+}
+
+static void io_view_destroy(void *p)
+{
+	struct io_view *v = p;
+
+	if (!v)
+		return;
+	jw__free(v->jw);
+	csv__free(v->cw);
+	free(v);
+}
+
+const struct view_ops io_view_ops = {
+	.name = "io",
+	.join_flags = JOIN_FILES | JOIN_PATHS,
+	.create = io_view_create,
+	.record = io_view_record,
+	.finish = io_view_finish,
+	.destroy = io_view_destroy,
+};

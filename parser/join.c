@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Records live in a ring in submission order: record number n (counted
+ * from the start of the trace) sits at ring[n % cap] while head <= n <
+ * tail. The in-flight map goes from bio id to that number; a record moved
+ * to the end list (`late`) is found as LATE | its index there instead. The
+ * LBA index (device, first sector) -> record, which only dispatches need,
+ * is built at the first dispatch, so traces without them never pay for it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "file_names.h"
+#include "join.h"
+#include "u64map.h"
+
+#define LATE (1ull << 63)
+#define RING_MIN 1024
+
+/* internal: the record was moved to the end list; its ring slot is a hole */
+#define IO_MOVED ((enum io_state)(IO_PENDING + 1))
+
+struct join {
+	unsigned int flags;
+	struct join_sink sink;
+	struct join_counts counts;
+
+	struct io_rec *ring;
+	size_t cap;
+	uint64_t head, tail;
+
+	struct io_rec *late;
+	size_t nlate, late_cap;
+
+	struct u64map inflight;
+	struct u64map by_lba;
+	bool lba_index;
+
+	struct device **devs;
+	size_t ndevs, devs_cap;
+	struct u64map dev_idx;		/* dev_t -> index */
+	struct u64map part_dev;		/* partition dev_t -> device index, from file metadata */
+	struct device *last_dev;
+
+	struct file_names *files;
+	bool have_ts0;
+	uint64_t ts0;
+};
+
+struct join *join__new(unsigned int flags, const struct join_sink *sink)
+{
+	struct join *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	if (flags & JOIN_PATHS)
+		flags |= JOIN_FILES;
+	j->flags = flags;
+	j->sink = *sink;
+	j->cap = RING_MIN;
+	j->ring = malloc(j->cap * sizeof(*j->ring));
+	if (flags & JOIN_FILES)
+		j->files = file_names__new();
+	if (!j->ring || ((flags & JOIN_FILES) && !j->files)) {
+		join__free(j);
+		return NULL;
+	}
+	return j;
+}
+
+unsigned int join__event_types(const struct join *j)
+{
+	unsigned int t = EV_BIT(EV_IO) | EV_BIT(EV_COMPLETION) | EV_BIT(EV_SPLIT) |
+			 EV_BIT(EV_DISPATCH) | EV_BIT(EV_DEVICE);
+
+	if (j->flags & JOIN_FILES)
+		t |= EV_BIT(EV_FS_META) | EV_BIT(EV_FILE_NAME) | EV_BIT(EV_FILE_EVENT);
+	return t;
+}
+
+static inline struct io_rec *rec_of(struct join *j, uint64_t v)
+{
+	if (v & LATE)
+		return &j->late[v & ~LATE];
+	return &j->ring[v & (j->cap - 1)];
+}
+
+static inline uint64_t lba_key(uint64_t dev, uint64_t lba)
+{
+	return lba ^ (dev * 0x9e3779b97f4a7c15ull);
+}
+
+/* ---- devices ---- */
+
+static struct device *device_get(struct join *j, uint64_t id)
+{
+	struct device *d;
+	uint64_t idx;
+
+	if (j->last_dev && j->last_dev->id == id)
+		return j->last_dev;
+	if (u64map__get(&j->dev_idx, id, &idx)) {
+		j->last_dev = j->devs[idx];
+		return j->last_dev;
+	}
+	if (j->ndevs == j->devs_cap) {
+		size_t cap = j->devs_cap ? j->devs_cap * 2 : 8;
+		struct device **nd = realloc(j->devs, cap * sizeof(*nd));
+
+		if (!nd)
+			return NULL;
+		j->devs = nd;
+		j->devs_cap = cap;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->id = id;
+	d->name = "";
+	d->model = "";
+	d->index = (unsigned int)j->ndevs;
+	if (u64map__put(&j->dev_idx, id, j->ndevs)) {
+		free(d);
+		return NULL;
+	}
+	j->devs[j->ndevs++] = d;
+	j->last_dev = d;
+	return d;
+}
+
+static int set_string(const char **dst, const char *src)
+{
+	const char *s;
+
+	if (!src)
+		src = "";
+	if (!strcmp(*dst, src))
+		return 0;
+	/* "" is the literal, never allocated: what is not empty is ours to free */
+	s = *src ? strdup(src) : "";
+	if (!s)
+		return -ENOMEM;
+	if (**dst)
+		free((char *)*dst);
+	*dst = s;
+	return 0;
+}
+
+static int on_device(struct join *j, const struct event *ev)
+{
+	const Octf__Proto__Trace__EventDeviceDescription *dd = ev->pb->devicedescription;
+	struct device *d = device_get(j, dd->id);
+
+	if (!d || set_string(&d->name, dd->name) || set_string(&d->model, dd->model))
+		return -ENOMEM;
+	d->size = dd->size;
+	d->described = true;
+	return 0;
+}
+
+/* The device of a partition seen in file metadata, else one by that id. */
+static struct device *partition_device(struct join *j, uint64_t part)
+{
+	uint64_t idx;
+
+	if (u64map__get(&j->part_dev, part, &idx))
+		return j->devs[idx];
+	return device_get(j, part);
+}
+
+/* ---- handing records out ---- */
+
+static void emit(struct join *j, struct io_rec *r)
+{
+	r->time = r->ts >= j->ts0 ? r->ts - j->ts0 : 0;
+	r->path = NULL;
+	r->path_len = 0;
+	if ((j->flags & JOIN_PATHS) && r->file)
+		r->path = file_names__path(j->files, r->file, &r->path_len);
+	if (r->state == IO_NOT_COMPLETED)
+		j->counts.not_completed++;
+	j->sink.record(j->sink.ctx, r);
+}
+
+/* Hands out the records at the head that are complete. */
+static void emit_ready(struct join *j)
+{
+	while (j->head < j->tail) {
+		struct io_rec *r = &j->ring[j->head & (j->cap - 1)];
+
+		if (r->state == IO_PENDING)
+			break;
+		if (r->state != IO_MOVED)
+			emit(j, r);
+		j->head++;
+	}
+}
+
+/* Moves ring record v (value as in the maps) to the end list. */
+static int move_late(struct join *j, uint64_t v)
+{
+	struct io_rec *r = rec_of(j, v);
+	uint64_t nv, cur;
+
+	if (v & LATE)
+		return 0;
+	if (j->nlate == j->late_cap) {
+		size_t cap = j->late_cap ? j->late_cap * 2 : 64;
+		struct io_rec *nl = realloc(j->late, cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		j->late = nl;
+		j->late_cap = cap;
+	}
+	nv = LATE | j->nlate;
+	j->late[j->nlate++] = *r;
+	if (r->state == IO_PENDING) {
+		if (u64map__get(&j->inflight, r->id, &cur) && cur == v)
+			u64map__put(&j->inflight, r->id, nv);	/* replaces: cannot fail */
+		if (j->lba_index && u64map__get(&j->by_lba, lba_key(r->dev->id, r->lba), &cur) &&
+		    cur == v)
+			u64map__put(&j->by_lba, lba_key(r->dev->id, r->lba), nv);
+	}
+	r->state = IO_MOVED;
+	return 0;
+}
+
+/* Room for one more record at the tail; the oldest waiting one may go to the end list. */
+static int ring_reserve(struct join *j)
+{
+	struct io_rec *nr;
+	size_t ncap, i;
+	int err;
+
+	if (j->tail - j->head >= JOIN_QUEUE_LIMIT) {
+		/* the head is pending (else it was handed out): stop waiting for it */
+		err = move_late(j, j->head);
+		if (err)
+			return err;
+		emit_ready(j);
+	}
+	if (j->tail - j->head < j->cap)
+		return 0;
+	ncap = j->cap * 2;
+	nr = malloc(ncap * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	for (i = 0; i < j->tail - j->head; i++) {
+		uint64_t n = j->head + i;
+
+		nr[n & (ncap - 1)] = j->ring[n & (j->cap - 1)];
+	}
+	free(j->ring);
+	j->ring = nr;
+	j->cap = ncap;
+	return 0;
+}
+
+/* ---- I/Os in flight ---- */
+
+/* Drops record v from the LBA index (if it is the one indexed there). */
+static void unmap_lba(struct join *j, struct io_rec *r, uint64_t v)
+{
+	uint64_t cur, key;
+
+	if (!j->lba_index)
+		return;
+	key = lba_key(r->dev->id, r->lba);
+	if (u64map__get(&j->by_lba, key, &cur) && cur == v)
+		u64map__del(&j->by_lba, key);
+}
+
+static void dev_done(struct io_rec *r)
+{
+	struct device *d = (struct device *)r->dev;
+
+	if (d->inflight)
+		d->inflight--;
+}
+
+/*
+ * Record v, in flight, is superseded: its id came again (the in-flight
+ * map already points to the newcomer), so its completion was lost. It
+ * goes to the end list as never completed.
+ */
+static int lost(struct join *j, uint64_t v)
+{
+	struct io_rec *r = rec_of(j, v);
+	int err;
+
+	unmap_lba(j, r, v);
+	dev_done(r);
+	r->state = IO_NOT_COMPLETED;
+	r->error = true;
+	j->counts.lost_by_reuse++;
+	if (v & LATE)
+		return 0;
+	err = move_late(j, v);
+	if (!err)
+		emit_ready(j);
+	return err;
+}
+
+/* A new record at the tail (its fields all to be set by the caller); NULL on ENOMEM. */
+static struct io_rec *append(struct join *j, uint64_t *seq)
+{
+	if (ring_reserve(j))
+		return NULL;
+	*seq = j->tail++;
+	return &j->ring[*seq & (j->cap - 1)];
+}
+
+static void count_qd(struct io_rec *r)
+{
+	struct device *d = (struct device *)r->dev;
+
+	d->inflight++;
+	r->qd = d->inflight > UINT32_MAX ? UINT32_MAX : (uint32_t)d->inflight;
+}
+
+/*
+ * Puts r (record seq) in flight under its id; an I/O already in flight
+ * with that id is lost. Then counts r in its device's queue depth (after:
+ * the lost one is no longer in flight).
+ */
+static int track(struct join *j, struct io_rec *r, uint64_t seq)
+{
+	uint64_t old;
+	int ret = u64map__swap(&j->inflight, r->id, seq, &old);
+
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		ret = lost(j, old);
+		if (ret)
+			return ret;
+	}
+	count_qd(r);
+	if (j->lba_index)
+		return u64map__put(&j->by_lba, lba_key(r->dev->id, r->lba), seq);
+	return 0;
+}
+
+static int on_io(struct join *j, const struct event *ev)
+{
+	struct device *d;
+	struct io_rec *r;
+	uint64_t seq;
+
+	d = device_get(j, ev->io.dev);
+	if (!d)
+		return -ENOMEM;
+	r = append(j, &seq);
+	if (!r)
+		return -ENOMEM;
+	r->kind = REC_IO;
+	r->state = IO_PENDING;
+	r->sid = ev->sid;
+	r->ts = ev->ts;
+	r->dev = d;
+	r->part = ev->io.part ? ev->io.part : d->id;
+	r->id = ev->io.id;
+	r->lba = ev->io.lba;
+	r->len = ev->io.len;
+	r->op = ev->io.op;
+	r->flags = ev->io.flags;
+	r->write_hint = ev->io.write_hint;
+	r->pid = ev->io.pid;
+	r->tid = ev->io.tid;
+	r->cgroup = ev->io.cgroup;
+	memcpy(r->comm, ev->io.comm, sizeof(r->comm));
+	r->error = false;
+	r->dispatched = false;
+	r->latency = r->dispatch_ts = r->queue_time = r->device_time = 0;
+	r->file = NULL;
+	r->file_offset = r->file_size = 0;
+	r->fs_event = 0;
+	j->counts.ios++;
+	return track(j, r, seq);
+}
+
+static int on_completion(struct join *j, const struct event *ev)
+{
+	struct io_rec *r;
+	uint64_t v;
+
+	if (!u64map__take(&j->inflight, ev->cpl.ref, &v)) {
+		j->counts.orphan_completions++;
+		return 0;
+	}
+	r = rec_of(j, v);
+	unmap_lba(j, r, v);
+	dev_done(r);
+	r->state = IO_COMPLETED;
+	r->error = ev->cpl.error;
+	if (ev->ts >= r->ts) {
+		r->latency = ev->ts - r->ts;
+	} else {
+		r->latency = 0;
+		j->counts.negative_latencies++;
+	}
+	if (r->dispatched)
+		r->device_time = ev->ts >= r->dispatch_ts ? ev->ts - r->dispatch_ts : 0;
+	j->counts.completed++;
+	if (v & LATE)
+		j->counts.late_completions++;
+	else if (v == j->head)
+		emit_ready(j);
+	return 0;
+}
+
+static int on_split(struct join *j, const struct event *ev)
+{
+	struct io_rec *c, *p;
+	struct device *d;
+	uint64_t pv, seq;
+	int err;
+
+	if (ev->split.id == ev->split.parent ||
+	    !u64map__get(&j->inflight, ev->split.parent, &pv)) {
+		j->counts.orphan_splits++;
+		return 0;
+	}
+	d = ev->split.dev ? device_get(j, ev->split.dev) : (struct device *)rec_of(j, pv)->dev;
+	if (!d)
+		return -ENOMEM;
+	c = append(j, &seq);
+	if (!c)
+		return -ENOMEM;
+	/* append may have grown the ring or moved the parent to the end list */
+	u64map__get(&j->inflight, ev->split.parent, &pv);
+	p = rec_of(j, pv);
+	*c = *p;
+	c->sid = ev->sid;
+	c->id = ev->split.id;
+	c->dev = d;
+	c->lba = ev->split.lba;
+	c->len = ev->split.len;
+	c->state = IO_PENDING;
+	c->dispatched = false;
+	c->dispatch_ts = c->queue_time = c->device_time = 0;
+	j->counts.ios++;
+
+	if (j->lba_index) {
+		uint64_t cur;
+
+		if (u64map__get(&j->by_lba, lba_key(p->dev->id, p->lba), &cur) && cur == pv)
+			u64map__del(&j->by_lba, lba_key(p->dev->id, p->lba));
+	}
+	if (p->file)
+		p->file_offset += ev->split.len;
+	p->lba = ev->split.parent_lba;
+	p->len = p->len >= ev->split.len ? p->len - ev->split.len : 0;
+	if (j->lba_index) {
+		err = u64map__put(&j->by_lba, lba_key(p->dev->id, p->lba), pv);
+		if (err)
+			return err;
+	}
+	return track(j, c, seq);
+}
+
+static int build_lba_index(struct join *j)
+{
+	uint64_t id, v;
+	size_t pos = 0;
+	int err;
+
+	j->lba_index = true;
+	while (u64map__next(&j->inflight, &pos, &id, &v)) {
+		struct io_rec *r = rec_of(j, v);
+
+		err = u64map__put(&j->by_lba, lba_key(r->dev->id, r->lba), v);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void set_dispatch(struct io_rec *r, uint64_t ts)
+{
+	r->dispatched = true;
+	r->dispatch_ts = ts;
+	r->queue_time = ts >= r->ts ? ts - r->ts : 0;
+}
+
+static int on_dispatch(struct join *j, const struct event *ev)
+{
+	uint64_t v, next, left, dev;
+	struct io_rec *r;
+	uint32_t n;
+	int err;
+
+	if (!j->lba_index) {
+		err = build_lba_index(j);
+		if (err)
+			return err;
+	}
+	if (!u64map__get(&j->inflight, ev->disp.id, &v)) {
+		j->counts.orphan_dispatches++;
+		return 0;
+	}
+	r = rec_of(j, v);
+	set_dispatch(r, ev->ts);
+	dev = ev->disp.dev ? ev->disp.dev : r->dev->id;
+	next = r->lba + r->len;
+	left = ev->disp.len > r->len ? ev->disp.len - r->len : 0;
+	/* the request's other bios follow the first, sector after sector */
+	for (n = 1; n < ev->disp.bios && left; n++) {
+		if (!u64map__get(&j->by_lba, lba_key(dev, next), &v))
+			break;
+		r = rec_of(j, v);
+		if (r->dev->id != dev || r->lba != next || r->state != IO_PENDING || !r->len)
+			break;
+		set_dispatch(r, ev->ts);
+		next += r->len;
+		left -= left < r->len ? left : r->len;
+	}
+	return 0;
+}
+
+static int on_meta(struct join *j, const struct event *ev)
+{
+	struct file_node *f;
+	struct io_rec *r;
+	uint64_t v;
+
+	if (!u64map__get(&j->inflight, ev->meta.ref, &v)) {
+		j->counts.orphan_metas++;
+		return 0;
+	}
+	r = rec_of(j, v);
+	f = file_names__get(j->files, &ev->meta.fid);
+	if (!f)
+		return -ENOMEM;
+	r->file = f;
+	r->file_offset = ev->meta.offset;
+	r->file_size = ev->meta.size;
+	r->fs_event = OCTF__PROTO__TRACE__FS_EVENT_TYPE__Access;
+	file_node__set_size(f, ev->meta.size);
+	/* upstream traces have no io.partitionId: the file's partition is the one */
+	if (r->part == r->dev->id)
+		r->part = ev->meta.fid.part;
+	return u64map__put(&j->part_dev, ev->meta.fid.part, r->dev->index);
+}
+
+static int on_file_name(struct join *j, const struct event *ev)
+{
+	const Octf__Proto__Trace__EventIoFilesystemFileName *fnm = ev->pb->filesystemfilename;
+	struct file_id id, parent;
+
+	event__file_id(fnm->fileid, &id);
+	event__file_id(fnm->fileparentid, &parent);
+	return file_names__set_name(j->files, &id, &parent, fnm->filename);
+}
+
+static int on_file_event(struct join *j, const struct event *ev)
+{
+	const Octf__Proto__Trace__EventIoFilesystemFileEvent *fe = ev->pb->filesystemfileevent;
+	struct file_node *f;
+	struct device *d;
+	struct file_id id;
+	struct io_rec *r;
+	uint64_t seq;
+
+	event__file_id(fe->fileid, &id);
+	f = file_names__get(j->files, &id);
+	d = partition_device(j, id.part);
+	if (!f || !d)
+		return -ENOMEM;
+	r = append(j, &seq);
+	if (!r)
+		return -ENOMEM;
+	memset(r, 0, sizeof(*r));
+	r->kind = REC_FS_EVENT;
+	r->state = IO_COMPLETED;
+	r->sid = ev->sid;
+	r->ts = ev->ts;
+	r->dev = d;
+	r->part = id.part;
+	r->file = f;
+	r->file_size = file_node__size(f);
+	r->fs_event = (int32_t)fe->fseventtype;
+	j->counts.fs_events++;
+	emit_ready(j);
+	return 0;
+}
+
+int join__event(struct join *j, const struct event *ev)
+{
+	if (!j->have_ts0 && ev->type != EV_DEVICE && ev->type != EV_NONE) {
+		j->ts0 = ev->ts;
+		j->have_ts0 = true;
+	}
+	switch (ev->type) {
+	case EV_IO:
+		return on_io(j, ev);
+	case EV_COMPLETION:
+		return on_completion(j, ev);
+	case EV_SPLIT:
+		return on_split(j, ev);
+	case EV_DISPATCH:
+		return on_dispatch(j, ev);
+	case EV_DEVICE:
+		return on_device(j, ev);
+	case EV_FS_META:
+		return j->files ? on_meta(j, ev) : 0;
+	case EV_FILE_NAME:
+		return j->files ? on_file_name(j, ev) : 0;
+	case EV_FILE_EVENT:
+		return j->files ? on_file_event(j, ev) : 0;
+	default:
+		return 0;
+	}
+}
+
+static int by_sid(const void *a, const void *b)
+{
+	const struct io_rec *x = a, *y = b;
+
+	if (x->sid != y->sid)
+		return x->sid < y->sid ? -1 : 1;
+	return 0;
+}
+
+int join__finish(struct join *j)
+{
+	size_t i;
+	int err;
+
+	/* what still waits never completed: to the end list with the others */
+	for (; j->head < j->tail; j->head++) {
+		uint64_t v = j->head;
+		struct io_rec *r = &j->ring[v & (j->cap - 1)];
+
+		if (r->state == IO_MOVED)
+			continue;
+		if (r->state != IO_PENDING) {
+			emit(j, r);
+			continue;
+		}
+		err = move_late(j, v);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < j->nlate; i++) {
+		struct io_rec *r = &j->late[i];
+
+		if (r->state == IO_PENDING) {
+			dev_done(r);
+			r->state = IO_NOT_COMPLETED;
+			r->error = true;
+		}
+	}
+	u64map__free(&j->inflight);
+	u64map__free(&j->by_lba);
+	j->lba_index = false;
+	if (j->nlate)
+		qsort(j->late, j->nlate, sizeof(*j->late), by_sid);
+	for (i = 0; i < j->nlate; i++)
+		emit(j, &j->late[i]);
+	j->nlate = 0;
+	return 0;
+}
+
+const struct join_counts *join__counts(const struct join *j)
+{
+	return &j->counts;
+}
+
+size_t join__device_count(const struct join *j)
+{
+	return j->ndevs;
+}
+
+const struct device *join__device(const struct join *j, size_t i)
+{
+	return i < j->ndevs ? j->devs[i] : NULL;
+}
+
+uint64_t join__first_ts(const struct join *j)
+{
+	return j->ts0;
+}
+
+void join__free(struct join *j)
+{
+	size_t i;
+
+	if (!j)
+		return;
+	for (i = 0; i < j->ndevs; i++) {
+		if (*j->devs[i]->name)
+			free((char *)j->devs[i]->name);
+		if (*j->devs[i]->model)
+			free((char *)j->devs[i]->model);
+		free(j->devs[i]);
+	}
+	free(j->devs);
+	u64map__free(&j->dev_idx);
+	u64map__free(&j->part_dev);
+	u64map__free(&j->inflight);
+	u64map__free(&j->by_lba);
+	file_names__free(j->files);
+	free(j->late);
+	free(j->ring);
+	free(j);
+}

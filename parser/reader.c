@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The window covers sids [base, base + WINDOW); base is a multiple of
+ * QUARTER, a sid's slot is sid & MASK. While quarter 0 is handed out, the
+ * streams are read up to base + WINDOW (a "fill"); a record for quarter 0
+ * read then is late. When quarter 0 is through, the caller's thread helps
+ * finish the fill, base moves on by a quarter and the next fill starts.
+ * Each stream is read ahead up to the window's end, so a record still
+ * unread when its quarter goes out follows, in its own stream, one that
+ * is more than two quarters later.
+ *
+ * Fills take streams one at a time from a shared counter. Each thread
+ * places records in a window of its own (slots and bitmaps written by
+ * that thread alone: shared bitmaps cost a locked instruction per record
+ * and bounce between the CPUs) and keeps what it found (late and
+ * duplicate records, damage) in its `filler`, merged between fills.
+ * Handing out scans both windows' bitmaps; a sid found twice goes out
+ * through the extras, which are sorted by (sid, stream, position in the
+ * stream): the result does not depend on which thread read what. The
+ * threads synchronize on a mutex between fills, which orders everything
+ * (slots, bitmaps, streams' pending records); during a fill they write
+ * only quarters 1-3 and the caller reads only quarter 0.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "reader.h"
+#include "stream.h"
+#include "trace.h"
+
+#define QUARTER ((uint64_t)READER_QUARTER)
+#define WINDOW ((uint64_t)READER_WINDOW)
+#define MASK (WINDOW - 1)
+#define WORDS (READER_WINDOW / 64)
+/* above this, base + WINDOW could overflow: such sids wait in extras */
+#define SID_WINDOWED_MAX (UINT64_MAX - 2 * WINDOW)
+/* slots a scan asks the CPU for ahead of use */
+#define PREFETCH_AHEAD 8
+
+_Static_assert((READER_QUARTER & (READER_QUARTER - 1)) == 0 && READER_QUARTER % 64 == 0,
+	       "quarter: a power of two, whole bitmap words");
+
+struct rstream {
+	struct stream *s;
+	struct event pending;	/* read, not placed: beyond the window */
+	uint64_t pos;		/* records read */
+	bool has_pending;
+	bool done;
+};
+
+struct found_error {
+	struct merge_error e;
+	size_t stream;
+};
+
+/* One thread's window and what it found during a fill. */
+struct filler {
+	alignas(64) struct event *slots;	/* WINDOW; own cache lines: each thread writes its own */
+	uint64_t bits[WORDS];	/* occupied slots */
+	uint64_t dup[WORDS];	/* a second record came for the slot */
+	struct event *extra;	/* late and duplicate records, in the order read */
+	size_t nextra, extra_cap;
+	struct found_error *errs;
+	size_t nerr;
+	size_t placed;
+	int err;
+};
+
+struct reader {
+	struct rstream *rs;
+	size_t n;
+	unsigned int types;
+
+	uint64_t base;
+	uint64_t scan;		/* next offset in quarter 0 to look at */
+	size_t count;		/* occupied slots */
+	bool started, ended, filling;
+
+	/* the fill in progress */
+	uint64_t fill_limit;	/* read every stream up to here */
+	uint64_t late_limit;	/* sids below are late */
+	_Atomic uint64_t next_stream;	/* unclaimed streams, see take_stream() */
+	struct filler *fill;	/* [0] caller's thread, [1] helper */
+
+	struct event *extra;	/* sorted; [extra_pos, nextra) not handed out */
+	size_t nextra, extra_pos, extra_cap;
+
+	struct event *last;	/* returned by the last call */
+	int err;
+	struct merge_error *errs;
+	size_t nerr;
+
+	/* the helper: step counts fills started, done_step the last it finished (under mu) */
+	bool threaded;
+	pthread_t helper;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned long step, done_step;
+	bool quit;
+};
+
+/* ---- reading (either thread) ---- */
+
+static void damaged(struct filler *f, struct rstream *rs, size_t i, int err)
+{
+	struct found_error *e = &f->errs[f->nerr++];
+
+	e->e.path = stream__path(rs->s);
+	e->e.offset = stream__offset(rs->s);
+	e->e.err = err;
+	e->stream = i;
+	rs->done = true;
+}
+
+/*
+ * Reads stream i's next wanted record. One whose sid has a free slot in
+ * this filler's window is decoded straight into it (returns 2); any other
+ * into the stream's pending (returns 1). 0 when the stream has no more
+ * (ended, damaged, or out of memory: f->err).
+ */
+static int read_pending(struct reader *r, struct filler *f, size_t i)
+{
+	struct rstream *rs = &r->rs[i];
+	uint64_t sid, idx = 0, bit = 0;
+	const uint8_t *msg;
+	struct event *ev;
+	bool direct;
+	size_t len;
+	int ret;
+
+	while (!rs->done) {
+		ret = stream__next(rs->s, &msg, &len);
+		if (ret == -ENOMEM) {
+			f->err = ret;
+			break;
+		}
+		if (ret < 0) {
+			damaged(f, rs, i, ret);
+			break;
+		}
+		if (ret == 0) {
+			rs->done = true;
+			break;
+		}
+		direct = decode__peek_sid(msg, len, &sid) && sid >= r->late_limit &&
+			 sid < r->fill_limit && sid <= SID_WINDOWED_MAX;
+		if (direct) {
+			idx = sid & MASK;
+			bit = 1ull << (idx & 63);
+			direct = !(f->bits[idx >> 6] & bit);
+		}
+		ev = direct ? &f->slots[idx] : &rs->pending;
+		ret = decode__event(msg, len, ev, r->types);
+		if (ret < 0) {
+			damaged(f, rs, i, ret);
+			break;
+		}
+		if (ret == DECODE_SKIPPED)
+			continue;
+		ev->stream = (uint32_t)i;
+		ev->pos = rs->pos++;
+		if (direct && ev->sid == sid) {
+			f->bits[idx >> 6] |= bit;
+			f->placed++;
+			return 2;
+		}
+		/* protobuf-c read the header otherwise (a second header field) */
+		if (direct)
+			rs->pending = *ev;
+		rs->has_pending = true;
+		return 1;
+	}
+	return 0;
+}
+
+static void fill_extra(struct filler *f, struct event *ev)
+{
+	if (f->nextra == f->extra_cap) {
+		size_t cap = f->extra_cap ? f->extra_cap * 2 : 16;
+		struct event *e = realloc(f->extra, cap * sizeof(*e));
+
+		if (!e) {
+			decode__release(ev);
+			f->err = -ENOMEM;
+			return;
+		}
+		f->extra = e;
+		f->extra_cap = cap;
+	}
+	f->extra[f->nextra++] = *ev;
+}
+
+static void place(struct reader *r, struct filler *f, struct rstream *rs)
+{
+	uint64_t sid = rs->pending.sid, idx = sid & MASK, bit = 1ull << (idx & 63);
+
+	rs->has_pending = false;
+	if (sid < r->late_limit || sid > SID_WINDOWED_MAX) {
+		fill_extra(f, &rs->pending);
+		return;
+	}
+	if (f->bits[idx >> 6] & bit) {
+		f->dup[idx >> 6] |= bit;
+		fill_extra(f, &rs->pending);
+		return;
+	}
+	f->bits[idx >> 6] |= bit;
+	f->slots[idx] = rs->pending;
+	f->placed++;
+}
+
+/*
+ * The next stream for a filler: the caller's thread takes them from the
+ * front, the helper from the back, so a stream (and its buffer in the
+ * CPU's cache) mostly stays with one thread from fill to fill. The two
+ * ends of the unclaimed range are packed in one word: front in the low
+ * half, back (one past the last) in the high half.
+ */
+static bool take_stream(struct reader *r, bool back, size_t *i)
+{
+	uint64_t cur = atomic_load(&r->next_stream), lo, hi, nv;
+
+	do {
+		lo = cur & 0xffffffffu;
+		hi = cur >> 32;
+		if (lo >= hi)
+			return false;
+		*i = back ? hi - 1 : lo;
+		nv = back ? (hi - 1) << 32 | lo : hi << 32 | (lo + 1);
+	} while (!atomic_compare_exchange_weak(&r->next_stream, &cur, nv));
+	return true;
+}
+
+/* Takes streams one by one and reads each up to the fill limit. */
+static void fill_streams(struct reader *r, struct filler *f)
+{
+	size_t i;
+
+	while (!f->err && take_stream(r, f == &r->fill[1], &i)) {
+		struct rstream *rs = &r->rs[i];
+
+		for (;;) {
+			if (!rs->has_pending) {
+				int got = read_pending(r, f, i);
+
+				if (!got)
+					break;
+				if (got == 2)
+					continue;
+			}
+			if (rs->pending.sid >= r->fill_limit && rs->pending.sid <= SID_WINDOWED_MAX)
+				break;
+			place(r, f, rs);
+			if (f->err)
+				return;
+		}
+	}
+}
+
+static void *helper_main(void *p)
+{
+	struct reader *r = p;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->quit && r->step == seen)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (r->quit)
+			break;
+		seen = r->step;
+		pthread_mutex_unlock(&r->mu);
+		fill_streams(r, &r->fill[1]);
+		pthread_mutex_lock(&r->mu);
+		r->done_step = seen;
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* ---- the caller's thread ---- */
+
+static int by_stream(const void *a, const void *b)
+{
+	const struct found_error *x = a, *y = b;
+
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+static bool before(const struct event *a, const struct event *b)
+{
+	if (a->sid != b->sid)
+		return a->sid < b->sid;
+	if (a->stream != b->stream)
+		return a->stream < b->stream;
+	return a->pos < b->pos;
+}
+
+/* Inserts ev into the extras, sorted by (sid, stream, pos). */
+static int add_extra(struct reader *r, const struct event *ev)
+{
+	size_t i;
+
+	if (r->extra_pos && r->extra_pos == r->nextra)
+		r->extra_pos = r->nextra = 0;
+	if (r->nextra == r->extra_cap) {
+		size_t cap = r->extra_cap ? r->extra_cap * 2 : 16;
+		struct event *e = realloc(r->extra, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		r->extra = e;
+		r->extra_cap = cap;
+	}
+	for (i = r->nextra; i > r->extra_pos && before(ev, &r->extra[i - 1]); i--)
+		r->extra[i] = r->extra[i - 1];
+	r->extra[i] = *ev;
+	r->nextra++;
+	return 0;
+}
+
+/* Starts a fill up to limit; the helper (if any) begins at once. */
+static void fill_start(struct reader *r, uint64_t limit, uint64_t late)
+{
+	r->fill_limit = limit;
+	r->late_limit = late;
+	atomic_store(&r->next_stream, (uint64_t)r->n << 32);
+	r->filling = true;
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		r->step++;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+	}
+}
+
+/* Helps the fill in progress to its end and takes in what it found. */
+static int fill_finish(struct reader *r)
+{
+	struct found_error errs[2 * 64], *all = errs;
+	size_t nerr, i, k;
+	int err = 0;
+
+	if (!r->filling)
+		return 0;
+	fill_streams(r, &r->fill[0]);
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		while (r->done_step != r->step)
+			pthread_cond_wait(&r->cv, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+	}
+	r->filling = false;
+
+	nerr = r->fill[0].nerr + r->fill[1].nerr;
+	if (nerr > sizeof(errs) / sizeof(errs[0])) {
+		all = malloc(nerr * sizeof(*all));
+		if (!all)
+			err = -ENOMEM;
+	}
+	for (k = 0; k < 2; k++) {
+		struct filler *f = &r->fill[k];
+
+		if (f->err)
+			err = f->err;
+		r->count += f->placed;
+		f->placed = 0;
+		for (i = 0; i < f->nextra; i++) {
+			if (!err)
+				err = add_extra(r, &f->extra[i]);
+			if (err)
+				decode__release(&f->extra[i]);
+		}
+		f->nextra = 0;
+	}
+	if (all) {
+		/* damage in stream order, whichever thread found it */
+		memcpy(all, r->fill[0].errs, r->fill[0].nerr * sizeof(*all));
+		memcpy(all + r->fill[0].nerr, r->fill[1].errs, r->fill[1].nerr * sizeof(*all));
+		qsort(all, nerr, sizeof(*all), by_stream);
+		for (i = 0; i < nerr; i++)
+			r->errs[r->nerr++] = all[i].e;
+		if (all != errs)
+			free(all);
+	}
+	r->fill[0].nerr = r->fill[1].nerr = 0;
+	return err;
+}
+
+static bool min_pending(const struct reader *r, uint64_t *min)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		if (r->rs[i].has_pending && (!any || r->rs[i].pending.sid < *min)) {
+			*min = r->rs[i].pending.sid;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* Fills the first three quarters of a window at base, before handing any out. */
+static int fill_sync(struct reader *r, uint64_t base)
+{
+	r->base = base;
+	fill_start(r, base + 3 * QUARTER, base);
+	return fill_finish(r);
+}
+
+/*
+ * Quarter 0 is through: moves the window on (or, empty, to the next
+ * waiting record) and starts the next fill. Sets r->ended when only
+ * extras are left.
+ */
+static int advance(struct reader *r)
+{
+	uint64_t min = 0;
+	int err;
+	size_t i;
+
+	if (!r->started) {
+		r->started = true;
+		/* the first records go to pending: there is no window yet */
+		r->fill_limit = 0;
+		for (i = 0; i < r->n; i++)
+			read_pending(r, &r->fill[0], i);
+		/* the first records' damage is taken in by the first fill */
+		if (min_pending(r, &min) && min <= SID_WINDOWED_MAX)
+			r->base = min & ~(QUARTER - 1);
+		err = fill_sync(r, r->base);
+	} else {
+		err = fill_finish(r);
+		r->base += QUARTER;
+	}
+	if (err)
+		return err;
+	if (!r->count) {
+		if (!min_pending(r, &min)) {
+			r->ended = true;
+			return 0;
+		}
+		/* pending sids are past the window: fill places the rest */
+		err = fill_sync(r, min & ~(QUARTER - 1));
+		if (err)
+			return err;
+	}
+	r->scan = 0;
+	fill_start(r, r->base + WINDOW, r->base + QUARTER);
+	return 0;
+}
+
+static void release_last(struct reader *r)
+{
+	if (r->last) {
+		decode__release(r->last);
+		r->last = NULL;
+	}
+}
+
+int reader__next(struct reader *r, const struct event **ev)
+{
+	int ret;
+
+	if (r->err)
+		return r->err;
+	release_last(r);
+	for (;;) {
+		uint64_t hb = r->base & MASK, o = r->scan, limit;
+
+		if (!r->started) {
+			ret = advance(r);
+			if (ret)
+				goto fail;
+			continue;
+		}
+		/* the next slot of quarter 0 occupied in either window, or QUARTER */
+		while (!r->ended && o < QUARTER) {
+			size_t k = (size_t)((hb + o) >> 6);
+			uint64_t w = (r->fill[0].bits[k] | r->fill[1].bits[k]) >> (o & 63);
+
+			if (w) {
+				o += (uint64_t)__builtin_ctzll(w);
+				break;
+			}
+			o = (o | 63) + 1;
+		}
+		limit = r->ended ? UINT64_MAX : r->base + o;
+		if (r->extra_pos < r->nextra && (r->extra[r->extra_pos].sid < limit || r->ended)) {
+			r->last = &r->extra[r->extra_pos++];
+			*ev = r->last;
+			return 1;
+		}
+		if (r->ended)
+			return 0;
+		if (o < QUARTER) {
+			uint64_t idx = hb + o, bit = 1ull << (idx & 63);
+			size_t k = (size_t)(idx >> 6);
+			struct filler *a = &r->fill[0], *b = &r->fill[1];
+			bool in_a = a->bits[k] & bit, in_b = b->bits[k] & bit;
+
+			r->scan = o + 1;
+			/*
+			 * The slots ahead were written on the other CPU (if any):
+			 * ask for them now, they are needed in a few hundred ns.
+			 */
+			if (o + PREFETCH_AHEAD < QUARTER) {
+				__builtin_prefetch(&a->slots[idx + PREFETCH_AHEAD]);
+				__builtin_prefetch((char *)&a->slots[idx + PREFETCH_AHEAD] + 64);
+				__builtin_prefetch(&b->slots[idx + PREFETCH_AHEAD]);
+				__builtin_prefetch((char *)&b->slots[idx + PREFETCH_AHEAD] + 64);
+			}
+			if (in_a && !in_b && !(a->dup[k] & bit)) {
+				a->bits[k] &= ~bit;
+				r->count--;
+				r->last = &a->slots[idx];
+				*ev = r->last;
+				return 1;
+			}
+			if (in_b && !in_a && !(b->dup[k] & bit)) {
+				b->bits[k] &= ~bit;
+				r->count--;
+				r->last = &b->slots[idx];
+				*ev = r->last;
+				return 1;
+			}
+			/* the sid came more than once: all of them go out through the extras */
+			for (size_t f = 0; f < 2; f++) {
+				struct filler *x = &r->fill[f];
+
+				x->dup[k] &= ~bit;
+				if (!(x->bits[k] & bit))
+					continue;
+				x->bits[k] &= ~bit;
+				r->count--;
+				ret = add_extra(r, &x->slots[idx]);
+				if (ret) {
+					decode__release(&x->slots[idx]);
+					goto fail;
+				}
+			}
+			continue;
+		}
+		ret = advance(r);
+		if (ret)
+			goto fail;
+	}
+
+fail:
+	r->err = ret;
+	return ret;
+}
+
+struct reader *reader__new(struct trace *t, unsigned int types, unsigned int threads)
+{
+	struct reader *r;
+	size_t i, n;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->n = n = trace__stream_count(t);
+	if (n > UINT32_MAX) {
+		free(r);
+		errno = EMFILE;
+		return NULL;
+	}
+	r->types = types;
+	r->rs = calloc(n ? n : 1, sizeof(*r->rs));
+	r->errs = calloc(n ? n : 1, sizeof(*r->errs));
+	r->fill = aligned_alloc(64, 2 * sizeof(*r->fill));
+	if (!r->rs || !r->errs || !r->fill)
+		goto nomem;
+	memset(r->fill, 0, 2 * sizeof(*r->fill));
+	for (i = 0; i < 2; i++) {
+		r->fill[i].errs = calloc(n ? n : 1, sizeof(*r->fill[i].errs));
+		r->fill[i].slots = malloc(WINDOW * sizeof(*r->fill[i].slots));
+		if (!r->fill[i].errs || !r->fill[i].slots)
+			goto nomem;
+	}
+	for (i = 0; i < n; i++)
+		r->rs[i].s = trace__stream(t, i);
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	/* a helper only pays off with streams to share */
+	if (threads > 1 && n > 1) {
+		if (pthread_create(&r->helper, NULL, helper_main, r) == 0)
+			r->threaded = true;
+	}
+	return r;
+
+nomem:
+	for (i = 0; r->fill && i < 2; i++) {
+		free(r->fill[i].errs);
+		free(r->fill[i].slots);
+	}
+	free(r->fill);
+	free(r->errs);
+	free(r->rs);
+	free(r);
+	errno = ENOMEM;
+	return NULL;
+}
+
+size_t reader__error_count(const struct reader *r)
+{
+	return r->nerr;
+}
+
+const struct merge_error *reader__error(const struct reader *r, size_t i)
+{
+	return i < r->nerr ? &r->errs[i] : NULL;
+}
+
+void reader__free(struct reader *r)
+{
+	size_t i, k;
+
+	if (!r)
+		return;
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		/* a fill in progress ends before its memory goes */
+		while (r->filling && r->done_step != r->step)
+			pthread_cond_wait(&r->cv, &r->mu);
+		r->quit = true;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->helper, NULL);
+	}
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv);
+	release_last(r);
+	for (i = r->extra_pos; i < r->nextra; i++)
+		decode__release(&r->extra[i]);
+	for (k = 0; k < 2; k++) {
+		struct filler *f = &r->fill[k];
+
+		for (i = 0; i < WINDOW; i++) {
+			if (f->bits[i >> 6] & (1ull << (i & 63)))
+				decode__release(&f->slots[i]);
+		}
+		for (i = 0; i < f->nextra; i++)
+			decode__release(&f->extra[i]);
+		free(f->extra);
+		free(f->errs);
+		free(f->slots);
+	}
+	free(r->fill);
+	for (i = 0; i < r->n; i++) {
+		if (r->rs[i].has_pending)
+			decode__release(&r->rs[i].pending);
+	}
+	free(r->extra);
+	free(r->errs);
+	free(r->rs);
+	free(r);
+}

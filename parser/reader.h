@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reads a trace as one sequence of decoded events (struct event) in
+ * header.sid order: the input of the join and of every view but --raw.
+ *
+ * The streams are merged through a window of READER_WINDOW sids, in four
+ * quarters. Every stream is read ahead until its next record lies beyond
+ * the window, each record goes to the slot of its sid, and the first
+ * quarter is handed out in order by scanning an occupancy bitmap; then
+ * the window moves on by a quarter. That costs O(1) per event where a
+ * heap over all streams costs O(log streams), and absorbs any inversion
+ * within a stream of up to half the window (a BPF program interrupted by
+ * another on the same CPU writes a later sid first).
+ *
+ * Reading and decoding the next quarter runs while the current one is
+ * handed out: on a helper thread if asked for (threads = 2), the caller's
+ * thread helping once it is through the quarter; otherwise all on the
+ * caller's thread. The sequence is the same either way.
+ *
+ * What the window cannot place comes out anyway: a record whose sid has
+ * been handed out, or is being handed out (an inversion beyond the
+ * window), as soon as possible; records with the same sid one after the
+ * other, by stream index, then stream order; sids near UINT64_MAX at the
+ * end. Sids need not be dense: gaps cost bitmap words, an empty window
+ * jumps ahead.
+ *
+ * Memory is the window (two of them with a helper thread, 2 MiB each)
+ * plus the streams' buffers, never more with a longer trace.
+ *
+ * Damage is handled as by merge.h: a damaged stream stops at the damage,
+ * the others go on, and the damage is recorded (reader__error). Records of
+ * types the caller did not ask for are not decoded, only their top-level
+ * fields checked: damage inside one of them is found by the views that
+ * read that type (--io reads them all), not by the others: file metadata
+ * is a third of the records, and a statistic never uses it.
+ */
+#ifndef IOTRACE_READER_H
+#define IOTRACE_READER_H
+
+#include <stddef.h>
+
+#include "event.h"
+#include "merge.h"
+
+#define READER_QUARTER 4096
+#define READER_WINDOW (4 * READER_QUARTER)
+
+struct trace;
+struct reader;
+
+/*
+ * types: EV_BIT() mask of the event types to return (EV_ALL for all).
+ * threads: 1, or 2 for a helper thread. Returns NULL with errno set. The
+ * trace must outlive the reader.
+ */
+struct reader *reader__new(struct trace *t, unsigned int types, unsigned int threads);
+
+/*
+ * Returns 1 and the next event in *ev (owned by the reader, valid until
+ * the next call), 0 at the end, or -ENOMEM (the reader stops).
+ */
+int reader__next(struct reader *r, const struct event **ev);
+
+/* Damage met so far, one entry per damaged stream (see merge.h), by stream. */
+size_t reader__error_count(const struct reader *r);
+const struct merge_error *reader__error(const struct reader *r, size_t i);
+
+/* Accepts NULL. */
+void reader__free(struct reader *r);
+
+#endif

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * --statistics: per device, per operation group (io_stats.h) - count,
+ * errors, I/Os without completion, size and latency (min, average, max,
+ * total, percentiles by count), IOPS, bandwidth and workset.
+ *
+ * JSON keeps the shape of OCTF's IoStatisticsSet so its readers find
+ * things where they were (statistics[].desc.device, .duration,
+ * .write.latency.average, .write.metrics.throughput.value, ...), with
+ * percentiles keyed p50, p90, p99, p99.9, p99.99 and notCompleted added;
+ * queueTime and deviceTime (btt's Q2D and D2C) appear when the trace has
+ * dispatch events. Durations and latencies in ns, sizes in sectors.
+ * IOPS and bandwidth are over the device's duration: first submission to
+ * last completion.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_writer.h"
+#include "io_stats.h"
+#include "json_writer.h"
+#include "stats_view.h"
+#include "table_writer.h"
+
+static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
+static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
+#define NPCT (sizeof(pcts) / sizeof(pcts[0]))
+
+struct stats_view {
+	FILE *out;
+	enum view_format fmt;
+	struct io_stats *dev;	/* by device index */
+	size_t ndev;
+	bool oom;
+};
+
+struct io_stats *stats_view__device_stats(struct io_stats **arr, size_t *n, unsigned int idx,
+					  bool percentiles)
+{
+	if (idx >= *n) {
+		size_t nn = idx + 1 > *n * 2 ? idx + 1 : *n * 2, i;
+		struct io_stats *na = realloc(*arr, nn * sizeof(*na));
+
+		if (!na)
+			return NULL;
+		for (i = *n; i < nn; i++)
+			io_stats__init(&na[i], percentiles);
+		*arr = na;
+		*n = nn;
+	}
+	return &(*arr)[idx];
+}
+
+static void *stats_create(FILE *out, const struct view_opts *o)
+{
+	struct stats_view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->out = out;
+	v->fmt = o->format;
+	return v;
+}
+
+static void stats_record(void *p, const struct io_rec *r)
+{
+	struct stats_view *v = p;
+	struct io_stats *s;
+
+	if (r->kind != REC_IO)
+		return;
+	s = stats_view__device_stats(&v->dev, &v->ndev, r->dev->index, true);
+	if (!s) {
+		v->oom = true;
+		return;
+	}
+	io_stats__add(s, r, true);
+}
+
+static double per_second(double v, uint64_t ns)
+{
+	return ns ? v * 1e9 / (double)ns : 0.0;
+}
+
+static double mib(uint64_t sectors)
+{
+	return (double)sectors * 512.0 / (1024.0 * 1024.0);
+}
+
+void stats_view__json_device(struct json_writer *jw, const struct device *d)
+{
+	jw__name(jw, "device");
+	jw__start_object(jw);
+	jw__name(jw, "id");
+	jw__uint_str(jw, d->id);
+	jw__name(jw, "name");
+	jw__string(jw, d->name);
+	jw__name(jw, "size");
+	jw__uint_str(jw, d->size);
+	jw__name(jw, "model");
+	jw__string(jw, d->model);
+	jw__end_object(jw);
+}
+
+static void json_values(struct json_writer *jw, const char *name, const char *unit,
+			const struct dist *d)
+{
+	unsigned int i;
+
+	jw__name(jw, name);
+	jw__start_object(jw);
+	jw__name(jw, "unit");
+	jw__string(jw, unit);
+	jw__name(jw, "average");
+	jw__double(jw, dist__avg(d));
+	jw__name(jw, "min");
+	jw__uint_str(jw, d->count ? d->min : 0);
+	jw__name(jw, "max");
+	jw__uint_str(jw, d->max);
+	jw__name(jw, "count");
+	jw__uint_str(jw, d->count);
+	jw__name(jw, "total");
+	jw__uint_str(jw, d->sum);
+	if (dist__has_percentiles(d)) {
+		jw__name(jw, "percentiles");
+		jw__start_object(jw);
+		for (i = 0; i < NPCT; i++) {
+			jw__name(jw, pct_names[i]);
+			jw__uint_str(jw, dist__percentile(d, pcts[i]));
+		}
+		jw__end_object(jw);
+	}
+	jw__end_object(jw);
+}
+
+static void json_metric(struct json_writer *jw, const char *name, const char *unit, double value)
+{
+	jw__name(jw, name);
+	jw__start_object(jw);
+	jw__name(jw, "unit");
+	jw__string(jw, unit);
+	jw__name(jw, "value");
+	jw__double(jw, value);
+	jw__end_object(jw);
+}
+
+static void json_op(struct json_writer *jw, const char *name, struct op_stats *o, uint64_t dur,
+		    bool dispatch)
+{
+	jw__name(jw, name);
+	jw__start_object(jw);
+	jw__name(jw, "count");
+	jw__uint_str(jw, o->count);
+	jw__name(jw, "errors");
+	jw__uint_str(jw, o->errors);
+	jw__name(jw, "notCompleted");
+	jw__uint_str(jw, o->not_completed);
+	json_values(jw, "size", "sector", &o->size);
+	json_values(jw, "latency", "ns", &o->latency);
+	if (dispatch) {
+		json_values(jw, "queueTime", "ns", &o->queue_time);
+		json_values(jw, "deviceTime", "ns", &o->device_time);
+	}
+	jw__name(jw, "metrics");
+	jw__start_object(jw);
+	json_metric(jw, "throughput", "IOPS", per_second((double)o->count, dur));
+	json_metric(jw, "bandwidth", "MiB/s", per_second(mib(o->size.sum), dur));
+	json_metric(jw, "workset", "sector", (double)workset__sectors(&o->workset));
+	jw__end_object(jw);
+	jw__end_object(jw);
+}
+
+static bool has_dispatch(const struct io_stats *s)
+{
+	return s->op[GRP_TOTAL].queue_time.count != 0;
+}
+
+static void write_json(struct stats_view *v, const struct join *j)
+{
+	struct json_writer *jw = jw__new(v->out, true);
+	size_t i;
+	unsigned int g;
+
+	if (!jw) {
+		v->oom = true;
+		return;
+	}
+	jw__start_object(jw);
+	jw__name(jw, "statistics");
+	jw__start_array(jw);
+	for (i = 0; i < v->ndev; i++) {
+		struct io_stats *s = &v->dev[i];
+		uint64_t dur = io_stats__duration(s);
+
+		if (!s->any)
+			continue;
+		jw__start_object(jw);
+		jw__name(jw, "desc");
+		jw__start_object(jw);
+		stats_view__json_device(jw, join__device(j, i));
+		jw__end_object(jw);
+		jw__name(jw, "duration");
+		jw__uint_str(jw, dur);
+		for (g = 0; g < GRP_COUNT; g++)
+			json_op(jw, op_group_name[g], &s->op[g], dur, has_dispatch(s));
+		jw__end_object(jw);
+	}
+	jw__end_array(jw);
+	jw__end_object(jw);
+	jw__newline(jw);
+	jw__free(jw);
+}
+
+/* ---- CSV ---- */
+
+static void csv_header_values(struct csv_writer *cw, const char *name)
+{
+	static const char *const fields[] = { "min", "average", "max", "total" };
+	char col[64];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(col, sizeof(col), "%s.%s", name, fields[i]);
+		csv__string(cw, col);
+	}
+	for (i = 0; i < NPCT; i++) {
+		snprintf(col, sizeof(col), "%s.%s", name, pct_names[i]);
+		csv__string(cw, col);
+	}
+}
+
+static void csv_double(struct csv_writer *cw, double d)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.6g", d);
+	csv__string(cw, buf);
+}
+
+static void csv_values(struct csv_writer *cw, const struct dist *d, bool present)
+{
+	unsigned int i;
+
+	if (!present || !d->count) {
+		for (i = 0; i < 4 + NPCT; i++)
+			csv__empty(cw);
+		return;
+	}
+	csv__uint(cw, d->min);
+	csv_double(cw, dist__avg(d));
+	csv__uint(cw, d->max);
+	csv__uint(cw, d->sum);
+	for (i = 0; i < NPCT; i++) {
+		if (dist__has_percentiles(d))
+			csv__uint(cw, dist__percentile(d, pcts[i]));
+		else
+			csv__empty(cw);
+	}
+}
+
+static void write_csv(struct stats_view *v, const struct join *j)
+{
+	static const char *const head[] = { "device.id", "device.name", "operation", "count",
+					    "errors", "notCompleted", "duration", "iops",
+					    "bandwidth", "workset" };
+	struct csv_writer *cw = csv__new(v->out);
+	unsigned int i, g;
+
+	if (!cw) {
+		v->oom = true;
+		return;
+	}
+	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		csv__string(cw, head[i]);
+	csv_header_values(cw, "size");
+	csv_header_values(cw, "latency");
+	csv_header_values(cw, "queueTime");
+	csv_header_values(cw, "deviceTime");
+	csv__end_row(cw);
+	for (i = 0; i < v->ndev; i++) {
+		struct io_stats *s = &v->dev[i];
+		const struct device *d = join__device(j, i);
+		uint64_t dur = io_stats__duration(s);
+
+		if (!s->any)
+			continue;
+		for (g = 0; g < GRP_COUNT; g++) {
+			struct op_stats *o = &s->op[g];
+
+			csv__uint(cw, d->id);
+			csv__string(cw, d->name);
+			csv__string(cw, op_group_name[g]);
+			csv__uint(cw, o->count);
+			csv__uint(cw, o->errors);
+			csv__uint(cw, o->not_completed);
+			csv__uint(cw, dur);
+			csv_double(cw, per_second((double)o->count, dur));
+			csv_double(cw, per_second(mib(o->size.sum), dur));
+			csv__uint(cw, workset__sectors(&o->workset));
+			csv_values(cw, &o->size, true);
+			csv_values(cw, &o->latency, true);
+			csv_values(cw, &o->queue_time, has_dispatch(s));
+			csv_values(cw, &o->device_time, has_dispatch(s));
+			csv__end_row(cw);
+		}
+	}
+	csv__free(cw);
+}
+
+/* ---- table ---- */
+
+void stats_view__device_title(FILE *out, const struct device *d, uint64_t dur_ns)
+{
+	char dur[32];
+
+	table__fmt_ns(dur, sizeof(dur), (double)dur_ns);
+	fprintf(out, "%s (%u:%u)%s%s, %s\n", d->name[0] ? d->name : "unknown device",
+		(unsigned int)(d->id >> 20), (unsigned int)(d->id & 0xfffff), d->model[0] ? " " : "",
+		d->model, dur);
+}
+
+static void cell_ns(struct table *t, const struct dist *d, double v)
+{
+	char buf[32];
+
+	if (!d->count) {
+		table__cell(t, "-");
+		return;
+	}
+	table__fmt_ns(buf, sizeof(buf), v);
+	table__cell(t, "%s", buf);
+}
+
+static int write_table(struct stats_view *v, const struct join *j)
+{
+	static const char *const head[] = { "op", "count", "errors", "no compl", "IOPS", "MiB/s",
+					    "avg size", "workset", "lat avg", "p50", "p90",
+					    "p99", "p99.9", "p99.99", "max", "Q2D avg", "D2C avg" };
+	unsigned int ncols = sizeof(head) / sizeof(head[0]), i, g, c;
+	bool first = true;
+	int err = 0;
+
+	for (i = 0; i < v->ndev && !err; i++) {
+		struct io_stats *s = &v->dev[i];
+		uint64_t dur = io_stats__duration(s);
+		bool disp = has_dispatch(s);
+		struct table *t;
+		char buf[32];
+
+		if (!s->any)
+			continue;
+		t = table__new(disp ? ncols : ncols - 2);
+		if (!t)
+			return -ENOMEM;
+		if (!first)
+			fputc('\n', v->out);
+		first = false;
+		stats_view__device_title(v->out, join__device(j, i), dur);
+		for (c = 0; c < (disp ? ncols : ncols - 2); c++)
+			table__cell(t, "%s", head[c]);
+		table__end_row(t);
+		for (g = 0; g < GRP_COUNT; g++) {
+			struct op_stats *o = &s->op[g];
+			const struct dist *l = &o->latency;
+
+			if (!o->count && g != GRP_TOTAL)
+				continue;
+			table__cell(t, "%s", op_group_name[g]);
+			table__cell(t, "%llu", (unsigned long long)o->count);
+			table__cell(t, "%llu", (unsigned long long)o->errors);
+			table__cell(t, "%llu", (unsigned long long)o->not_completed);
+			table__cell(t, "%.1f", per_second((double)o->count, dur));
+			table__cell(t, "%.2f", per_second(mib(o->size.sum), dur));
+			table__fmt_bytes(buf, sizeof(buf), dist__avg(&o->size) * 512.0);
+			table__cell(t, "%s", buf);
+			table__fmt_bytes(buf, sizeof(buf),
+					 (double)workset__sectors(&o->workset) * 512.0);
+			table__cell(t, "%s", buf);
+			cell_ns(t, l, dist__avg(l));
+			for (c = 0; c < NPCT; c++)
+				cell_ns(t, l, (double)dist__percentile(l, pcts[c]));
+			cell_ns(t, l, (double)l->max);
+			if (disp) {
+				cell_ns(t, &o->queue_time, dist__avg(&o->queue_time));
+				cell_ns(t, &o->device_time, dist__avg(&o->device_time));
+			}
+			table__end_row(t);
+		}
+		err = table__print(t, v->out, 2);
+		table__free(t);
+	}
+	if (first)
+		fputs("no I/O in this trace\n", v->out);
+	return err;
+}
+
+static int stats_finish(void *p, const struct join *j)
+{
+	struct stats_view *v = p;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < v->ndev; i++)
+		io_stats__total(&v->dev[i]);
+	if (v->fmt == VIEW_JSON)
+		write_json(v, j);
+	else if (v->fmt == VIEW_CSV)
+		write_csv(v, j);
+	else
+		err = write_table(v, j);
+	if (v->oom || err)
+		return -ENOMEM;
+	return view__flush(v->out);
+}
+
+static void stats_destroy(void *p)
+{
+	struct stats_view *v = p;
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->ndev; i++)
+		io_stats__free(&v->dev[i]);
+	free(v->dev);
+	free(v);
+}
+
+const struct view_ops stats_view_ops = {
+	.name = "statistics",
+	.join_flags = 0,
+	.create = stats_create,
+	.record = stats_record,
+	.finish = stats_finish,
+	.destroy = stats_destroy,
+};

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Pieces of the --statistics view that the other summary views share:
+ * per-device tables indexed by struct device.index, and how a device is
+ * shown (JSON object, table title).
+ */
+#ifndef IOTRACE_STATS_VIEW_H
+#define IOTRACE_STATS_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "io_stats.h"
+#include "join.h"
+#include "json_writer.h"
+#include "view.h"
+
+/* (*arr)[idx], the array grown (new entries io_stats__init'ed) as needed; NULL on ENOMEM. */
+struct io_stats *stats_view__device_stats(struct io_stats **arr, size_t *n, unsigned int idx,
+					  bool percentiles);
+
+/* "device": {id, name, size, model} */
+void stats_view__json_device(struct json_writer *jw, const struct device *d);
+
+/* "nvme0n1 (259:2) MODEL, 29.0 s" */
+void stats_view__device_title(FILE *out, const struct device *d, uint64_t dur_ns);
+
+#endif

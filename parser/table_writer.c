@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#define _GNU_SOURCE	/* vasprintf */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table_writer.h"
+
+#define BAR_WIDTH 40
+
+struct table {
+	unsigned int ncols;
+	bool *left;
+	char **cells;		/* row-major, ncols per row */
+	size_t ncells, cap;
+	unsigned int col;	/* next column in the current row */
+	bool lost;		/* a cell could not be stored */
+};
+
+struct table *table__new(unsigned int ncols)
+{
+	struct table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->ncols = ncols ? ncols : 1;
+	t->left = calloc(t->ncols, sizeof(*t->left));
+	if (!t->left) {
+		free(t);
+		return NULL;
+	}
+	t->left[0] = true;
+	return t;
+}
+
+void table__align_left(struct table *t, unsigned int col, bool left)
+{
+	if (col < t->ncols)
+		t->left[col] = left;
+}
+
+static void add(struct table *t, char *s)
+{
+	if (t->col == t->ncols || t->lost) {
+		free(s);
+		return;
+	}
+	if (t->ncells == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **nc = realloc(t->cells, cap * sizeof(*nc));
+
+		if (!nc) {
+			free(s);
+			t->lost = true;
+			return;
+		}
+		t->cells = nc;
+		t->cap = cap;
+	}
+	if (!s)
+		t->lost = true;
+	t->cells[t->ncells++] = s;
+	t->col++;
+}
+
+void table__cell(struct table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	add(t, s);
+}
+
+void table__end_row(struct table *t)
+{
+	while (t->col < t->ncols && !t->lost)
+		add(t, strdup(""));
+	t->col = 0;
+}
+
+int table__print(struct table *t, FILE *out, unsigned int indent)
+{
+	size_t *w, r, rows, c, width = indent, n;
+	char *line;
+
+	if (t->lost)
+		return -ENOMEM;
+	w = calloc(t->ncols, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	rows = t->ncells / t->ncols;
+	for (r = 0; r < rows; r++) {
+		for (c = 0; c < t->ncols; c++) {
+			size_t l = strlen(t->cells[r * t->ncols + c]);
+
+			if (l > w[c])
+				w[c] = l;
+		}
+	}
+	for (c = 0; c < t->ncols; c++)
+		width += w[c] + 2;
+	line = malloc(width + 1);
+	if (!line) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (r = 0; r < rows; r++) {
+		n = (size_t)snprintf(line, width + 1, "%*s", (int)indent, "");
+		for (c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r * t->ncols + c];
+
+			n += (size_t)snprintf(line + n, width + 1 - n, t->left[c] ? "%-*s" : "%*s",
+					      (int)w[c], s);
+			if (c + 1 < t->ncols)
+				n += (size_t)snprintf(line + n, width + 1 - n, "  ");
+		}
+		/* no trailing blanks after a short last cell */
+		while (n > 0 && line[n - 1] == ' ')
+			n--;
+		line[n] = '\0';
+		fprintf(out, "%s\n", line);
+	}
+	free(line);
+	free(w);
+	return 0;
+}
+
+void table__free(struct table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->left);
+	free(t);
+}
+
+static int digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+void table__histogram(FILE *out, const char *unit, const struct hist_row *rows, size_t n)
+{
+	uint64_t max = 0;
+	int wb = 1, we = 1, wc = 5, w, u;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (rows[i].count > max)
+			max = rows[i].count;
+		if (digits(rows[i].begin) > wb)
+			wb = digits(rows[i].begin);
+		if (digits(rows[i].end) > we)
+			we = digits(rows[i].end);
+		if (digits(rows[i].count) > wc)
+			wc = digits(rows[i].count);
+	}
+	/* the header's unit sits over the ranges, as biolatency prints it */
+	w = wb + 4 + we;
+	u = (int)strlen(unit);
+	if (u > w)
+		w = u;
+	fprintf(out, "%*s%-*s : %-*s  distribution\n", (w - u) / 2, "", w - (w - u) / 2, unit, wc,
+		"count");
+	for (i = 0; i < n; i++) {
+		int stars = max ? (int)(rows[i].count * BAR_WIDTH / max) : 0;
+
+		fprintf(out, "%*llu -> %-*llu : %-*llu |%.*s%*s|\n", wb + (w - (wb + 4 + we)),
+			(unsigned long long)rows[i].begin, we, (unsigned long long)rows[i].end, wc,
+			(unsigned long long)rows[i].count, stars,
+			"****************************************", BAR_WIDTH - stars, "");
+	}
+}
+
+void table__fmt_ns(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+}
+
+void table__fmt_bytes(char *buf, size_t len, double bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	unsigned int u = 0;
+
+	while (bytes >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		bytes /= 1024;
+		u++;
+	}
+	if (bytes == (double)(uint64_t)bytes)
+		snprintf(buf, len, "%.0f %s", bytes, units[u]);
+	else
+		snprintf(buf, len, "%.1f %s", bytes, units[u]);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Text for people (`--format table`): tables whose columns are as wide as
+ * their widest cell, and ASCII histograms in the style of bcc's
+ * biolatency (print_log2_hist). The summary views buffer a table's rows
+ * (a few per device) and print it whole; the streaming --io table uses
+ * fixed widths instead and does not come here.
+ *
+ * Like the JSON and CSV writers, it never prints errors: check ferror()
+ * on the FILE.
+ */
+#ifndef IOTRACE_TABLE_WRITER_H
+#define IOTRACE_TABLE_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct table;
+
+/* ncols columns; the first row added is the header. NULL on ENOMEM. */
+struct table *table__new(unsigned int ncols);
+/* Columns are right-aligned (numbers) but for the first; this changes one. */
+void table__align_left(struct table *t, unsigned int col, bool left);
+/* Appends a cell to the current row (printf format). */
+void table__cell(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void table__end_row(struct table *t);
+/* Prints the rows, each prefixed with indent spaces; -ENOMEM if a cell was lost. */
+int table__print(struct table *t, FILE *out, unsigned int indent);
+void table__free(struct table *t);
+
+struct hist_row {
+	uint64_t begin, end;	/* inclusive */
+	uint64_t count;
+};
+
+/*
+ * A histogram: one line per row, "begin -> end : count |****  |", the bar
+ * scaled to the largest count. unit names the values ("nsecs").
+ */
+void table__histogram(FILE *out, const char *unit, const struct hist_row *rows, size_t n);
+
+/* Human units for the tables: "83.8 us", "1.50 ms"; "4 KiB". */
+void table__fmt_ns(char *buf, size_t len, double ns);
+void table__fmt_bytes(char *buf, size_t len, double bytes);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What every joined view (io, statistics, histograms, fs-statistics,
+ * devices) offers the CLI: it is created on an output FILE, gets each
+ * record the join hands out, and writes what it summarizes at the end.
+ * Views format only; they never print errors (the caller checks
+ * view_ops.finish's result and ferror()).
+ */
+#ifndef IOTRACE_VIEW_H
+#define IOTRACE_VIEW_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "join.h"
+
+enum view_format { VIEW_JSON, VIEW_CSV, VIEW_TABLE };
+
+struct view_opts {
+	enum view_format format;
+	/* --lba-histogram */
+	uint64_t bucket_size;		/* sectors, > 0 */
+	uint64_t subrange_start;	/* first LBA counted */
+	uint64_t subrange_end;		/* last LBA counted (inclusive) */
+};
+
+struct view_ops {
+	const char *name;
+	unsigned int join_flags;	/* JOIN_FILES, JOIN_PATHS */
+	/* NULL with errno set on failure */
+	void *(*create)(FILE *out, const struct view_opts *o);
+	void (*record)(void *v, const struct io_rec *r);
+	/*
+	 * writes what is left; 0 or -errno: -ENOMEM, a write error, -E2BIG
+	 * (--lba-histogram: too many buckets)
+	 */
+	int (*finish)(void *v, const struct join *j);
+	void (*destroy)(void *v);
+};
+
+extern const struct view_ops io_view_ops;
+extern const struct view_ops stats_view_ops;
+extern const struct view_ops latency_hist_ops;
+extern const struct view_ops size_hist_ops;
+extern const struct view_ops qd_hist_ops;
+extern const struct view_ops lba_hist_ops;
+extern const struct view_ops fs_view_ops;
+extern const struct view_ops devices_view_ops;
+
+/* Shared by the views: a stream's first write error as -errno, after a flush. */
+int view__flush(FILE *out);
+
+#endif

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Writes the seed corpus of fuzz_trace (tests/fuzz/corpus/).
+
+Each input is a selector byte (streams, threads, LBA bucket size; see
+fuzz_trace.c) and stream bytes: records from the upstream sample trace,
+synthetic traces using our extensions (splits, dispatch, lost
+completions, renames), zstd frames, and damaged copies.
+
+usage: make_corpus.py SAMPLE_TRACE_DIR [OUT_DIR]
+"""
+import glob
+import os
+import subprocess
+import sys
+
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def f(num, v):
+    return varint(num << 3) + varint(v)
+
+
+def sub(num, body):
+    return varint(num << 3 | 2) + varint(len(body)) + body
+
+
+def rec(sid, ts, num, body):
+    ev = sub(1, f(1, sid) + f(2, ts)) + sub(num, body)
+    return varint(len(ev)) + ev
+
+
+def file_id(ino, part=8388609):
+    return f(1, part) + f(2, ino) + sub(3, f(1, 1593672775) + f(2, 5))
+
+
+DEV = 8388608
+
+
+def io(sid, ts, id_, lba, ln, op=2, extra=b""):
+    return rec(sid, ts, 2, f(1, lba) + f(2, ln) + f(4, DEV) + f(5, op) + f(9, id_) + extra)
+
+
+def done(sid, ts, ref, err=0):
+    return rec(sid, ts, 5, f(3, err) + f(4, DEV) + f(5, ref))
+
+
+def meta(sid, ts, ref, ino, off):
+    return rec(sid, ts, 4, f(1, ref) + sub(2, file_id(ino)) + f(3, off) + f(4, 64))
+
+
+def name(sid, ino, parent, n):
+    return rec(sid, 1, 6, sub(1, file_id(ino)) + sub(2, file_id(parent)) + sub(3, n.encode()))
+
+
+def fevent(sid, ts, ino, kind):
+    return rec(sid, ts, 7, sub(1, file_id(ino)) + f(2, kind))
+
+
+def split(sid, ts, child, parent, lba, ln, plba):
+    return rec(sid, ts, 20, f(1, child) + f(2, parent) + f(3, DEV) + f(4, lba) + f(5, ln) + f(6, plba))
+
+
+def disp(sid, ts, first, lba, ln, bios):
+    return rec(sid, ts, 21, f(1, first) + f(2, DEV) + f(3, lba) + f(4, ln) + f(5, bios) + f(6, 0xABC))
+
+
+def device(sid):
+    return rec(sid, 1, 3, f(1, DEV) + sub(2, b"sda") + f(3, 1 << 30) + sub(4, b"QEMU HARDDISK"))
+
+
+def sample_streams(trace, n, records):
+    """The first records of n streams of the upstream sample."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(trace, "octf.trace.*")))[:n]:
+        b = open(path, "rb").read()
+        i = k = 0
+        while i < len(b) and k < records:
+            ln, s = 0, 0
+            while True:
+                c = b[i]
+                i += 1
+                ln |= (c & 0x7F) << s
+                s += 7
+                if c < 0x80:
+                    break
+            i += ln
+            k += 1
+        out.append(b[:i])
+    return out
+
+
+def joined(streams, sel):
+    """Streams cut to equal lengths as fuzz_trace splits them."""
+    n = len(streams)
+    size = max(len(s) for s in streams)
+    data = b"".join(s.ljust(size, b"\0")[:size] if k + 1 < n else s for k, s in enumerate(streams))
+    return bytes([sel | (n - 1)]) + data
+
+
+def main():
+    trace = sys.argv[1]
+    outdir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "corpus")
+    os.makedirs(outdir, exist_ok=True)
+    seeds = {}
+
+    s = sample_streams(trace, 3, 40)
+    seeds["sample-3-streams"] = joined(s, 0)
+    seeds["sample-1-stream"] = bytes([0x10]) + s[0]
+
+    # ours: split, dispatch, requeue, lost completion, names, rename, file events
+    a = (device(1) + name(2, 1, 1, "/") + name(3, 2, 1, "db") + name(4, 3, 2, "000001.sst")
+         + io(5, 100, 0x10, 1000, 256, extra=f(26, 42) + sub(29, b"rocksdb") + f(30, 1))
+         + meta(6, 100, 0x10, 3, 0)
+         + split(7, 110, 0x11, 0x10, 1000, 64, 1064)
+         + disp(8, 120, 0x11, 1000, 64, 1) + disp(9, 125, 0x11, 1000, 64, 1)
+         + disp(10, 130, 0x10, 1064, 192, 1)
+         + io(11, 140, 0x20, 0, 8, op=1) + io(12, 150, 0x20, 8, 8)
+         + done(13, 200, 0x11) + done(14, 300, 0x10) + done(15, 310, 0x20, 1)
+         + name(16, 2, 1, "data") + fevent(17, 320, 3, 2) + done(18, 330, 0x99)
+         + io(19, 400, 0x30, 0, 0, extra=f(6, 1) + f(24, 1)) + done(20, 410, 0x30))
+    seeds["ours-split-dispatch"] = bytes([0]) + a
+
+    # two streams with inversions and a duplicate sid
+    x = io(3, 30, 1, 0, 8) + io(1, 10, 2, 8, 8) + done(6, 60, 1) + done(5, 50, 2) + io(5, 55, 3, 16, 8)
+    y = io(2, 20, 4, 24, 8) + io(4, 40, 5, 32, 8) + done(8, 80, 4) + done(7, 70, 5)
+    seeds["inversions-duplicates"] = joined([x, y], 0x10)
+
+    # zstd frames
+    z = subprocess.run(["zstd", "-q", "-c", "-1"], input=a, stdout=subprocess.PIPE, check=True).stdout
+    seeds["zstd"] = bytes([0]) + z
+    seeds["zstd-cut"] = bytes([0]) + z[: len(z) // 2]
+
+    # damage: cut record, bad varint, garbage record, huge length
+    seeds["cut-record"] = bytes([0]) + a[: len(a) - 3]
+    seeds["bad-varint"] = bytes([0]) + a[:40] + b"\xff" * 11 + a[40:]
+    seeds["undecodable"] = bytes([0]) + a[:40] + b"\x03\x0a\x05\x08" + a[40:]
+    seeds["huge-length"] = bytes([0]) + a[:40] + varint(1 << 30) + a[40:]
+    # sids at the very top and far apart; a 4G-sector discard and 1-sector LBA buckets
+    seeds["sparse-sids"] = bytes([0]) + io(1, 1, 1, 0, 8) + io(1 << 40, 2, 2, 8, 8) + io((1 << 64) - 1, 3, 3, 0, 8)
+    seeds["huge-discard"] = bytes([0]) + io(1, 1, 1, 0, (1 << 32) - 1, op=3) + done(2, 2, 1)
+    seeds["empty"] = b""
+
+    for k, v in seeds.items():
+        with open(os.path.join(outdir, k), "wb") as out:
+            out.write(v)
+
+
+if __name__ == "__main__":
+    main()

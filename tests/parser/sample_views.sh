@@ -1,0 +1,227 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The joined views on the upstream Open-CAS sample trace (a 29 s
+# RocksDB/YCSB trace on XFS on NVMe, 72 stream files, 193,615 events),
+# checked against what is known of it: 64,420 I/Os (64,188 writes, 231
+# discards, 1 read), each with a completion; 241 file events (125 Create,
+# 112 Delete, 2 MoveFrom, 2 MoveTo); 400 I/Os without a file; the first
+# I/O a 256-sector write at LBA 1652296 to /000014.sst, latency 83797 ns,
+# qd 1. The views must agree with each other, with one CPU or two, and
+# the stable ones with their golden outputs (golden/).
+#
+# usage: sample_views.sh IOTRACE_BINARY DIR_WITH_octf-sample-trace.tar.xz
+#        UPDATE_GOLDEN=1 sample_views.sh ... rewrites the golden files
+set -u
+
+bin=$1
+data=$2
+tarball=$data/octf-sample-trace.tar.xz
+golden=$(cd "$(dirname "$0")" && pwd)/golden
+fails=0
+
+if [ ! -r "$tarball" ]; then
+	echo "sample_views: $tarball not found" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d /tmp/iotrace-views-XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+tar -xJf "$tarball" -C "$tmp" || exit 1
+trace=$(dirname "$(find "$tmp" -name octf.summary | head -n 1)")
+trace=$(cd "$trace" && pwd)
+
+# view NAME ARGS...: runs iotrace -P ARGS -p $trace into $tmp/NAME, wants exit 0, no stderr
+view() {
+	local name=$1 rc
+	shift
+	"$bin" -P "$@" -p "$trace" >"$tmp/$name" 2>"$tmp/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] || fail "$name: exit $rc: $(cat "$tmp/$name.err")"
+	[ -s "$tmp/$name.err" ] && fail "$name: stderr: $(cat "$tmp/$name.err")"
+	[ -s "$tmp/$name" ] || fail "$name: no output"
+}
+
+# same_as_golden NAME: $tmp/NAME against golden/NAME (or rewrites it)
+same_as_golden() {
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$tmp/$1" "$golden/$1"
+		return
+	fi
+	diff -u "$golden/$1" "$tmp/$1" >"$tmp/$1.diff" || fail "$1 differs from golden/$1: $(head -n 20 "$tmp/$1.diff")"
+}
+
+# --- --io, JSON: the known numbers ---
+view io.json --io
+got=$(python3 - "$tmp/io.json" <<'PY'
+import json, sys
+ops, events, nofile, lat, last = {}, {}, 0, 0, 0
+first = None
+n = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    n += 1
+    sid = int(r["header"]["sid"])
+    if sid <= last:
+        sys.exit("sid %d after %d" % (sid, last))
+    last = sid
+    if "io" in r:
+        io = r["io"]
+        ops[io["operation"]] = ops.get(io["operation"], 0) + 1
+        if "latency" not in io or io["error"]:
+            sys.exit("I/O without completion: %s" % line)
+        lat += int(io["latency"])
+        if "file" not in r:
+            nofile += 1
+        if first is None:
+            first = r
+    else:
+        e = r["file"]["eventType"]
+        events[e] = events.get(e, 0) + 1
+f = first
+print(n, sum(ops.values()), " ".join("%s=%d" % kv for kv in sorted(ops.items())),
+      sum(events.values()), " ".join("%s=%d" % kv for kv in sorted(events.items())), nofile,
+      f["io"]["operation"], f["io"]["len"], f["io"]["lba"], f["file"]["path"],
+      f["io"]["latency"], f["io"]["qd"], f["header"]["timestamp"], lat)
+PY
+) || fail "io.json: bad output"
+want="64661 64420 Discard=231 Read=1 Write=64188 241 Create=125 Delete=112 MoveFrom=2 MoveTo=2 400 Write 256 1652296 /000014.sst 83797 1 0"
+case "$got" in
+"$want "*) lat_total=${got##* } ;;
+*) fail "io.json: got '$got', want '$want ...'" ;;
+esac
+head -n 3 "$tmp/io.json" >"$tmp/io_head.json"
+same_as_golden io_head.json
+
+# one CPU or two: the same bytes
+taskset -c 0 "$bin" -P --io -p "$trace" >"$tmp/io1.json" 2>/dev/null
+cmp -s "$tmp/io.json" "$tmp/io1.json" || fail "io: one CPU and two give different output"
+
+# --- --io, CSV: the same records ---
+view io.csv --io -f csv
+got=$(python3 - "$tmp/io.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head, body = rows[0], rows[1:]
+for r in body:
+    if len(r) != len(head):
+        sys.exit("row of %d cells, header has %d" % (len(r), len(head)))
+col = {c: i for i, c in enumerate(head)}
+ios = [r for r in body if r[col["io.operation"]]]
+print(len(head), len(body), len(ios), sum(int(r[col["io.latency"]]) for r in ios),
+      sum(1 for r in ios if not r[col["file.id"]]), head[0], head[6], head[22])
+PY
+) || fail "io.csv: bad output"
+[ "$got" = "33 64661 64420 ${lat_total:-?} 400 header.sid io.latency file.path" ] ||
+	fail "io.csv: got '$got'"
+
+# --- --io, table ---
+view io.txt --io -f table
+[ "$(wc -l <"$tmp/io.txt")" -eq 64662 ] || fail "io.txt: $(wc -l <"$tmp/io.txt") lines"
+
+# --- --statistics: the same I/Os, summed ---
+view stats.json --statistics
+got=$(python3 - "$tmp/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["statistics"]
+d = s[0]
+print(len(s), d["desc"]["device"]["name"],
+      " ".join("%s=%s/%s/%s" % (g, d[g]["count"], d[g]["errors"], d[g]["notCompleted"])
+               for g in ("read", "write", "discard", "flush", "total")),
+      d["total"]["latency"]["count"], d["total"]["latency"]["total"])
+PY
+) || fail "stats.json: bad output"
+[ "$got" = "1 nvme0n1 read=1/0/0 write=64188/0/0 discard=231/0/0 flush=0/0/0 total=64420/0/0 64420 ${lat_total:-?}" ] ||
+	fail "stats.json: got '$got'"
+view stats.txt --statistics -f table
+same_as_golden stats.txt
+view stats.csv --statistics -f csv
+[ "$(wc -l <"$tmp/stats.csv")" -eq 6 ] || fail "stats.csv: $(wc -l <"$tmp/stats.csv") lines, want 6"
+
+# --- histograms: every I/O counted once per group ---
+for h in latency-histogram io-size-histogram queue-depth-histogram; do
+	view "$h.json" "--$h"
+	got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["histogram"][0]
+print(" ".join("%s=%d" % (g, sum(int(r["count"]) for r in d[g]["range"]))
+               for g in ("read", "write", "discard", "flush", "total")))
+' "$tmp/$h.json") || fail "$h.json: bad output"
+	[ "$got" = "read=1 write=64188 discard=231 flush=0 total=64420" ] || fail "$h.json: got '$got'"
+	view "$h.csv" "--$h" -f csv
+done
+view latency-histogram.txt --latency-histogram -f table
+same_as_golden latency-histogram.txt
+
+# --- LBA histogram: buckets, subrange ---
+view lba.json --lba-histogram --bucket-size 1048576
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["histogram"][0]
+r = d["write"]["range"]
+print(len(r) > 0, all(int(x["begin"]) % 1048576 == 0 and int(x["end"]) == int(x["begin"]) + 1048575 for x in r),
+      sum(int(x["count"]) for x in r) >= 64188)
+' "$tmp/lba.json") || fail "lba.json: bad output"
+[ "$got" = "True True True" ] || fail "lba.json: got '$got'"
+view lba_sub.csv --lba-histogram -b 2048 -s 1652296 -e 1660000 -f csv
+got=$(python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(min(int(r["begin"]) for r in rows), max(int(r["end"]) for r in rows))
+' "$tmp/lba_sub.csv") || fail "lba_sub.csv: bad output"
+[ "$got" = "1650688 1660927" ] || fail "lba_sub.csv: got '$got'"
+
+# --- fs-statistics: the I/Os with a named file, by directory ---
+view fs.json --fs-statistics
+got=$(python3 - "$tmp/fs.json" "$tmp/io.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["entries"]
+dirs = sum(int(x["statistics"]["total"]["count"]) for x in e if "directory" in x)
+named = 0
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    if "io" in r and "file" in r and r["file"]["path"]:
+        named += 1
+print(dirs == named, [x["directory"] for x in e if "directory" in x],
+      sorted(x["fileExtension"] for x in e if "fileExtension" in x))
+PY
+) || fail "fs.json: bad output"
+[ "$got" = "True ['/'] ['1593672775044931', 'dbtmp', 'log', 'sst']" ] || fail "fs.json: got '$got'"
+view fs.txt --fs-statistics -f table
+same_as_golden fs.txt
+
+# --- devices ---
+view devices.txt --devices -f table
+same_as_golden devices.txt
+view devices.json --devices
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"]
+print(len(d), d[0]["name"], d[0]["size"], d[0]["model"], d[0]["ios"])
+' "$tmp/devices.json") || fail "devices.json: bad output"
+[ "$got" = "1 nvme0n1 732585168 INTEL SSDPED1K375GA 64420" ] || fail "devices.json: got '$got'"
+
+# --- a stream cut in the middle of a record: every view says so ---
+cp -r "$trace" "$tmp/cut" && chmod -R u+w "$tmp/cut"
+size=$(stat -c %s "$tmp/cut/octf.trace.5")
+truncate -s $((size / 2)) "$tmp/cut/octf.trace.5"
+for args in "--io" "--statistics" "--latency-histogram -f table" "--fs-statistics -f csv"; do
+	# shellcheck disable=SC2086
+	"$bin" -P $args -p "$tmp/cut" >"$tmp/cut.out" 2>"$tmp/cut.err"
+	rc=$?
+	[ $rc -eq 3 ] || fail "cut, $args: exit $rc, want 3"
+	grep -qE "^iotrace: trace damaged: $tmp/cut/octf.trace.5 at byte [0-9]+: truncated record; output is partial$" "$tmp/cut.err" ||
+		fail "cut, $args: stderr '$(cat "$tmp/cut.err")'"
+done
+
+if [ $fails -ne 0 ]; then
+	echo "sample_views: $fails failure(s)" >&2
+	exit 1
+fi
+echo "sample_views: ok"

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The join on hand-built event sequences with known answers: latencies,
+ * queue depths, splits, dispatch (queue and device time), lost and
+ * missing completions, the queue limit, file paths through renames and
+ * broken chains, file events.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "file_names.h"
+#include "join.h"
+#include "join_events.h"
+
+#define MAX_RECS 80000
+
+struct got {
+	struct io_rec r;
+	char path[256];
+	bool has_path;
+};
+
+static struct got *recs;
+static size_t nrecs;
+
+static void collect(void *ctx, const struct io_rec *r)
+{
+	struct got *g;
+
+	assert_true(nrecs < MAX_RECS);
+	g = &recs[nrecs++];
+	g->r = *r;
+	g->has_path = r->path != NULL;
+	if (r->path) {
+		assert_true(r->path_len < sizeof(g->path));
+		assert_int_equal(strlen(r->path), r->path_len);
+		strcpy(g->path, r->path);
+	}
+}
+
+static int setup(void **state)
+{
+	recs = calloc(MAX_RECS, sizeof(*recs));
+	nrecs = 0;
+	return recs ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	free(recs);
+	return 0;
+}
+
+static struct join *new_join(unsigned int flags)
+{
+	struct join_sink sink = { collect, NULL };
+	struct join *j = join__new(flags, &sink);
+
+	assert_non_null(j);
+	return j;
+}
+
+static const struct io_rec *rec(size_t i)
+{
+	assert_true(i < nrecs);
+	return &recs[i].r;
+}
+
+/* ---- tests ---- */
+
+/*
+ * Latency = completion - submission; qd counts the I/Os in flight on the
+ * device at submission; a record waits for the earlier ones; timestamps
+ * are relative to the first event that is not a device description.
+ */
+static void test_latency_and_qd(void **state)
+{
+	struct join *j = new_join(0);
+
+	device(j, DEV_A, "nvme0n1");
+	device(j, DEV_B, "sda");
+	io(j, 1000, 0xa0, DEV_A, 100, 8, W);
+	io(j, 1100, 0xb0, DEV_A, 0, 16, R);
+	io(j, 1150, 0xc0, DEV_B, 5, 8, W);
+	done(j, 1500, 0xb0, false);
+	done(j, 1600, 0xc0, true);
+	/* B and C are done but wait for A */
+	assert_int_equal(nrecs, 0);
+	io(j, 1700, 0xd0, DEV_A, 200, 8, W);
+	done(j, 2000, 0xa0, false);
+	assert_int_equal(nrecs, 3);
+	done(j, 2100, 0xd0, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 4);
+
+	assert_int_equal(rec(0)->id, 0xa0);
+	assert_int_equal(rec(0)->latency, 1000);
+	assert_int_equal(rec(0)->qd, 1);
+	assert_int_equal(rec(0)->time, 0);
+	assert_string_equal(rec(0)->dev->name, "nvme0n1");
+	assert_int_equal(rec(0)->part, DEV_A);
+
+	assert_int_equal(rec(1)->id, 0xb0);
+	assert_int_equal(rec(1)->lba, 0);
+	assert_int_equal(rec(1)->latency, 400);
+	assert_int_equal(rec(1)->qd, 2);
+	assert_int_equal(rec(1)->time, 100);
+	assert_int_equal(rec(1)->op, R);
+
+	/* another device has a queue of its own */
+	assert_int_equal(rec(2)->qd, 1);
+	assert_true(rec(2)->error);
+	assert_int_equal(rec(2)->state, IO_COMPLETED);
+	assert_string_equal(rec(2)->dev->name, "sda");
+
+	/* A was still in flight, B done: qd 2 */
+	assert_int_equal(rec(3)->qd, 2);
+	assert_int_equal(rec(3)->latency, 400);
+
+	assert_int_equal(join__counts(j)->ios, 4);
+	assert_int_equal(join__counts(j)->completed, 4);
+	assert_int_equal(join__counts(j)->not_completed, 0);
+	assert_int_equal(join__device_count(j), 2);
+	assert_int_equal(join__first_ts(j), 1000);
+	join__free(j);
+}
+
+/*
+ * A 256-sector write split twice (the children carved off its front):
+ * each piece has its own LBA, length, latency and queue depth, the
+ * lengths add up, and the file offsets follow the pieces.
+ */
+static void test_splits(void **state)
+{
+	struct join *j = new_join(JOIN_PATHS);
+	uint32_t total = 0;
+	size_t i;
+
+	device(j, DEV_A, "nvme0n1");
+	name(j, 1, 1, "/");
+	name(j, 3, 1, "data.bin");
+	io(j, 100, 0x10, DEV_A, 1000, 256, W);
+	meta(j, 100, 0x10, 3, 4096, 10000);
+	split(j, 110, 0x11, 0x10, 1000, 64, 1064);
+	split(j, 120, 0x12, 0x10, 1064, 64, 1128);
+	done(j, 300, 0x11, false);
+	done(j, 350, 0x12, false);
+	assert_int_equal(nrecs, 0);
+	done(j, 400, 0x10, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 3);
+
+	/* the parent keeps its id and the rest, from parentLba */
+	assert_int_equal(rec(0)->id, 0x10);
+	assert_int_equal(rec(0)->lba, 1128);
+	assert_int_equal(rec(0)->len, 128);
+	assert_int_equal(rec(0)->latency, 300);
+	assert_int_equal(rec(0)->qd, 1);
+	assert_int_equal(rec(0)->file_offset, 4096 + 128);
+
+	/* children: the parent's submission time, their own completion */
+	assert_int_equal(rec(1)->id, 0x11);
+	assert_int_equal(rec(1)->lba, 1000);
+	assert_int_equal(rec(1)->len, 64);
+	assert_int_equal(rec(1)->latency, 200);
+	assert_int_equal(rec(1)->qd, 2);
+	assert_int_equal(rec(1)->file_offset, 4096);
+	assert_true(recs[1].has_path);
+	assert_string_equal(recs[1].path, "/data.bin");
+
+	assert_int_equal(rec(2)->id, 0x12);
+	assert_int_equal(rec(2)->lba, 1064);
+	assert_int_equal(rec(2)->latency, 250);
+	assert_int_equal(rec(2)->qd, 3);
+	assert_int_equal(rec(2)->file_offset, 4096 + 64);
+	assert_true(rec(2)->sid > rec(1)->sid);
+
+	for (i = 0; i < nrecs; i++) {
+		assert_int_not_equal(rec(i)->latency, 0);
+		total += rec(i)->len;
+	}
+	assert_int_equal(total, 256);
+	assert_int_equal(join__counts(j)->ios, 3);
+	/* a split of an I/O not in flight is counted, not invented */
+	split(j, 500, 0x21, 0x20, 0, 8, 8);
+	assert_int_equal(join__counts(j)->orphan_splits, 1);
+	join__free(j);
+}
+
+/*
+ * Dispatch: the request's first bio by id, the next one by LBA; a
+ * requeued request's last dispatch counts. queueTime = dispatch -
+ * submission, deviceTime = completion - dispatch.
+ */
+static void test_dispatch(void **state)
+{
+	struct join *j = new_join(0);
+
+	io(j, 100, 0xa, DEV_A, 0, 8, W);
+	io(j, 110, 0xb, DEV_A, 8, 8, W);
+	io(j, 115, 0xc, DEV_A, 100, 8, W);
+	io(j, 116, 0xd, DEV_A, 16, 8, W);	/* right after B, but not in the request */
+	dispatch(j, 150, 0xa, 0, 16, 2);
+	dispatch(j, 170, 0xa, 0, 16, 2);	/* requeued, dispatched again */
+	dispatch(j, 200, 0xc, 100, 8, 1);
+	done(j, 260, 0xc, false);
+	done(j, 300, 0xa, false);
+	done(j, 310, 0xb, false);
+	done(j, 320, 0xd, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 4);
+
+	assert_true(rec(0)->dispatched);
+	assert_int_equal(rec(0)->queue_time, 70);
+	assert_int_equal(rec(0)->device_time, 130);
+	assert_int_equal(rec(0)->latency, 200);
+	assert_true(rec(1)->dispatched);
+	assert_int_equal(rec(1)->queue_time, 60);
+	assert_int_equal(rec(1)->device_time, 140);
+	assert_true(rec(2)->dispatched);
+	assert_int_equal(rec(2)->queue_time, 85);
+	assert_int_equal(rec(2)->device_time, 60);
+	assert_false(rec(3)->dispatched);
+	assert_int_equal(rec(3)->queue_time, 0);
+
+	dispatch(j, 400, 0x99, 0, 8, 1);
+	assert_int_equal(join__counts(j)->orphan_dispatches, 1);
+	join__free(j);
+}
+
+/*
+ * An id submitted again while in flight: the first one's completion was
+ * lost. It is reported after all others, without latency; the queue depth
+ * no longer counts it; the completion goes to the newcomer.
+ */
+static void test_lost_completion(void **state)
+{
+	struct join *j = new_join(0);
+
+	io(j, 100, 7, DEV_A, 0, 8, W);
+	io(j, 200, 8, DEV_A, 8, 8, W);
+	io(j, 300, 7, DEV_A, 16, 8, W);
+	done(j, 400, 7, false);
+	done(j, 450, 8, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 3);
+
+	assert_int_equal(rec(0)->id, 8);
+	assert_int_equal(rec(0)->latency, 250);
+	assert_int_equal(rec(1)->id, 7);
+	assert_int_equal(rec(1)->lba, 16);
+	assert_int_equal(rec(1)->latency, 100);
+	assert_int_equal(rec(1)->qd, 2);
+	assert_int_equal(rec(2)->id, 7);
+	assert_int_equal(rec(2)->lba, 0);
+	assert_int_equal(rec(2)->state, IO_NOT_COMPLETED);
+	assert_true(rec(2)->error);
+
+	assert_int_equal(join__counts(j)->lost_by_reuse, 1);
+	assert_int_equal(join__counts(j)->not_completed, 1);
+	assert_int_equal(join__counts(j)->completed, 2);
+	join__free(j);
+}
+
+/*
+ * The trace ends with I/Os in flight (a tracer killed with -9) and
+ * begins with completions of I/Os submitted before it: the first are
+ * reported last, the others counted; nothing else is disturbed.
+ */
+static void test_trace_cut(void **state)
+{
+	struct join *j = new_join(0);
+
+	done(j, 50, 0x77, false);
+	io(j, 100, 1, DEV_A, 0, 8, W);
+	io(j, 110, 2, DEV_A, 8, 8, W);
+	io(j, 120, 3, DEV_A, 16, 8, W);
+	done(j, 130, 2, false);
+	done(j, 140, 0x78, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 3);
+	/* 1 never completed: 2 waits behind it, both go out at the end in order */
+	assert_int_equal(rec(0)->id, 2);
+	assert_int_equal(rec(0)->latency, 20);
+	assert_int_equal(rec(1)->id, 1);
+	assert_int_equal(rec(1)->state, IO_NOT_COMPLETED);
+	assert_int_equal(rec(2)->id, 3);
+	assert_int_equal(rec(2)->state, IO_NOT_COMPLETED);
+	assert_int_equal(join__counts(j)->orphan_completions, 2);
+	assert_int_equal(join__counts(j)->not_completed, 2);
+	/* the first event is the orphan completion: times count from it */
+	assert_int_equal(rec(0)->time, 60);
+	join__free(j);
+}
+
+/*
+ * An I/O whose completion does not come holds up at most
+ * JOIN_QUEUE_LIMIT records; then it moves to the end, and when it does
+ * complete after all, it is reported there with its latency.
+ */
+static void test_queue_limit(void **state)
+{
+	struct join *j = new_join(0);
+	uint64_t i, n = JOIN_QUEUE_LIMIT + 100;
+
+	io(j, 10, 0x5000000, DEV_A, 0, 8, W);
+	for (i = 1; i <= n; i++) {
+		io(j, 10 + i, i, DEV_A, i * 8, 8, W);
+		done(j, 11 + i, i, false);
+	}
+	assert_true(nrecs >= n - JOIN_QUEUE_LIMIT);
+	done(j, 20 + n, 0x5000000, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, n + 1);
+	assert_int_equal(rec(nrecs - 1)->id, 0x5000000);
+	assert_int_equal(rec(nrecs - 1)->state, IO_COMPLETED);
+	assert_int_equal(rec(nrecs - 1)->latency, 10 + n);
+	for (i = 0; i + 1 < nrecs; i++)
+		assert_int_equal(rec(i)->id, i + 1);
+	assert_int_equal(join__counts(j)->late_completions, 1);
+	assert_int_equal(join__counts(j)->not_completed, 0);
+	join__free(j);
+}
+
+/*
+ * Paths: names joined up the parent chain from the root ("/"); a rename
+ * of a directory shows in the records handed out after it; a chain with
+ * an unknown link gives what is known, without the leading "/", until
+ * the missing name comes.
+ */
+static void test_paths(void **state)
+{
+	struct join *j = new_join(JOIN_PATHS);
+
+	name(j, 1, 1, "/");
+	name(j, 2, 1, "db");
+	name(j, 5, 2, "logs");
+	name(j, 3, 2, "000001.sst");
+	name(j, 4, 5, "LOG");
+	name(j, 6, 9, "orphan.txt");
+
+	io(j, 100, 0x1, DEV_A, 0, 8, W);
+	meta(j, 100, 0x1, 3, 0, 8);
+	done(j, 150, 0x1, false);
+	assert_int_equal(nrecs, 1);
+	assert_string_equal(recs[0].path, "/db/000001.sst");
+
+	io(j, 200, 0x2, DEV_A, 8, 8, W);
+	meta(j, 200, 0x2, 4, 0, 8);
+	io(j, 210, 0x3, DEV_A, 16, 8, W);
+	meta(j, 210, 0x3, 6, 0, 8);
+	io(j, 220, 0x4, DEV_A, 24, 8, W);
+	meta(j, 220, 0x4, 3, 8, 16);
+	io(j, 230, 0x5, DEV_A, 32, 8, W);
+	meta(j, 230, 0x5, 42, 8, 16);	/* a file the trace never names */
+	io(j, 240, 0x6, DEV_A, 40, 8, W);	/* no file at all */
+	done(j, 250, 0x2, false);
+	done(j, 260, 0x3, false);
+	assert_int_equal(nrecs, 3);
+	assert_string_equal(recs[1].path, "/db/logs/LOG");
+	assert_string_equal(recs[2].path, "orphan.txt");
+
+	/* the directory is renamed, the missing parent named */
+	name(j, 2, 1, "data");
+	name(j, 9, 1, "tmp");
+	done(j, 270, 0x4, false);
+	done(j, 280, 0x5, false);
+	done(j, 290, 0x6, false);
+	assert_int_equal(nrecs, 6);
+	assert_string_equal(recs[3].path, "/data/000001.sst");
+	assert_int_equal(rec(3)->file_offset, 8);
+	assert_int_equal(rec(3)->file_size, 16);
+	assert_int_equal(rec(3)->part, DEV_A + 1);
+	assert_non_null(rec(4)->file);
+	assert_false(recs[4].has_path);
+	assert_null(rec(5)->file);
+
+	io(j, 300, 0x7, DEV_A, 48, 8, W);
+	meta(j, 300, 0x7, 6, 0, 8);
+	done(j, 310, 0x7, false);
+	assert_string_equal(recs[6].path, "/tmp/orphan.txt");
+	assert_int_equal(join__finish(j), 0);
+	join__free(j);
+}
+
+/* A name chain that loops (a damaged trace) ends; the path is partial. */
+static void test_path_cycle(void **state)
+{
+	struct join *j = new_join(JOIN_PATHS);
+
+	name(j, 10, 11, "a");
+	name(j, 11, 10, "b");
+	io(j, 100, 0x1, DEV_A, 0, 8, W);
+	meta(j, 100, 0x1, 10, 0, 8);
+	done(j, 150, 0x1, false);
+	assert_int_equal(nrecs, 1);
+	assert_true(recs[0].has_path);
+	assert_string_equal(recs[0].path, "b/a");
+	join__free(j);
+}
+
+/*
+ * File events become records without an I/O, in sid order among the
+ * I/Os, on the device whose partition the file is on, with the size last
+ * seen for the file.
+ */
+static void test_file_events(void **state)
+{
+	struct join *j = new_join(JOIN_PATHS);
+
+	device(j, DEV_A, "nvme0n1");
+	name(j, 1, 1, "/");
+	name(j, 3, 1, "new.txt");
+	io(j, 100, 0x1, DEV_A, 0, 8, W);
+	meta(j, 100, 0x1, 3, 0, 24);
+	file_event(j, 120, 3, OCTF__PROTO__TRACE__FS_EVENT_TYPE__Create);
+	done(j, 150, 0x1, false);
+	file_event(j, 160, 3, OCTF__PROTO__TRACE__FS_EVENT_TYPE__Delete);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 3);
+	assert_int_equal(rec(0)->kind, REC_IO);
+	assert_int_equal(rec(1)->kind, REC_FS_EVENT);
+	assert_int_equal(rec(1)->fs_event, OCTF__PROTO__TRACE__FS_EVENT_TYPE__Create);
+	assert_int_equal(rec(1)->file_size, 24);
+	assert_int_equal(rec(1)->dev->id, DEV_A);
+	assert_int_equal(rec(1)->part, DEV_A + 1);
+	/* times count from the first event that is not a device: the first name */
+	assert_int_equal(rec(1)->time, 119);
+	assert_string_equal(recs[1].path, "/new.txt");
+	assert_int_equal(rec(2)->fs_event, OCTF__PROTO__TRACE__FS_EVENT_TYPE__Delete);
+	assert_int_equal(join__counts(j)->fs_events, 2);
+	assert_int_equal(join__counts(j)->ios, 1);
+	join__free(j);
+}
+
+/* Without JOIN_FILES, file metadata and names are not read. */
+static void test_no_files(void **state)
+{
+	struct join *j = new_join(0);
+
+	assert_false(join__event_types(j) & EV_BIT(EV_FS_META));
+	assert_true(join__event_types(j) & EV_BIT(EV_IO));
+	name(j, 1, 1, "/");
+	io(j, 100, 0x1, DEV_A, 0, 8, W);
+	meta(j, 100, 0x1, 1, 0, 8);
+	file_event(j, 120, 1, OCTF__PROTO__TRACE__FS_EVENT_TYPE__Create);
+	done(j, 150, 0x1, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 1);
+	assert_null(rec(0)->file);
+	join__free(j);
+}
+
+/*
+ * Our extensions pass through: flags, process, partition; a flush the
+ * kernel made itself (requestOnly, no data); a completion stamped before
+ * its submission gives latency 0 and is counted.
+ */
+static void test_extensions(void **state)
+{
+	struct join *j = new_join(0);
+	struct event ev = { .ts = 100 };
+
+	ev.io.id = 0x1;
+	ev.io.dev = DEV_A;
+	ev.io.part = DEV_A + 2;
+	ev.io.lba = 2048;
+	ev.io.len = 8;
+	ev.io.op = W;
+	ev.io.flags = IOF_SYNC | IOF_FUA | IOF_DIRECT;
+	ev.io.pid = 42;
+	ev.io.tid = 43;
+	ev.io.cgroup = 7;
+	strcpy(ev.io.comm, "fio");
+	io_ev(j, &ev);
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = 110;
+	ev.io.id = 0x2;
+	ev.io.dev = DEV_A;
+	ev.io.op = W;
+	ev.io.flags = IOF_FLUSH | IOF_REQUEST_ONLY;
+	io_ev(j, &ev);
+	done(j, 90, 0x1, false);
+	done(j, 200, 0x2, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 2);
+	assert_int_equal(rec(0)->latency, 0);
+	assert_int_equal(join__counts(j)->negative_latencies, 1);
+	assert_int_equal(rec(0)->part, DEV_A + 2);
+	assert_int_equal(rec(0)->pid, 42);
+	assert_int_equal(rec(0)->tid, 43);
+	assert_int_equal(rec(0)->cgroup, 7);
+	assert_string_equal(rec(0)->comm, "fio");
+	assert_int_equal(rec(0)->flags, IOF_SYNC | IOF_FUA | IOF_DIRECT);
+	assert_int_equal(rec(1)->flags, IOF_FLUSH | IOF_REQUEST_ONLY);
+	assert_int_equal(rec(1)->len, 0);
+	assert_int_equal(rec(1)->latency, 90);
+	/* the device was never described */
+	assert_string_equal(rec(0)->dev->name, "");
+	assert_false(rec(0)->dev->described);
+	join__free(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_latency_and_qd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_splits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dispatch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_completion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_cycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

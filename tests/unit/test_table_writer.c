@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Tables for people: column widths, alignment, histogram bars, units. */
+#define _GNU_SOURCE	/* open_memstream */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "table_writer.h"
+
+static void test_table(void **state)
+{
+	struct table *t = table__new(3);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(t);
+	table__align_left(t, 2, true);
+	table__cell(t, "name");
+	table__cell(t, "count");
+	table__cell(t, "note");
+	table__end_row(t);
+	table__cell(t, "a-long-name");
+	table__cell(t, "%d", 7);
+	table__end_row(t);	/* the missing cell is empty */
+	table__cell(t, "b");
+	table__cell(t, "%d", 12345);
+	table__cell(t, "x");
+	table__end_row(t);
+	assert_int_equal(table__print(t, out, 1), 0);
+	table__free(t);
+	table__free(NULL);
+	fclose(out);
+	assert_string_equal(text, " name         count  note\n"
+				  " a-long-name      7\n"
+				  " b            12345  x\n");
+	free(text);
+}
+
+static void test_histogram(void **state)
+{
+	const struct hist_row rows[] = { { 0, 1, 0 }, { 2, 3, 40 }, { 4, 7, 10 } };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	table__histogram(out, "usecs", rows, 3);
+	fclose(out);
+	assert_string_equal(text, "usecs  : count  distribution\n"
+				  "0 -> 1 : 0     |                                        |\n"
+				  "2 -> 3 : 40    |****************************************|\n"
+				  "4 -> 7 : 10    |**********                              |\n");
+	free(text);
+}
+
+static void test_units(void **state)
+{
+	char b[32];
+
+	table__fmt_ns(b, sizeof(b), 999);
+	assert_string_equal(b, "999 ns");
+	table__fmt_ns(b, sizeof(b), 83797);
+	assert_string_equal(b, "83.8 us");
+	table__fmt_ns(b, sizeof(b), 15070000);
+	assert_string_equal(b, "15.07 ms");
+	table__fmt_ns(b, sizeof(b), 24.65e9);
+	assert_string_equal(b, "24.65 s");
+	table__fmt_bytes(b, sizeof(b), 512);
+	assert_string_equal(b, "512 B");
+	table__fmt_bytes(b, sizeof(b), 131072);
+	assert_string_equal(b, "128 KiB");
+	table__fmt_bytes(b, sizeof(b), 1.5 * 1024 * 1024 * 1024);
+	assert_string_equal(b, "1.5 GiB");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_units),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

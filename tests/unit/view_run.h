@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Runs a view as the CLI does - a join whose sink is the view - writing
+ * into memory, for tests of the views' output.
+ */
+#ifndef IOTRACE_TEST_VIEW_RUN_H
+#define IOTRACE_TEST_VIEW_RUN_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "join.h"
+#include "view.h"
+
+struct view_run {
+	const struct view_ops *ops;
+	void *view;
+	struct join *join;
+	FILE *out;
+	char *text;
+	size_t len;
+};
+
+static void view_run_record(void *ctx, const struct io_rec *r)
+{
+	struct view_run *vr = ctx;
+
+	vr->ops->record(vr->view, r);
+}
+
+static inline struct join *view_run_start(struct view_run *vr, const struct view_ops *ops,
+					  const struct view_opts *o)
+{
+	struct join_sink sink = { view_run_record, vr };
+
+	vr->ops = ops;
+	vr->text = NULL;
+	vr->len = 0;
+	vr->out = open_memstream(&vr->text, &vr->len);
+	assert_non_null(vr->out);
+	vr->view = ops->create(vr->out, o);
+	assert_non_null(vr->view);
+	vr->join = join__new(ops->join_flags, &sink);
+	assert_non_null(vr->join);
+	return vr->join;
+}
+
+/* Ends the join and the view; the output is in vr->text (free it). */
+static inline const char *view_run_finish(struct view_run *vr)
+{
+	assert_int_equal(join__finish(vr->join), 0);
+	assert_int_equal(vr->ops->finish(vr->view, vr->join), 0);
+	vr->ops->destroy(vr->view);
+	join__free(vr->join);
+	assert_int_equal(fclose(vr->out), 0);
+	return vr->text;
+}
+
+#endif
