@@ -24,7 +24,7 @@ set(IOTRACE_VMLINUX_H "" CACHE FILEPATH "vmlinux.h to build the BPF programs aga
 
 function(bpf_object name src)
   cmake_parse_arguments(BO "" "" "DEPENDS" ${ARGN})
-  set(vmlinux_dir ${CMAKE_CURRENT_SOURCE_DIR}/vmlinux/${BPF_TARGET_ARCH})
+  set(vmlinux_dir ${PROJECT_SOURCE_DIR}/bpf/vmlinux/${BPF_TARGET_ARCH})
   if(IOTRACE_VMLINUX_H)
     get_filename_component(vmlinux_dir ${IOTRACE_VMLINUX_H} DIRECTORY)
   endif()
@@ -39,7 +39,7 @@ function(bpf_object name src)
   add_custom_command(
     OUTPUT ${obj}
     COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${BPF_TARGET_ARCH}
-            -Wall -Werror -I${vmlinux_dir} -I${CMAKE_CURRENT_SOURCE_DIR}
+            -Wall -Werror -I${vmlinux_dir} -I${CMAKE_CURRENT_SOURCE_DIR} -I${PROJECT_SOURCE_DIR}/bpf
             -c ${CMAKE_CURRENT_SOURCE_DIR}/${src} -o ${obj}
     DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${src} ${vmlinux_dir}/vmlinux.h ${BO_DEPENDS}
     COMMENT "clang -target bpf ${src}")

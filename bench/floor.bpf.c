@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
+/*
+ * The overhead floor: the same tracepoints iotrace uses, with the same
+ * in-kernel device filter, but each program only counts. What a traced
+ * workload loses with this attached is the price of running BPF on those
+ * tracepoints at all; the rest of iotrace's cost (reading the bio, the
+ * record, the perf buffer, the collector) is measured against it.
+ */
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "iotrace_event.h"
+
+const volatile __u32 targ_dev = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} hits SEC(".maps");
+
+static __always_inline void count(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&hits, &zero);
+
+	if (n)
+		(*n)++;
+}
+
+static __always_inline bool traced_disk(struct gendisk *disk)
+{
+	return disk && IOTRACE_MKDEV(disk->major, disk->first_minor) == targ_dev;
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(floor_bio_queue, struct bio *bio)
+{
+	if (traced_disk(bio->bi_bdev->bd_disk))
+		count();
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(floor_rq_issue, struct request *rq)
+{
+	if (traced_disk(rq->q->disk))
+		count();
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(floor_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	if (traced_disk(rq->q->disk))
+		count();
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
