@@ -22,7 +22,7 @@ static const struct cmd cmds[] = {
 	{ "-M", "--trace-management", cmd_management, cmd_management_help,
 	  "list, inspect and remove traces" },
 	{ "-P", "--trace-parser", cmd_parser, cmd_parser_help,
-	  "print the events of a trace" },
+	  "read a trace: I/Os with latency, statistics, histograms" },
 	{ "-C", "--trace-config", cmd_config, cmd_config_help,
 	  "get or set the trace repository path" },
 };
@@ -42,7 +42,8 @@ static void usage(FILE *out)
 	      "Examples:\n"
 	      "  sudo iotrace --start-tracing --devices nvme0n1 --time 60\n"
 	      "  iotrace --trace-management --list-traces\n"
-	      "  iotrace --trace-parser --io --raw --path kernel/2026-11-21_10:00:00\n\n"
+	      "  iotrace --trace-parser --io --path kernel/2026-11-21_10:00:00\n"
+	      "  iotrace -P --statistics -f table --path kernel/2026-11-21_10:00:00\n\n"
 	      "Traces live in /var/lib/iotrace (IOTRACE_TRACE_DIR overrides).\n", out);
 }
 

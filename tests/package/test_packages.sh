@@ -600,7 +600,7 @@ comma_list_ok() {
 check "'iotrace -S -d $LN,' continues the list, without $LN again" comma_list_ok
 check "'iotrace -S -d /dev/lo' offers /dev/$LN" comp_has "/dev/$LN" "iotrace -S -d /dev/lo"
 check "'iotrace -S -t ' offers nothing (a number)" test -z "$(complete_line "iotrace -S -t ")"
-check "'iotrace -P -f ' offers json and csv" test "$(complete_line "iotrace -P -f " | sort | tr '\n' ' ')" = "csv json "
+check "'iotrace -P -f ' offers json, csv and table" test "$(complete_line "iotrace -P -f " | sort | tr '\n' ' ')" = "csv json table "
 if [ -n "${REL:-}" ]; then
 	check "'iotrace -P --io --raw -p kernel/' offers $REL" comp_has "$REL" "iotrace -P --io --raw -p kernel/"
 	check "'iotrace -M -R --prefix ker' offers $REL" comp_has "$REL" "iotrace -M -R --prefix ker"
