@@ -12,7 +12,8 @@
 # runs a short workload (buffered and O_DIRECT writes, reads after dropping
 # the page cache, a delete, fsync), stops the tracer with Ctrl+C (SIGINT),
 # and prints the trace summary, the trace list, the first events and a
-# count of events per type. Everything is torn down at exit.
+# joined I/Os, statistics and a latency histogram. Everything is torn
+# down at exit.
 #
 # Traces go to a temporary repository, removed at exit, unless
 # IOTRACE_TRACE_DIR is set, or KEEP=1 is given (then the temporary
@@ -149,18 +150,23 @@ step "the trace repository"
 show "$BIN" --trace-management --list-traces
 show "$BIN" --trace-management --get-trace-summary --path "$TRACE"
 
-step "the first 20 events"
-EVENTS=$WORK/events.jsonl
-echo "\$ $BIN --trace-parser --io --raw --path $TRACE | head -20"
-"$BIN" --trace-parser --io --raw --path "$TRACE" >"$EVENTS"
+step "every I/O joined with its completion: latency, queue depth, file (first 15)"
+echo "\$ $BIN --trace-parser --io --path $TRACE --format table | head -16"
+"$BIN" --trace-parser --io --path "$TRACE" --format table >"$WORK/ios.txt"
 prc=$?
-head -20 "$EVENTS"
+head -16 "$WORK/ios.txt"
 
-step "events per type"
+step "per device and operation"
+show "$BIN" --trace-parser --statistics --path "$TRACE" --format table
+
+step "latency histogram"
+show "$BIN" --trace-parser --latency-histogram --path "$TRACE" --format table
+
+step "events as recorded, per type"
 COUNT='s/^{"header":{[^}]*},"\([a-zA-Z]*\)".*/\1/p'
 echo "\$ $BIN -P --io --raw -p $TRACE | sed -n '$COUNT' | sort | uniq -c | sort -rn"
-sed -n "$COUNT" "$EVENTS" | sort | uniq -c | sort -rn
-echo "$(wc -l <"$EVENTS") events (parser exit status $prc)"
+"$BIN" -P --io --raw -p "$TRACE" | sed -n "$COUNT" | sort | uniq -c | sort -rn
+echo "(--io exit status $prc)"
 
 echo
 echo "The trace is in $IOTRACE_TRACE_DIR/$TRACE"
