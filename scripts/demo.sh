@@ -11,9 +11,9 @@
 #   iotrace --start-tracing --devices loopN
 # runs a short workload (buffered and O_DIRECT writes, reads after dropping
 # the page cache, a delete, fsync), stops the tracer with Ctrl+C (SIGINT),
-# and prints the trace summary, the trace list, the first events and a
-# joined I/Os, statistics and a latency histogram. Everything is torn
-# down at exit.
+# and prints the trace summary, the trace list, the joined I/Os (latency,
+# queue depth, file), statistics and a latency histogram. Everything is
+# torn down at exit.
 #
 # Traces go to a temporary repository, removed at exit, unless
 # IOTRACE_TRACE_DIR is set, or KEEP=1 is given (then the temporary
