@@ -204,26 +204,6 @@ static struct fs_entry **sorted(struct fs_view *v)
 static const enum op_group shown[] = { GRP_READ, GRP_WRITE, GRP_DISCARD, GRP_TOTAL };
 #define NSHOWN (sizeof(shown) / sizeof(shown[0]))
 
-static void json_values(struct json_writer *jw, const char *name, const char *unit,
-			const struct dist *d)
-{
-	jw__name(jw, name);
-	jw__start_object(jw);
-	jw__name(jw, "unit");
-	jw__string(jw, unit);
-	jw__name(jw, "average");
-	jw__double(jw, dist__avg(d));
-	jw__name(jw, "min");
-	jw__uint_str(jw, d->count ? d->min : 0);
-	jw__name(jw, "max");
-	jw__uint_str(jw, d->max);
-	jw__name(jw, "count");
-	jw__uint_str(jw, d->count);
-	jw__name(jw, "total");
-	jw__uint_str(jw, d->sum);
-	jw__end_object(jw);
-}
-
 static void write_json(struct fs_view *v, struct fs_entry **all, const struct join *j)
 {
 	struct json_writer *jw = jw__new(v->out, true);
@@ -260,8 +240,8 @@ static void write_json(struct fs_view *v, struct fs_entry **all, const struct jo
 			jw__uint_str(jw, o->errors);
 			jw__name(jw, "notCompleted");
 			jw__uint_str(jw, o->not_completed);
-			json_values(jw, "size", "sector", &o->size);
-			json_values(jw, "latency", "ns", &o->latency);
+			stats_view__json_dist(jw, "size", "sector", &o->size);
+			stats_view__json_dist(jw, "latency", "ns", &o->latency);
 			jw__name(jw, "metrics");
 			jw__start_object(jw);
 			jw__name(jw, "workset");

@@ -103,8 +103,8 @@ void stats_view__json_device(struct json_writer *jw, const struct device *d)
 	jw__end_object(jw);
 }
 
-static void json_values(struct json_writer *jw, const char *name, const char *unit,
-			const struct dist *d)
+void stats_view__json_dist(struct json_writer *jw, const char *name, const char *unit,
+			   const struct dist *d)
 {
 	unsigned int i;
 
@@ -156,11 +156,11 @@ static void json_op(struct json_writer *jw, const char *name, struct op_stats *o
 	jw__uint_str(jw, o->errors);
 	jw__name(jw, "notCompleted");
 	jw__uint_str(jw, o->not_completed);
-	json_values(jw, "size", "sector", &o->size);
-	json_values(jw, "latency", "ns", &o->latency);
+	stats_view__json_dist(jw, "size", "sector", &o->size);
+	stats_view__json_dist(jw, "latency", "ns", &o->latency);
 	if (dispatch) {
-		json_values(jw, "queueTime", "ns", &o->queue_time);
-		json_values(jw, "deviceTime", "ns", &o->device_time);
+		stats_view__json_dist(jw, "queueTime", "ns", &o->queue_time);
+		stats_view__json_dist(jw, "deviceTime", "ns", &o->device_time);
 	}
 	jw__name(jw, "metrics");
 	jw__start_object(jw);

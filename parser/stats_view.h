@@ -23,6 +23,14 @@ struct io_stats *stats_view__device_stats(struct io_stats **arr, size_t *n, unsi
 /* "device": {id, name, size, model} */
 void stats_view__json_device(struct json_writer *jw, const struct device *d);
 
+/*
+ * "name": {unit, average, min, max, count, total[, percentiles]}: one
+ * distribution, as every statistics view writes it (percentiles only where
+ * the distribution keeps them).
+ */
+void stats_view__json_dist(struct json_writer *jw, const char *name, const char *unit,
+			   const struct dist *d);
+
 /* "nvme0n1 (259:2) MODEL, 29.0 s" */
 void stats_view__device_title(FILE *out, const struct device *d, uint64_t dur_ns);
 
