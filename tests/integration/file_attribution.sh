@@ -90,19 +90,8 @@ trap 'exit 130' INT TERM
 
 iotrace_temp_repository "$T/repo"
 
-IMG=$(mktemp /dev/shm/iotrace-fa.XXXXXX.img)
-truncate -s 256M "$IMG"
-LOOP=$(losetup -f --show "$IMG") || { LOOP=; die "losetup cannot attach a loop device"; }
-LN=${LOOP#/dev/}
-IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
-DEVT=$(( (MAJ << 20) | MIN ))
+iotrace_quiet_ext4 256M fa "$T" || die "$SETUP_ERR"
 echo "# device $LOOP ($MAJ:$MIN, dev_t $DEVT)"
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" >"$T/mkfs.log" 2>&1 ||
-	die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
-MNT=$(mktemp -d /tmp/iotrace-fa-mnt.XXXXXX)
-if ! mount -o noatime,no_prefetch_block_bitmaps "$LOOP" "$MNT" 2>/dev/null; then
-	mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
-fi
 mkdir -p "$MNT/a/b/c/d/e" || die "cannot create a/b/c/d/e"
 # the file exists before tracing starts, so its inode is known up front
 : >"$MNT/a/b/c/d/e/f.dat"

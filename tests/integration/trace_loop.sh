@@ -109,25 +109,8 @@ trap 'exit 130' INT TERM
 REPO=$T/repo
 iotrace_temp_repository "$REPO"
 
-IMG=$(mktemp /dev/shm/iotrace-it.XXXXXX.img)
-truncate -s 512M "$IMG"
-LOOP=$(losetup -f --show "$IMG") || { LOOP=; die "losetup cannot attach a loop device"; }
-LN=${LOOP#/dev/}
-IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
-DEVT=$(( (MAJ << 20) | MIN ))
+iotrace_quiet_ext4 512M it "$T" || die "$SETUP_ERR"
 echo "# device $LOOP ($MAJ:$MIN, dev_t $DEVT), image $IMG"
-# no lazy init: ext4 must not write in the background while we count
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" >"$T/mkfs.log" 2>&1 ||
-	die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
-MNT=$(mktemp -d /tmp/iotrace-it-mnt.XXXXXX)
-# no_prefetch_block_bitmaps: since 5.9 ext4's lazyinit thread otherwise
-# reads the block bitmaps in the background after mount, and those reads
-# can land after the tracer attached but before the 'before' snapshot
-# (seen here: 24 sectors read by ext4lazyinit, traced, not in the delta)
-if ! mount -o noatime,no_prefetch_block_bitmaps "$LOOP" "$MNT" 2>/dev/null; then
-	note "ext4 has no no_prefetch_block_bitmaps (kernel < 5.9); mounting without it"
-	mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
-fi
 sync
 
 # --- helpers ---------------------------------------------------------------
