@@ -266,19 +266,17 @@ static __always_inline struct file_seen *file_entry(struct inode *inode,
 }
 
 /*
- * Sends the name chain of inode, from the file up to the first directory
- * already sent in this rename epoch, or up to the root of its file system
- * (sent as "/" with itself as parent). The chain comes from the inode's
- * first dentry alias; a file with hard links is named by one of them. An
- * inode without alias (unlinked and closed, or evicted dentry) sends
- * nothing. Each record takes one sid, before the QUEUE that needed it.
+ * Sends the name chain of the file whose dentry is d, from the file up to
+ * the first directory already sent in this rename epoch, or up to the
+ * root of its file system (sent as "/" with itself as parent). Each
+ * record takes one sid, before the record that needed it.
  */
-static __always_inline void send_names(void *ctx, struct inode *inode,
+static __always_inline void send_chain(void *ctx, struct dentry *d,
 				       struct file_seen *f,
 				       struct iotrace_file_id *fid)
 {
 	struct iotrace_file_id child = *fid, pid;
-	struct dentry *d, *parent;
+	struct dentry *parent;
 	struct iotrace_name_event *n;
 	struct file_seen *pf;
 	struct inode *pinode;
@@ -290,7 +288,6 @@ static __always_inline void send_names(void *ctx, struct inode *inode,
 	n = bpf_map_lookup_elem(&name_buf, &zero);
 	if (!n)
 		return;
-	d = iotrace_inode_alias(inode);
 	pid_tgid = bpf_get_current_pid_tgid();
 	for (i = 0; i < IOTRACE_MAX_NAME_DEPTH && d; i++) {
 		parent = BPF_CORE_READ(d, d_parent);
@@ -319,6 +316,64 @@ static __always_inline void send_names(void *ctx, struct inode *inode,
 }
 
 /*
+ * The chain of an inode found from a page: through its first dentry
+ * alias, so a file with hard links is named by one of them. An inode
+ * without alias (unlinked and closed, or evicted dentry) sends nothing.
+ */
+static __always_inline void send_names(void *ctx, struct inode *inode,
+				       struct file_seen *f,
+				       struct iotrace_file_id *fid)
+{
+	send_chain(ctx, iotrace_inode_alias(inode), f, fid);
+}
+
+/*
+ * Direct I/O of iomap file systems (ext4, xfs; fs/iomap/direct-io.c): the
+ * bio's bi_private is the call's struct iomap_dio, whose kiocb names the
+ * file and the position the call started at; dio->size already counts
+ * this bio when it is submitted (iomap_dio_bio_iter() adds it first), so
+ * the bio starts at ki_pos + size - bi_size. The end_io function tells
+ * such bios apart; a kernel without it (weak ksym: 0) sees none. This
+ * works for every submitter (pwrite, libaio, io_uring) without tracing
+ * system calls.
+ */
+extern const void iomap_dio_bio_end_io __ksym __weak;
+
+static __always_inline bool file_of_dio(void *ctx, struct bio *bio,
+					struct iotrace_queue_event *q)
+{
+	struct iomap_dio *dio;
+	struct kiocb *iocb;
+	struct file *file;
+	struct inode *inode;
+	struct file_seen *f;
+	__s64 pos;
+
+	if (!&iomap_dio_bio_end_io ||
+	    (void *)BPF_CORE_READ(bio, bi_end_io) != &iomap_dio_bio_end_io)
+		return false;
+	dio = BPF_CORE_READ(bio, bi_private);
+	iocb = BPF_CORE_READ(dio, iocb);
+	file = BPF_CORE_READ(iocb, ki_filp);
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode ||
+	    (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
+		return false;
+	f = file_entry(inode, &q->file);
+	if (!f)
+		return false;
+	q->file_kind = IOTRACE_FILE_REG;
+	q->io.flags |= IOTRACE_F_DIRECT;
+	pos = BPF_CORE_READ(iocb, ki_pos) + BPF_CORE_READ(dio, size) -
+	      BPF_CORE_READ(bio, bi_iter.bi_size);
+	q->file_offset = pos > 0 ? (__u64)pos >> 9 : 0;
+	q->file_size = BPF_CORE_READ(inode, i_size) >> 9;
+	if (f->sent_epoch != rename_epoch + 1)
+		send_chain(ctx, BPF_CORE_READ(file, f_path.dentry), f, &q->file);
+	return true;
+}
+
+/*
  * What the bio's first page says about the I/O, into q: the file it
  * belongs to, or DIRECT (anonymous memory: a user buffer of a direct
  * I/O), or FSMETA (the block device's own cache, a directory, or a
@@ -339,6 +394,8 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 	__u32 idx, mode;
 
 	if (!bv || !BPF_CORE_READ(bio, bi_vcnt) || !q->io.nr_sector)
+		return;
+	if (file_of_dio(ctx, bio, q))
 		return;
 	/* a clone (dm) shares its parent's vector from bi_idx on */
 	idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
@@ -396,6 +453,8 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 		send_names(ctx, inode, f, &q->file);
 }
 
+#include "vfs.bpf.h"
+
 static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 {
 	struct iotrace_queue_event q = {};
@@ -412,6 +471,13 @@ static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 	q.cgroup = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(q.comm, sizeof(q.comm));
 	file_of_bio(ctx, bio, &q);
+	if (vfs_enabled) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		struct vfs_state *st = bpf_map_lookup_elem(&vfs_calls, &tid);
+
+		if (st)
+			q.vfs_call = st->call_id;
+	}
 	stamp(&q.io);
 	/* a regular file's I/O takes a second sid, for its filesystemMeta */
 	output_sized(ctx, &q.io, sizeof(q),

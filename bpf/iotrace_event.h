@@ -53,6 +53,13 @@ enum iotrace_event_type {
 	 * (file, rename epoch); see bpf/iotrace.bpf.c
 	 */
 	IOTRACE_EV_FILE_NAME = 7,
+	/*
+	 * a system call (or io_uring request) on a file of a traced device
+	 * ended: struct iotrace_vfs_event, sent at its end (--vfs only)
+	 */
+	IOTRACE_EV_VFS = 8,
+	/* a file was created, deleted or moved: struct iotrace_fs_event */
+	IOTRACE_EV_FS = 9,
 };
 
 /* Operation, independent of the kernel's REQ_OP_* numbering. */
@@ -190,6 +197,11 @@ struct iotrace_queue_event {
 	__u64 file_offset;
 	/* file size (i_size) at submission, 512-byte sectors, rounded down */
 	__u64 file_size;
+	/*
+	 * the system call in progress in the submitting task when the bio
+	 * was queued (iotrace_vfs_event.call_id), 0 = none or --vfs off
+	 */
+	__u64 vfs_call;
 	/* enum iotrace_file_kind */
 	__u8 file_kind;
 	__u8 pad[7];
@@ -206,6 +218,102 @@ struct iotrace_name_event {
 	struct iotrace_file_id parent;
 	/* NUL-terminated, truncated to IOTRACE_NAME_LEN - 1 bytes */
 	char name[IOTRACE_NAME_LEN];
+};
+
+/*
+ * Calls traced with --vfs. The numbering is ours (syscall numbers differ
+ * per architecture) and is the VfsCall enum of proto/trace.proto.
+ */
+enum iotrace_vfs_call {
+	IOTRACE_VFS_NONE = 0,
+	IOTRACE_VFS_READ = 1,
+	IOTRACE_VFS_WRITE = 2,
+	IOTRACE_VFS_PREAD64 = 3,
+	IOTRACE_VFS_PWRITE64 = 4,
+	IOTRACE_VFS_READV = 5,
+	IOTRACE_VFS_WRITEV = 6,
+	IOTRACE_VFS_PREADV = 7,
+	IOTRACE_VFS_PWRITEV = 8,
+	IOTRACE_VFS_PREADV2 = 9,
+	IOTRACE_VFS_PWRITEV2 = 10,
+	IOTRACE_VFS_OPEN = 11,
+	IOTRACE_VFS_OPENAT = 12,
+	IOTRACE_VFS_OPENAT2 = 13,
+	IOTRACE_VFS_CREAT = 14,
+	IOTRACE_VFS_CLOSE = 15,
+	IOTRACE_VFS_FSYNC = 16,
+	IOTRACE_VFS_FDATASYNC = 17,
+	IOTRACE_VFS_LSEEK = 18,
+	IOTRACE_VFS_FTRUNCATE = 19,
+	IOTRACE_VFS_FALLOCATE = 20,
+	IOTRACE_VFS_MMAP = 21,
+	IOTRACE_VFS_MSYNC = 22,
+	IOTRACE_VFS_SYNC_FILE_RANGE = 23,
+	IOTRACE_VFS_COPY_FILE_RANGE = 24,
+	IOTRACE_VFS_SENDFILE = 25,
+	IOTRACE_VFS_SPLICE = 26,
+	/* io_uring requests: the opcode is in iotrace_vfs_event.flags */
+	IOTRACE_VFS_URING_READ = 27,
+	IOTRACE_VFS_URING_WRITE = 28,
+	IOTRACE_VFS_URING_FSYNC = 29,
+	IOTRACE_VFS_URING_OTHER = 30,
+	IOTRACE_VFS_NR_CALLS = 31,
+};
+
+/*
+ * A VFS record: struct iotrace_event (sid, ts = end of the call, pid, tid,
+ * type; dev = the file system's device, i_sb->s_dev) followed by the
+ * call. Sent once, when the call returns, so that a record holds both its
+ * arguments and its result.
+ */
+struct iotrace_vfs_event {
+	struct iotrace_event hdr;
+	/*
+	 * unique in the trace; a block I/O queued while the call ran carries
+	 * it (iotrace_queue_event.vfs_call)
+	 */
+	__u64 call_id;
+	/* ns, same clock as hdr.ts */
+	__u64 start;
+	/* bytes; -1 = at the file position (read, write, readv, writev) */
+	__s64 offset;
+	/* bytes asked for (count, sum of iov_len, len); 0 if none */
+	__u64 size;
+	/* the return value: bytes, new fd or offset, or -errno */
+	__s64 result;
+	/* the other file of copy_file_range, sendfile, splice: the output */
+	__s64 offset2;
+	__u64 cgroup;
+	struct iotrace_file_id file;
+	struct iotrace_file_id file2;
+	__s32 fd;
+	__s32 fd2;
+	/* open flags, lseek whence, fallocate mode, ..., io_uring opcode */
+	__u32 flags;
+	/* enum iotrace_vfs_call */
+	__u16 call;
+	/* the open created the file (O_CREAT that made a new inode) */
+	__u8 created;
+	/* io_uring requests: IORING_OP_* */
+	__u8 opcode;
+	char comm[IOTRACE_COMM_LEN];
+};
+
+/* OCTF FsEventType numbering */
+enum iotrace_fs_event_kind {
+	IOTRACE_FS_CREATE = 1,
+	IOTRACE_FS_DELETE = 2,
+	IOTRACE_FS_MOVE_TO = 3,
+	IOTRACE_FS_MOVE_FROM = 4,
+};
+
+/* An FS record: struct iotrace_event (sid, ts, pid, tid, type) + what. */
+struct iotrace_fs_event {
+	struct iotrace_event hdr;
+	struct iotrace_file_id file;
+	/* enum iotrace_fs_event_kind */
+	__u32 kind;
+	__u32 pad;
 };
 
 /* Per-CPU counters the programs keep; user space sums and reports them. */

@@ -43,6 +43,15 @@ void cmd_tracing_help(FILE *out)
 	      "  -s, --size MiB           stop when the trace reaches this size (1-1073741824)\n"
 	      "  -b, --buffer MiB         per-CPU kernel buffer (1-1024, default 4)\n"
 	      "  -l, --label TEXT         free text stored in the summary\n"
+	      "      --vfs                also trace system calls on files of the traced devices:\n"
+	      "                           read/write families, open, close, fsync, lseek, mmap,\n"
+	      "                           ... and io_uring requests (iotrace -P --vfs shows them)\n"
+	      "      --pids PID[,PID]     only calls of these processes (in the kernel; --vfs)\n"
+	      "      --comm NAME[,NAME]   only calls of tasks with this name (in the kernel; --vfs)\n"
+	      "      --cgroup CG[,CG]     only calls of tasks in this cgroup v2 (path under\n"
+	      "                           /sys/fs/cgroup, or id; in the kernel; --vfs). Block I/O\n"
+	      "                           is filtered by device only: writeback runs in kernel\n"
+	      "                           threads on behalf of every process\n"
 	      "  -H, --help               show this help\n\n"
 	      "Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n"
 	      "Exit status: 0 complete, 1 error, 2 bad command line, 3 events were lost.\n\n"
@@ -87,6 +96,63 @@ static int device_error(const struct devices_error *e)
 	}
 }
 
+enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP };
+
+/* The cgroup2 mount point, for cgroup paths given relative to it. */
+static const char *cgroup2_root(void)
+{
+	static char root[PATH_MAX];
+	char line[PATH_MAX + 64], dir[PATH_MAX], type[64];
+	FILE *f = fopen("/proc/self/mounts", "r");
+
+	if (!f)
+		return "/sys/fs/cgroup";
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
+			snprintf(root, sizeof(root), "%s", dir);
+			fclose(f);
+			return root;
+		}
+	}
+	fclose(f);
+	return "/sys/fs/cgroup";
+}
+
+/* Returns 0, or the exit status after printing the error. */
+static int parse_filter(struct trace_filters *f, int opt, const char *list)
+{
+	const char *name = opt == OPT_PIDS ? "--pids" : opt == OPT_COMM ? "--comm" : "--cgroup";
+	char bad[256];
+	int err;
+
+	if (opt == OPT_PIDS)
+		err = trace_filters__parse_pids(f, list, bad, sizeof(bad));
+	else if (opt == OPT_COMM)
+		err = trace_filters__parse_comms(f, list, bad, sizeof(bad));
+	else
+		err = trace_filters__parse_cgroups(f, list, cgroup2_root(), bad, sizeof(bad));
+	switch (err) {
+	case 0:
+		return 0;
+	case -E2BIG:
+		cli_err("%s: at most %d entries", name, TRACE_FILTER_MAX);
+		break;
+	case -ENAMETOOLONG:
+		cli_err("%s: '%s' is too long (task names have at most 15 bytes)", name, bad);
+		break;
+	case -ENOENT:
+		cli_err("%s: no cgroup '%s' (give a cgroup v2 directory or id)", name, bad);
+		break;
+	case -ERANGE:
+		cli_err("%s: '%s' is not a valid process id", name, bad);
+		break;
+	default:
+		cli_err("%s: invalid value '%s'", name, bad);
+		break;
+	}
+	return EXIT_USAGE;
+}
+
 int cmd_tracing(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -95,6 +161,10 @@ int cmd_tracing(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "vfs", no_argument, NULL, OPT_VFS },
+		{ "pids", required_argument, NULL, OPT_PIDS },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "help", no_argument, NULL, 'H' },
 		{},
 	};
@@ -109,6 +179,7 @@ int cmd_tracing(int argc, char **argv)
 	struct sigaction sa = {};
 	struct summary s;
 	int opt, err, holder, ret = EXIT_ERROR;
+	bool have_filter = false;
 
 	optind = 1;
 	opterr = 0;
@@ -135,6 +206,17 @@ int cmd_tracing(int argc, char **argv)
 		case 'l':
 			cfg.label = optarg;
 			break;
+		case OPT_VFS:
+			cfg.vfs = true;
+			break;
+		case OPT_PIDS:
+		case OPT_COMM:
+		case OPT_CGROUP:
+			err = parse_filter(&cfg.filters, opt, optarg);
+			if (err)
+				return err;
+			have_filter = true;
+			break;
 		case 'H':
 			cmd_tracing_help(stdout);
 			return EXIT_OK;
@@ -148,6 +230,10 @@ int cmd_tracing(int argc, char **argv)
 	}
 	if (optind < argc) {
 		cli_err("unexpected argument '%s' (see iotrace -S -H)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (have_filter && !cfg.vfs) {
+		cli_err("--pids, --comm and --cgroup select system calls: they need --vfs");
 		return EXIT_USAGE;
 	}
 	if (!devlist) {

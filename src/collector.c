@@ -20,6 +20,7 @@
 #include "iotrace_event.h"
 #include "stream_writer.h"
 #include "trace_store.h"
+#include "vfs_attach.h"
 
 /* How often buffered records reach the disk and the summary is rewritten. */
 #define FLUSH_INTERVAL_NS 1000000000ull
@@ -34,6 +35,7 @@ struct collector {
 	uint64_t *perf_lost;	/* per CPU, from the perf buffer's lost records */
 	uint64_t bytes;		/* bytes written to streams */
 	uint64_t size_limit;	/* bytes, 0 = none */
+	struct vfs_links vfs;
 	int write_err;
 	bool size_reached;
 	char err[256];
@@ -208,6 +210,10 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
 
 	pick_programs(c->skel);
+	err = vfs__configure(c->skel, cfg);
+	if (err)
+		return set_error(c, err, "too many partitions on the traced disks for --vfs (at most %d)",
+				 64);
 
 	err = iotrace__load(c->skel);
 	if (err)
@@ -253,6 +259,8 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		struct iotrace_event e;
 		struct iotrace_queue_event q;
 		struct iotrace_name_event n;
+		struct iotrace_vfs_event v;
+		struct iotrace_fs_event f;
 	} r;
 
 	if (c->write_err || c->size_reached || size < sizeof(r.e))
@@ -272,6 +280,18 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 			return;
 		memcpy(&r.n, data, sizeof(r.n));
 		put(c, cpu, buf, encode__file_name(&r.n, buf));
+		return;
+	case IOTRACE_EV_VFS:
+		if (size < sizeof(r.v))
+			return;
+		memcpy(&r.v, data, sizeof(r.v));
+		put(c, cpu, buf, encode__vfs(&r.v, buf));
+		return;
+	case IOTRACE_EV_FS:
+		if (size < sizeof(r.f))
+			return;
+		memcpy(&r.f, data, sizeof(r.f));
+		put(c, cpu, buf, encode__fs_event(&r.f, buf));
 		return;
 	default:
 		break;
@@ -496,6 +516,17 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		set_error(c, err, "cannot attach to block tracepoints: %s%s", strerror(-err), load_hint(err));
 		goto finish;
 	}
+	err = vfs__attach(c->skel, c->cfg->vfs, &c->vfs);
+	if (err) {
+		set_error(c, err, "cannot attach to syscall tracepoints: %s%s", strerror(-err),
+			  load_hint(err));
+		goto finish;
+	}
+	if (c->cfg->vfs && !c->vfs.calls) {
+		err = -ENOENT;
+		set_error(c, err, "--vfs needs syscall tracepoints (CONFIG_FTRACE_SYSCALLS); this kernel has none");
+		goto finish;
+	}
 	/* the first summary says RUNNING only once the programs are attached */
 	err = summary__write(dir, s);
 	if (err) {
@@ -537,6 +568,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	}
 
 	/* stop the programs, then take what is still in the buffers */
+	vfs__detach(&c->vfs);
 	iotrace__detach(c->skel);
 	if (!err && !c->write_err)
 		perf_buffer__consume(c->pb);
@@ -582,6 +614,7 @@ void collector__free(struct collector *c)
 	if (!c)
 		return;
 	perf_buffer__free(c->pb);
+	vfs__detach(&c->vfs);
 	iotrace__destroy(c->skel);
 	if (c->streams)
 		for (i = 0; i < c->ncpus; i++)

@@ -9,10 +9,12 @@
 #define IOTRACE_COLLECTOR_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "devices.h"
+#include "trace_filters.h"
 #include "summary.h"
 
 struct collector_config {
@@ -22,6 +24,10 @@ struct collector_config {
 	uint64_t size_mib;	/* 0 = no limit */
 	uint64_t buffer_mib;	/* per-CPU buffer, rounded up to a power of two pages */
 	const char *label;
+	/* --vfs: trace system calls on files of the traced devices */
+	bool vfs;
+	/* --pids, --comm, --cgroup: which tasks' calls are traced (empty = all) */
+	struct trace_filters filters;
 };
 
 struct collector;

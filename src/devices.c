@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -164,4 +165,36 @@ int devices__parse_list(const char *sysfs_root, const char *list, struct device_
 	}
 	*count = n;
 	return 0;
+}
+
+int devices__partitions(const char *sysfs_root, const char *disk, uint32_t *out, size_t max,
+			size_t *count)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	*count = 0;
+	snprintf(path, sizeof(path), "%s/block/%s", sysfs_root, disk);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		/* a partition is a subdirectory with a "partition" attribute */
+		if (snprintf(path, sizeof(path), "%s/block/%s/%s/partition", sysfs_root, disk,
+			     de->d_name) >= (int)sizeof(path) ||
+		    stat(path, &st))
+			continue;
+		if (*count >= max) {
+			err = -E2BIG;
+			break;
+		}
+		if (!read_dev(sysfs_root, de->d_name, &out[*count]))
+			(*count)++;
+	}
+	closedir(d);
+	return err;
 }

@@ -45,4 +45,13 @@ struct devices_error {
 int devices__parse_list(const char *sysfs_root, const char *list, struct device_info *out,
 			size_t max, size_t *count, struct devices_error *e);
 
+/*
+ * The partitions of a whole disk (by kernel name, e.g. "nvme0n1"), as
+ * IOTRACE_MKDEV device numbers into out[0..max). Returns 0, -E2BIG if
+ * there are more than max (the first max are filled), or -errno if the
+ * disk's sysfs directory cannot be read.
+ */
+int devices__partitions(const char *sysfs_root, const char *disk, uint32_t *out, size_t max,
+			size_t *count);
+
 #endif

@@ -161,6 +161,7 @@ size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf)
 	io.direct = !!(q->io.flags & IOTRACE_F_DIRECT);
 	io.ioclass = dss_class(q);
 	io.cgroupid = q->cgroup;
+	io.vfscallid = q->vfs_call;
 	memcpy(comm, q->comm, IOTRACE_COMM_LEN);
 	comm[IOTRACE_COMM_LEN] = '\0';
 	io.comm = comm;
@@ -229,6 +230,81 @@ size_t encode__file_name(const struct iotrace_name_event *n, uint8_t *buf)
 	ev.header = &hdr;
 	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_FILE_NAME;
 	ev.filesystemfilename = &fn;
+	return octf__proto__trace__event__pack(&ev, buf);
+}
+
+size_t encode__vfs(const struct iotrace_vfs_event *v, uint8_t *buf)
+{
+	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
+	Octf__Proto__Trace__EventHeader hdr = OCTF__PROTO__TRACE__EVENT_HEADER__INIT;
+	Octf__Proto__Trace__EventVfs vfs = OCTF__PROTO__TRACE__EVENT_VFS__INIT;
+	Octf__Proto__Trace__FileId fid = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__FileId fid2 = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__Timestamp ts = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
+	Octf__Proto__Trace__Timestamp ts2 = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
+	char comm[IOTRACE_COMM_LEN + 1];
+
+	if (!v->call || v->call >= IOTRACE_VFS_NR_CALLS)
+		return 0;
+	hdr.sid = v->hdr.sid;
+	hdr.timestamp = v->hdr.ts;
+	vfs.id = v->call_id;
+	/* enum iotrace_vfs_call is numbered as VfsCall */
+	vfs.call = (Octf__Proto__Trace__VfsCall)v->call;
+	vfs.pid = v->hdr.pid;
+	vfs.tid = v->hdr.tid;
+	vfs.fd = v->fd;
+	if (v->file.ino) {
+		fill_file_id(&fid, &ts, &v->file);
+		vfs.fileid = &fid;
+	}
+	vfs.offset = v->offset;
+	vfs.size = v->size;
+	vfs.result = v->result;
+	vfs.duration = v->hdr.ts > v->start ? v->hdr.ts - v->start : 0;
+	vfs.deviceid = v->hdr.dev;
+	vfs.cgroupid = v->cgroup;
+	memcpy(comm, v->comm, IOTRACE_COMM_LEN);
+	comm[IOTRACE_COMM_LEN] = '\0';
+	vfs.comm = comm;
+	vfs.flags = v->flags;
+	vfs.created = v->created;
+	if (v->fd2 >= 0) {
+		vfs.fd2 = v->fd2;
+		vfs.offset2 = v->offset2;
+		if (v->file2.ino) {
+			fill_file_id(&fid2, &ts2, &v->file2);
+			vfs.fileid2 = &fid2;
+		}
+	}
+	if (v->call >= IOTRACE_VFS_URING_READ)
+		vfs.uringopcode = v->opcode;
+	ev.header = &hdr;
+	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_VFS;
+	ev.vfs = &vfs;
+	return octf__proto__trace__event__pack(&ev, buf);
+}
+
+size_t encode__fs_event(const struct iotrace_fs_event *f, uint8_t *buf)
+{
+	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
+	Octf__Proto__Trace__EventHeader hdr = OCTF__PROTO__TRACE__EVENT_HEADER__INIT;
+	Octf__Proto__Trace__EventIoFilesystemFileEvent fe =
+		OCTF__PROTO__TRACE__EVENT_IO_FILESYSTEM_FILE_EVENT__INIT;
+	Octf__Proto__Trace__FileId fid = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__Timestamp ts = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
+
+	if (f->kind < IOTRACE_FS_CREATE || f->kind > IOTRACE_FS_MOVE_FROM)
+		return 0;
+	hdr.sid = f->hdr.sid;
+	hdr.timestamp = f->hdr.ts;
+	fill_file_id(&fid, &ts, &f->file);
+	fe.fileid = &fid;
+	/* enum iotrace_fs_event_kind is numbered as FsEventType */
+	fe.fseventtype = (Octf__Proto__Trace__FsEventType)f->kind;
+	ev.header = &hdr;
+	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_FILE_EVENT;
+	ev.filesystemfileevent = &fe;
 	return octf__proto__trace__event__pack(&ev, buf);
 }
 

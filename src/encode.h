@@ -38,6 +38,15 @@ size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf);
 /* Packs the filesystemFileName event of a FILE_NAME record. */
 size_t encode__file_name(const struct iotrace_name_event *n, uint8_t *buf);
 
+/*
+ * Packs the vfs event of a VFS record. Returns 0 for a call this
+ * collector does not know.
+ */
+size_t encode__vfs(const struct iotrace_vfs_event *v, uint8_t *buf);
+
+/* Packs the filesystemFileEvent (Create, Delete, MoveTo, MoveFrom) of an FS record. */
+size_t encode__fs_event(const struct iotrace_fs_event *f, uint8_t *buf);
+
 /* Packs a deviceDescription event for d. */
 size_t encode__device(const struct device_info *d, uint64_t sid, uint64_t ts, uint8_t *buf);
 

@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * System-call (VFS) tracing programs, part of iotrace.bpf.c: they share its
+ * sequence counter, buffers and file map, so they live in the same object.
+ *
+ * Only syscall tracepoints are used (fentry and kprobes are refused on the
+ * nodes this must run on). One enter and one exit program serve every
+ * traced call: user space attaches them to each syscalls:sys_enter_<call>
+ * and sys_exit_<call> that exists, and tells them through sys_call_of[]
+ * which call a syscall number is (numbers differ per architecture). The
+ * enter program resolves the file from the task's fd table, keeps the
+ * call's arguments per thread, and only for files on a traced device;
+ * the exit program sends one record with arguments and result.
+ *
+ * io_uring requests never pass a syscall tracepoint of their own; they
+ * are followed from io_uring_submit_req to io_uring_complete.
+ */
+#ifndef IOTRACE_VFS_BPF_H
+#define IOTRACE_VFS_BPF_H
+
+/* Syscall numbers below this can be traced (x86-64 and arm64 use < 460). */
+#define IOTRACE_MAX_SYSCALL_NR 512
+#define IOTRACE_MAX_FS_DEVS 64
+#define IOTRACE_MAX_FILTER 16
+
+/* --vfs given: trace calls, not only file creation */
+const volatile __u8 vfs_enabled = 0;
+/* enum iotrace_vfs_call of each syscall number, 0 = not traced */
+const volatile __u8 sys_call_of[IOTRACE_MAX_SYSCALL_NR] = {};
+/*
+ * Devices whose file systems are traced (i_sb->s_dev): the traced devices
+ * and every partition of a traced whole disk.
+ */
+const volatile __u32 targ_fs_devs[IOTRACE_MAX_FS_DEVS] = {};
+const volatile __u32 targ_nfs_devs = 0;
+/* --pids, --comm, --cgroup: a call is traced if it matches each given list */
+const volatile __u32 filt_pids[IOTRACE_MAX_FILTER] = {};
+const volatile __u32 filt_npids = 0;
+const volatile char filt_comms[IOTRACE_MAX_FILTER][IOTRACE_COMM_LEN] = {};
+const volatile __u32 filt_ncomms = 0;
+const volatile __u64 filt_cgroups[IOTRACE_MAX_FILTER] = {};
+const volatile __u32 filt_ncgroups = 0;
+
+/* last call id handed out; ids start at 1 */
+__u64 next_call_id = 0;
+
+/* A call in progress: its arguments, until its exit. */
+struct vfs_state {
+	__u64 call_id;
+	__u64 start;
+	__s64 offset;
+	__s64 offset2;
+	__u64 size;
+	struct iotrace_file_id file;
+	struct iotrace_file_id file2;
+	__s32 fd;
+	__s32 fd2;
+	__u32 flags;
+	__u32 dev;
+	__u32 pid;
+	__u32 tid;
+	__u16 call;
+	__u8 opcode;
+	__u8 pad[5];
+	/* who made the call: an io_uring request completes elsewhere */
+	__u64 cgroup;
+	char comm[IOTRACE_COMM_LEN];
+};
+
+/*
+ * Calls in progress, by thread id. LRU: a thread that dies inside a call
+ * (exit_group from another thread) never reaches its exit tracepoint.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct vfs_state);
+} vfs_calls SEC(".maps");
+
+/* io_uring requests in flight, by request address */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct vfs_state);
+} uring_reqs SEC(".maps");
+
+/* Room for one VFS record: too big for the BPF stack with the state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct iotrace_vfs_event);
+} vfs_buf SEC(".maps");
+
+/* FMODE_CREATED (include/linux/fs.h), set by an open that made the file */
+#define IOTRACE_FMODE_CREATED (1u << 20)
+
+/* S_IFREG files of a traced file system only */
+__noinline int fs_dev_traced(__u32 dev)
+{
+	__u32 i;
+
+	for (i = 0; i < IOTRACE_MAX_FS_DEVS; i++) {
+		if (i >= targ_nfs_devs)
+			break;
+		if (targ_fs_devs[i] == dev)
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline bool comm_is(const char *comm, __u32 i)
+{
+	__u32 k;
+
+	for (k = 0; k < IOTRACE_COMM_LEN; k++) {
+		if (comm[k] != filt_comms[i & (IOTRACE_MAX_FILTER - 1)][k])
+			return false;
+		if (!comm[k])
+			return true;
+	}
+	return true;
+}
+
+/* The --pids/--comm/--cgroup filters, evaluated in the kernel. */
+__noinline int task_selected(__u32 pid, __u64 cgroup)
+{
+	char comm[IOTRACE_COMM_LEN] = {};
+	bool hit;
+	__u32 i;
+
+	if (filt_npids) {
+		hit = false;
+		for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_npids; i++)
+			hit |= filt_pids[i] == pid;
+		if (!hit)
+			return 0;
+	}
+	if (filt_ncgroups) {
+		hit = false;
+		for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_ncgroups; i++)
+			hit |= filt_cgroups[i] == cgroup;
+		if (!hit)
+			return 0;
+	}
+	if (filt_ncomms) {
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_ncomms; i++)
+			if (comm_is(comm, i))
+				return 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* The open file fd of the current task, or NULL. */
+static __always_inline struct file *fd_file(__s64 fd)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *file = NULL;
+
+	if (fd < 0 || !fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	return file;
+}
+
+/*
+ * The FileId of a regular file on a traced file system, its name chain
+ * sent if not yet in this rename epoch. Returns the file's device, 0 if
+ * the file is not traced.
+ */
+static __always_inline __u32 traced_file(void *ctx, struct file *file,
+					 struct iotrace_file_id *id)
+{
+	struct inode *inode = BPF_CORE_READ(file, f_inode);
+	struct file_seen *f;
+	__u32 dev;
+
+	if (!inode ||
+	    (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
+		return 0;
+	dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	if (!fs_dev_traced(dev))
+		return 0;
+	f = file_entry(inode, id);
+	if (!f)
+		return 0;
+	if (f->sent_epoch != rename_epoch + 1)
+		send_chain(ctx, BPF_CORE_READ(file, f_path.dentry), f, id);
+	return dev;
+}
+
+/* Sum of the first iovecs' lengths: the bytes a readv/writev asks for. */
+#define IOTRACE_MAX_IOV 16
+
+static __always_inline __u64 iov_bytes(const struct iovec *iov, __u64 cnt)
+{
+	struct iovec v;
+	__u64 sum = 0;
+	__u32 i;
+
+	for (i = 0; i < IOTRACE_MAX_IOV && i < cnt; i++) {
+		if (bpf_probe_read_user(&v, sizeof(v), &iov[i]))
+			break;
+		sum += v.iov_len;
+	}
+	return sum;
+}
+
+static __always_inline __s64 user_off(__u64 uptr)
+{
+	__s64 off = -1;
+
+	if (uptr)
+		bpf_probe_read_user(&off, sizeof(off), (void *)uptr);
+	return off;
+}
+
+static long vma_file_cb(struct task_struct *task, struct vm_area_struct *vma,
+			void *data)
+{
+	*(struct file **)data = BPF_CORE_READ(vma, vm_file);
+	return 0;
+}
+
+/* Arguments of call, from the syscall's args[], into st. */
+static __always_inline void read_args(struct vfs_state *st, __u32 call,
+				      const unsigned long *a)
+{
+	st->fd = (__s32)a[0];
+	st->fd2 = -1;
+	st->offset = -1;
+	st->offset2 = -1;
+	switch (call) {
+	case IOTRACE_VFS_READ:
+	case IOTRACE_VFS_WRITE:
+		st->size = a[2];
+		break;
+	case IOTRACE_VFS_PREAD64:
+	case IOTRACE_VFS_PWRITE64:
+		st->size = a[2];
+		st->offset = (__s64)a[3];
+		break;
+	case IOTRACE_VFS_READV:
+	case IOTRACE_VFS_WRITEV:
+		st->size = iov_bytes((void *)a[1], a[2]);
+		break;
+	case IOTRACE_VFS_PREADV:
+	case IOTRACE_VFS_PWRITEV:
+	case IOTRACE_VFS_PREADV2:
+	case IOTRACE_VFS_PWRITEV2:
+		st->size = iov_bytes((void *)a[1], a[2]);
+		/* 64-bit: pos_l is the offset; preadv2's -1 = file position */
+		st->offset = (__s64)a[3];
+		if (call >= IOTRACE_VFS_PREADV2)
+			st->flags = a[5];
+		break;
+	case IOTRACE_VFS_OPEN:
+		st->fd = -1;
+		st->flags = a[1];
+		break;
+	case IOTRACE_VFS_OPENAT:
+		st->fd = -1;
+		st->flags = a[2];
+		break;
+	case IOTRACE_VFS_OPENAT2: {
+		__u64 how_flags = 0;
+
+		st->fd = -1;
+		bpf_probe_read_user(&how_flags, sizeof(how_flags), (void *)a[2]);
+		st->flags = how_flags;
+		break;
+	}
+	case IOTRACE_VFS_CREAT:
+		st->fd = -1;
+		/* O_CREAT | O_WRONLY | O_TRUNC */
+		st->flags = 01101;
+		break;
+	case IOTRACE_VFS_LSEEK:
+		st->offset = (__s64)a[1];
+		st->flags = a[2];
+		break;
+	case IOTRACE_VFS_FTRUNCATE:
+		st->size = a[1];
+		break;
+	case IOTRACE_VFS_FALLOCATE:
+		st->flags = a[1];
+		st->offset = (__s64)a[2];
+		st->size = a[3];
+		break;
+	case IOTRACE_VFS_MMAP:
+		st->size = a[1];
+		st->flags = a[3];
+		st->fd = (__s32)a[4];
+		st->offset = (__s64)a[5];
+		break;
+	case IOTRACE_VFS_MSYNC:
+		st->fd = -1;
+		st->size = a[1];
+		st->flags = a[2];
+		break;
+	case IOTRACE_VFS_SYNC_FILE_RANGE:
+		st->offset = (__s64)a[1];
+		st->size = a[2];
+		st->flags = a[3];
+		break;
+	case IOTRACE_VFS_COPY_FILE_RANGE:
+		st->offset = user_off(a[1]);
+		st->fd2 = (__s32)a[2];
+		st->offset2 = user_off(a[3]);
+		st->size = a[4];
+		st->flags = a[5];
+		break;
+	case IOTRACE_VFS_SENDFILE:
+		/* sendfile(out_fd, in_fd, *offset, count): the input is fd */
+		st->fd2 = (__s32)a[0];
+		st->fd = (__s32)a[1];
+		st->offset = user_off(a[2]);
+		st->size = a[3];
+		break;
+	case IOTRACE_VFS_SPLICE:
+		st->offset = user_off(a[1]);
+		st->fd2 = (__s32)a[2];
+		st->offset2 = user_off(a[3]);
+		st->size = a[4];
+		st->flags = a[5];
+		break;
+	default:
+		break;
+	}
+}
+
+static __always_inline bool is_open(__u32 call)
+{
+	return call >= IOTRACE_VFS_OPEN && call <= IOTRACE_VFS_CREAT;
+}
+
+/*
+ * The syscalls:sys_{enter,exit}_* records start with an int
+ * __syscall_nr where raw_syscalls' (whose struct vmlinux.h has) hold a
+ * long id: only the low 32 bits are the number.
+ */
+static __always_inline __u32 call_of(long id)
+{
+	__u32 nr = (__u32)id;
+
+	if (nr >= IOTRACE_MAX_SYSCALL_NR)
+		return 0;
+	/* the mask keeps the verifier sure of the bound */
+	return sys_call_of[nr & (IOTRACE_MAX_SYSCALL_NR - 1)];
+}
+
+SEC("tracepoint")
+int handle_sys_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct vfs_state st = {};
+	unsigned long a[6];
+	struct file *file;
+	__u32 call, tid = (__u32)pid_tgid;
+
+	call = call_of(ctx->id);
+	if (!call || !vfs_enabled)
+		return 0;
+	if (!task_selected(pid_tgid >> 32, bpf_get_current_cgroup_id()))
+		return 0;
+	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
+	st.call = call;
+	read_args(&st, call, a);
+	if (call == IOTRACE_VFS_MSYNC) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		file = NULL;
+		bpf_find_vma(task, a[0], vma_file_cb, &file, 0);
+		if (file)
+			st.dev = traced_file(ctx, file, &st.file);
+		if (!st.dev)
+			return 0;
+	} else if (!is_open(call)) {
+		file = fd_file(st.fd);
+		if (file)
+			st.dev = traced_file(ctx, file, &st.file);
+		if (st.fd2 >= 0) {
+			struct file *out = fd_file(st.fd2);
+			__u32 dev2 = out ? traced_file(ctx, out, &st.file2) : 0;
+
+			if (!st.dev)
+				st.dev = dev2;
+		}
+		if (!st.dev)
+			return 0;
+		/* calls at the file position: say where that was */
+		if (st.offset < 0 && file &&
+		    (call <= IOTRACE_VFS_WRITEV || call >= IOTRACE_VFS_PREADV2) &&
+		    call <= IOTRACE_VFS_PWRITEV2)
+			st.offset = BPF_CORE_READ(file, f_pos);
+	}
+	/* opens are decided at exit, once the fd names a file */
+	st.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(st.comm, sizeof(st.comm));
+	st.pid = pid_tgid >> 32;
+	st.tid = tid;
+	st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
+	st.start = bpf_ktime_get_ns();
+	bpf_map_update_elem(&vfs_calls, &tid, &st, BPF_ANY);
+	return 0;
+}
+
+static __always_inline void emit_vfs(void *ctx, struct vfs_state *st,
+				     __s64 result, __u8 created)
+{
+	struct iotrace_vfs_event *v;
+	__u32 zero = 0;
+
+	v = bpf_map_lookup_elem(&vfs_buf, &zero);
+	if (!v)
+		return;
+	__builtin_memset(&v->hdr, 0, sizeof(v->hdr));
+	v->hdr.type = IOTRACE_EV_VFS;
+	v->hdr.pid = st->pid;
+	v->hdr.tid = st->tid;
+	v->hdr.dev = st->dev;
+	v->hdr.ts = bpf_ktime_get_ns();
+	v->call_id = st->call_id;
+	v->start = st->start;
+	v->offset = st->offset;
+	v->offset2 = st->offset2;
+	v->size = st->size;
+	v->result = result;
+	v->cgroup = st->cgroup;
+	v->file = st->file;
+	v->file2 = st->file2;
+	v->fd = st->fd;
+	v->fd2 = st->fd2;
+	v->flags = st->flags;
+	v->call = st->call;
+	v->created = created;
+	v->opcode = st->opcode;
+	__builtin_memcpy(v->comm, st->comm, sizeof(v->comm));
+	output_sized(ctx, &v->hdr, sizeof(*v), 1);
+}
+
+static __always_inline void emit_fs_event(void *ctx,
+					  struct iotrace_file_id *id,
+					  __u32 kind)
+{
+	struct iotrace_fs_event e = {};
+
+	e.hdr.type = IOTRACE_EV_FS;
+	e.hdr.dev = id->dev;
+	e.file = *id;
+	e.kind = kind;
+	stamp(&e.hdr);
+	output_sized(ctx, &e.hdr, sizeof(e), 1);
+}
+
+/*
+ * A successful open on a traced file system: its file is now known, and
+ * if the open created it (O_CREAT made a new inode), that is an OCTF
+ * Create event. Without --vfs only the Create is sent.
+ */
+static __always_inline void on_open_exit(void *ctx, struct vfs_state *st,
+					 bool have, long ret)
+{
+	struct iotrace_file_id id = {};
+	struct file *file;
+	__u8 created;
+	__u32 dev;
+
+	if (ret < 0)
+		return;
+	file = fd_file(ret);
+	if (!file)
+		return;
+	dev = traced_file(ctx, file, &id);
+	if (!dev)
+		return;
+	created = !!(BPF_CORE_READ(file, f_mode) & IOTRACE_FMODE_CREATED);
+	if (created)
+		emit_fs_event(ctx, &id, IOTRACE_FS_CREATE);
+	if (!have)
+		return;
+	st->dev = dev;
+	st->fd = ret;
+	st->file = id;
+	emit_vfs(ctx, st, ret, created);
+}
+
+/*
+ * The state is copied out of the map before use: the entry may be
+ * evicted (LRU) by another CPU while this program runs. A failed open is
+ * not recorded: before the fd exists, nothing says on which device the
+ * file would have been.
+ */
+SEC("tracepoint")
+int handle_sys_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct vfs_state st = {}, *p;
+	bool have = false;
+	__u32 call;
+
+	call = call_of(ctx->id);
+	if (!call)
+		return 0;
+	p = bpf_map_lookup_elem(&vfs_calls, &tid);
+	if (p) {
+		if (p->call == call) {
+			st = *p;
+			have = true;
+		}
+		bpf_map_delete_elem(&vfs_calls, &tid);
+	}
+	if (is_open(call))
+		on_open_exit(ctx, &st, have, ctx->ret);
+	else if (have)
+		emit_vfs(ctx, &st, ctx->ret, 0);
+	return 0;
+}
+
+/* IORING_OP_* (include/uapi/linux/io_uring.h), stable uapi numbers */
+#define IOTRACE_IORING_OP_READV 1
+#define IOTRACE_IORING_OP_WRITEV 2
+#define IOTRACE_IORING_OP_FSYNC 3
+#define IOTRACE_IORING_OP_READ_FIXED 4
+#define IOTRACE_IORING_OP_WRITE_FIXED 5
+#define IOTRACE_IORING_OP_READ 22
+#define IOTRACE_IORING_OP_WRITE 23
+
+/*
+ * A request prepared from its SQE: io_submit_sqe() fires this after
+ * io_init_req(), so a read/write request's io_rw (which overlays
+ * req->cmd) already holds the SQE's offset and length. The file is not
+ * assigned yet; it is checked at completion.
+ */
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 key = (__u64)req;
+	struct vfs_state st = {};
+	struct io_rw *rw = (void *)&req->cmd;
+	__u8 op;
+
+	if (!vfs_enabled)
+		return 0;
+	if (!task_selected(pid_tgid >> 32, bpf_get_current_cgroup_id()))
+		return 0;
+	op = BPF_CORE_READ(req, opcode);
+	st.opcode = op;
+	st.fd = BPF_CORE_READ(req, cqe.fd);
+	st.fd2 = -1;
+	st.offset = -1;
+	st.offset2 = -1;
+	switch (op) {
+	case IOTRACE_IORING_OP_READV:
+	case IOTRACE_IORING_OP_READ_FIXED:
+	case IOTRACE_IORING_OP_READ:
+		st.call = IOTRACE_VFS_URING_READ;
+		break;
+	case IOTRACE_IORING_OP_WRITEV:
+	case IOTRACE_IORING_OP_WRITE_FIXED:
+	case IOTRACE_IORING_OP_WRITE:
+		st.call = IOTRACE_VFS_URING_WRITE;
+		break;
+	case IOTRACE_IORING_OP_FSYNC:
+		st.call = IOTRACE_VFS_URING_FSYNC;
+		break;
+	default:
+		st.call = IOTRACE_VFS_URING_OTHER;
+		break;
+	}
+	if (st.call == IOTRACE_VFS_URING_READ || st.call == IOTRACE_VFS_URING_WRITE) {
+		st.offset = BPF_CORE_READ(rw, kiocb.ki_pos);
+		st.size = BPF_CORE_READ(rw, len);
+		/* readv/writev: len counts iovecs, not bytes */
+		if (op == IOTRACE_IORING_OP_READV || op == IOTRACE_IORING_OP_WRITEV)
+			st.size = iov_bytes((void *)BPF_CORE_READ(rw, addr), st.size);
+	}
+	st.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(st.comm, sizeof(st.comm));
+	st.pid = pid_tgid >> 32;
+	st.tid = (__u32)pid_tgid;
+	st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
+	st.start = bpf_ktime_get_ns();
+	bpf_map_update_elem(&uring_reqs, &key, &st, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(handle_uring_complete, struct io_ring_ctx *rctx, void *req,
+	     struct io_uring_cqe *cqe)
+{
+	struct io_kiocb *r = req;
+	__u64 key = (__u64)req;
+	struct vfs_state st, *p;
+	struct file *file;
+
+	p = bpf_map_lookup_elem(&uring_reqs, &key);
+	if (!p)
+		return 0;
+	st = *p;
+	bpf_map_delete_elem(&uring_reqs, &key);
+	file = BPF_CORE_READ(r, file);
+	if (file)
+		st.dev = traced_file(ctx, file, &st.file);
+	if (st.dev)
+		emit_vfs(ctx, &st, BPF_CORE_READ(cqe, res), 0);
+	return 0;
+}
+
+#endif /* IOTRACE_VFS_BPF_H */

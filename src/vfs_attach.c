@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "collector.h"
+#include "iotrace.skel.h"
+#include "iotrace_event.h"
+#include "vfs_attach.h"
+
+/*
+ * Traced calls: the tracepoint name (syscalls:sys_enter_<tp>) and the
+ * syscall number of this architecture, from the C library's headers. A
+ * call an architecture lacks (open and creat on arm64) is not listed.
+ */
+static const struct {
+	const char *tp;
+	long nr;
+	enum iotrace_vfs_call call;
+} calls[] = {
+	{ "read", SYS_read, IOTRACE_VFS_READ },
+	{ "write", SYS_write, IOTRACE_VFS_WRITE },
+	{ "pread64", SYS_pread64, IOTRACE_VFS_PREAD64 },
+	{ "pwrite64", SYS_pwrite64, IOTRACE_VFS_PWRITE64 },
+	{ "readv", SYS_readv, IOTRACE_VFS_READV },
+	{ "writev", SYS_writev, IOTRACE_VFS_WRITEV },
+	{ "preadv", SYS_preadv, IOTRACE_VFS_PREADV },
+	{ "pwritev", SYS_pwritev, IOTRACE_VFS_PWRITEV },
+	{ "preadv2", SYS_preadv2, IOTRACE_VFS_PREADV2 },
+	{ "pwritev2", SYS_pwritev2, IOTRACE_VFS_PWRITEV2 },
+#ifdef SYS_open
+	{ "open", SYS_open, IOTRACE_VFS_OPEN },
+#endif
+	{ "openat", SYS_openat, IOTRACE_VFS_OPENAT },
+#ifdef SYS_openat2
+	{ "openat2", SYS_openat2, IOTRACE_VFS_OPENAT2 },
+#endif
+#ifdef SYS_creat
+	{ "creat", SYS_creat, IOTRACE_VFS_CREAT },
+#endif
+	{ "close", SYS_close, IOTRACE_VFS_CLOSE },
+	{ "fsync", SYS_fsync, IOTRACE_VFS_FSYNC },
+	{ "fdatasync", SYS_fdatasync, IOTRACE_VFS_FDATASYNC },
+	{ "lseek", SYS_lseek, IOTRACE_VFS_LSEEK },
+	{ "ftruncate", SYS_ftruncate, IOTRACE_VFS_FTRUNCATE },
+	{ "fallocate", SYS_fallocate, IOTRACE_VFS_FALLOCATE },
+	{ "mmap", SYS_mmap, IOTRACE_VFS_MMAP },
+	{ "msync", SYS_msync, IOTRACE_VFS_MSYNC },
+	{ "sync_file_range", SYS_sync_file_range, IOTRACE_VFS_SYNC_FILE_RANGE },
+	{ "copy_file_range", SYS_copy_file_range, IOTRACE_VFS_COPY_FILE_RANGE },
+	/* the kernel's name for sendfile on 64-bit */
+	{ "sendfile64", SYS_sendfile, IOTRACE_VFS_SENDFILE },
+	{ "splice", SYS_splice, IOTRACE_VFS_SPLICE },
+};
+
+#define NCALLS (sizeof(calls) / sizeof(calls[0]))
+#define MAX_NR (sizeof(((struct iotrace__rodata *)0)->sys_call_of))
+#define MAX_FS_DEVS (sizeof(((struct iotrace__rodata *)0)->targ_fs_devs) / sizeof(__u32))
+
+static bool is_open(enum iotrace_vfs_call c)
+{
+	return c >= IOTRACE_VFS_OPEN && c <= IOTRACE_VFS_CREAT;
+}
+
+static bool tp_exists(const char *event)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", roots[i], event);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The traced devices, and the partitions of each traced whole disk. */
+static int fs_devs(struct iotrace__rodata *ro, const struct collector_config *cfg)
+{
+	size_t i, n = 0, nparts;
+	int err;
+
+	for (i = 0; i < cfg->ndevs; i++) {
+		if (n >= MAX_FS_DEVS)
+			return -E2BIG;
+		ro->targ_fs_devs[n++] = cfg->devs[i].dev;
+		if (cfg->devs[i].is_partition)
+			continue;
+		err = devices__partitions("/sys", cfg->devs[i].name, ro->targ_fs_devs + n,
+					  MAX_FS_DEVS - n, &nparts);
+		if (err == -E2BIG)
+			return err;
+		n += err ? 0 : nparts;
+	}
+	ro->targ_nfs_devs = (__u32)n;
+	return 0;
+}
+
+static bool tp_btf_args(const char *tp, int want)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char name[128];
+	const struct btf_type *t;
+	int id, n = -1;
+
+	if (!btf)
+		return false;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_func_proto(t))
+		n = btf_vlen(t) - 1;
+	btf__free(btf);
+	return n == want;
+}
+
+int vfs__configure(struct iotrace *skel, const struct collector_config *cfg)
+{
+	struct iotrace__rodata *ro = skel->rodata;
+	const struct trace_filters *f = &cfg->filters;
+	bool uring;
+	size_t i;
+	int err;
+
+	ro->vfs_enabled = cfg->vfs;
+	for (i = 0; i < NCALLS; i++)
+		if (calls[i].nr >= 0 && (size_t)calls[i].nr < MAX_NR)
+			ro->sys_call_of[calls[i].nr] = (__u8)calls[i].call;
+	err = fs_devs(ro, cfg);
+	if (err)
+		return err;
+	for (i = 0; i < f->npids; i++)
+		ro->filt_pids[i] = f->pids[i];
+	ro->filt_npids = (__u32)f->npids;
+	for (i = 0; i < f->ncomms; i++)
+		memcpy((char *)ro->filt_comms[i], f->comms[i], IOTRACE_COMM_LEN);
+	ro->filt_ncomms = (__u32)f->ncomms;
+	for (i = 0; i < f->ncgroups; i++)
+		ro->filt_cgroups[i] = f->cgroups[i];
+	ro->filt_ncgroups = (__u32)f->ncgroups;
+
+	/* attached by hand, to many tracepoints each */
+	bpf_program__set_autoattach(skel->progs.handle_sys_enter, false);
+	bpf_program__set_autoattach(skel->progs.handle_sys_exit, false);
+	bpf_program__set_autoload(skel->progs.handle_sys_enter, cfg->vfs);
+	bpf_program__set_autoload(skel->progs.handle_sys_exit, tp_exists("sys_exit_openat"));
+	/* the v6.x prototypes; older kernels trace io_uring without them */
+	uring = cfg->vfs && tp_btf_args("io_uring_submit_req", 1) &&
+		tp_btf_args("io_uring_complete", 3);
+	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring);
+	bpf_program__set_autoload(skel->progs.handle_uring_complete, uring);
+	return 0;
+}
+
+static int attach_one(struct bpf_program *prog, const char *dir, const char *tp,
+		      struct vfs_links *l)
+{
+	char event[64];
+	struct bpf_link *link;
+
+	snprintf(event, sizeof(event), "sys_%s_%s", dir, tp);
+	if (!tp_exists(event))
+		return -ENOENT;
+	if (l->n >= sizeof(l->link) / sizeof(l->link[0]))
+		return -E2BIG;
+	link = bpf_program__attach_tracepoint(prog, "syscalls", event);
+	if (!link)
+		return -errno;
+	l->link[l->n++] = link;
+	return 0;
+}
+
+int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
+{
+	size_t i;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	if (!bpf_program__autoload(skel->progs.handle_sys_exit))
+		return 0;
+	for (i = 0; i < NCALLS; i++) {
+		if (!vfs && !is_open(calls[i].call))
+			continue;
+		err = attach_one(skel->progs.handle_sys_exit, "exit", calls[i].tp, l);
+		if (err == -ENOENT)
+			continue;
+		if (!err && vfs)
+			err = attach_one(skel->progs.handle_sys_enter, "enter", calls[i].tp, l);
+		if (err)
+			return err;
+		l->calls++;
+	}
+	return 0;
+}
+
+void vfs__detach(struct vfs_links *l)
+{
+	while (l->n)
+		bpf_link__destroy(l->link[--l->n]);
+}

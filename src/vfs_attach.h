@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The system-call side of the BPF object (bpf/vfs.bpf.h): which syscall
+ * tracepoints carry which call, configured before load and attached one
+ * by one after it (one enter and one exit program serve them all).
+ */
+#ifndef IOTRACE_VFS_ATTACH_H
+#define IOTRACE_VFS_ATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct iotrace;
+struct bpf_link;
+struct collector_config;
+
+/* Links made by vfs__attach; vfs__detach destroys them. */
+struct vfs_links {
+	struct bpf_link *link[64];
+	size_t n;
+	/* calls with tracepoints on this kernel (of those it would trace) */
+	size_t calls;
+};
+
+/*
+ * Between open and load: read-only data (vfs_enabled, syscall numbers,
+ * traced file systems, task filters) and which programs load. Returns 0
+ * or -errno (-E2BIG: too many partitions to trace).
+ */
+int vfs__configure(struct iotrace *skel, const struct collector_config *cfg);
+
+/*
+ * After load: with --vfs, enter and exit of every traced call; without,
+ * only the exits of the open calls (for Create events). A call whose
+ * tracepoints this kernel lacks is left out. Returns 0 or -errno.
+ */
+int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l);
+
+void vfs__detach(struct vfs_links *l);
+
+#endif
