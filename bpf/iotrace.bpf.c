@@ -454,6 +454,7 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 }
 
 #include "vfs.bpf.h"
+#include "fs_events.bpf.h"
 
 static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 {

@@ -56,6 +56,15 @@ static const struct {
 	/* the kernel's name for sendfile on 64-bit */
 	{ "sendfile64", SYS_sendfile, IOTRACE_VFS_SENDFILE },
 	{ "splice", SYS_splice, IOTRACE_VFS_SPLICE },
+#ifdef SYS_unlink
+	{ "unlink", SYS_unlink, IOTRACE_VFS_UNLINK },
+#endif
+	{ "unlinkat", SYS_unlinkat, IOTRACE_VFS_UNLINKAT },
+#ifdef SYS_rename
+	{ "rename", SYS_rename, IOTRACE_VFS_RENAME },
+#endif
+	{ "renameat", SYS_renameat, IOTRACE_VFS_RENAMEAT },
+	{ "renameat2", SYS_renameat2, IOTRACE_VFS_RENAMEAT2 },
 };
 
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
@@ -65,6 +74,12 @@ static const struct {
 static bool is_open(enum iotrace_vfs_call c)
 {
 	return c >= IOTRACE_VFS_OPEN && c <= IOTRACE_VFS_CREAT;
+}
+
+/* unlink and rename: Delete/MoveFrom/MoveTo, with or without --vfs */
+static bool is_ns(enum iotrace_vfs_call c)
+{
+	return c >= IOTRACE_VFS_UNLINK && c <= IOTRACE_VFS_RENAMEAT2;
 }
 
 static bool tp_exists(const char *event)
@@ -128,7 +143,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg)
 {
 	struct iotrace__rodata *ro = skel->rodata;
 	const struct trace_filters *f = &cfg->filters;
-	bool uring;
+	bool uring, ns;
 	size_t i;
 	int err;
 
@@ -154,6 +169,13 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg)
 	bpf_program__set_autoattach(skel->progs.handle_sys_exit, false);
 	bpf_program__set_autoload(skel->progs.handle_sys_enter, cfg->vfs);
 	bpf_program__set_autoload(skel->progs.handle_sys_exit, tp_exists("sys_exit_openat"));
+	bpf_program__set_autoattach(skel->progs.handle_ns_enter, false);
+	bpf_program__set_autoattach(skel->progs.handle_ns_exit, false);
+	/* path resolution walks the dentry cache with bpf_loop (v5.17) */
+	ns = tp_exists("sys_enter_unlinkat") &&
+	     libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
+	bpf_program__set_autoload(skel->progs.handle_ns_enter, ns);
+	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
 	/* the v6.x prototypes; older kernels trace io_uring without them */
 	uring = cfg->vfs && tp_btf_args("io_uring_submit_req", 1) &&
 		tp_btf_args("io_uring_complete", 3);
@@ -186,9 +208,22 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 	int err;
 
 	memset(l, 0, sizeof(*l));
+	for (i = 0; i < NCALLS && bpf_program__autoload(skel->progs.handle_ns_enter); i++) {
+		if (!is_ns(calls[i].call))
+			continue;
+		err = attach_one(skel->progs.handle_ns_exit, "exit", calls[i].tp, l);
+		if (err == -ENOENT)
+			continue;
+		if (!err)
+			err = attach_one(skel->progs.handle_ns_enter, "enter", calls[i].tp, l);
+		if (err)
+			return err;
+	}
 	if (!bpf_program__autoload(skel->progs.handle_sys_exit))
 		return 0;
 	for (i = 0; i < NCALLS; i++) {
+		if (is_ns(calls[i].call))
+			continue;
 		if (!vfs && !is_open(calls[i].call))
 			continue;
 		err = attach_one(skel->progs.handle_sys_exit, "exit", calls[i].tp, l);

@@ -16,7 +16,7 @@ struct collector_config;
 
 /* Links made by vfs__attach; vfs__detach destroys them. */
 struct vfs_links {
-	struct bpf_link *link[64];
+	struct bpf_link *link[96];
 	size_t n;
 	/* calls with tracepoints on this kernel (of those it would trace) */
 	size_t calls;

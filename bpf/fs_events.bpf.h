@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * OCTF Delete, MoveFrom and MoveTo events from unlink(2) and rename(2),
+ * part of iotrace.bpf.c (after vfs.bpf.h, whose helpers it uses).
+ *
+ * These calls name their file by a path, and the inode behind it is gone
+ * (unlink) or renamed (rename) by the time the call returns. With no
+ * kprobe on vfs_unlink() allowed, the path is resolved here, at the
+ * syscall's entry, the way the kernel's own lookup would: from the root,
+ * the working directory or the dirfd, one component at a time through
+ * the dentry cache (a directory's cached children), crossing mount
+ * points through the mount's children. A component not in the cache (a
+ * file never looked up since the cache was dropped), a symlink on the
+ * way, or a path deeper than IOTRACE_MAX_COMPONENTS makes the event
+ * unresolved: it is counted, not sent. The syscall just ahead looks the
+ * same path up, so a file the caller is about to remove is nearly always
+ * cached.
+ *
+ * Needs bpf_loop (v5.17); user space loads these programs only where the
+ * kernel has it.
+ */
+#ifndef IOTRACE_FS_EVENTS_BPF_H
+#define IOTRACE_FS_EVENTS_BPF_H
+
+#define IOTRACE_MAX_COMPONENTS 32
+#define IOTRACE_MAX_SIBLINGS 4096
+#define IOTRACE_MAX_CHILD_MOUNTS 256
+#define IOTRACE_PATH_LEN 256
+#define IOTRACE_AT_FDCWD -100
+
+struct path_walk {
+	char path[IOTRACE_PATH_LEN];
+	char comp[IOTRACE_PATH_LEN];
+	char cname[IOTRACE_PATH_LEN];
+	struct dentry *d;
+	struct mount *m;
+	struct dentry *found;
+	struct hlist_node *sib;
+	struct list_head *mnode;
+	struct list_head *mhead;
+	__u32 pos;
+	__u32 clen;
+	__u32 fail;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct path_walk);
+} walk_buf SEC(".maps");
+
+/* An unlink or rename in progress, by thread id. */
+struct ns_op {
+	struct vfs_state st;
+	struct dentry *dentry;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ns_op);
+} ns_ops SEC(".maps");
+
+/* unlink/rename paths not resolved through the dentry cache */
+__u64 ns_unresolved = 0;
+
+static __always_inline struct path_walk *walk_state(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&walk_buf, &zero);
+}
+
+static __always_inline struct mount *real_mount(struct vfsmount *mnt)
+{
+	return (void *)((char *)mnt - bpf_core_field_offset(struct mount, mnt));
+}
+
+/*
+ * Index into a walk buffer. The barrier stops the compiler from dropping
+ * the mask where it can prove the index in range: the verifier cannot.
+ */
+static __always_inline __u32 idx(__u32 i)
+{
+	barrier_var(i);
+	return i & (IOTRACE_PATH_LEN - 1);
+}
+
+static __always_inline void clear_buf(char *buf)
+{
+	__u64 *w = (void *)buf;
+	int k;
+
+#pragma unroll
+	for (k = 0; k < IOTRACE_PATH_LEN / 8; k++)
+		w[k] = 0;
+}
+
+static __always_inline bool same_buf(const char *a, const char *b)
+{
+	const __u64 *x = (const void *)a, *y = (const void *)b;
+	int k;
+
+#pragma unroll
+	for (k = 0; k < IOTRACE_PATH_LEN / 8; k++)
+		if (x[k] != y[k])
+			return false;
+	return true;
+}
+
+/* One '/' of the path skipped; 1 = at the next component (or the end). */
+static long skip_cb(__u32 i, void *ctx)
+{
+	struct path_walk *w = walk_state();
+	__u32 p;
+
+	if (!w || (p = w->pos) >= IOTRACE_PATH_LEN || w->path[idx(p)] != '/')
+		return 1;
+	w->pos = p + 1;
+	return 0;
+}
+
+/* One character of the component copied; 1 = component ended. */
+static long copy_cb(__u32 i, void *ctx)
+{
+	struct path_walk *w = walk_state();
+	__u32 p;
+	char c;
+
+	if (!w || (p = w->pos) >= IOTRACE_PATH_LEN)
+		return 1;
+	c = w->path[idx(p)];
+	if (!c || c == '/')
+		return 1;
+	w->comp[idx(w->clen)] = c;
+	w->clen++;
+	w->pos = p + 1;
+	return 0;
+}
+
+/* One cached child of the directory: is it the component? */
+static long child_cb(__u32 i, void *ctx)
+{
+	struct path_walk *w = walk_state();
+	struct hlist_node *node;
+	struct dentry *child;
+	__u32 len;
+
+	/* d_children/d_sib since v6.8 (da549bdd15c2); older kernels resolve nothing */
+	if (!bpf_core_field_exists(struct dentry, d_sib))
+		return 1;
+	if (!w || !(node = w->sib))
+		return 1;
+	child = (void *)((char *)node - bpf_core_field_offset(struct dentry, d_sib));
+	w->sib = BPF_CORE_READ(node, next);
+	len = BPF_CORE_READ(child, d_name.len);
+	if (len != w->clen || !BPF_CORE_READ(child, d_inode))
+		return 0;
+	/* zero-padded both: 32 word compares, no data-dependent loop */
+	clear_buf(w->cname);
+	if (bpf_probe_read_kernel_str(w->cname, sizeof(w->cname),
+				      BPF_CORE_READ(child, d_name.name)) < 0)
+		return 0;
+	if (!same_buf(w->cname, w->comp))
+		return 0;
+	w->found = child;
+	return 1;
+}
+
+/* One child mount of the current mount: is it mounted on w->d? */
+static long mount_cb(__u32 i, void *ctx)
+{
+	struct path_walk *w = walk_state();
+	struct list_head *node;
+	struct mount *child;
+
+	if (!w || !(node = w->mnode) || node == w->mhead)
+		return 1;
+	child = (void *)((char *)node - bpf_core_field_offset(struct mount, mnt_child));
+	w->mnode = BPF_CORE_READ(node, next);
+	if (BPF_CORE_READ(child, mnt_mountpoint) != w->d)
+		return 0;
+	/* the last of stacked mounts is on top; keep looking */
+	w->m = child;
+	w->found = BPF_CORE_READ(child, mnt.mnt_root);
+	return 0;
+}
+
+/* Takes the next component of w->path; resolves it. 1 = stop. */
+static long component_cb(__u32 i, void *ctx)
+{
+	struct path_walk *w = walk_state();
+	struct dentry *root, *d;
+	struct mount *m, *parent;
+	__u32 len;
+
+	if (!w)
+		return 1;
+	bpf_loop(IOTRACE_PATH_LEN, skip_cb, NULL, 0);
+	clear_buf(w->comp);
+	w->clen = 0;
+	bpf_loop(IOTRACE_PATH_LEN, copy_cb, NULL, 0);
+	len = w->clen;
+	if (!len)
+		return 1;	/* end of path: w->d is the file */
+	if (len == 1 && w->comp[0] == '.')
+		return 0;
+	/* locals: CO-RE reads must start from a kernel type, not w's fields */
+	d = w->d;
+	m = w->m;
+	if (len == 2 && w->comp[0] == '.' && w->comp[1] == '.') {
+		root = BPF_CORE_READ(m, mnt.mnt_root);
+		parent = BPF_CORE_READ(m, mnt_parent);
+		if (d == root && parent != m) {
+			d = BPF_CORE_READ(m, mnt_mountpoint);
+			w->m = parent;
+		}
+		w->d = BPF_CORE_READ(d, d_parent);
+		return 0;
+	}
+	w->found = NULL;
+	if (bpf_core_field_exists(struct dentry, d_children))
+		w->sib = BPF_CORE_READ(d, d_children.first);
+	bpf_loop(IOTRACE_MAX_SIBLINGS, child_cb, NULL, 0);
+	if (!w->found) {
+		w->fail = 1;
+		return 1;
+	}
+	w->d = w->found;
+	w->found = NULL;
+	w->mhead = (void *)((char *)m + bpf_core_field_offset(struct mount, mnt_mounts));
+	w->mnode = BPF_CORE_READ(m, mnt_mounts.next);
+	bpf_loop(IOTRACE_MAX_CHILD_MOUNTS, mount_cb, NULL, 0);
+	if (w->found)
+		w->d = w->found;
+	return 0;
+}
+
+/*
+ * The dentry the current task's path (dfd, upath) names, or NULL. The
+ * dentry is only used while it is pinned by the cache and read with
+ * probe reads: a race with another CPU's rename yields a wrong name or
+ * nothing, never a fault.
+ */
+static __always_inline struct dentry *resolve(__s32 dfd, const char *upath)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct path_walk *w = walk_state();
+	struct vfsmount *mnt;
+	struct file *file;
+
+	if (!w)
+		return NULL;
+	if (bpf_probe_read_user_str(w->path, sizeof(w->path), upath) <= 0)
+		return NULL;
+	if (w->path[0] == '/') {
+		mnt = BPF_CORE_READ(task, fs, root.mnt);
+		w->d = BPF_CORE_READ(task, fs, root.dentry);
+	} else if (dfd == IOTRACE_AT_FDCWD) {
+		mnt = BPF_CORE_READ(task, fs, pwd.mnt);
+		w->d = BPF_CORE_READ(task, fs, pwd.dentry);
+	} else {
+		file = fd_file(dfd);
+		if (!file)
+			return NULL;
+		mnt = BPF_CORE_READ(file, f_path.mnt);
+		w->d = BPF_CORE_READ(file, f_path.dentry);
+	}
+	if (!mnt || !w->d)
+		return NULL;
+	w->m = real_mount(mnt);
+	w->pos = 0;
+	w->fail = 0;
+	bpf_loop(IOTRACE_MAX_COMPONENTS, component_cb, NULL, 0);
+	if (w->fail || w->path[0] == 0) {
+		__sync_fetch_and_add(&ns_unresolved, 1);
+		return NULL;
+	}
+	return w->d;
+}
+
+static __always_inline bool is_ns_call(__u32 call)
+{
+	return call >= IOTRACE_VFS_UNLINK && call <= IOTRACE_VFS_RENAMEAT2;
+}
+
+SEC("tracepoint")
+int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, call;
+	struct ns_op op = {};
+	struct file_seen *f;
+	struct dentry *d;
+	struct inode *inode;
+	unsigned long a[4];
+	__s32 dfd = IOTRACE_AT_FDCWD;
+	const char *upath;
+
+	call = call_of(ctx->id);
+	if (!is_ns_call(call))
+		return 0;
+	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
+	upath = (const char *)a[0];
+	if (call == IOTRACE_VFS_UNLINKAT || call >= IOTRACE_VFS_RENAMEAT) {
+		dfd = (__s32)a[0];
+		upath = (const char *)a[1];
+	}
+	d = resolve(dfd, upath);
+	if (!d)
+		return 0;
+	inode = BPF_CORE_READ(d, d_inode);
+	if (!inode ||
+	    (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
+		return 0;
+	op.st.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	if (!fs_dev_traced(op.st.dev))
+		return 0;
+	f = file_entry(inode, &op.st.file);
+	if (!f)
+		return 0;
+	/* named now, while the path still leads to it */
+	if (f->sent_epoch != rename_epoch + 1)
+		send_chain(ctx, d, f, &op.st.file);
+	op.dentry = d;
+	op.st.call = call;
+	op.st.fd = -1;
+	op.st.fd2 = -1;
+	op.st.offset = -1;
+	op.st.offset2 = -1;
+	op.st.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(op.st.comm, sizeof(op.st.comm));
+	op.st.pid = pid_tgid >> 32;
+	op.st.tid = tid;
+	op.st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
+	op.st.start = bpf_ktime_get_ns();
+	bpf_map_update_elem(&ns_ops, &tid, &op, BPF_ANY);
+	return 0;
+}
+
+/*
+ * After a successful rename the dentry itself carries the new name and
+ * parent (d_move), so its chain is sent again between MoveFrom and
+ * MoveTo: a reader knows the new path by the time it reads MoveTo.
+ */
+SEC("tracepoint")
+int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct file_key key = {};
+	struct ns_op op, *p;
+	struct file_seen *f;
+
+	p = bpf_map_lookup_elem(&ns_ops, &tid);
+	if (!p)
+		return 0;
+	op = *p;
+	bpf_map_delete_elem(&ns_ops, &tid);
+	if (op.st.call != call_of(ctx->id))
+		return 0;
+	if (ctx->ret == 0) {
+		if (op.st.call <= IOTRACE_VFS_UNLINKAT) {
+			emit_fs_event(ctx, &op.st.file, IOTRACE_FS_DELETE);
+		} else {
+			emit_fs_event(ctx, &op.st.file, IOTRACE_FS_MOVE_FROM);
+			key.ino = op.st.file.ino;
+			key.dev = op.st.file.dev;
+			f = bpf_map_lookup_elem(&files, &key);
+			if (f)
+				send_chain(ctx, op.dentry, f, &op.st.file);
+			emit_fs_event(ctx, &op.st.file, IOTRACE_FS_MOVE_TO);
+		}
+	}
+	if (vfs_enabled && task_selected(op.st.pid, op.st.cgroup))
+		emit_vfs(ctx, &op.st, ctx->ret, 0);
+	return 0;
+}
+
+#endif /* IOTRACE_FS_EVENTS_BPF_H */
