@@ -227,6 +227,7 @@ expect 2 "unknown command '--bogus'"    ''         -- iotrace --bogus
 
 echo "# --start-tracing: command line"
 expect 0 ''                     '--devices'        -- iotrace -S -H
+expect 0 ''                     '--vfs'            -- iotrace -S -H
 expect 2 '--devices is required' ''                -- iotrace -S
 expect 2 '--devices is required' ''                -- iotrace --start-tracing -t 5
 expect 2 "unknown device 'nosuchdev'" ''           -- iotrace -S -d nosuchdev
@@ -250,6 +251,15 @@ expect 2 "unknown option '--bogus'"        '' -- iotrace -S --bogus
 expect 2 "unknown option '-x'"             '' -- iotrace -S -d "$LN" -x
 expect 2 "option '-d' needs a value"       '' -- iotrace -S -d
 expect 2 "unexpected argument 'extra'"     '' -- iotrace -S -d "$LN" extra
+expect 2 'they need --vfs'                 '' -- iotrace -S -d "$LN" --pids 1
+expect 2 "--pids: invalid value 'abc'"     '' -- iotrace -S -d "$LN" --vfs --pids 1,abc
+expect 2 "--pids: invalid value ''"        '' -- iotrace -S -d "$LN" --vfs --pids 1,
+expect 2 "--pids: '0' is not a valid process id" '' -- iotrace -S -d "$LN" --vfs --pids 0
+expect 2 "--pids: '99999999' is not a valid process id" '' -- iotrace -S -d "$LN" --vfs --pids 99999999
+expect 2 '--pids: at most 16 entries'      '' -- iotrace -S -d "$LN" --vfs --pids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
+expect 2 "--comm: 'averyveryverylongname' is too long" '' -- iotrace -S -d "$LN" --vfs --comm fio,averyveryverylongname
+expect 2 "--cgroup: no cgroup 'no/such/group'" '' -- iotrace -S -d "$LN" --vfs --cgroup no/such/group
+expect 2 "option '--cgroup' needs a value" '' -- iotrace -S -d "$LN" --vfs --cgroup
 expect 1 'needs root'           ''                 -- iotrace_nobody -S -d "$LN"
 expect 2 "unknown device 'nosuchdev'" ''           -- iotrace_nobody -S -d nosuchdev
 

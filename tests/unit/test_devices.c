@@ -63,6 +63,9 @@ static int setup(void **state)
 	link_class("nvme0n1", "../../devices/pci0/nvme/nvme0n1");
 	link_class("nvme0n1p1", "../../devices/pci0/nvme/nvme0n1/nvme0n1p1");
 	link_class("loop3", "../../devices/virtual/block/loop3");
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/block && ln -s ../devices/pci0/nvme/nvme0n1 %s/block/nvme0n1"
+		 " && ln -s ../devices/virtual/block/loop3 %s/block/loop3", root, root, root);
+	assert_int_equal(system(cmd), 0);
 	return 0;
 }
 
@@ -121,6 +124,21 @@ static void test_unknown(void **state)
 	assert_int_equal(devices__resolve(root, "", &d), -EINVAL);
 }
 
+static void test_partitions(void **state)
+{
+	uint32_t parts[4];
+	size_t n;
+
+	/* sysfs block/ links like class/block/ */
+	assert_int_equal(devices__partitions(root, "nvme0n1", parts, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(parts[0], IOTRACE_MKDEV(259, 1));
+	assert_int_equal(devices__partitions(root, "loop3", parts, 4, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(devices__partitions(root, "nvme0n1", parts, 0, &n), -E2BIG);
+	assert_int_equal(devices__partitions(root, "nosuch", parts, 4, &n), -ENOENT);
+}
+
 static void test_list(void **state)
 {
 	struct device_info d[4];
@@ -160,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_dev_prefix_and_no_model),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_partitions),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_list_errors),
 	};
