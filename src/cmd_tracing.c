@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "collector.h"
 #include "devices.h"
+#include "path_filter.h"
 #include "iotrace_event.h"
 #include "summary.h"
 #include "trace_store.h"
@@ -52,6 +53,9 @@ void cmd_tracing_help(FILE *out)
 	      "                           /sys/fs/cgroup, or id; in the kernel; --vfs). Block I/O\n"
 	      "                           is filtered by device only: writeback runs in kernel\n"
 	      "                           threads on behalf of every process\n"
+	      "      --paths GLOB[,GLOB]  only calls on files whose full path matches (fnmatch,\n"
+	      "                           '*' also crosses '/': '/data/run42/*'); in the\n"
+	      "                           collector, before anything is written; --vfs\n"
 	      "  -H, --help               show this help\n\n"
 	      "Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n"
 	      "Exit status: 0 complete, 1 error, 2 bad command line, 3 events were lost.\n\n"
@@ -96,7 +100,7 @@ static int device_error(const struct devices_error *e)
 	}
 }
 
-enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP };
+enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP, OPT_PATHS };
 
 /* The cgroup2 mount point, for cgroup paths given relative to it. */
 static const char *cgroup2_root(void)
@@ -116,6 +120,29 @@ static const char *cgroup2_root(void)
 	}
 	fclose(f);
 	return "/sys/fs/cgroup";
+}
+
+/* --paths: absolute patterns only, the collector matches full paths */
+static int check_globs(const char *list)
+{
+	const char *p = list, *end;
+	size_t len, n = 0;
+
+	do {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (!len || p[0] != '/') {
+			cli_err("--paths: '%.*s' is not an absolute path pattern (e.g. '/data/run42/*')",
+				(int)len, p);
+			return EXIT_USAGE;
+		}
+		if (++n > PATH_FILTER_MAX_GLOBS) {
+			cli_err("--paths: at most %d patterns", PATH_FILTER_MAX_GLOBS);
+			return EXIT_USAGE;
+		}
+		p = end + 1;
+	} while (end);
+	return 0;
 }
 
 /* Returns 0, or the exit status after printing the error. */
@@ -165,6 +192,7 @@ int cmd_tracing(int argc, char **argv)
 		{ "pids", required_argument, NULL, OPT_PIDS },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "paths", required_argument, NULL, OPT_PATHS },
 		{ "help", no_argument, NULL, 'H' },
 		{},
 	};
@@ -209,6 +237,13 @@ int cmd_tracing(int argc, char **argv)
 		case OPT_VFS:
 			cfg.vfs = true;
 			break;
+		case OPT_PATHS:
+			err = check_globs(optarg);
+			if (err)
+				return err;
+			cfg.paths = optarg;
+			have_filter = true;
+			break;
 		case OPT_PIDS:
 		case OPT_COMM:
 		case OPT_CGROUP:
@@ -233,7 +268,7 @@ int cmd_tracing(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (have_filter && !cfg.vfs) {
-		cli_err("--pids, --comm and --cgroup select system calls: they need --vfs");
+		cli_err("--pids, --comm, --cgroup and --paths select system calls: they need --vfs");
 		return EXIT_USAGE;
 	}
 	if (!devlist) {

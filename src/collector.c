@@ -18,6 +18,7 @@
 #include "framing.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
+#include "path_filter.h"
 #include "stream_writer.h"
 #include "trace_store.h"
 #include "vfs_attach.h"
@@ -36,6 +37,7 @@ struct collector {
 	uint64_t bytes;		/* bytes written to streams */
 	uint64_t size_limit;	/* bytes, 0 = none */
 	struct vfs_links vfs;
+	struct path_filter *paths;	/* --paths, NULL = every file */
 	int write_err;
 	bool size_reached;
 	char err[256];
@@ -210,6 +212,13 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
 
 	pick_programs(c->skel);
+	if (cfg->paths) {
+		char bad[256];
+
+		err = path_filter__new(&c->paths, cfg->paths, "/proc/self/mountinfo", bad, sizeof(bad));
+		if (err)
+			return set_error(c, err, "cannot use --paths: %s", strerror(-err));
+	}
 	err = vfs__configure(c->skel, cfg);
 	if (err)
 		return set_error(c, err, "too many partitions on the traced disks for --vfs (at most %d)",
@@ -279,18 +288,25 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		if (size < sizeof(r.n))
 			return;
 		memcpy(&r.n, data, sizeof(r.n));
+		if (c->paths && path_filter__add_name(c->paths, &r.n))
+			c->write_err = -ENOMEM;
 		put(c, cpu, buf, encode__file_name(&r.n, buf));
 		return;
 	case IOTRACE_EV_VFS:
 		if (size < sizeof(r.v))
 			return;
 		memcpy(&r.v, data, sizeof(r.v));
+		if (c->paths && !path_filter__match(c->paths, &r.v.file) &&
+		    !(r.v.file2.ino && path_filter__match(c->paths, &r.v.file2)))
+			return;
 		put(c, cpu, buf, encode__vfs(&r.v, buf));
 		return;
 	case IOTRACE_EV_FS:
 		if (size < sizeof(r.f))
 			return;
 		memcpy(&r.f, data, sizeof(r.f));
+		if (c->paths && !path_filter__match(c->paths, &r.f.file))
+			return;
 		put(c, cpu, buf, encode__fs_event(&r.f, buf));
 		return;
 	default:
@@ -615,6 +631,7 @@ void collector__free(struct collector *c)
 		return;
 	perf_buffer__free(c->pb);
 	vfs__detach(&c->vfs);
+	path_filter__free(c->paths);
 	iotrace__destroy(c->skel);
 	if (c->streams)
 		for (i = 0; i < c->ncpus; i++)

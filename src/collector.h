@@ -28,6 +28,8 @@ struct collector_config {
 	bool vfs;
 	/* --pids, --comm, --cgroup: which tasks' calls are traced (empty = all) */
 	struct trace_filters filters;
+	/* --paths: comma-separated globs on the full path (NULL = all) */
+	const char *paths;
 };
 
 struct collector;

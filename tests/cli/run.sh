@@ -252,6 +252,7 @@ expect 2 "unknown option '-x'"             '' -- iotrace -S -d "$LN" -x
 expect 2 "option '-d' needs a value"       '' -- iotrace -S -d
 expect 2 "unexpected argument 'extra'"     '' -- iotrace -S -d "$LN" extra
 expect 2 'they need --vfs'                 '' -- iotrace -S -d "$LN" --pids 1
+expect 2 'they need --vfs'                 '' -- iotrace -S -d "$LN" --comm fio
 expect 2 "--pids: invalid value 'abc'"     '' -- iotrace -S -d "$LN" --vfs --pids 1,abc
 expect 2 "--pids: invalid value ''"        '' -- iotrace -S -d "$LN" --vfs --pids 1,
 expect 2 "--pids: '0' is not a valid process id" '' -- iotrace -S -d "$LN" --vfs --pids 0
@@ -260,6 +261,9 @@ expect 2 '--pids: at most 16 entries'      '' -- iotrace -S -d "$LN" --vfs --pid
 expect 2 "--comm: 'averyveryverylongname' is too long" '' -- iotrace -S -d "$LN" --vfs --comm fio,averyveryverylongname
 expect 2 "--cgroup: no cgroup 'no/such/group'" '' -- iotrace -S -d "$LN" --vfs --cgroup no/such/group
 expect 2 "option '--cgroup' needs a value" '' -- iotrace -S -d "$LN" --vfs --cgroup
+expect 2 'they need --vfs'                 '' -- iotrace -S -d "$LN" --paths '/data/*'
+expect 2 "--paths: 'data/*' is not an absolute path pattern" '' -- iotrace -S -d "$LN" --vfs --paths '/x,data/*'
+expect 2 "--paths: '' is not an absolute path pattern" '' -- iotrace -S -d "$LN" --vfs --paths '/x,'
 expect 1 'needs root'           ''                 -- iotrace_nobody -S -d "$LN"
 expect 2 "unknown device 'nosuchdev'" ''           -- iotrace_nobody -S -d nosuchdev
 

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --paths: which files' system calls a trace keeps, by glob on the full
+ * path. The kernel sends a file's name chain before the first record that
+ * names the file, so the collector knows the path of every FileId it is
+ * asked about; the mount point of the file system (from the collector's
+ * mount table) is put in front. Evaluated in user space, before a record
+ * is encoded.
+ */
+#ifndef IOTRACE_PATH_FILTER_H
+#define IOTRACE_PATH_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "iotrace_event.h"
+
+#define PATH_FILTER_MAX_GLOBS 16
+
+struct path_filter;
+
+/*
+ * globs: comma-separated fnmatch(3) patterns without FNM_PATHNAME, so
+ * '/data/run42/<star>' matches everything below /data/run42. mountinfo: the
+ * mount table to read ("/proc/self/mountinfo"). Returns 0, -EINVAL (an
+ * empty or relative pattern: *bad names it), -E2BIG, -ENOMEM.
+ */
+int path_filter__new(struct path_filter **pf, const char *globs, const char *mountinfo,
+		     char *bad, size_t badlen);
+
+/* Learns one link of a name chain (a FILE_NAME record). */
+int path_filter__add_name(struct path_filter *pf, const struct iotrace_name_event *n);
+
+/*
+ * Whether the file's path matches a pattern. A file whose chain is not
+ * complete (evicted from the kernel's map, or a file system not mounted
+ * in the collector's namespace) does not match.
+ */
+bool path_filter__match(struct path_filter *pf, const struct iotrace_file_id *id);
+
+/* The path the filter sees for id, for tests and messages; false if unknown. */
+bool path_filter__path(struct path_filter *pf, const struct iotrace_file_id *id, char *out,
+		       size_t size);
+
+void path_filter__free(struct path_filter *pf);
+
+#endif
