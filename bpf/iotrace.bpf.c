@@ -409,9 +409,16 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 		q->io.flags |= IOTRACE_F_FSMETA;
 		return;
 	}
-	/* PAGE_MAPPING_ANON (1), PAGE_MAPPING_MOVABLE (2), KSM (3) */
+	/*
+	 * PAGE_MAPPING_ANON (1), PAGE_MAPPING_MOVABLE (2), KSM (3). A slab
+	 * page's word there is not a mapping and may have bit 0 set: xfs
+	 * reads its small metadata buffers (AG headers) into kmalloc memory.
+	 * Those bios carry REQ_META; a user buffer's never do.
+	 */
 	if ((unsigned long)mapping & 3) {
-		if ((unsigned long)mapping & 1)
+		if (q->io.flags & IOTRACE_F_META)
+			q->io.flags |= IOTRACE_F_FSMETA;
+		else if ((unsigned long)mapping & 1)
 			q->io.flags |= IOTRACE_F_DIRECT;
 		return;
 	}
