@@ -485,6 +485,8 @@ static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 
 		if (st)
 			q.vfs_call = st->call_id;
+		else if (q.io.flags & IOTRACE_F_DIRECT)
+			q.vfs_call = uring_call_of_bio(bio);
 	}
 	stamp(&q.io);
 	/* a regular file's I/O takes a second sid, for its filesystemMeta */

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: io_uring requests at the VFS layer (--vfs).
+#
+#   usage: tests/integration/uring_trace.sh PATH/TO/iotrace
+#
+# On an ext4 loop device, fio with ioengine=io_uring makes 16 direct 4 KiB
+# random reads of u.dat, then 8 buffered 8 KiB writes with an fsync after
+# every 4. check_uring.py asserts, from `iotrace -P --vfs -f csv` and
+# `-P --io -f csv`: one io_uring:read record per read (size 4096, result
+# 4096, 4 KiB-aligned offsets inside the file, fio's pid, u.dat's path),
+# 8 io_uring:write records of 8192 bytes at offsets 0..57344, 2
+# io_uring:fsync, and that every direct block read is linked
+# (io.vfsCallId) to the read whose offset is its file offset.
+#
+# Needs root, BTF, loop devices, mkfs.ext4, fio with io_uring and python3;
+# a missing one is a failure, never a skip. Everything set up is torn
+# down at exit, also on failure.
+
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 PATH/TO/iotrace" >&2
+	exit 2
+fi
+BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+PASS=0
+FAIL=0
+ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
+fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); }
+finish() {
+	echo
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" = 0 ]
+	exit
+}
+die() {
+	fail "$*"
+	finish
+}
+
+[ "$(id -u)" = 0 ] || die "must run as root (loop devices, mount, BPF)"
+[ -r /sys/kernel/btf/vmlinux ] || die "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+for tool in losetup mkfs.ext4 mount umount fio python3; do
+	command -v "$tool" >/dev/null || die "'$tool' is not installed"
+done
+fio --enghelp 2>/dev/null | grep -qw io_uring || die "fio has no io_uring engine"
+[ -e /sys/kernel/tracing/events/io_uring/io_uring_submit_req ] ||
+	[ -e /sys/kernel/debug/tracing/events/io_uring/io_uring_submit_req ] ||
+	die "kernel has no io_uring tracepoints (CONFIG_IO_URING)"
+
+T=$(mktemp -d /tmp/iotrace-uring.XXXXXX)
+IMG=
+LOOP=
+MNT=
+TRACER_PID=
+
+cleanup() {
+	local rc=$?
+
+	iotrace_stop "$TRACER_PID"
+	if [ -n "$MNT" ]; then
+		mountpoint -q "$MNT" && umount "$MNT"
+		rmdir "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	[ -n "$IMG" ] && rm -f "$IMG"
+	rm -rf "$T"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+iotrace_temp_repository "$T/repo"
+iotrace_quiet_ext4 64M uring "$T" || die "$SETUP_ERR"
+dd if=/dev/zero of="$MNT/u.dat" bs=1M count=4 status=none || die "cannot write u.dat"
+sync
+
+"$BIN" -S -d "$LN" --vfs >"$T/trace.out" 2>"$T/trace.err" &
+TRACER_PID=$!
+# RUNNING is written once the programs are attached
+for _ in $(seq 200); do
+	grep -qs '"RUNNING"' "$T"/repo/kernel/*/octf.summary && break
+	kill -0 "$TRACER_PID" 2>/dev/null || break
+	sleep 0.05
+done
+grep -qs '"RUNNING"' "$T"/repo/kernel/*/octf.summary ||
+	die "tracer did not reach RUNNING: $(tail -3 "$T/trace.err")"
+
+fio --name=r --filename="$MNT/u.dat" --ioengine=io_uring --rw=randread --bs=4k --size=4M \
+	--io_size=64k --direct=1 --iodepth=4 --norandommap --output="$T/fio-r.out" ||
+	die "fio (reads) failed"
+fio --name=w --filename="$MNT/u.dat" --ioengine=io_uring --rw=write --bs=8k --size=64k \
+	--iodepth=2 --fsync=4 --output="$T/fio-w.out" || die "fio (writes) failed"
+sleep 0.5
+kill -INT "$TRACER_PID"
+wait "$TRACER_PID"
+rc=$?
+TRACER_PID=
+[ "$rc" = 0 ] && ok "tracer exit 0" || fail "tracer exit $rc: $(tail -2 "$T/trace.err")"
+
+TRACE=$(cd "$T/repo" && ls -d kernel/*)
+"$BIN" -P --vfs -f csv -p "$TRACE" >"$T/vfs.csv" 2>"$T/vfs.err" || fail "-P --vfs: $(cat "$T/vfs.err")"
+"$BIN" -P --io -f csv -p "$TRACE" >"$T/io.csv" 2>"$T/io.err" || fail "-P --io: $(cat "$T/io.err")"
+python3 "$HERE/check_uring.py" "$T/vfs.csv" "$T/io.csv" >"$T/check.out" 2>&1
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	ok:*) ok "${line#ok: }" ;;
+	FAIL:*) fail "${line#FAIL: }" ;;
+	*) echo "      $line" ;;
+	esac
+done <"$T/check.out"
+[ "$rc" = 0 ] || grep -q '^FAIL:' "$T/check.out" || fail "check_uring.py exited $rc without a FAIL line"
+finish
