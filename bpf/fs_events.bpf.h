@@ -373,7 +373,7 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 			emit_fs_event(ctx, &op.st.file, IOTRACE_FS_MOVE_TO);
 		}
 	}
-	if (vfs_enabled && task_selected(op.st.pid, op.st.cgroup))
+	if (vfs_enabled && task_selected(op.st.pid))
 		emit_vfs(ctx, &op.st, ctx->ret, 0);
 	return 0;
 }

@@ -124,12 +124,20 @@ static __always_inline bool comm_is(const char *comm, __u32 i)
 	return true;
 }
 
-/* The --pids/--comm/--cgroup filters, evaluated in the kernel. */
-__noinline int task_selected(__u32 pid, __u64 cgroup)
+/*
+ * The --pids/--comm/--cgroup filters, evaluated in the kernel. Without
+ * any, nothing is looked up: this runs for every traced syscall on the
+ * node, most of them on files that are not traced.
+ */
+__noinline int task_selected(__u32 pid)
 {
 	char comm[IOTRACE_COMM_LEN] = {};
+	__u64 cgroup;
 	bool hit;
 	__u32 i;
+
+	if (!filt_npids && !filt_ncgroups && !filt_ncomms)
+		return 1;
 
 	if (filt_npids) {
 		hit = false;
@@ -139,6 +147,7 @@ __noinline int task_selected(__u32 pid, __u64 cgroup)
 			return 0;
 	}
 	if (filt_ncgroups) {
+		cgroup = bpf_get_current_cgroup_id();
 		hit = false;
 		for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_ncgroups; i++)
 			hit |= filt_cgroups[i] == cgroup;
@@ -367,8 +376,13 @@ int handle_sys_enter(struct trace_event_raw_sys_enter *ctx)
 	call = call_of(ctx->id);
 	if (!call || !vfs_enabled)
 		return 0;
-	if (!task_selected(pid_tgid >> 32, bpf_get_current_cgroup_id()))
+	if (!task_selected(pid_tgid >> 32))
 		return 0;
+	/*
+	 * Copied, not loaded: one program serves calls of 1 to 6 arguments,
+	 * and the kernel refuses to attach a program that reads past the
+	 * record of the tracepoint (sys_enter_close's has one argument).
+	 */
 	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
 	st.call = call;
 	read_args(&st, call, a);
@@ -549,7 +563,7 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 
 	if (!vfs_enabled)
 		return 0;
-	if (!task_selected(pid_tgid >> 32, bpf_get_current_cgroup_id()))
+	if (!task_selected(pid_tgid >> 32))
 		return 0;
 	op = BPF_CORE_READ(req, opcode);
 	st.opcode = op;
