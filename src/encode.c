@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <stdbool.h>
 #include <string.h>
 
 #include "encode.h"
@@ -44,7 +45,7 @@ static void fill_io(Octf__Proto__Trace__EventIo *io, const struct iotrace_event 
 	io->tid = e->tid;
 }
 
-size_t encode__event(const struct iotrace_event *e, uint8_t *buf)
+size_t encode__ref_event(const struct iotrace_event *e, uint8_t *buf)
 {
 	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
 	Octf__Proto__Trace__EventHeader hdr = OCTF__PROTO__TRACE__EVENT_HEADER__INIT;
@@ -147,7 +148,7 @@ static uint32_t dss_class(const struct iotrace_queue_event *q)
 	return DSS_UNCLASSIFIED;
 }
 
-size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf)
+size_t encode__ref_io(const struct iotrace_queue_event *q, uint8_t *buf)
 {
 	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
 	Octf__Proto__Trace__EventHeader hdr = OCTF__PROTO__TRACE__EVENT_HEADER__INIT;
@@ -181,7 +182,7 @@ static void fill_file_id(Octf__Proto__Trace__FileId *fid, Octf__Proto__Trace__Ti
 	fid->creationdate = ts;
 }
 
-size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf)
+size_t encode__ref_fs_meta(const struct iotrace_queue_event *q, uint8_t *buf)
 {
 	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
 	Octf__Proto__Trace__EventHeader hdr = OCTF__PROTO__TRACE__EVENT_HEADER__INIT;
@@ -203,6 +204,202 @@ size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf)
 	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_META;
 	ev.filesystemmeta = &meta;
 	return octf__proto__trace__event__pack(&ev, buf);
+}
+
+/*
+ * The hot events (io, ioDispatch, ioCompletion, ioSplit, filesystemMeta:
+ * every block I/O passes here three times or more) are written straight
+ * to the wire, without building protobuf-c messages and walking their
+ * descriptors: the same bytes as octf__proto__trace__event__pack()
+ * (fields in field-number order, proto3 zero values left out, bools as
+ * 1, negative int32 as 10-byte varints), at a fraction of the cost.
+ * tests/unit/test_encode.c checks them against the encode__ref_*()
+ * versions above byte for byte.
+ */
+enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
+
+static inline uint8_t *wire_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* field numbers up to 2047: tags of one or two bytes */
+static inline uint8_t *wire_tag(uint8_t *p, uint32_t field, uint32_t wire)
+{
+	return wire_varint(p, field << 3 | wire);
+}
+
+static inline uint8_t *wire_u64(uint8_t *p, uint32_t field, uint64_t v)
+{
+	if (!v)
+		return p;
+	return wire_varint(wire_tag(p, field, WIRE_VARINT), v);
+}
+
+/* int32 and enums: a negative value is sign-extended to 64 bits */
+static inline uint8_t *wire_i32(uint8_t *p, uint32_t field, int32_t v)
+{
+	return wire_u64(p, field, (uint64_t)(int64_t)v);
+}
+
+static inline uint8_t *wire_bool(uint8_t *p, uint32_t field, bool v)
+{
+	if (!v)
+		return p;
+	p = wire_tag(p, field, WIRE_VARINT);
+	*p++ = 1;
+	return p;
+}
+
+/*
+ * A sub-message: the tag, one byte kept for its length, then the body;
+ * wire_end() fills the length in, moving the body up by a byte in the
+ * rare case that it is 128 bytes or longer.
+ */
+static inline uint8_t *wire_begin(uint8_t *p, uint32_t field, uint8_t **len_at)
+{
+	p = wire_tag(p, field, WIRE_LEN);
+	*len_at = p;
+	return p + 1;
+}
+
+static inline uint8_t *wire_end(uint8_t *p, uint8_t *len_at)
+{
+	size_t len = (size_t)(p - len_at - 1);
+
+	if (len < 0x80) {
+		*len_at = (uint8_t)len;
+		return p;
+	}
+	/* bodies here are far below 16 KiB: two length bytes at most */
+	memmove(len_at + 2, len_at + 1, len);
+	len_at[0] = (uint8_t)len | 0x80;
+	len_at[1] = (uint8_t)(len >> 7);
+	return p + 1;
+}
+
+/* Event.header (1) */
+static inline uint8_t *wire_header(uint8_t *p, uint64_t sid, uint64_t ts)
+{
+	uint8_t *len_at;
+
+	p = wire_begin(p, 1, &len_at);
+	p = wire_u64(p, 1, sid);
+	p = wire_u64(p, 2, ts);
+	return wire_end(p, len_at);
+}
+
+/* EventIo fields 1..27 of a record, as fill_io() sets them */
+static uint8_t *wire_io_fields(uint8_t *p, const struct iotrace_event *e, uint32_t io_class,
+			       bool metadata)
+{
+	p = wire_u64(p, 1, e->sector);
+	p = wire_u64(p, 2, e->nr_sector);
+	p = wire_u64(p, 3, io_class);
+	p = wire_u64(p, 4, e->dev);
+	p = wire_i32(p, 5, octf_operation(e->op));
+	p = wire_bool(p, 6, (e->flags & IOTRACE_F_PREFLUSH) || e->op == IOTRACE_OP_FLUSH);
+	p = wire_bool(p, 7, e->flags & IOTRACE_F_FUA);
+	p = wire_u64(p, 8, e->write_hint);
+	p = wire_u64(p, 9, e->id);
+	p = wire_u64(p, 20, e->part);
+	p = wire_bool(p, 21, e->flags & IOTRACE_F_SYNC);
+	p = wire_bool(p, 22, metadata);
+	p = wire_bool(p, 23, e->flags & IOTRACE_F_RAHEAD);
+	p = wire_bool(p, 24, e->type == IOTRACE_EV_RQ_QUEUE);
+	p = wire_bool(p, 25, e->op == IOTRACE_OP_WRITE_ZEROES);
+	p = wire_u64(p, 26, e->pid);
+	p = wire_u64(p, 27, e->tid);
+	return p;
+}
+
+size_t encode__event(const struct iotrace_event *e, uint8_t *buf)
+{
+	uint8_t *p = wire_header(buf, e->sid, e->ts), *len_at;
+
+	switch (e->type) {
+	case IOTRACE_EV_QUEUE:
+	case IOTRACE_EV_RQ_QUEUE:
+		p = wire_begin(p, 2, &len_at);
+		p = wire_io_fields(p, e, 0, e->flags & IOTRACE_F_META);
+		break;
+	case IOTRACE_EV_COMPLETE:
+	case IOTRACE_EV_RQ_COMPLETE:
+		p = wire_begin(p, 5, &len_at);
+		p = wire_bool(p, 3, e->error != 0);
+		p = wire_u64(p, 4, e->dev);
+		p = wire_u64(p, 5, e->id);
+		p = wire_i32(p, 20, e->error);
+		break;
+	case IOTRACE_EV_SPLIT:
+		p = wire_begin(p, 20, &len_at);
+		p = wire_u64(p, 1, e->id);
+		p = wire_u64(p, 2, e->ref);
+		p = wire_u64(p, 3, e->dev);
+		p = wire_u64(p, 4, e->sector);
+		p = wire_u64(p, 5, e->nr_sector);
+		p = wire_u64(p, 6, e->aux64);
+		break;
+	case IOTRACE_EV_ISSUE:
+		p = wire_begin(p, 21, &len_at);
+		p = wire_u64(p, 1, e->id);
+		p = wire_u64(p, 2, e->dev);
+		p = wire_u64(p, 3, e->sector);
+		p = wire_u64(p, 4, e->nr_sector);
+		p = wire_u64(p, 5, e->aux);
+		p = wire_u64(p, 6, e->ref);
+		break;
+	default:
+		return 0;
+	}
+	return (size_t)(wire_end(p, len_at) - buf);
+}
+
+size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf)
+{
+	uint8_t *p = wire_header(buf, q->io.sid, q->io.ts), *len_at;
+	size_t comm_len = strnlen(q->comm, IOTRACE_COMM_LEN);
+
+	p = wire_begin(p, 2, &len_at);
+	p = wire_io_fields(p, &q->io, dss_class(q),
+			   q->io.flags & (IOTRACE_F_META | IOTRACE_F_FSMETA));
+	p = wire_u64(p, 28, q->cgroup);
+	if (comm_len) {
+		p = wire_tag(p, 29, WIRE_LEN);
+		*p++ = (uint8_t)comm_len;
+		memcpy(p, q->comm, comm_len);
+		p += comm_len;
+	}
+	p = wire_bool(p, 30, q->io.flags & IOTRACE_F_DIRECT);
+	p = wire_u64(p, 31, q->vfs_call);
+	return (size_t)(wire_end(p, len_at) - buf);
+}
+
+size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf)
+{
+	uint8_t *p, *meta_at, *fid_at, *ts_at;
+
+	if (q->file_kind != IOTRACE_FILE_REG || !q->file.ino)
+		return 0;
+	p = wire_header(buf, q->io.sid + 1, q->io.ts);
+	p = wire_begin(p, 4, &meta_at);
+	p = wire_u64(p, 1, q->io.id);
+	p = wire_begin(p, 2, &fid_at);
+	p = wire_u64(p, 1, q->file.dev);
+	p = wire_u64(p, 2, q->file.ino);
+	p = wire_begin(p, 3, &ts_at);
+	p = wire_u64(p, 1, (uint64_t)q->file.ctime_sec);
+	p = wire_i32(p, 2, (int32_t)q->file.ctime_nsec);
+	p = wire_end(p, ts_at);
+	p = wire_end(p, fid_at);
+	p = wire_u64(p, 3, q->file_offset);
+	p = wire_u64(p, 4, q->file_size);
+	return (size_t)(wire_end(p, meta_at) - buf);
 }
 
 size_t encode__file_name(const struct iotrace_name_event *n, uint8_t *buf)
