@@ -18,6 +18,7 @@
 
 #include <zstd.h>
 
+#include "delta.h"
 #include "framing.h"
 #include "stream.h"
 
@@ -48,6 +49,8 @@ struct stream {
 	size_t in_cap;
 	ZSTD_inBuffer zin;
 	size_t zhint;		/* last ZSTD_decompressStream result: 0 = frame complete */
+	/* the frames hold delta records (delta.h), not OCTF framing */
+	struct delta *delta;
 };
 
 struct stream *stream__open(const char *path)
@@ -103,6 +106,7 @@ static ssize_t read_full(int fd, uint8_t *dst, size_t len)
  */
 static int stream_start(struct stream *s)
 {
+	bool skippable;
 	ssize_t r;
 
 	s->cap = STREAM_BUF_SIZE;
@@ -114,7 +118,26 @@ static int stream_start(struct stream *s)
 		return (int)r;
 	if ((size_t)r < sizeof(zstd_magic))
 		s->file_eof = true;
-	if ((size_t)r < sizeof(zstd_magic) || memcmp(s->buf, zstd_magic, sizeof(zstd_magic))) {
+	/* a zstd skippable frame (magic 0x184D2A5?): ours marks delta records */
+	skippable = (size_t)r == sizeof(zstd_magic) && (s->buf[0] & 0xf0) == 0x50 &&
+		    !memcmp(s->buf + 1, "\x2a\x4d\x18", 3);
+	if (skippable) {
+		ssize_t more = read_full(s->fd, s->buf + r, DELTA_STREAM_HEADER_LEN - (size_t)r);
+
+		if (more < 0)
+			return (int)more;
+		r += more;
+		if ((size_t)r == DELTA_STREAM_HEADER_LEN &&
+		    !memcmp(s->buf, DELTA_STREAM_HEADER, DELTA_STREAM_HEADER_LEN)) {
+			s->delta = delta__new();
+			if (!s->delta)
+				return -ENOMEM;
+			/* the frames start after it */
+			r = 0;
+		}
+	}
+	if (!skippable &&
+	    ((size_t)r < sizeof(zstd_magic) || memcmp(s->buf, zstd_magic, sizeof(zstd_magic)))) {
 		s->end = (size_t)r;
 		s->started = true;
 		return 0;
@@ -127,11 +150,12 @@ static int stream_start(struct stream *s)
 	s->in = malloc(s->in_cap);
 	if (!s->in)
 		return -ENOMEM;
-	memcpy(s->in, zstd_magic, sizeof(zstd_magic));
+	memcpy(s->in, s->buf, (size_t)r);
 	s->zin.src = s->in;
-	s->zin.size = sizeof(zstd_magic);
+	s->zin.size = (size_t)r;
 	s->zin.pos = 0;
-	s->zhint = 1;
+	/* inside a frame, unless at the start of the first one */
+	s->zhint = r ? 1 : 0;
 	s->started = true;
 	return 0;
 }
@@ -220,6 +244,46 @@ static int fail(struct stream *s, int err)
 	return err;
 }
 
+/*
+ * stream__next for delta records: the decoder turns each back into the
+ * OCTF message the collector wrote. It takes a record only when it has
+ * all of it, so a cut record is asked again with more bytes.
+ */
+static int next_delta(struct stream *s, const uint8_t **msg, size_t *len)
+{
+	for (;;) {
+		size_t avail = s->end - s->pos, used, need;
+		ssize_t r;
+		int err;
+
+		err = delta__decode(s->delta, s->buf + s->pos, avail, msg, len, &used);
+		if (err < 0)
+			return fail(s, err);
+		if (err == 1) {
+			s->offset = s->buf_off + s->pos;
+			s->pos += used;
+			return 1;
+		}
+		/* more bytes; a full buffer doubles (the decoder bounds records) */
+		need = avail < s->cap ? avail + 1 : s->cap * 2;
+		if (need > DELTA_RECORD_MAX)
+			need = DELTA_RECORD_MAX;
+		err = make_room(s, need);
+		if (err)
+			return fail(s, err);
+		r = fill(s);
+		if (r < 0)
+			return fail(s, (int)r);
+		if (r == 0) {
+			if (s->end == s->pos) {
+				s->offset = s->buf_off + s->pos;
+				return 0;
+			}
+			return fail(s, -ENODATA);
+		}
+	}
+}
+
 int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
 {
 	int err;
@@ -231,6 +295,8 @@ int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
 		if (err)
 			return fail(s, err);
 	}
+	if (s->delta)
+		return next_delta(s, msg, len);
 
 	for (;;) {
 		size_t avail = s->end - s->pos;
@@ -238,7 +304,14 @@ int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
 		uint64_t rlen = 0;
 		ssize_t r;
 
-		err = framing__get_varint(s->buf + s->pos, avail, &rlen, &used);
+		/* most records are shorter than 128 bytes: a one-byte length, no call */
+		if (avail && s->buf[s->pos] < 0x80) {
+			rlen = s->buf[s->pos];
+			used = 1;
+			err = 1;
+		} else {
+			err = framing__get_varint(s->buf + s->pos, avail, &rlen, &used);
+		}
 		if (err < 0)
 			return fail(s, err);
 		if (err == 1) {
@@ -290,6 +363,7 @@ void stream__free(struct stream *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	ZSTD_freeDStream(s->zds);
+	delta__free(s->delta);
 	free(s->in);
 	free(s->buf);
 	free(s->path);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One per-CPU (or per-queue) trace stream file: a sequence of framed
- * records (see framing.h), either raw or as a series of zstd frames. The
- * format is detected from the first bytes (zstd magic 28 b5 2f fd), not
- * from the file name. Reading is streaming with a bounded buffer.
+ * records (see framing.h), either raw or as a series of zstd frames, or
+ * delta records (delta.h) in zstd frames, which are turned back into the
+ * OCTF messages they were made of. The format is detected from the first
+ * bytes (zstd magic 28 b5 2f fd; the delta stream header), not from the
+ * file name. Reading is streaming with a bounded buffer.
  */
 #ifndef IOTRACE_STREAM_H
 #define IOTRACE_STREAM_H
@@ -22,16 +24,17 @@ struct stream *stream__open(const char *path);
  *   1        a record was returned
  *   0        clean end of stream
  *  -EBADMSG  corrupted framing (bad varint, length above FRAMING_RECORD_MAX,
- *            bad zstd frame)
- *  -ENODATA  the stream ends inside a record (truncated tail)
+ *            bad zstd frame or checksum, invalid delta record)
+ *  -ENODATA  the stream ends inside a record or zstd frame (truncated tail)
  *  -errno    read error
  * After an error, further calls return the same error.
  */
 int stream__next(struct stream *s, const uint8_t **msg, size_t *len);
 
 /*
- * Byte offset in the record stream (decompressed offset for zstd files)
- * of the record last returned, or of the place where the error was found.
+ * Byte offset in the record stream (decompressed offset for zstd files,
+ * offset among the delta records for those) of the record last returned,
+ * or of the place where the error was found.
  */
 uint64_t stream__offset(const struct stream *s);
 

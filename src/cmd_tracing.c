@@ -17,6 +17,7 @@
 #include "devices.h"
 #include "path_filter.h"
 #include "iotrace_event.h"
+#include "stream_writer.h"
 #include "summary.h"
 #include "trace_store.h"
 
@@ -44,6 +45,10 @@ void cmd_tracing_help(FILE *out)
 	      "  -s, --size MiB           stop when the trace reaches this size (1-1073741824)\n"
 	      "  -b, --buffer MiB         per-CPU kernel buffer (1-1024, default 4)\n"
 	      "  -l, --label TEXT         free text stored in the summary\n"
+	      "      --compress zstd|none trace files: zstd (default), octf.trace.<cpu>.zst,\n"
+	      "                           about 12 bytes per block I/O; none, octf.trace.<cpu>,\n"
+	      "                           Open-CAS's raw OCTF (about 150 bytes per I/O)\n"
+	      "      --compress-level N   zstd level (1-19, default 3)\n"
 	      "      --vfs                also trace system calls on files of the traced devices:\n"
 	      "                           read/write families, open, close, fsync, lseek, mmap,\n"
 	      "                           ... and io_uring requests (iotrace -P --vfs shows them)\n"
@@ -100,7 +105,7 @@ static int device_error(const struct devices_error *e)
 	}
 }
 
-enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP, OPT_PATHS };
+enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP, OPT_PATHS, OPT_COMPRESS, OPT_COMPRESS_LEVEL };
 
 /* The cgroup2 mount point, for cgroup paths given relative to it. */
 static const char *cgroup2_root(void)
@@ -193,10 +198,17 @@ int cmd_tracing(int argc, char **argv)
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "paths", required_argument, NULL, OPT_PATHS },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "compress-level", required_argument, NULL, OPT_COMPRESS_LEVEL },
 		{ "help", no_argument, NULL, 'H' },
 		{},
 	};
-	struct collector_config cfg = { .buffer_mib = DEFAULT_BUFFER_MIB };
+	struct collector_config cfg = {
+		.buffer_mib = DEFAULT_BUFFER_MIB,
+		.compress = true,
+		.compress_level = STREAM_ZSTD_LEVEL_DEFAULT,
+	};
+	bool have_level = false;
 	struct device_info devs[IOTRACE_MAX_DEVICES];
 	char dir[PATH_MAX], rel[PATH_MAX];
 	struct store_lock *lock = NULL;
@@ -237,6 +249,17 @@ int cmd_tracing(int argc, char **argv)
 		case OPT_VFS:
 			cfg.vfs = true;
 			break;
+		case OPT_COMPRESS:
+			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))
+				return cli_bad_value("--compress", optarg, "zstd or none");
+			cfg.compress = !strcmp(optarg, "zstd");
+			break;
+		case OPT_COMPRESS_LEVEL:
+			if (cli_parse_u64(optarg, STREAM_ZSTD_LEVEL_MIN, STREAM_ZSTD_LEVEL_MAX, &v))
+				return cli_bad_value("--compress-level", optarg, "a zstd level, 1-19");
+			cfg.compress_level = (int)v;
+			have_level = true;
+			break;
 		case OPT_PATHS:
 			err = check_globs(optarg);
 			if (err)
@@ -265,6 +288,10 @@ int cmd_tracing(int argc, char **argv)
 	}
 	if (optind < argc) {
 		cli_err("unexpected argument '%s' (see iotrace -S -H)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (have_level && !cfg.compress) {
+		cli_err("--compress-level sets zstd's level: it does not go with --compress none");
 		return EXIT_USAGE;
 	}
 	if (have_filter && !cfg.vfs) {

@@ -15,7 +15,6 @@
 
 #include "collector.h"
 #include "encode.h"
-#include "framing.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "path_filter.h"
@@ -34,7 +33,9 @@ struct collector {
 	int ncpus;
 	struct stream_writer **streams;
 	uint64_t *perf_lost;	/* per CPU, from the perf buffer's lost records */
-	uint64_t bytes;		/* bytes written to streams */
+	struct stream_zstd *zstd;	/* shared by compressed streams */
+	/* sum of the streams' size bounds: on disk plus the worst case of the buffers */
+	uint64_t bytes;
 	uint64_t size_limit;	/* bytes, 0 = none */
 	struct vfs_links vfs;
 	struct path_filter *paths;	/* --paths, NULL = every file */
@@ -233,11 +234,38 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 /* Appends to a stream, keeping the size-limit count exact. */
 static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len)
 {
-	uint64_t before = stream_writer__bytes(c->streams[cpu]);
+	uint64_t before = stream_writer__size_bound(c->streams[cpu]);
 	int err = stream_writer__append(c->streams[cpu], msg, len);
 
-	c->bytes += stream_writer__bytes(c->streams[cpu]) - before;
+	c->bytes += stream_writer__size_bound(c->streams[cpu]) - before;
 	return err;
+}
+
+static int flush_all(struct collector *c);
+
+/*
+ * Whether a len-byte message still fits under the size limit, so that
+ * the files never exceed it. Compressed streams count their buffers at
+ * zstd's worst case; when that does not fit they are flushed, which turns
+ * the worst case into the real, far smaller, size.
+ */
+static bool fits(struct collector *c, int cpu, size_t len)
+{
+	int i, err;
+
+	if (c->bytes + stream_writer__append_bound(c->streams[cpu], len) <= c->size_limit)
+		return true;
+	if (!c->zstd)
+		return false;
+	err = flush_all(c);
+	if (err) {
+		c->write_err = err;
+		return false;
+	}
+	c->bytes = 0;
+	for (i = 0; i < c->ncpus; i++)
+		c->bytes += stream_writer__size_bound(c->streams[i]);
+	return c->bytes + stream_writer__append_bound(c->streams[cpu], len) <= c->size_limit;
 }
 
 static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len)
@@ -246,8 +274,9 @@ static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len)
 
 	if (!len || c->write_err || c->size_reached)
 		return;
-	if (c->size_limit && c->bytes + len + FRAMING_VARINT_MAX > c->size_limit) {
-		c->size_reached = true;
+	if (c->size_limit && !fits(c, cpu, len)) {
+		if (!c->write_err)
+			c->size_reached = true;
 		return;
 	}
 	err = append(c, cpu, buf, len);
@@ -383,16 +412,51 @@ static int open_streams(struct collector *c, const char *dir)
 	c->perf_lost = calloc(c->ncpus, sizeof(*c->perf_lost));
 	if (!c->streams || !c->perf_lost)
 		return set_error(c, -ENOMEM, "out of memory");
+	if (c->cfg->compress) {
+		c->zstd = stream_zstd__new(c->cfg->compress_level);
+		if (!c->zstd)
+			return set_error(c, -errno, "cannot set up zstd level %d: %s",
+					 c->cfg->compress_level, strerror(errno));
+	}
 	for (i = 0; i < c->ncpus; i++) {
-		snprintf(path, sizeof(path), "%s/%s%d", dir, STORE_STREAM_PREFIX, i);
-		c->streams[i] = stream_writer__create(path);
+		snprintf(path, sizeof(path), "%s/%s%d%s", dir, STORE_STREAM_PREFIX, i,
+			 c->zstd ? STORE_ZSTD_SUFFIX : "");
+		c->streams[i] = stream_writer__create(path, c->zstd);
 		if (!c->streams[i])
 			return set_error(c, -errno, "cannot create '%s': %s", path, strerror(errno));
+		/* a compressed stream starts with its header */
+		c->bytes += stream_writer__size_bound(c->streams[i]);
 	}
 	return 0;
 }
 
 /* Device descriptions take sids 1..n in stream 0, before any kernel event. */
+/*
+ * The partitions of a traced disk: a file system on one names it as its
+ * device (vfs events, FileIds), so readers need its name and size too.
+ */
+static int describe_partitions(struct collector *c, const struct device_info *disk,
+			       uint64_t *sid, uint64_t ts)
+{
+	char names[IOTRACE_MAX_DEVICES][DEVICE_NAME_MAX];
+	uint32_t devs[IOTRACE_MAX_DEVICES];
+	uint8_t buf[ENCODE_MAX];
+	struct device_info part;
+	size_t i, n = 0;
+	int err;
+
+	/* a disk with more partitions still traces; the rest go undescribed */
+	devices__partitions("/sys", disk->name, devs, names, IOTRACE_MAX_DEVICES, &n);
+	for (i = 0; i < n; i++) {
+		if (devices__resolve("/sys", names[i], &part))
+			continue;
+		err = append(c, 0, buf, encode__device(&part, ++*sid, ts, buf));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int write_descriptions(struct collector *c)
 {
 	uint8_t buf[ENCODE_MAX];
@@ -419,6 +483,11 @@ static int write_descriptions(struct collector *c)
 		err = append(c, 0, buf, len);
 		if (err)
 			return err;
+		if (!d->is_partition) {
+			err = describe_partitions(c, d, &sid, ts);
+			if (err)
+				return err;
+		}
 	}
 	c->skel->bss->next_sid = sid;
 	return 0;
@@ -637,6 +706,7 @@ void collector__free(struct collector *c)
 		for (i = 0; i < c->ncpus; i++)
 			stream_writer__close(c->streams[i]);
 	free(c->streams);
+	stream_zstd__free(c->zstd);
 	free(c->perf_lost);
 	free(c);
 }

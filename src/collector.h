@@ -30,6 +30,13 @@ struct collector_config {
 	struct trace_filters filters;
 	/* --paths: comma-separated globs on the full path (NULL = all) */
 	const char *paths;
+	/*
+	 * --compress zstd (true, the default): octf.trace.<cpu>.zst, delta
+	 * records in zstd frames of compress_level; --compress none:
+	 * octf.trace.<cpu>, raw OCTF as Open-CAS writes it
+	 */
+	bool compress;
+	int compress_level;
 };
 
 struct collector;

@@ -167,8 +167,8 @@ int devices__parse_list(const char *sysfs_root, const char *list, struct device_
 	return 0;
 }
 
-int devices__partitions(const char *sysfs_root, const char *disk, uint32_t *out, size_t max,
-			size_t *count)
+int devices__partitions(const char *sysfs_root, const char *disk, uint32_t *out,
+			char (*names)[DEVICE_NAME_MAX], size_t max, size_t *count)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -192,8 +192,12 @@ int devices__partitions(const char *sysfs_root, const char *disk, uint32_t *out,
 			err = -E2BIG;
 			break;
 		}
-		if (!read_dev(sysfs_root, de->d_name, &out[*count]))
-			(*count)++;
+		if (strlen(de->d_name) >= DEVICE_NAME_MAX ||
+		    read_dev(sysfs_root, de->d_name, &out[*count]))
+			continue;
+		if (names)
+			strcpy(names[*count], de->d_name);
+		(*count)++;
 	}
 	closedir(d);
 	return err;

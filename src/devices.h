@@ -47,11 +47,12 @@ int devices__parse_list(const char *sysfs_root, const char *list, struct device_
 
 /*
  * The partitions of a whole disk (by kernel name, e.g. "nvme0n1"), as
- * IOTRACE_MKDEV device numbers into out[0..max). Returns 0, -E2BIG if
+ * IOTRACE_MKDEV device numbers into out[0..max) and, if names is not
+ * NULL, their kernel names into names[0..max). Returns 0, -E2BIG if
  * there are more than max (the first max are filled), or -errno if the
  * disk's sysfs directory cannot be read.
  */
-int devices__partitions(const char *sysfs_root, const char *disk, uint32_t *out, size_t max,
-			size_t *count);
+int devices__partitions(const char *sysfs_root, const char *disk, uint32_t *out,
+			char (*names)[DEVICE_NAME_MAX], size_t max, size_t *count);
 
 #endif

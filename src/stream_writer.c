@@ -1,73 +1,174 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
+#include "delta.h"
 #include "framing.h"
 #include "stream_writer.h"
+
+/*
+ * A frame's worst case beyond ZSTD_compressBound (which covers the frame
+ * header only for small inputs): the largest frame header
+ * (ZSTD_FRAMEHEADERSIZE_MAX, a static-linking-only name) and the checksum.
+ */
+#define FRAME_EXTRA (18 + 4)
+
+struct stream_zstd {
+	ZSTD_CCtx *cctx;
+	size_t cap;
+	uint8_t *out;
+};
 
 struct stream_writer {
 	int fd;
 	int err;	/* sticky: first write failure */
 	size_t used;
-	uint64_t bytes;		/* appended, written or buffered */
 	uint64_t pending;	/* records in buf */
 	uint64_t records;	/* records on disk */
 	uint64_t written;	/* bytes on disk */
+	struct stream_zstd *z;	/* NULL: raw */
+	struct delta *delta;
 	uint8_t buf[STREAM_WRITER_BUF];
 };
 
-struct stream_writer *stream_writer__create(const char *path)
+struct stream_zstd *stream_zstd__new(int level)
+{
+	struct stream_zstd *z = calloc(1, sizeof(*z));
+
+	if (!z)
+		return NULL;
+	z->cctx = ZSTD_createCCtx();
+	z->cap = ZSTD_compressBound(STREAM_WRITER_BUF) + FRAME_EXTRA;
+	z->out = malloc(z->cap);
+	if (!z->cctx || !z->out)
+		goto fail;
+	/* a checksum per frame: the parser tells damage from data */
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_checksumFlag, 1))) {
+		stream_zstd__free(z);
+		errno = EINVAL;
+		return NULL;
+	}
+	return z;
+fail:
+	stream_zstd__free(z);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void stream_zstd__free(struct stream_zstd *z)
+{
+	if (!z)
+		return;
+	ZSTD_freeCCtx(z->cctx);
+	free(z->out);
+	free(z);
+}
+
+/* Writes all of buf; 0 or -errno. */
+static int write_all(int fd, const uint8_t *buf, size_t len, size_t *done)
+{
+	ssize_t n;
+
+	*done = 0;
+	while (*done < len) {
+		n = write(fd, buf + *done, len - *done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		*done += (size_t)n;
+	}
+	return 0;
+}
+
+struct stream_writer *stream_writer__create(const char *path, struct stream_zstd *z)
 {
 	struct stream_writer *w = malloc(sizeof(*w));
+	size_t done;
 	int err;
 
 	if (!w)
 		return NULL;
+	w->fd = -1;
+	w->delta = NULL;
+	if (z) {
+		w->delta = delta__new();
+		if (!w->delta) {
+			err = ENOMEM;
+			goto fail;
+		}
+	}
 	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		err = errno;
-		free(w);
-		errno = err;
-		return NULL;
+		goto fail;
 	}
 	w->err = 0;
 	w->used = 0;
-	w->bytes = 0;
 	w->pending = 0;
 	w->records = 0;
 	w->written = 0;
+	w->z = z;
+	if (z) {
+		err = -write_all(w->fd, (const uint8_t *)DELTA_STREAM_HEADER, DELTA_STREAM_HEADER_LEN,
+				 &done);
+		if (err) {
+			/* a file without its header would be read as plain zstd */
+			unlink(path);
+			goto fail;
+		}
+		w->written = DELTA_STREAM_HEADER_LEN;
+	}
 	return w;
+fail:
+	if (w->fd >= 0)
+		close(w->fd);
+	delta__free(w->delta);
+	free(w);
+	errno = err;
+	return NULL;
 }
 
 int stream_writer__flush(struct stream_writer *w)
 {
-	size_t off = 0;
-	ssize_t n;
+	const uint8_t *data = w->buf;
+	size_t len = w->used, done;
+	int err;
 
 	if (w->err)
 		return w->err;
-	while (off < w->used) {
-		n = write(w->fd, w->buf + off, w->used - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			/*
-			 * Keep the file at a record boundary: a partial write
-			 * (disk full) would leave half a record that every
-			 * later reader reports as damage.
-			 */
-			w->err = n < 0 ? -errno : -ENOSPC;
-			/* best effort: the reader also copes with a cut tail */
-			if (off)
-				(void)!ftruncate(w->fd, lseek(w->fd, 0, SEEK_CUR) - (off_t)off);
+	if (!len)
+		return 0;
+	if (w->z) {
+		/* one whole frame per flush: the file never ends inside one */
+		len = ZSTD_compress2(w->z->cctx, w->z->out, w->z->cap, w->buf, w->used);
+		if (ZSTD_isError(len)) {
+			w->err = -EIO;
 			return w->err;
 		}
-		off += (size_t)n;
+		data = w->z->out;
 	}
-	w->written += w->used;
+	err = write_all(w->fd, data, len, &done);
+	if (err) {
+		/*
+		 * Keep the file at a record (or frame) boundary: a partial
+		 * write (disk full) would leave a cut record that every later
+		 * reader reports as damage.
+		 */
+		w->err = err;
+		/* best effort: the reader also copes with a cut tail */
+		if (done)
+			(void)!ftruncate(w->fd, (off_t)w->written);
+		return w->err;
+	}
+	w->written += len;
 	w->records += w->pending;
 	w->used = 0;
 	w->pending = 0;
@@ -76,27 +177,47 @@ int stream_writer__flush(struct stream_writer *w)
 
 int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t len)
 {
-	size_t hdr;
+	size_t room = w->z ? DELTA_ENCODED_MAX(len) : FRAMING_VARINT_MAX + len;
 	int err;
 
 	if (w->err)
 		return w->err;
-	if (w->used + FRAMING_VARINT_MAX + len > sizeof(w->buf)) {
+	if (w->used + room > sizeof(w->buf)) {
 		err = stream_writer__flush(w);
 		if (err)
 			return err;
 	}
-	hdr = framing__put_varint(w->buf + w->used, len);
-	memcpy(w->buf + w->used + hdr, msg, len);
-	w->used += hdr + len;
-	w->bytes += hdr + len;
+	if (w->z) {
+		w->used += delta__encode(w->delta, msg, len, w->buf + w->used);
+	} else {
+		w->used += framing__put_varint(w->buf + w->used, len);
+		memcpy(w->buf + w->used, msg, len);
+		w->used += len;
+	}
 	w->pending++;
 	return 0;
 }
 
-uint64_t stream_writer__bytes(const struct stream_writer *w)
+static uint64_t buffered_bound(const struct stream_writer *w, size_t used)
 {
-	return w->bytes;
+	if (!w->z || !used)
+		return used;
+	return ZSTD_compressBound(used) + FRAME_EXTRA;
+}
+
+uint64_t stream_writer__size_bound(const struct stream_writer *w)
+{
+	return w->written + buffered_bound(w, w->used);
+}
+
+uint64_t stream_writer__append_bound(const struct stream_writer *w, size_t len)
+{
+	size_t room = w->z ? DELTA_ENCODED_MAX(len) : FRAMING_VARINT_MAX + len;
+
+	/* a full buffer is flushed first: the record then starts a new frame */
+	if (w->used + room > sizeof(w->buf))
+		return buffered_bound(w, room);
+	return buffered_bound(w, w->used + room) - buffered_bound(w, w->used);
 }
 
 uint64_t stream_writer__records_written(const struct stream_writer *w)
@@ -118,6 +239,7 @@ int stream_writer__close(struct stream_writer *w)
 	err = stream_writer__flush(w);
 	if (close(w->fd) && !err)
 		err = -errno;
+	delta__free(w->delta);
 	free(w);
 	return err;
 }

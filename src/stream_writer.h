@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Writes one per-CPU trace stream (octf.trace.<cpu>): framed records
- * (framing.h) gathered in a buffer and written with large write(2)s.
- * The collector flushes every stream at least once a second, so a killed
- * collector loses at most the last second.
+ * Writes one per-CPU trace stream, in one of two forms:
+ *
+ *  - raw (octf.trace.<cpu>): OCTF's framed records (framing.h), what
+ *    Open-CAS writes and reads;
+ *  - compressed (octf.trace.<cpu>.zst): delta records (delta.h) after the
+ *    delta stream header, one zstd frame per flush.
+ *
+ * Records are gathered in a buffer and written with large write(2)s. The
+ * collector flushes every stream at least once a second, so a killed
+ * collector loses at most the last second. A compressed stream ends every
+ * frame at each flush: the file always holds whole frames, whatever stops
+ * the collector, except a kill in the middle of a write(2).
  */
 #ifndef IOTRACE_STREAM_WRITER_H
 #define IOTRACE_STREAM_WRITER_H
@@ -13,13 +21,31 @@
 
 #define STREAM_WRITER_BUF (1u << 20)
 
+/* zstd levels --compress-level accepts (higher ones need --ultra memory) */
+#define STREAM_ZSTD_LEVEL_MIN 1
+#define STREAM_ZSTD_LEVEL_MAX 19
+#define STREAM_ZSTD_LEVEL_DEFAULT 3
+
 struct stream_writer;
 
-/* Creates path (must not exist), mode 0600. NULL with errno set on failure. */
-struct stream_writer *stream_writer__create(const char *path);
+/*
+ * The compressor that compressed streams share: the collector flushes one
+ * stream at a time, so one zstd context and output buffer serve them all.
+ * NULL (errno set) on failure. Must outlive its streams.
+ */
+struct stream_zstd;
+struct stream_zstd *stream_zstd__new(int level);
+void stream_zstd__free(struct stream_zstd *z);
 
 /*
- * Appends one framed record. Returns 0 or the -errno of a failed flush
+ * Creates path (must not exist), mode 0600: a raw stream if z is NULL,
+ * else a compressed one (its header is written at once). NULL with errno
+ * set on failure.
+ */
+struct stream_writer *stream_writer__create(const char *path, struct stream_zstd *z);
+
+/*
+ * Appends one OCTF message. Returns 0 or the -errno of a failed flush
  * (-ENOSPC on a full disk); after a failure the writer keeps failing and
  * what was written before stays intact.
  */
@@ -27,8 +53,15 @@ int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t le
 
 int stream_writer__flush(struct stream_writer *w);
 
-/* Bytes appended so far (written or buffered). */
-uint64_t stream_writer__bytes(const struct stream_writer *w);
+/*
+ * The most the file can hold once what is buffered is flushed: its size
+ * on disk plus the worst case of the buffer (for a raw stream, exactly
+ * the bytes appended).
+ */
+uint64_t stream_writer__size_bound(const struct stream_writer *w);
+
+/* The most stream_writer__size_bound can grow by appending a len-byte message. */
+uint64_t stream_writer__append_bound(const struct stream_writer *w, size_t len);
 
 /*
  * Records and bytes that reached the file. After a failed flush, the

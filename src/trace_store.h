@@ -3,7 +3,8 @@
  * The trace repository on disk:
  *
  *   <root>/kernel/YYYY-MM-DD_HH:MM:SS/octf.summary
- *                                   /octf.trace.<cpu>
+ *                                   /octf.trace.<cpu>.zst (compressed, the default)
+ *                                   /octf.trace.<cpu>     (--compress none)
  *
  * root is IOTRACE_TRACE_DIR if set, else the path saved by
  * `--trace-config --set-trace-repository-path` in the config file, else
@@ -27,6 +28,8 @@
 #define STORE_TRACE_PREFIX "kernel"
 #define STORE_SUMMARY_NAME "octf.summary"
 #define STORE_STREAM_PREFIX "octf.trace."
+/* the streams of a compressed trace: octf.trace.<cpu>.zst */
+#define STORE_ZSTD_SUFFIX ".zst"
 
 /* The repository root (not created). */
 int store__root(char *out, size_t size);

@@ -108,7 +108,7 @@ static int fs_devs(struct iotrace__rodata *ro, const struct collector_config *cf
 		ro->targ_fs_devs[n++] = cfg->devs[i].dev;
 		if (cfg->devs[i].is_partition)
 			continue;
-		err = devices__partitions("/sys", cfg->devs[i].name, ro->targ_fs_devs + n,
+		err = devices__partitions("/sys", cfg->devs[i].name, ro->targ_fs_devs + n, NULL,
 					  MAX_FS_DEVS - n, &nparts);
 		if (err == -E2BIG)
 			return err;

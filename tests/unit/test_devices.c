@@ -126,17 +126,19 @@ static void test_unknown(void **state)
 
 static void test_partitions(void **state)
 {
+	char names[4][DEVICE_NAME_MAX];
 	uint32_t parts[4];
 	size_t n;
 
 	/* sysfs block/ links like class/block/ */
-	assert_int_equal(devices__partitions(root, "nvme0n1", parts, 4, &n), 0);
+	assert_int_equal(devices__partitions(root, "nvme0n1", parts, names, 4, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(parts[0], IOTRACE_MKDEV(259, 1));
-	assert_int_equal(devices__partitions(root, "loop3", parts, 4, &n), 0);
+	assert_string_equal(names[0], "nvme0n1p1");
+	assert_int_equal(devices__partitions(root, "loop3", parts, NULL, 4, &n), 0);
 	assert_int_equal(n, 0);
-	assert_int_equal(devices__partitions(root, "nvme0n1", parts, 0, &n), -E2BIG);
-	assert_int_equal(devices__partitions(root, "nosuch", parts, 4, &n), -ENOENT);
+	assert_int_equal(devices__partitions(root, "nvme0n1", parts, NULL, 0, &n), -E2BIG);
+	assert_int_equal(devices__partitions(root, "nosuch", parts, NULL, 4, &n), -ENOENT);
 }
 
 static void test_list(void **state)

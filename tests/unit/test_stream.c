@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <zstd.h>
 
+#include "delta.h"
 #include "framing.h"
 #include "stream.h"
 
@@ -347,6 +348,236 @@ static void test_zstd_garbage(void **state)
 	stream__free(s);
 }
 
+/* ---- delta records (what the collector writes with compression) ---- */
+
+/* OCTF messages, their delta records, and where each record starts */
+struct delta_stream {
+	uint8_t *msgs;
+	size_t moff[64];
+	uint8_t *enc;
+	size_t len;
+	uint64_t off[64];
+	size_t n;
+};
+
+static size_t put_field(uint8_t *b, uint32_t field, uint64_t v)
+{
+	size_t n = framing__put_varint(b, (uint64_t)field << 3);
+
+	return n + framing__put_varint(b + n, v);
+}
+
+/*
+ * Events as the collector writes them (header, then an io or completion
+ * body), one message too large to be anything but verbatim, and enough
+ * of them to need the buffer refilled more than once.
+ */
+static void make_delta_stream(struct delta_stream *ds)
+{
+	struct delta *d = delta__new();
+	uint8_t body[64], hdr[32];
+	size_t i, mlen = 0, cap = 0;
+
+	assert_non_null(d);
+	memset(ds, 0, sizeof(*ds));
+	ds->n = 40;
+	for (i = 0; i < ds->n; i++)
+		cap += i == 17 ? 300 * 1024 + 64 : 64;
+	ds->msgs = malloc(cap);
+	ds->enc = malloc(DELTA_ENCODED_MAX(300 * 1024 + 64) + 40 * DELTA_ENCODED_MAX(64));
+	assert_non_null(ds->msgs);
+	assert_non_null(ds->enc);
+	for (i = 0; i < ds->n; i++) {
+		uint8_t *m = ds->msgs + mlen;
+		size_t h = 0, b = 0, n = 0;
+
+		h += put_field(hdr + h, 1, 1 + 2 * i);
+		h += put_field(hdr + h, 2, 1000000 + 1234 * i);
+		if (i % 2 == 0) {
+			b += put_field(body + b, 1, 8 * (i * 7919 % 1000 + 1));
+			b += put_field(body + b, 2, 8);
+			b += put_field(body + b, 9, 0xffff888100000000ull + i % 5 * 0x100);
+		} else {
+			b += put_field(body + b, 5, 0xffff888100000000ull + (i - 1) % 5 * 0x100);
+		}
+		if (i == 17) {
+			/* not a valid message: stored verbatim */
+			memset(m, 0xee, 300 * 1024);
+			n = 300 * 1024;
+		} else {
+			m[n++] = 0x0a;
+			m[n++] = (uint8_t)h;
+			memcpy(m + n, hdr, h);
+			n += h;
+			m[n++] = i % 2 ? 0x2a : 0x12;
+			m[n++] = (uint8_t)b;
+			memcpy(m + n, body, b);
+			n += b;
+		}
+		ds->moff[i] = mlen;
+		mlen += n;
+		ds->moff[i + 1] = mlen;
+		ds->off[i] = ds->len;
+		ds->len += delta__encode(d, m, n, ds->enc + ds->len);
+	}
+	ds->off[ds->n] = ds->len;
+	delta__free(d);
+}
+
+/* The header, then the records as two zstd frames split before record split */
+static uint8_t *delta_file(const struct delta_stream *ds, size_t split, size_t *flen)
+{
+	size_t zlen;
+	uint8_t *z = zstd_two_frames(ds->enc, ds->len, ds->off[split], &zlen);
+	uint8_t *f = malloc(DELTA_STREAM_HEADER_LEN + zlen);
+
+	assert_non_null(f);
+	memcpy(f, DELTA_STREAM_HEADER, DELTA_STREAM_HEADER_LEN);
+	memcpy(f + DELTA_STREAM_HEADER_LEN, z, zlen);
+	free(z);
+	*flen = DELTA_STREAM_HEADER_LEN + zlen;
+	return f;
+}
+
+/* The stream gives back the messages, offsets in the decompressed records */
+static void test_delta_records(void **state)
+{
+	struct delta_stream ds;
+	const uint8_t *msg;
+	struct stream *s;
+	size_t flen, i, len;
+	uint8_t *f;
+
+	make_delta_stream(&ds);
+	f = delta_file(&ds, 9, &flen);
+	/* detected from the content, whatever the name */
+	s = stream__open(write_file("octf.trace.0", f, flen));
+	assert_non_null(s);
+	for (i = 0; i < ds.n; i++) {
+		assert_int_equal(stream__next(s, &msg, &len), 1);
+		assert_int_equal(len, ds.moff[i + 1] - ds.moff[i]);
+		assert_memory_equal(msg, ds.msgs + ds.moff[i], len);
+		assert_int_equal(stream__offset(s), ds.off[i]);
+	}
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	assert_int_equal(stream__offset(s), ds.len);
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	stream__free(s);
+	free(f);
+	free(ds.msgs);
+	free(ds.enc);
+}
+
+/* A stream whose CPU saw nothing: the header alone is a clean, empty stream */
+static void test_delta_header_only(void **state)
+{
+	struct stream *s = stream__open(write_file("h.zst", DELTA_STREAM_HEADER,
+						   DELTA_STREAM_HEADER_LEN));
+	const uint8_t *msg;
+	size_t len;
+
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	stream__free(s);
+}
+
+/*
+ * Cut anywhere (a collector killed in the middle of a write): the messages
+ * before the cut, intact, then -ENODATA at the first missing record (or
+ * -EBADMSG); a cut between frames or right after the header is a clean end.
+ */
+static void test_delta_cut_anywhere(void **state)
+{
+	struct delta_stream ds;
+	size_t flen, cut;
+	uint8_t *f;
+
+	make_delta_stream(&ds);
+	f = delta_file(&ds, 25, &flen);
+	for (cut = 1; cut < flen; cut++) {
+		struct stream *s = stream__open(write_file("cut.zst", f, cut));
+		const uint8_t *msg;
+		size_t got = 0, len;
+		int r;
+
+		assert_non_null(s);
+		while ((r = stream__next(s, &msg, &len)) == 1) {
+			assert_true(got < ds.n);
+			assert_int_equal(len, ds.moff[got + 1] - ds.moff[got]);
+			assert_memory_equal(msg, ds.msgs + ds.moff[got], len);
+			got++;
+		}
+		if (cut == DELTA_STREAM_HEADER_LEN || cut == DELTA_STREAM_HEADER_LEN + first_frame_len) {
+			assert_int_equal(r, 0);
+			assert_int_equal(got, cut == DELTA_STREAM_HEADER_LEN ? 0 : 25);
+		} else {
+			assert_true(got < 25 || cut > DELTA_STREAM_HEADER_LEN + first_frame_len);
+			assert_true(r == -ENODATA || r == -EBADMSG);
+			if (r == -ENODATA && cut > DELTA_STREAM_HEADER_LEN)
+				assert_int_equal(stream__offset(s), ds.off[got]);
+		}
+		stream__free(s);
+	}
+	free(f);
+	free(ds.msgs);
+	free(ds.enc);
+}
+
+/* Records that are not valid delta records: damage at the record's offset */
+static void test_delta_bad_record(void **state)
+{
+	struct delta_stream ds;
+	size_t flen;
+	uint8_t *f;
+
+	make_delta_stream(&ds);
+	/* record 3 says it is of a type the stream never introduced */
+	ds.enc[ds.off[3]] = 0x0f;
+	f = delta_file(&ds, 1, &flen);
+	expect_error(write_file("bad.zst", f, flen), 3, -EBADMSG, ds.off[3]);
+	free(f);
+	/* a damaged frame: its checksum fails, the frame before stays */
+	ds.enc[ds.off[3]] = 0x01;
+	f = delta_file(&ds, 20, &flen);
+	f[DELTA_STREAM_HEADER_LEN + first_frame_len + 20] ^= 0x55;
+	{
+		struct stream *s = stream__open(write_file("bad.zst", f, flen));
+		const uint8_t *msg;
+		size_t got = 0, len;
+		int r;
+
+		assert_non_null(s);
+		while ((r = stream__next(s, &msg, &len)) == 1)
+			got++;
+		assert_int_equal(r, -EBADMSG);
+		assert_true(got >= 20 && got < ds.n);
+		stream__free(s);
+	}
+	free(f);
+	free(ds.msgs);
+	free(ds.enc);
+}
+
+/* Another program's skippable frame before zstd frames: plain framed records */
+static void test_foreign_skippable(void **state)
+{
+	static const uint8_t skip[] = { 0x50, 0x2a, 0x4d, 0x18, 0x03, 0, 0, 0, 'a', 'b', 'c' };
+	struct rec_stream rs;
+	size_t zlen;
+	uint8_t *z, *f;
+
+	make_stream(&rs);
+	z = zstd_two_frames(rs.b, rs.len, rs.off[2], &zlen);
+	f = malloc(sizeof(skip) + zlen);
+	assert_non_null(f);
+	memcpy(f, skip, sizeof(skip));
+	memcpy(f + sizeof(skip), z, zlen);
+	expect_records(write_file("s.zst", f, sizeof(skip) + zlen), &rs);
+	free(f);
+	free(z);
+	free(rs.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +591,11 @@ int main(void)
 		cmocka_unit_test(test_zstd_by_magic),
 		cmocka_unit_test(test_zstd_cut_anywhere),
 		cmocka_unit_test(test_zstd_garbage),
+		cmocka_unit_test(test_delta_records),
+		cmocka_unit_test(test_delta_header_only),
+		cmocka_unit_test(test_delta_cut_anywhere),
+		cmocka_unit_test(test_delta_bad_record),
+		cmocka_unit_test(test_foreign_skippable),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Per-CPU stream files: framing on disk, O_EXCL, mode, failing writes. */
+/*
+ * Per-CPU stream files: framing on disk, O_EXCL, mode, failing writes;
+ * compressed streams read back through the parser's reader, with sizes
+ * that never exceed what the writer promised.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -16,6 +20,9 @@
 
 #include <cmocka.h>
 
+#include "delta.h"
+#include "framing.h"
+#include "stream.h"
 #include "stream_writer.h"
 
 static char dir[PATH_MAX], path[PATH_MAX];
@@ -51,7 +58,7 @@ static size_t read_all(uint8_t *buf, size_t size)
 static void test_framed_records(void **state)
 {
 	static uint8_t big[300];
-	struct stream_writer *w = stream_writer__create(path);
+	struct stream_writer *w = stream_writer__create(path, NULL);
 	uint8_t buf[512];
 	struct stat st;
 
@@ -59,7 +66,7 @@ static void test_framed_records(void **state)
 	memset(big, 0xab, sizeof(big));
 	assert_int_equal(stream_writer__append(w, (const uint8_t *)"abc", 3), 0);
 	assert_int_equal(stream_writer__append(w, big, sizeof(big)), 0);
-	assert_int_equal(stream_writer__bytes(w), 1 + 3 + 2 + 300);
+	assert_int_equal(stream_writer__size_bound(w), 1 + 3 + 2 + 300);
 	/* buffered, not yet on disk */
 	assert_int_equal(stream_writer__records_written(w), 0);
 	assert_int_equal(stream_writer__flush(w), 0);
@@ -80,11 +87,11 @@ static void test_framed_records(void **state)
 
 static void test_never_overwrites(void **state)
 {
-	struct stream_writer *w = stream_writer__create(path);
+	struct stream_writer *w = stream_writer__create(path, NULL);
 
 	assert_non_null(w);
 	stream_writer__close(w);
-	assert_null(stream_writer__create(path));
+	assert_null(stream_writer__create(path, NULL));
 	assert_int_equal(errno, EEXIST);
 }
 
@@ -107,7 +114,7 @@ static void test_failed_write_keeps_flushed(void **state)
 	lim.rlim_cur = 1500000;
 	setrlimit(RLIMIT_FSIZE, &lim);
 
-	w = stream_writer__create(path);
+	w = stream_writer__create(path, NULL);
 	assert_non_null(w);
 	assert_int_equal(stream_writer__append(w, rec, sizeof(rec)), 0);
 	assert_int_equal(stream_writer__flush(w), 0);
@@ -131,12 +138,149 @@ static void test_failed_write_keeps_flushed(void **state)
 	assert_int_equal(records * 1002, on_disk);
 }
 
+/* Event i: header and an io body, as the collector's encoder writes them */
+static size_t make_event(uint8_t *m, size_t i)
+{
+	uint8_t body[64];
+	size_t n = 0, b = 0;
+
+	b += framing__put_varint(body + b, 1 << 3);
+	b += framing__put_varint(body + b, 8 + (i * 7919 % 100000) * 8);
+	b += framing__put_varint(body + b, 2 << 3);
+	b += framing__put_varint(body + b, 8);
+	b += framing__put_varint(body + b, 9 << 3);
+	b += framing__put_varint(body + b, 0xffff888100000000ull + (i % 37) * 0x100);
+	m[n++] = 0x0a;
+	m[n++] = 0;
+	n += framing__put_varint(m + n, 1 << 3);
+	n += framing__put_varint(m + n, 1 + i);
+	n += framing__put_varint(m + n, 2 << 3);
+	n += framing__put_varint(m + n, 1000000000 + i * 3000);
+	m[1] = (uint8_t)(n - 2);
+	m[n++] = 0x12;
+	m[n++] = (uint8_t)b;
+	memcpy(m + n, body, b);
+	return n + b;
+}
+
+static void expect_events(size_t first, size_t count)
+{
+	struct stream *s = stream__open(path);
+	const uint8_t *msg;
+	uint8_t want[128];
+	size_t i, len;
+
+	assert_non_null(s);
+	for (i = first; i < first + count; i++) {
+		assert_int_equal(stream__next(s, &msg, &len), 1);
+		assert_int_equal(len, make_event(want, i));
+		assert_memory_equal(msg, want, len);
+	}
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	stream__free(s);
+}
+
+static void test_compressed(void **state)
+{
+	struct stream_zstd *z = stream_zstd__new(3);
+	struct stream_writer *w;
+	uint8_t m[128], head[DELTA_STREAM_HEADER_LEN];
+	uint64_t bound;
+	struct stat st;
+	size_t i, len;
+
+	assert_non_null(z);
+	w = stream_writer__create(path, z);
+	assert_non_null(w);
+	/* the header is on disk at once */
+	assert_int_equal(stream_writer__bytes_written(w), DELTA_STREAM_HEADER_LEN);
+	assert_int_equal(stream_writer__size_bound(w), DELTA_STREAM_HEADER_LEN);
+	for (i = 0; i < 50000; i++) {
+		uint64_t before = stream_writer__size_bound(w);
+
+		len = make_event(m, i);
+		bound = stream_writer__append_bound(w, len);
+		assert_int_equal(stream_writer__append(w, m, len), 0);
+		assert_true(stream_writer__size_bound(w) - before <= bound);
+		if (i == 20000) {
+			/* what is promised holds once flushed */
+			bound = stream_writer__size_bound(w);
+			assert_int_equal(stream_writer__flush(w), 0);
+			assert_true(stream_writer__bytes_written(w) <= bound);
+			assert_int_equal(stream_writer__records_written(w), 20001);
+			assert_int_equal(stream_writer__size_bound(w), stream_writer__bytes_written(w));
+		}
+	}
+	bound = stream_writer__size_bound(w);
+	assert_int_equal(stream_writer__flush(w), 0);
+	assert_true(stream_writer__bytes_written(w) <= bound);
+	assert_int_equal(stream_writer__records_written(w), 50000);
+	/* a few bytes per record: the delta records did their work */
+	assert_true(stream_writer__bytes_written(w) < 50000 * 12);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, stream_writer__bytes_written(w));
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stream_writer__close(w), 0);
+
+	assert_int_equal(read_all(head, sizeof(head)), sizeof(head));
+	assert_memory_equal(head, DELTA_STREAM_HEADER, DELTA_STREAM_HEADER_LEN);
+	expect_events(0, 50000);
+	/* never overwrites */
+	assert_null(stream_writer__create(path, z));
+	assert_int_equal(errno, EEXIST);
+	stream_zstd__free(z);
+}
+
+/*
+ * A failing write leaves whole frames: the reader gets exactly the records
+ * counted as written and a clean end.
+ */
+static void test_compressed_failed_write(void **state)
+{
+	struct stream_zstd *z = stream_zstd__new(1);
+	struct rlimit old, lim;
+	struct stream_writer *w;
+	uint8_t m[128];
+	struct stat st;
+	size_t i;
+	int err = 0;
+
+	assert_non_null(z);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = 100000;
+	setrlimit(RLIMIT_FSIZE, &lim);
+
+	w = stream_writer__create(path, z);
+	assert_non_null(w);
+	for (i = 0; i < 1000000 && !err; i++) {
+		err = stream_writer__append(w, m, make_event(m, i));
+		/* small frames, as a collector flushing every second writes them */
+		if (!err && i % 500 == 499)
+			err = stream_writer__flush(w);
+	}
+	assert_int_equal(err, -EFBIG);
+	assert_int_equal(stream_writer__flush(w), -EFBIG);
+	assert_true(stream_writer__records_written(w) > 1000);
+	assert_int_equal(stream_writer__records_written(w) % 500, 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, stream_writer__bytes_written(w));
+	i = stream_writer__records_written(w);
+	assert_int_equal(stream_writer__close(w), -EFBIG);
+	setrlimit(RLIMIT_FSIZE, &old);
+	expect_events(0, i);
+	stream_zstd__free(z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_framed_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_never_overwrites, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write_keeps_flushed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compressed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compressed_failed_write, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Delta records: the compact record form of our compressed trace files.
+ *
+ * An OCTF record spends most of its bytes on what the previous record of
+ * the stream already said: field tags, the same device, pid and comm, a
+ * 9-byte sid and timestamp that grew by a little, 10-byte varints of
+ * kernel addresses seen a few records before. zstd alone finds some of it
+ * (about 33 bytes per block I/O of a random-read trace); predicting each
+ * field from the stream's past and writing only what was mispredicted
+ * leaves zstd a few bytes per record (see README, "Trace size").
+ *
+ * The transform works on the protobuf wire format, not on the schema, so
+ * event types added later are handled too (with the generic prediction:
+ * the same field of the previous record of that type). It is exact: the
+ * decoder gives back the same bytes the encoder was given. A message it
+ * cannot reproduce byte for byte (not in canonical proto3 form, larger
+ * than DELTA_MSG_MAX) is stored verbatim.
+ *
+ * Stream layout (a file octf.trace.<n>.zst): DELTA_STREAM_HEADER (a zstd
+ * skippable frame that marks the variant), then zstd frames whose content
+ * is a sequence of delta records. `--compress none` never uses this form;
+ * plain zstd frames of OCTF framing (no header) are read as before.
+ *
+ * Record (all varints base 128, zigzag where signed):
+ *   K        byte: bits 0-3 type index + 1 (0: see X), bits 4-6 sid code,
+ *            bit 7 layout change
+ *   [X]      if type bits are 0: varint 0 = verbatim (then K must be 0):
+ *            varint length + that many bytes of OCTF message; else X is the
+ *            body field number of a type not seen before (gets the next
+ *            index; at most 15 types, later ones go verbatim)
+ *   [sid]    if sid code is 7: zigzag(sid - previous sid - 1); codes 0-6
+ *            are that difference itself
+ *   [layout] if bit 7: varint n, then n varints (field number << 1 |
+ *            length-delimited): fields this type has not had before
+ *   ts       zigzag(timestamp - previous timestamp)
+ *   mask     varint: bit i = field slot i (by field number) differs from
+ *            its prediction
+ *   values   for each set bit, the field's value coded by its role:
+ *            ids (bio and request addresses): rank in the stream's
+ *            move-to-front list of recent ones, or 0 and
+ *            zigzag(id - most recent id); bytes (strings, sub-messages):
+ *            0 absent, 1..16 rank in the slot's recent values + 1, 17 then
+ *            length and bytes; other numbers: zigzag(value - prediction)
+ * Predictions: the previous record's value of the slot (absent = 0);
+ * ids: the most recent id; a dispatch's lba/len: those of the io whose id
+ * it dispatches. All lists are updated after the record, in field order.
+ * Which fields have which role, and the sizes of the lists (delta.c), are
+ * part of the format: changing them needs a new version in the header.
+ */
+#ifndef IOTRACE_DELTA_H
+#define IOTRACE_DELTA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "framing.h"
+
+/*
+ * A zstd skippable frame (magic 0x184D2A5E, little endian, then the
+ * payload length) whose payload names the variant and its version. zstd
+ * itself skips it; the parser reads it to know the frames hold delta
+ * records.
+ */
+#define DELTA_STREAM_HEADER "\x5e\x2a\x4d\x18\x14\x00\x00\x00iotrace delta recs 1"
+#define DELTA_STREAM_HEADER_LEN 28
+
+/* Larger messages are stored verbatim; a decoded record is never larger. */
+#define DELTA_MSG_MAX 4096
+
+/*
+ * Room delta__encode needs for a message of len bytes. A record is mostly
+ * far shorter than its message; the bound holds for any message: each
+ * field costs at least 2 bytes in the message and at most 16 in a record.
+ */
+#define DELTA_ENCODED_MAX(len) \
+	((size_t)(len) > DELTA_MSG_MAX ? (size_t)(len) + 12 : 8 * (size_t)(len) + 64)
+
+/*
+ * No record is longer (a verbatim FRAMING_RECORD_MAX message is the
+ * longest): a decoder that has this many bytes and still wants more has
+ * found damage.
+ */
+#define DELTA_RECORD_MAX (FRAMING_RECORD_MAX + 64)
+
+struct delta;
+
+/* One per stream, for either direction. NULL on out of memory. */
+struct delta *delta__new(void);
+
+/* Accepts NULL. */
+void delta__free(struct delta *d);
+
+/*
+ * Appends the delta record of the OCTF message msg[0..len) to out, which
+ * has room for DELTA_ENCODED_MAX(len) bytes; returns the bytes written.
+ * Never fails: what it cannot encode (or an allocation failure) it stores
+ * verbatim.
+ */
+size_t delta__encode(struct delta *d, const uint8_t *msg, size_t len, uint8_t *out);
+
+/*
+ * Decodes the record at in[0..avail):
+ *   1        *msg, *len hold the OCTF message (valid until the next call;
+ *            it may point into in), *used the bytes the record took
+ *   0        in ends inside the record: call again with more bytes
+ *   -EBADMSG the bytes are not a valid record for this stream's state
+ *   -ENOMEM
+ * The state changes only when a record is returned, so after 0 the same
+ * bytes plus more can be passed again.
+ */
+int delta__decode(struct delta *d, const uint8_t *in, size_t avail, const uint8_t **msg,
+		  size_t *len, size_t *used);
+
+#endif
