@@ -39,6 +39,12 @@ static inline void field(struct csv_writer *cw)
 	cw->row_started = true;
 }
 
+/* What makes a field need quotes: ',', '"', CR, LF (all below '-'). */
+static inline bool special(char c)
+{
+	return c <= ',' && (c == ',' || c == '"' || c == '\r' || c == '\n');
+}
+
 void csv__string(struct csv_writer *cw, const char *s)
 {
 	size_t len, i, run;
@@ -46,11 +52,16 @@ void csv__string(struct csv_writer *cw, const char *s)
 	field(cw);
 	if (!s)
 		return;
-	len = strlen(s);
-	if (len == strcspn(s, ",\"\r\n")) {
+	/* fields are short: one pass finds the end and any special byte */
+	for (len = 0; s[len]; len++) {
+		if (special(s[len]))
+			break;
+	}
+	if (!s[len]) {
 		outbuf_put(&cw->ob, s, len);
 		return;
 	}
+	len += strlen(s + len);
 	outbuf_putc(&cw->ob, '"');
 	for (i = 0, run = 0; i < len; i++) {
 		if (s[i] != '"')
@@ -64,12 +75,22 @@ void csv__string(struct csv_writer *cw, const char *s)
 	outbuf_putc(&cw->ob, '"');
 }
 
+void csv__plain(struct csv_writer *cw, const char *s, size_t len)
+{
+	field(cw);
+	outbuf_put(&cw->ob, s, len);
+}
+
 void csv__uint(struct csv_writer *cw, uint64_t v)
 {
-	char buf[DECIMAL_MAX], *p = decimal_u64(buf + sizeof(buf), v);
+	unsigned int n = decimal_len(v);
 
+	/* numbers are most of a row: straight into the buffer, no copy */
 	field(cw);
-	outbuf_put(&cw->ob, p, (size_t)(buf + sizeof(buf) - p));
+	if (n > OUTBUF_SIZE - cw->ob.len)
+		outbuf_flush(&cw->ob);
+	decimal_u64(cw->ob.b + cw->ob.len + n, v);
+	cw->ob.len += n;
 }
 
 void csv__int(struct csv_writer *cw, int64_t v)

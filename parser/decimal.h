@@ -38,6 +38,26 @@ static inline char *decimal_u64(char *end, uint64_t v)
 	return p;
 }
 
+/*
+ * Digits of v, so that decimal_u64() can write straight to where the text
+ * goes: reading back digits just stored two bytes at a time stalls the
+ * CPU (the wide load cannot be forwarded from the narrow stores).
+ */
+static inline unsigned int decimal_len(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull,
+		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull,
+	};
+	/* log10(2) ~ 1233 / 4096: t is the digit count or one less */
+	unsigned int t = (unsigned int)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return v ? t + 1 - (v < pow10[t]) : 1;
+}
+
 static inline char *decimal_i64(char *end, int64_t v)
 {
 	char *p;

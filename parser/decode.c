@@ -228,6 +228,9 @@ static bool fast_io(const uint8_t *p, const uint8_t *end, struct event *ev)
 		case TAG(30, WT_VARINT):
 			ev->io.flags = v ? ev->io.flags | IOF_DIRECT : ev->io.flags & ~IOF_DIRECT;
 			break;
+		case TAG(31, WT_VARINT):
+			ev->io.vfs_call = v;
+			break;
 		default:
 			return false;
 		}
@@ -432,7 +435,7 @@ static bool fast_dispatch(const uint8_t *p, const uint8_t *end, struct event *ev
 }
 
 /* The event type of a top-level field, EV_NONE for one we do not know. */
-static enum event_type oneof_type(uint64_t tag)
+static inline enum event_type oneof_type(uint64_t tag)
 {
 	switch (tag) {
 	case TAG(2, WT_LEN):
@@ -451,6 +454,8 @@ static enum event_type oneof_type(uint64_t tag)
 		return EV_SPLIT;
 	case TAG(21, WT_LEN):
 		return EV_DISPATCH;
+	case TAG(22, WT_LEN):
+		return EV_VFS;
 	default:
 		return EV_NONE;
 	}
@@ -557,6 +562,7 @@ static void from_pb(const Octf__Proto__Trace__Event *pb, struct event *ev)
 			       (io->writezeroes ? IOF_WRITE_ZEROES : 0) |
 			       (io->direct ? IOF_DIRECT : 0);
 		ev->io.cgroup = io->cgroupid;
+		ev->io.vfs_call = io->vfscallid;
 		if (io->comm)
 			copy_comm(ev->io.comm, (const uint8_t *)io->comm, strlen(io->comm));
 		break;
@@ -616,6 +622,9 @@ static void from_pb(const Octf__Proto__Trace__Event *pb, struct event *ev)
 	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_FILE_EVENT:
 		ev->type = EV_FILE_EVENT;
 		break;
+	case OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_VFS:
+		ev->type = EV_VFS;
+		break;
 	default:
 		ev->type = EV_NONE;
 		break;
@@ -633,6 +642,20 @@ bool decode__peek_sid(const uint8_t *msg, size_t len, uint64_t *sid)
 	return get_varint(&p, msg + 2 + msg[1], sid);
 }
 
+bool decode__peek_type(const uint8_t *msg, size_t len, enum event_type *type)
+{
+	const uint8_t *p, *end = msg + len;
+	uint64_t tag, n;
+
+	if (len < 2 || msg[0] != TAG(1, WT_LEN) || msg[1] >= 0x80 || (size_t)msg[1] + 2 >= len)
+		return false;
+	p = msg + 2 + msg[1];
+	if (!get_varint(&p, end, &tag) || !get_varint(&p, end, &n) || n != (uint64_t)(end - p))
+		return false;
+	*type = oneof_type(tag);
+	return *type != EV_NONE;
+}
+
 int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev)
 {
 	Octf__Proto__Trace__Event *pb;
@@ -643,7 +666,8 @@ int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev)
 		return -EPROTO;
 	from_pb(pb, ev);
 	/* the rare types keep their message: they carry strings */
-	if (ev->type == EV_DEVICE || ev->type == EV_FILE_NAME || ev->type == EV_FILE_EVENT)
+	if (ev->type == EV_DEVICE || ev->type == EV_FILE_NAME || ev->type == EV_FILE_EVENT ||
+	    ev->type == EV_VFS)
 		ev->pb = pb;
 	else
 		octf__proto__trace__event__free_unpacked(pb, NULL);

@@ -42,6 +42,16 @@ int decode__event(const uint8_t *msg, size_t len, struct event *ev, unsigned int
  */
 bool decode__peek_sid(const uint8_t *msg, size_t len, uint64_t *sid);
 
+/*
+ * The event type of a record laid out as every encoder writes it (a
+ * header with a one-byte length, then one event field that ends the
+ * record), read without decoding it; false for any other record, which
+ * the decoder may still take. Lets a reader drop the types it does not
+ * want for a few byte reads, checking no more than decode__event() checks
+ * of them (their top-level fields).
+ */
+bool decode__peek_type(const uint8_t *msg, size_t len, enum event_type *type);
+
 /* The protobuf-c path alone (for tests and the fuzz target). */
 int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev);
 

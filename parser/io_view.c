@@ -17,10 +17,12 @@
  * event. A record without a file has no "file"; a file event has no "io".
  *
  * What our traces add, printed only when the trace has it: io.queueTime
- * and io.deviceTime (ns) for dispatched I/Os, io.pid, io.tid, io.comm and
- * io.cgroupId when not 0 or empty, flags sync, requestOnly and
- * writeZeroes when set. io.flags.direct is OCTF's, set by our traces. An
- * I/O that never completed has error true and no latency.
+ * and io.deviceTime (ns) for dispatched I/Os; io.vfsCallId (the vfs.id
+ * of the call the I/O was queued in, see --vfs) and process {pid, tid,
+ * comm, cgroup} (named as --vfs names them) when not 0 or empty; flags
+ * sync, requestOnly and writeZeroes when set. io.flags.direct is OCTF's,
+ * set by our traces. An I/O that never completed has error true and no
+ * latency.
  *
  * CSV has one column per dotted path, OCTF's first, ours after, always
  * the same columns in the same order; empty cells where a record has no
@@ -58,8 +60,9 @@ static const char *const csv_columns[] = {
 	"device.id", "device.name", "device.partition", "device.model",
 	"file.id", "file.offset", "file.size", "file.creationDate", "file.path", "file.eventType",
 	/* ours */
-	"io.queueTime", "io.deviceTime", "io.pid", "io.tid", "io.comm", "io.cgroupId",
-	"io.flags.sync", "io.flags.requestOnly", "io.flags.writeZeroes",
+	"io.queueTime", "io.deviceTime", "process.pid", "process.tid", "process.comm",
+	"process.cgroup",
+	"io.flags.sync", "io.flags.requestOnly", "io.flags.writeZeroes", "io.vfsCallId",
 };
 
 static const char *op_name(int32_t op)
@@ -214,6 +217,15 @@ static void json_io(struct json_writer *jw, const struct io_rec *r)
 			jw__uint_str(jw, r->device_time);
 		}
 	}
+	if (r->vfs_call) {
+		jw__name(jw, "vfsCallId");
+		jw__uint_str(jw, r->vfs_call);
+	}
+	jw__end_object(jw);
+	if (!r->pid && !r->tid && !r->comm[0] && !r->cgroup)
+		return;
+	jw__name(jw, "process");
+	jw__start_object(jw);
 	if (r->pid) {
 		jw__name(jw, "pid");
 		jw__uint(jw, r->pid);
@@ -227,7 +239,7 @@ static void json_io(struct json_writer *jw, const struct io_rec *r)
 		jw__string(jw, r->comm);
 	}
 	if (r->cgroup) {
-		jw__name(jw, "cgroupId");
+		jw__name(jw, "cgroup");
 		jw__uint_str(jw, r->cgroup);
 	}
 	jw__end_object(jw);
@@ -283,9 +295,13 @@ static void json_record(struct io_view *v, const struct io_rec *r)
 
 /* ---- CSV ---- */
 
+/* ten of a row's fields: no scan for quotes, a constant-size copy */
 static void csv_bool(struct csv_writer *cw, bool b)
 {
-	csv__string(cw, b ? "true" : "false");
+	if (b)
+		csv__plain(cw, "true", 4);
+	else
+		csv__plain(cw, "false", 5);
 }
 
 static void csv_enum(struct csv_writer *cw, const char *name, int32_t value)
@@ -376,6 +392,10 @@ static void csv_record(struct io_view *v, const struct io_rec *r)
 		for (i = 0; i < 3; i++)
 			csv__empty(cw);
 	}
+	if (io && r->vfs_call)
+		csv__uint(cw, r->vfs_call);
+	else
+		csv__empty(cw);
 	csv__end_row(cw);
 }
 

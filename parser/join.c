@@ -13,6 +13,7 @@
 
 #include "file_names.h"
 #include "join.h"
+#include "name_pass.h"
 #include "u64map.h"
 
 #define LATE (1ull << 63)
@@ -44,6 +45,7 @@ struct join {
 	struct device *last_dev;
 
 	struct file_names *files;
+	bool names_final;	/* join__preload_names() ran: name events change nothing */
 	bool have_ts0;
 	uint64_t ts0;
 };
@@ -69,6 +71,18 @@ struct join *join__new(unsigned int flags, const struct join_sink *sink)
 	return j;
 }
 
+int join__preload_names(struct join *j, struct trace *t, unsigned int threads)
+{
+	int err;
+
+	if (!j->files)
+		return 0;
+	err = name_pass__run(t, j->files, threads);
+	if (!err)
+		j->names_final = true;
+	return err;
+}
+
 unsigned int join__event_types(const struct join *j)
 {
 	unsigned int t = EV_BIT(EV_IO) | EV_BIT(EV_COMPLETION) | EV_BIT(EV_SPLIT) |
@@ -76,6 +90,8 @@ unsigned int join__event_types(const struct join *j)
 
 	if (j->flags & JOIN_FILES)
 		t |= EV_BIT(EV_FS_META) | EV_BIT(EV_FILE_NAME) | EV_BIT(EV_FILE_EVENT);
+	if (j->flags & JOIN_VFS)
+		t |= EV_BIT(EV_VFS);
 	return t;
 }
 
@@ -371,6 +387,7 @@ static int on_io(struct join *j, const struct event *ev)
 	r->tid = ev->io.tid;
 	r->cgroup = ev->io.cgroup;
 	memcpy(r->comm, ev->io.comm, sizeof(r->comm));
+	r->vfs_call = ev->io.vfs_call;
 	r->error = false;
 	r->dispatched = false;
 	r->latency = r->dispatch_ts = r->queue_time = r->device_time = 0;
@@ -550,6 +567,8 @@ static int on_file_name(struct join *j, const struct event *ev)
 	const Octf__Proto__Trace__EventIoFilesystemFileName *fnm = ev->pb->filesystemfilename;
 	struct file_id id, parent;
 
+	if (j->names_final)
+		return 0;
 	event__file_id(fnm->fileid, &id);
 	event__file_id(fnm->fileparentid, &parent);
 	return file_names__set_name(j->files, &id, &parent, fnm->filename);
@@ -587,6 +606,66 @@ static int on_file_event(struct join *j, const struct event *ev)
 	return 0;
 }
 
+/* ---- VFS calls ---- */
+
+/*
+ * The device of a file system (dev_t): a described device of that id (a
+ * traced partition), else the disk its partition's I/Os went to, else an
+ * undescribed one of that id; NULL rather than a new device.
+ */
+static const struct device *vfs_device(struct join *j, uint64_t part)
+{
+	const struct device *d = NULL;
+	uint64_t idx;
+
+	if (u64map__get(&j->dev_idx, part, &idx)) {
+		d = j->devs[idx];
+		if (d->described)
+			return d;
+	}
+	if (u64map__get(&j->part_dev, part, &idx))
+		return j->devs[idx];
+	return d;
+}
+
+static int vfs_file(struct join *j, const Octf__Proto__Trace__FileId *pb, struct file_node **f,
+		    const char **path, size_t *len)
+{
+	struct file_id id;
+
+	if (!pb || !j->files)
+		return 0;
+	event__file_id(pb, &id);
+	*f = file_names__get(j->files, &id);
+	if (!*f)
+		return -ENOMEM;
+	if (j->flags & JOIN_PATHS)
+		*path = file_names__path(j->files, *f, len);
+	return 0;
+}
+
+static int on_vfs(struct join *j, const struct event *ev)
+{
+	const Octf__Proto__Trace__EventVfs *v = ev->pb->vfs;
+	struct vfs_rec r;
+	int err;
+
+	if (!j->sink.vfs)
+		return 0;
+	vfs_rec__fill(&r, ev);
+	r.time = r.ts >= j->ts0 ? r.ts - j->ts0 : 0;
+	/* modulo 2^64, then signed: a call that began before the first event is < 0 */
+	r.start = (int64_t)(r.ts - r.duration - j->ts0);
+	r.dev = vfs_device(j, r.part);
+	err = vfs_file(j, v->fileid, &r.file, &r.path, &r.path_len);
+	if (!err)
+		err = vfs_file(j, v->fileid2, &r.file2, &r.path2, &r.path2_len);
+	if (err)
+		return err;
+	j->sink.vfs(j->sink.ctx, &r);
+	return 0;
+}
+
 int join__event(struct join *j, const struct event *ev)
 {
 	if (!j->have_ts0 && ev->type != EV_DEVICE && ev->type != EV_NONE) {
@@ -610,6 +689,8 @@ int join__event(struct join *j, const struct event *ev)
 		return j->files ? on_file_name(j, ev) : 0;
 	case EV_FILE_EVENT:
 		return j->files ? on_file_event(j, ev) : 0;
+	case EV_VFS:
+		return (j->flags & JOIN_VFS) ? on_vfs(j, ev) : 0;
 	default:
 		return 0;
 	}

@@ -27,6 +27,8 @@
  *   Delete, MoveFrom, MoveTo) becomes a record without an I/O.
  * - requestOnly I/Os (a flush request the kernel made without a bio) are
  *   records like any other, with that flag.
+ * - vfs (with JOIN_VFS): a record of its own (vfs_rec.h), handed to the
+ *   sink's vfs callback at once, with its file, path and device.
  *
  * Records go out in submission (sid) order, each once it and every
  * earlier one completed. An I/O that never completes is reported at the
@@ -48,6 +50,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "vfs_rec.h"
 
 #define JOIN_QUEUE_LIMIT (1u << 16)
 
@@ -90,6 +93,7 @@ struct io_rec {
 	uint32_t write_hint, pid, tid;
 	uint64_t cgroup;	/* cgroup v2 id, 0 = not recorded */
 	char comm[EVENT_COMM_MAX];	/* "" = not recorded */
+	uint64_t vfs_call;	/* vfs_rec.id of the call that queued it, 0 = none */
 	uint32_t qd;
 	bool error;		/* completion error (also set for IO_NOT_COMPLETED) */
 	bool dispatched;
@@ -125,15 +129,29 @@ struct join_sink {
 	/* called for every record, in order; r is valid during the call */
 	void (*record)(void *ctx, const struct io_rec *r);
 	void *ctx;
+	/* with JOIN_VFS: called for every VFS call, in sid order; NULL = not wanted */
+	void (*vfs)(void *ctx, const struct vfs_rec *r);
 };
 
 enum join_flags {
 	JOIN_FILES = 1 << 0,	/* read file metadata, names and file events */
 	JOIN_PATHS = 1 << 1,	/* resolve io_rec.path (implies JOIN_FILES) */
+	JOIN_VFS = 1 << 2,	/* read vfs events: sink.vfs */
 };
 
 /* Returns NULL on allocation failure. */
 struct join *join__new(unsigned int flags, const struct join_sink *sink);
+
+/*
+ * Paths from the names files have at the end of the trace: reads the name
+ * events of all of t first (name_pass.h; t is used up, the events then go
+ * through a trace opened again), and the name events fed later change
+ * nothing. Without it, a path uses the names known when its record goes
+ * out. Call before the first join__event(); with JOIN_FILES only. Returns
+ * 0 or -ENOMEM.
+ */
+struct trace;
+int join__preload_names(struct join *j, struct trace *t, unsigned int threads);
 
 /* EV_BIT() mask of the event types this join uses: for reader__new(). */
 unsigned int join__event_types(const struct join *j);

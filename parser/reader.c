@@ -17,17 +17,20 @@
  * Handing out scans both windows' bitmaps; a sid found twice goes out
  * through the extras, which are sorted by (sid, stream, position in the
  * stream): the result does not depend on which thread read what. The
- * threads synchronize on a mutex between fills, which orders everything
- * (slots, bitmaps, streams' pending records); during a fill they write
- * only quarters 1-3 and the caller reads only quarter 0.
+ * threads synchronize between fills on two sequentially consistent
+ * counters (fills started, fills the helper finished), which order
+ * everything (slots, bitmaps, streams' pending records); during a fill
+ * they write only quarters 1-3 and the caller reads only quarter 0.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "decode.h"
 #include "reader.h"
@@ -96,13 +99,19 @@ struct reader {
 	struct merge_error *errs;
 	size_t nerr;
 
-	/* the helper: step counts fills started, done_step the last it finished (under mu) */
+	/*
+	 * The helper: step counts fills started (written by the caller's
+	 * thread), done_step the last the helper finished (by the helper).
+	 * Each side spins a while before it sleeps on cv; sleepers counts
+	 * those asleep or about to be, so a waker knows to take mu.
+	 */
 	bool threaded;
 	pthread_t helper;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	unsigned long step, done_step;
-	bool quit;
+	_Atomic unsigned long step, done_step;
+	_Atomic bool quit;
+	_Atomic unsigned int sleepers;
 };
 
 /* ---- reading (either thread) ---- */
@@ -128,6 +137,7 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 {
 	struct rstream *rs = &r->rs[i];
 	uint64_t sid, idx = 0, bit = 0;
+	enum event_type type;
 	const uint8_t *msg;
 	struct event *ev;
 	bool direct;
@@ -148,6 +158,9 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 			rs->done = true;
 			break;
 		}
+		/* a third of the records are file metadata, which most views skip */
+		if (decode__peek_type(msg, len, &type) && !(r->types & EV_BIT(type)))
+			continue;
 		direct = decode__peek_sid(msg, len, &sid) && sid >= r->late_limit &&
 			 sid < r->fill_limit && sid <= SID_WINDOWED_MAX;
 		if (direct) {
@@ -263,25 +276,91 @@ static void fill_streams(struct reader *r, struct filler *f)
 	}
 }
 
+/*
+ * Fills are a few hundred microseconds apart, a trace has one per
+ * READER_QUARTER sids, and waking a thread that slept takes tens of
+ * microseconds on a busy kernel and up to milliseconds in a VM, whose
+ * idle virtual CPU the host must first run again. So a thread waiting
+ * for the other spins a while (some 0.2 ms) before it sleeps, and yields
+ * the CPU now and then in case the other waits for that one. Measured on
+ * 2 virtual CPUs: a longer spin gained nothing when the machine was idle
+ * and cost more when it was busy.
+ */
+#define SPIN_LIMIT (1u << 13)
+#define SPIN_YIELD_EVERY 256
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/*
+ * Waits until cond(r, arg). The sleeper counts itself before its last
+ * look at the condition and the waker changes the condition before it
+ * looks at the count (both sequentially consistent): a wakeup is never lost.
+ */
+static void wait_for(struct reader *r, bool (*cond)(struct reader *, unsigned long),
+		     unsigned long arg)
+{
+	unsigned int i;
+
+	for (i = 1; i <= SPIN_LIMIT; i++) {
+		if (cond(r, arg))
+			return;
+		if (i % SPIN_YIELD_EVERY == 0)
+			sched_yield();
+		else
+			cpu_relax();
+	}
+	pthread_mutex_lock(&r->mu);
+	atomic_fetch_add(&r->sleepers, 1);
+	while (!cond(r, arg))
+		pthread_cond_wait(&r->cv, &r->mu);
+	atomic_fetch_sub(&r->sleepers, 1);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* After changing what the other thread waits for. */
+static void wake(struct reader *r)
+{
+	if (!atomic_load(&r->sleepers))
+		return;
+	pthread_mutex_lock(&r->mu);
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* the helper's: a fill after the one it saw last, or the end */
+static bool helper_cond(struct reader *r, unsigned long seen)
+{
+	return atomic_load(&r->quit) || atomic_load(&r->step) != seen;
+}
+
+/* the caller's: the helper is through the fill in progress */
+static bool finish_cond(struct reader *r, unsigned long unused)
+{
+	(void)unused;
+	return atomic_load(&r->done_step) == atomic_load(&r->step);
+}
+
 static void *helper_main(void *p)
 {
 	struct reader *r = p;
 	unsigned long seen = 0;
 
-	pthread_mutex_lock(&r->mu);
 	for (;;) {
-		while (!r->quit && r->step == seen)
-			pthread_cond_wait(&r->cv, &r->mu);
-		if (r->quit)
+		wait_for(r, helper_cond, seen);
+		if (atomic_load(&r->quit))
 			break;
-		seen = r->step;
-		pthread_mutex_unlock(&r->mu);
+		seen = atomic_load(&r->step);
 		fill_streams(r, &r->fill[1]);
-		pthread_mutex_lock(&r->mu);
-		r->done_step = seen;
-		pthread_cond_broadcast(&r->cv);
+		atomic_store(&r->done_step, seen);
+		wake(r);
 	}
-	pthread_mutex_unlock(&r->mu);
 	return NULL;
 }
 
@@ -334,10 +413,8 @@ static void fill_start(struct reader *r, uint64_t limit, uint64_t late)
 	atomic_store(&r->next_stream, (uint64_t)r->n << 32);
 	r->filling = true;
 	if (r->threaded) {
-		pthread_mutex_lock(&r->mu);
-		r->step++;
-		pthread_cond_broadcast(&r->cv);
-		pthread_mutex_unlock(&r->mu);
+		atomic_fetch_add(&r->step, 1);
+		wake(r);
 	}
 }
 
@@ -351,12 +428,8 @@ static int fill_finish(struct reader *r)
 	if (!r->filling)
 		return 0;
 	fill_streams(r, &r->fill[0]);
-	if (r->threaded) {
-		pthread_mutex_lock(&r->mu);
-		while (r->done_step != r->step)
-			pthread_cond_wait(&r->cv, &r->mu);
-		pthread_mutex_unlock(&r->mu);
-	}
+	if (r->threaded)
+		wait_for(r, finish_cond, 0);
 	r->filling = false;
 
 	nerr = r->fill[0].nerr + r->fill[1].nerr;
@@ -559,6 +632,24 @@ fail:
 	return ret;
 }
 
+/*
+ * A window is 2 MiB, filled within the first milliseconds: as 4 KiB pages
+ * that is 512 page faults (about a microsecond each, more in a VM) where
+ * one transparent huge page costs one. Where the kernel gives none, the
+ * advice is ignored and the pages come one by one, as with malloc.
+ */
+#define HUGE_PAGE (2u << 20)
+
+static void *huge_alloc(size_t size)
+{
+	void *p;
+
+	if (posix_memalign(&p, HUGE_PAGE, size))
+		return NULL;
+	madvise(p, size, MADV_HUGEPAGE);
+	return p;
+}
+
 struct reader *reader__new(struct trace *t, unsigned int types, unsigned int threads)
 {
 	struct reader *r;
@@ -582,7 +673,7 @@ struct reader *reader__new(struct trace *t, unsigned int types, unsigned int thr
 	memset(r->fill, 0, 2 * sizeof(*r->fill));
 	for (i = 0; i < 2; i++) {
 		r->fill[i].errs = calloc(n ? n : 1, sizeof(*r->fill[i].errs));
-		r->fill[i].slots = malloc(WINDOW * sizeof(*r->fill[i].slots));
+		r->fill[i].slots = huge_alloc(WINDOW * sizeof(*r->fill[i].slots));
 		if (!r->fill[i].errs || !r->fill[i].slots)
 			goto nomem;
 	}
@@ -627,13 +718,11 @@ void reader__free(struct reader *r)
 	if (!r)
 		return;
 	if (r->threaded) {
-		pthread_mutex_lock(&r->mu);
 		/* a fill in progress ends before its memory goes */
-		while (r->filling && r->done_step != r->step)
-			pthread_cond_wait(&r->cv, &r->mu);
-		r->quit = true;
-		pthread_cond_broadcast(&r->cv);
-		pthread_mutex_unlock(&r->mu);
+		if (r->filling)
+			wait_for(r, finish_cond, 0);
+		atomic_store(&r->quit, true);
+		wake(r);
 		pthread_join(r->helper, NULL);
 	}
 	pthread_mutex_destroy(&r->mu);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What every joined view (io, statistics, histograms, fs-statistics,
- * devices) offers the CLI: it is created on an output FILE, gets each
- * record the join hands out, and writes what it summarizes at the end.
+ * devices, vfs, file-statistics, process-statistics) offers the CLI: it
+ * is created on an output FILE, gets each record the join hands out, and
+ * writes what it summarizes at the end.
  * Views format only; they never print errors (the caller checks
  * view_ops.finish's result and ferror()).
  */
@@ -26,10 +27,12 @@ struct view_opts {
 
 struct view_ops {
 	const char *name;
-	unsigned int join_flags;	/* JOIN_FILES, JOIN_PATHS */
+	unsigned int join_flags;	/* JOIN_FILES, JOIN_PATHS, JOIN_VFS */
 	/* NULL with errno set on failure */
 	void *(*create)(FILE *out, const struct view_opts *o);
 	void (*record)(void *v, const struct io_rec *r);
+	/* VFS calls, for views with JOIN_VFS in join_flags; else NULL */
+	void (*vfs)(void *v, const struct vfs_rec *r);
 	/*
 	 * writes what is left; 0 or -errno: -ENOMEM, a write error, -E2BIG
 	 * (--lba-histogram: too many buckets)
@@ -46,6 +49,9 @@ extern const struct view_ops qd_hist_ops;
 extern const struct view_ops lba_hist_ops;
 extern const struct view_ops fs_view_ops;
 extern const struct view_ops devices_view_ops;
+extern const struct view_ops vfs_view_ops;
+extern const struct view_ops file_stats_view_ops;
+extern const struct view_ops process_view_ops;
 
 /* Shared by the views: a stream's first write error as -errno, after a flush. */
 int view__flush(FILE *out);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "filter.h"
 #include "join.h"
 #include "merge.h"
 #include "raw_view.h"
@@ -27,6 +28,8 @@
 /* OCTF's default LBA histogram bucket: 10 MiB */
 #define LBA_BUCKET_DEFAULT 20480
 #define SUBRANGE_MAX 9223372036854775807ull
+/* the kernel's PID_MAX_LIMIT on 64-bit: no pid or tid is larger */
+#define PID_MAX_LIMIT 4194304
 
 enum {
 	OPT_IO = 0x100,
@@ -34,6 +37,13 @@ enum {
 	OPT_IO_SIZE_HIST,
 	OPT_QD_HIST,
 	OPT_DEVICES,
+	OPT_VFS,
+	OPT_FILE_STATS,
+	OPT_PROCESS_STATS,
+	OPT_FILE,
+	OPT_PID,
+	OPT_COMM,
+	OPT_FINAL_NAMES,
 };
 
 static const struct option parser_opts[] = {
@@ -46,6 +56,13 @@ static const struct option parser_opts[] = {
 	{ "lba-histogram", no_argument, NULL, 'B' },
 	{ "fs-statistics", no_argument, NULL, 'F' },
 	{ "devices", no_argument, NULL, OPT_DEVICES },
+	{ "vfs", no_argument, NULL, OPT_VFS },
+	{ "file-statistics", no_argument, NULL, OPT_FILE_STATS },
+	{ "process-statistics", no_argument, NULL, OPT_PROCESS_STATS },
+	{ "file", required_argument, NULL, OPT_FILE },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "final-names", no_argument, NULL, OPT_FINAL_NAMES },
 	{ "bucket-size", required_argument, NULL, 'b' },
 	{ "subrange-start", required_argument, NULL, 's' },
 	{ "subrange-end", required_argument, NULL, 'e' },
@@ -69,11 +86,15 @@ static const struct {
 	{ 'B', "--lba-histogram", &lba_hist_ops },
 	{ 'F', "--fs-statistics", &fs_view_ops },
 	{ OPT_DEVICES, "--devices", &devices_view_ops },
+	{ OPT_VFS, "--vfs", &vfs_view_ops },
+	{ OPT_FILE_STATS, "--file-statistics", &file_stats_view_ops },
+	{ OPT_PROCESS_STATS, "--process-statistics", &process_view_ops },
 };
 
 void cmd_parser_help(FILE *out)
 {
-	fputs("Usage: iotrace -P|--trace-parser VIEW -p|--path PATH [-f|--format json|csv|table]\n\n"
+	fputs("Usage: iotrace -P|--trace-parser VIEW -p|--path PATH [-f|--format json|csv|table]\n"
+	      "                                 [FILTER...]\n\n"
 	      "Views (one):\n"
 	      "  --io                      every I/O: latency, queue depth, device, file\n"
 	      "                            (one record per I/O in submission order; file\n"
@@ -90,17 +111,37 @@ void cmd_parser_help(FILE *out)
 	      "    -e, --subrange-end E      ... up to E included (default: the end)\n"
 	      "  -F, --fs-statistics       I/O statistics per directory, file extension and\n"
 	      "                            file name prefix\n"
-	      "  --devices                 the traced devices\n\n"
+	      "  --devices                 the traced devices\n"
+	      "  --vfs                     every system call and io_uring request on a\n"
+	      "                            traced file (traces taken with --vfs), in the\n"
+	      "                            order they returned: call, duration, offset,\n"
+	      "                            size, result, process, file\n"
+	      "  --file-statistics         per file: calls (open, read, write, seek, sync,\n"
+	      "                            ...) with bytes, sizes and durations, and the\n"
+	      "                            block I/O attributed to the file\n"
+	      "  --process-statistics      per process (pid, comm) and per cgroup: block I/O\n"
+	      "                            count, bytes, latency; calls and their bytes\n\n"
+	      "Filters (every view but --raw; a record must match each one given):\n"
+	      "  --file GLOB               files whose path matches GLOB; '*' matches '/'\n"
+	      "                            too, so '/data/run42/*' is the whole tree\n"
+	      "  --pid N                   process (or thread) N\n"
+	      "  --comm NAME               tasks named NAME (cut to 15 bytes, as the kernel\n"
+	      "                            keeps it)\n\n"
 	      "Options:\n"
+	      "  --final-names             paths from the names files have at the end of the\n"
+	      "                            trace (a renamed file shows its new path in every\n"
+	      "                            record); default: the names known at each record,\n"
+	      "                            as Open-CAS OCTF does\n"
 	      "  -p, --path PATH           the trace: relative to the trace repository\n"
 	      "                            (e.g. kernel/2026-11-21_10:00:00) or an absolute\n"
 	      "                            directory\n"
-	      "  -f, --format FORMAT       json (default: JSON Lines for --io, one document\n"
-	      "                            for the others), csv (one column per field), or\n"
-	      "                            table (aligned text and ASCII histograms, for\n"
-	      "                            people; not with --raw)\n"
+	      "  -f, --format FORMAT       json (default: JSON Lines for --io and --vfs, one\n"
+	      "                            document for the others), csv (one column per\n"
+	      "                            field), or table (aligned text and ASCII\n"
+	      "                            histograms, for people; not with --raw)\n"
 	      "  -H, --help                show this help\n\n"
-	      "Units: LBAs and sizes in 512-byte sectors, times in ns (JSON, CSV).\n\n"
+	      "Units: LBAs and sizes in 512-byte sectors, times in ns (JSON, CSV); sizes in\n"
+	      "bytes in --vfs, --file-statistics and --process-statistics.\n\n"
 	      "Exit status: 0 done, 1 error, 2 bad command line, 3 the trace is damaged or\n"
 	      "events were lost while tracing (everything readable was used).\n\n"
 	      "Examples:\n"
@@ -109,7 +150,10 @@ void cmd_parser_help(FILE *out)
 	      "  iotrace -P --statistics -p kernel/2026-11-21_10:00:00 -f table\n"
 	      "  iotrace -P --latency-histogram -p kernel/2026-11-21_10:00:00 -f table\n"
 	      "  iotrace -P --lba-histogram --bucket-size 2048 -p kernel/2026-11-21_10:00:00\n"
-	      "  iotrace -P --io --raw -p kernel/2026-11-21_10:00:00\n", out);
+	      "  iotrace -P --io --raw -p kernel/2026-11-21_10:00:00\n"
+	      "  iotrace -P --vfs -p kernel/2026-11-21_10:00:00 --pid 4242 -f csv\n"
+	      "  iotrace -P --file-statistics -p kernel/2026-11-21_10:00:00 --file '/data/*'\n"
+	      "  iotrace -P --process-statistics -p kernel/2026-11-21_10:00:00 -f table\n", out);
 }
 
 static const char *damage_reason(int err)
@@ -182,7 +226,7 @@ static const struct merge_error *reader_error_of(const void *r, size_t i)
 	return reader__error(r, i);
 }
 
-/* stdout for a long output: one big buffer, and a closed pipe is an error, not a signal */
+/* stdout for a long output: one big buffer, and a closed pipe is a write error, not a signal */
 static void setup_stdout(void)
 {
 	/* static: stdout keeps using it until exit */
@@ -190,6 +234,19 @@ static void setup_stdout(void)
 
 	setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * A reader that closed the pipe (`iotrace -P --io ... | head`) has what it
+ * wanted: stop quietly and successfully, as tools in a pipeline do. Any
+ * other write error is reported.
+ */
+static int write_error(int err)
+{
+	if (err == -EPIPE)
+		return EXIT_OK;
+	cli_err("cannot write output: %s", strerror(-err));
+	return EXIT_ERROR;
 }
 
 static int print_raw(const char *path, const char *dir, enum raw_format fmt)
@@ -231,8 +288,7 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 	}
 	r = raw_view__finish(view);
 	if (r) {
-		cli_err("cannot write output: %s", strerror(-r));
-		ret = EXIT_ERROR;
+		ret = write_error(r);
 		goto cleanup;
 	}
 
@@ -281,11 +337,39 @@ static void sink_record(void *ctx, const struct io_rec *r)
 	ops->record(((void **)ctx)[1], r);
 }
 
+static void sink_vfs(void *ctx, const struct vfs_rec *r)
+{
+	const struct view_ops *ops = ((void **)ctx)[0];
+
+	ops->vfs(((void **)ctx)[1], r);
+}
+
+/*
+ * Paths are built, as Open-CAS OCTF builds them, from the names seen up
+ * to each record. --final-names asks for the names files have at the end
+ * of the trace (the file as it is now): a first pass over a second
+ * opening of the trace reads the name events alone.
+ */
+static bool final_names;
+
+static int preload_names(struct join *j, const char *dir)
+{
+	struct trace *t = trace__open(dir);
+	int err;
+
+	if (!t)
+		return -errno;
+	err = join__preload_names(j, t, reader_threads());
+	trace__free(t);
+	return err;
+}
+
 static int print_view(const char *path, const char *dir, const struct view_ops *ops,
-		      const struct view_opts *opts)
+		      const struct view_opts *opts, const struct filter *filter)
 {
 	void *ctx[2] = { (void *)ops, NULL };
-	struct join_sink sink = { sink_record, ctx };
+	struct join_sink sink = { sink_record, ctx, ops->vfs ? sink_vfs : NULL };
+	struct filter_sink fsink;
 	struct reader *rd = NULL;
 	struct join *j = NULL;
 	const struct event *ev;
@@ -296,7 +380,18 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	t = trace__open(dir);
 	if (!t)
 		return open_error(path, -errno);
-	j = join__new(ops->join_flags, &sink);
+	/* filtered before any view counts: every view sees the same records */
+	if (filter__active(filter))
+		sink = filter__sink(&fsink, filter, &sink);
+	j = join__new(ops->join_flags | filter__join_flags(filter), &sink);
+	if (j && final_names && ((ops->join_flags | filter__join_flags(filter)) & JOIN_PATHS)) {
+		r = preload_names(j, dir);
+		if (r) {
+			cli_err("cannot read trace '%s': %s", path, strerror(-r));
+			goto cleanup;
+		}
+	}
+	/* after the first pass: the reader's helper thread would only wait through it */
 	rd = j ? reader__new(t, join__event_types(j), reader_threads()) : NULL;
 	if (!j || !rd) {
 		cli_err("cannot read trace '%s': %s", path, strerror(ENOMEM));
@@ -314,8 +409,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		if (r)
 			break;
 		if (++n % WRITE_CHECK_EVERY == 0 && ferror_unlocked(stdout)) {
-			r = errno ? -errno : -EIO;
-			cli_err("cannot write output: %s", strerror(-r));
+			ret = write_error(errno ? -errno : -EIO);
 			goto cleanup;
 		}
 	}
@@ -333,7 +427,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 			cli_err("--bucket-size %llu makes more than a million LBA buckets; use a larger one",
 				(unsigned long long)opts->bucket_size);
 		else
-			cli_err("cannot write output: %s", strerror(-r));
+			ret = write_error(r);
 		goto cleanup;
 	}
 
@@ -371,7 +465,10 @@ int cmd_parser(int argc, char **argv)
 	struct view_opts opts = { .format = VIEW_JSON, .bucket_size = LBA_BUCKET_DEFAULT,
 				  .subrange_end = UINT64_MAX };
 	const char *path = NULL, *format = "json", *view_flag = NULL, *lba_opt = NULL;
+	const char *file_glob = NULL, *comm = NULL, *filter_opt = NULL;
 	const struct view_ops *ops = NULL;
+	struct filter filter;
+	uint64_t pid = 0;
 	bool raw = false;
 	char dir[PATH_MAX];
 	int c, err;
@@ -417,6 +514,27 @@ int cmd_parser(int argc, char **argv)
 					   &opts.subrange_end);
 			if (err)
 				return err;
+			break;
+		case OPT_FILE:
+			filter_opt = "--file";
+			if (!*optarg)
+				return cli_bad_value("--file", optarg, "a path glob such as '/data/*'");
+			file_glob = optarg;
+			break;
+		case OPT_PID:
+			filter_opt = "--pid";
+			err = parse_number("--pid", optarg, 1, PID_MAX_LIMIT, &pid);
+			if (err)
+				return err;
+			break;
+		case OPT_FINAL_NAMES:
+			final_names = true;
+			break;
+		case OPT_COMM:
+			filter_opt = "--comm";
+			if (!*optarg)
+				return cli_bad_value("--comm", optarg, "a task name such as 'fio'");
+			comm = optarg;
 			break;
 		case 'p':
 			path = optarg;
@@ -465,6 +583,10 @@ int cmd_parser(int argc, char **argv)
 		cli_err("--raw prints json or csv, not table");
 		return EXIT_USAGE;
 	}
+	if (raw && filter_opt) {
+		cli_err("%s does not go with --raw: it prints every event as recorded", filter_opt);
+		return EXIT_USAGE;
+	}
 	if (lba_opt && ops != &lba_hist_ops) {
 		cli_err("%s goes with --lba-histogram only", lba_opt);
 		return EXIT_USAGE;
@@ -485,5 +607,6 @@ int cmd_parser(int argc, char **argv)
 		return open_error(path, err);
 	if (raw)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
-	return print_view(path, dir, ops, &opts);
+	filter__init(&filter, file_glob, (uint32_t)pid, comm);
+	return print_view(path, dir, ops, &opts, &filter);
 }

@@ -5,14 +5,18 @@
 Each input is a selector byte (streams, threads, LBA bucket size; see
 fuzz_trace.c) and stream bytes: records from the upstream sample trace,
 synthetic traces using our extensions (splits, dispatch, lost
-completions, renames), zstd frames, and damaged copies.
+completions, renames, VFS calls), zstd frames, and damaged copies.
 
 usage: make_corpus.py SAMPLE_TRACE_DIR [OUT_DIR]
+
+With IOTRACE_PACK_TRACE set to a built bench/pack_trace, also the delta
+record streams the collector writes by default (whole, cut, damaged).
 """
 import glob
 import os
 import subprocess
 import sys
+import tempfile
 
 
 def varint(v):
@@ -72,6 +76,38 @@ def disp(sid, ts, first, lba, ln, bios):
     return rec(sid, ts, 21, f(1, first) + f(2, DEV) + f(3, lba) + f(4, ln) + f(5, bios) + f(6, 0xABC))
 
 
+def svarint(v):
+    """A negative int64 as protobuf writes it: ten bytes."""
+    return varint(v + (1 << 64) if v < 0 else v)
+
+
+def vfs(sid, ts, id_, call, pid, ino, off, size, result, dur, ino2=None, extra=b""):
+    body = f(1, id_) + f(2, call) + f(3, pid) + f(4, pid + 1) + f(5, 3)
+    if ino:
+        body += sub(6, file_id(ino))
+    body += (varint(7 << 3) + svarint(off) + f(8, size) + varint(9 << 3) + svarint(result)
+             + f(10, dur) + f(11, 8388609) + f(12, 77) + sub(13, b"fio"))
+    if ino2:
+        body += f(16, 4) + sub(17, file_id(ino2)) + f(18, 512)
+    return rec(sid, ts, 22, body + extra)
+
+
+def vfs_seed():
+    """VFS calls: open, a read and the block I/O it queued, a failed write,
+    a copy to a second file, an io_uring request, one without a file."""
+    return (device(1) + name(2, 1, 1, "/") + name(3, 2, 1, "a") + name(4, 3, 2, "f.dat")
+            + name(5, 4, 1, "g.dat")
+            + vfs(6, 90, 1, 12, 42, 3, 0, 0, 3, 40, extra=f(15, 1))
+            + io(7, 100, 0x10, 1000, 8, op=1, extra=f(26, 42) + f(31, 2))
+            + meta(8, 100, 0x10, 3, 0) + done(9, 150, 0x10)
+            + vfs(10, 160, 2, 3, 42, 3, 0, 4096, 4096, 70)
+            + vfs(11, 170, 3, 1, 42, 3, -1, 4096, -28, 5)
+            + vfs(12, 180, 4, 24, 43, 3, 0, 8192, 8192, 9, ino2=4)
+            + vfs(13, 190, 5, 27, 42, 3, 4096, 4096, 4096, 30, extra=f(19, 4))
+            + vfs(14, 200, 6, 15, 42, 0, 0, 0, -9, 1)
+            + vfs(15, 210, 7, 99, 42, 3, 0, 0, 0, 1))
+
+
 def device(sid):
     return rec(sid, 1, 3, f(1, DEV) + sub(2, b"sda") + f(3, 1 << 30) + sub(4, b"QEMU HARDDISK"))
 
@@ -103,6 +139,28 @@ def joined(streams, sel):
     size = max(len(s) for s in streams)
     data = b"".join(s.ljust(size, b"\0")[:size] if k + 1 < n else s for k, s in enumerate(streams))
     return bytes([sel | (n - 1)]) + data
+
+
+def delta_stream(pack, framed):
+    """framed OCTF records as the collector compresses them: the delta
+    stream header, then zstd frames of delta records."""
+    with tempfile.TemporaryDirectory() as d:
+        os.mkdir(os.path.join(d, "in"))
+        with open(os.path.join(d, "in", "octf.trace.0"), "wb") as out:
+            out.write(framed)
+        subprocess.run([pack, "-l", "3", "-o", d, os.path.join(d, "in")], stdout=subprocess.DEVNULL, check=True)
+        with open(os.path.join(d, "octf.trace.0.zst"), "rb") as f:
+            return f.read()
+
+
+def delta_seeds(seeds, pack, ours, vfs_calls):
+    z = delta_stream(pack, ours)
+    seeds["delta"] = bytes([0]) + z
+    seeds["delta-vfs"] = bytes([0x10]) + delta_stream(pack, vfs_calls)
+    seeds["delta-cut"] = bytes([0]) + z[: len(z) - len(z) // 3]
+    # the header alone (a CPU that saw nothing), then one damaged frame byte
+    seeds["delta-header-only"] = bytes([0]) + z[:28]
+    seeds["delta-damaged"] = bytes([0]) + z[:40] + bytes([z[40] ^ 0x20]) + z[41:]
 
 
 def main():
@@ -145,8 +203,11 @@ def main():
     seeds["huge-length"] = bytes([0]) + a[:40] + varint(1 << 30) + a[40:]
     # sids at the very top and far apart; a 4G-sector discard and 1-sector LBA buckets
     seeds["sparse-sids"] = bytes([0]) + io(1, 1, 1, 0, 8) + io(1 << 40, 2, 2, 8, 8) + io((1 << 64) - 1, 3, 3, 0, 8)
+    seeds["ours-vfs"] = bytes([0x10]) + vfs_seed()
     seeds["huge-discard"] = bytes([0]) + io(1, 1, 1, 0, (1 << 32) - 1, op=3) + done(2, 2, 1)
     seeds["empty"] = b""
+    if os.environ.get("IOTRACE_PACK_TRACE"):
+        delta_seeds(seeds, os.environ["IOTRACE_PACK_TRACE"], a, vfs_seed())
 
     for k, v in seeds.items():
         with open(os.path.join(outdir, k), "wb") as out:

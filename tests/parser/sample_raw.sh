@@ -84,7 +84,7 @@ for r in body:
     last = int(r[sid])
 print(len(head), len(body), sum(1 for r in body if r[head.index("io.operation")]))
 ' <"$tmp/out.csv") || fail "csv: bad output"
-[ "$got" = "65 193615 64420" ] || fail "csv: got '$got' (columns rows io-rows)"
+[ "$got" = "91 193615 64420" ] || fail "csv: got '$got' (columns rows io-rows)"
 [ "$(wc -l <"$tmp/out.csv")" -eq 193616 ] || fail "csv: $(wc -l <"$tmp/out.csv") lines, want 193616"
 
 # --- a stream cut in the middle of a record ---

@@ -118,7 +118,7 @@ print(len(head), len(body), len(ios), sum(int(r[col["io.latency"]]) for r in ios
       sum(1 for r in ios if not r[col["file.id"]]), head[0], head[6], head[22])
 PY
 ) || fail "io.csv: bad output"
-[ "$got" = "33 64661 64420 ${lat_total:-?} 400 header.sid io.latency file.path" ] ||
+[ "$got" = "34 64661 64420 ${lat_total:-?} 400 header.sid io.latency file.path" ] ||
 	fail "io.csv: got '$got'"
 
 # --- --io, table ---
@@ -206,6 +206,13 @@ d = json.load(open(sys.argv[1]))["devices"]
 print(len(d), d[0]["name"], d[0]["size"], d[0]["model"], d[0]["ios"])
 ' "$tmp/devices.json") || fail "devices.json: bad output"
 [ "$got" = "1 nvme0n1 732585168 INTEL SSDPED1K375GA 64420" ] || fail "devices.json: got '$got'"
+
+# --- paths: names known so far (OCTF) vs --final-names ---
+# sid 2931 creates MANIFEST-000015 before the trace names it
+got=$("$bin" -P --io -p "$trace" | grep -c '"sid":"2931".*"path":"",')
+[ "$got" = 1 ] || fail "sid 2931 without --final-names: want an empty path"
+got=$("$bin" -P --io --final-names -p "$trace" | grep -c '"sid":"2931".*"path":"/MANIFEST-000015"')
+[ "$got" = 1 ] || fail "sid 2931 with --final-names: want /MANIFEST-000015"
 
 # --- a stream cut in the middle of a record: every view says so ---
 cp -r "$trace" "$tmp/cut" && chmod -R u+w "$tmp/cut"

@@ -173,4 +173,62 @@ static inline void file_event(struct join *j, uint64_t ts, uint64_t ino, int typ
 	feed(j, &ev);
 }
 
+/* A VFS call (EventVfs); files by inode (fid()), 0 = none. */
+struct vfs_call {
+	uint64_t id;
+	int call;	/* Octf__Proto__Trace__VfsCall */
+	uint32_t pid, tid, flags, uring_op;
+	const char *comm;
+	uint64_t cgroup;
+	int32_t fd, fd2;
+	uint64_t ino, ino2;
+	int64_t offset, offset2, result;
+	uint64_t size, duration;
+	bool created;
+};
+
+#define VFS(x) OCTF__PROTO__TRACE__VFS_CALL__Vfs##x
+
+/* The call, ending at ts, on the partition of fid(). */
+static inline void vfs_ev(struct join *j, uint64_t ts, const struct vfs_call *c)
+{
+	Octf__Proto__Trace__EventVfs v = OCTF__PROTO__TRACE__EVENT_VFS__INIT;
+	Octf__Proto__Trace__FileId a = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__FileId b = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__Timestamp ta = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
+	Octf__Proto__Trace__Timestamp tb = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
+	Octf__Proto__Trace__Event pb = OCTF__PROTO__TRACE__EVENT__INIT;
+	struct event ev = { .type = EV_VFS, .ts = ts };
+
+	v.id = c->id;
+	v.call = (Octf__Proto__Trace__VfsCall)c->call;
+	v.pid = c->pid;
+	v.tid = c->tid ? c->tid : c->pid;
+	v.fd = c->fd;
+	if (c->ino) {
+		set_pb_fid(&a, &ta, c->ino);
+		v.fileid = &a;
+	}
+	v.offset = c->offset;
+	v.size = c->size;
+	v.result = c->result;
+	v.duration = c->duration;
+	v.deviceid = fid(1).part;
+	v.cgroupid = c->cgroup;
+	v.comm = (char *)(c->comm ? c->comm : "");
+	v.flags = c->flags;
+	v.created = c->created;
+	v.fd2 = c->fd2;
+	if (c->ino2) {
+		set_pb_fid(&b, &tb, c->ino2);
+		v.fileid2 = &b;
+	}
+	v.offset2 = c->offset2;
+	v.uringopcode = c->uring_op;
+	pb.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_VFS;
+	pb.vfs = &v;
+	ev.pb = &pb;
+	feed(j, &ev);
+}
+
 #endif

@@ -57,6 +57,22 @@ static void test_rows(void **state)
 	mem_expect(&m, "header.sid,io.lba,name\n1,,nvme0n1\n,,\n");
 }
 
+/* csv__plain: taken as it is, with separators like any other field */
+static void test_plain(void **state)
+{
+	struct mem m;
+
+	mem_open(&m);
+	csv__plain(m.cw, "false", 5);
+	csv__uint(m.cw, 7);
+	csv__plain(m.cw, "true", 4);
+	csv__plain(m.cw, "", 0);
+	csv__end_row(m.cw);
+	csv__plain(m.cw, "truex", 4);
+	csv__end_row(m.cw);
+	mem_expect(&m, "false,7,true,\ntrue\n");
+}
+
 static void test_numbers(void **state)
 {
 	struct mem m;
@@ -69,6 +85,31 @@ static void test_numbers(void **state)
 	csv__int(m.cw, INT64_MAX);
 	csv__end_row(m.cw);
 	mem_expect(&m, "0,18446744073709551615,-1,-9223372036854775808,9223372036854775807\n");
+}
+
+/* every digit count, at both ends: the writer sizes a number before writing it */
+static void test_number_lengths(void **state)
+{
+	char want[1024], got[64];
+	uint64_t p = 1;
+	size_t len = 0;
+	struct mem m;
+	int i;
+
+	mem_open(&m);
+	for (i = 0; i < 20; i++, p *= 10) {
+		uint64_t lo = p, hi = i < 19 ? p * 10 - 1 : UINT64_MAX;
+
+		csv__uint(m.cw, lo);
+		csv__uint(m.cw, hi);
+		snprintf(got, sizeof(got), "%s%llu,%llu", i ? "," : "", (unsigned long long)lo,
+			 (unsigned long long)hi);
+		memcpy(want + len, got, strlen(got) + 1);
+		len += strlen(got);
+	}
+	csv__end_row(m.cw);
+	memcpy(want + len, "\n", 2);
+	mem_expect(&m, want);
 }
 
 static void test_quoting(void **state)
@@ -113,7 +154,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_number_lengths),
 		cmocka_unit_test(test_quoting),
 		cmocka_unit_test(test_long_field),
 	};

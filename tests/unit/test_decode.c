@@ -37,6 +37,7 @@ static void assert_same(const struct event *a, const struct event *b)
 		assert_int_equal(a->io.tid, b->io.tid);
 		assert_int_equal(a->io.op, b->io.op);
 		assert_int_equal(a->io.flags, b->io.flags);
+		assert_true(a->io.vfs_call == b->io.vfs_call);
 		assert_string_equal(a->io.comm, b->io.comm);
 		break;
 	case EV_COMPLETION:
@@ -134,6 +135,7 @@ static size_t make_io(uint8_t *buf, const char *comm)
 	io.cgroupid = 9876543210ull;
 	io.comm = (char *)comm;
 	io.direct = true;
+	io.vfscallid = 0x123456789ull;
 	ev.header = &hdr;
 	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO;
 	ev.io = &io;
@@ -163,6 +165,7 @@ static void test_every_type(void **state)
 	assert_int_equal(out.io.flags, IOF_FLUSH | IOF_FUA | IOF_SYNC | IOF_META | IOF_READAHEAD |
 					       IOF_REQUEST_ONLY | IOF_WRITE_ZEROES | IOF_DIRECT);
 	assert_string_equal(out.io.comm, "kworker/u8:3");
+	assert_true(out.io.vfs_call == 0x123456789ull);
 
 	ev.header = &hdr;
 	c.lba = 5;
@@ -242,6 +245,80 @@ static void test_every_type(void **state)
 		assert_int_equal(both(NULL, 0, &out), 0);
 		assert_int_equal(out.type, EV_NONE);
 	}
+}
+
+static size_t make_vfs(uint8_t *buf)
+{
+	Octf__Proto__Trace__EventVfs v = OCTF__PROTO__TRACE__EVENT_VFS__INIT;
+	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
+	Octf__Proto__Trace__FileId f = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__FileId f2 = OCTF__PROTO__TRACE__FILE_ID__INIT;
+	Octf__Proto__Trace__Timestamp t = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
+
+	hdr.sid = 99;
+	hdr.timestamp = 14196894550578ull;
+	t.seconds = 1593672775;
+	t.nanos = 712990641;
+	f.partitionid = 271581187;
+	f.id = 76;
+	f.creationdate = &t;
+	f2 = f;
+	f2.id = 77;
+	v.id = 1ull << 40;
+	v.call = OCTF__PROTO__TRACE__VFS_CALL__VfsCopyFileRange;
+	v.pid = 4242;
+	v.tid = 4243;
+	v.fd = 3;
+	v.fileid = &f;
+	v.offset = -1;
+	v.size = 1 << 20;
+	v.result = -28;
+	v.duration = 123456;
+	v.deviceid = 271581187;
+	v.cgroupid = 9876543210ull;
+	v.comm = "cp";
+	v.flags = 0x241;
+	v.created = true;
+	v.fd2 = 4;
+	v.fileid2 = &f2;
+	v.offset2 = 4096;
+	v.uringopcode = 22;
+	ev.header = &hdr;
+	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_VFS;
+	ev.vfs = &v;
+	return pack(&ev, buf);
+}
+
+/* vfs records keep protobuf-c's message (two FileIds and a comm), both ways. */
+static void test_vfs(void **state)
+{
+	const Octf__Proto__Trace__EventVfs *v;
+	struct event out;
+	uint8_t buf[512];
+	size_t len = make_vfs(buf);
+
+	assert_int_equal(both(buf, len, &out), 0);
+	assert_int_equal(out.type, EV_VFS);
+	assert_true(out.sid == 99);
+	assert_non_null(out.pb);
+	v = out.pb->vfs;
+	assert_non_null(v);
+	assert_true(v->id == 1ull << 40);
+	assert_int_equal(v->call, OCTF__PROTO__TRACE__VFS_CALL__VfsCopyFileRange);
+	assert_true(v->offset == -1);
+	assert_true(v->result == -28);
+	assert_true(v->fileid && v->fileid->id == 76);
+	assert_true(v->fileid2 && v->fileid2->id == 77);
+	assert_string_equal(v->comm, "cp");
+	assert_int_equal(v->uringopcode, 22);
+	decode__release(&out);
+
+	/* not asked for: skipped without decoding */
+	assert_int_equal(decode__event(buf, len, &out, EV_BIT(EV_IO)), DECODE_SKIPPED);
+	assert_null(out.pb);
+	assert_int_equal(decode__event(buf, len, &out, EV_BIT(EV_VFS)), 0);
+	assert_int_equal(out.type, EV_VFS);
+	decode__release(&out);
 }
 
 /* What the fast path leaves to protobuf-c comes out the same. */
@@ -333,6 +410,22 @@ static void test_mutations(void **state)
 	}
 	/* many still decode: the comparison was made on real events */
 	assert_true(ok > 1000);
+
+	/* and of a vfs record: its type found, or the record refused, alike */
+	len = make_vfs(base);
+	for (ok = 0, n = 0; n < 5000; n++) {
+		size_t l = len;
+
+		memcpy(buf, base, len);
+		i = (size_t)rand() % l;
+		if (rand() % 2)
+			buf[i] = (uint8_t)rand();
+		else
+			l = i + 1;
+		if (!both(buf, l, NULL))
+			ok++;
+	}
+	assert_true(ok > 500);
 }
 
 /* A type not asked for is skipped, by either path. */
@@ -353,6 +446,31 @@ static void test_skipped(void **state)
 	assert_int_equal(out.type, EV_COMPLETION);
 }
 
+/* The type read without decoding: only from the layout every encoder writes. */
+static void test_peek_type(void **state)
+{
+	/* header {sid 7}, completion {refId 6} */
+	const uint8_t cpl[] = { 0x0a, 0x02, 0x08, 0x07, 0x2a, 0x02, 0x28, 0x06 };
+	/* the same, then an io: the last member of the oneof wins, not the first */
+	const uint8_t two_events[] = { 0x0a, 0x02, 0x08, 0x07, 0x2a, 0x02, 0x28, 0x06,
+				       0x12, 0x02, 0x08, 0x05 };
+	/* no header first */
+	const uint8_t no_header[] = { 0x2a, 0x02, 0x28, 0x06 };
+	/* the event's length runs past the record */
+	const uint8_t cut[] = { 0x0a, 0x02, 0x08, 0x07, 0x2a, 0x03, 0x28, 0x06 };
+	enum event_type t = EV_NONE;
+	uint8_t buf[512];
+	size_t len = make_io(buf, "x");
+
+	assert_true(decode__peek_type(buf, len, &t));
+	assert_int_equal(t, EV_IO);
+	assert_true(decode__peek_type(cpl, sizeof(cpl), &t));
+	assert_int_equal(t, EV_COMPLETION);
+	assert_false(decode__peek_type(two_events, sizeof(two_events), &t));
+	assert_false(decode__peek_type(no_header, sizeof(no_header), &t));
+	assert_false(decode__peek_type(cut, sizeof(cut), &t));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,7 +478,9 @@ int main(void)
 		cmocka_unit_test(test_unusual_records),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_vfs),
 		cmocka_unit_test(test_skipped),
+		cmocka_unit_test(test_peek_type),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,7 @@ static void feed_trace(struct join *j)
 	ev.io.tid = 4243;
 	ev.io.cgroup = 77;
 	strcpy(ev.io.comm, "rocksdb:low");
+	ev.io.vfs_call = 31;
 	ev.ts = 1500;
 	io_ev(j, &ev);
 	dispatch(j, 1600, 0xa2, 0, 8, 1);
@@ -65,7 +66,8 @@ static const char *const want_json =
 	"\"operation\":\"Read\",\"error\":true,\"latency\":\"500\",\"qd\":\"2\",\"writeHint\":0,"
 	"\"flags\":{\"flush\":false,\"fua\":false,\"metadata\":true,\"direct\":true,"
 	"\"readahead\":false,\"sync\":true},\"queueTime\":\"100\",\"deviceTime\":\"400\","
-	"\"pid\":4242,\"tid\":4243,\"comm\":\"rocksdb:low\",\"cgroupId\":\"77\"},"
+	"\"vfsCallId\":\"31\"},\"process\":{\"pid\":4242,\"tid\":4243,\"comm\":\"rocksdb:low\","
+	"\"cgroup\":\"77\"},"
 	"\"device\":{\"id\":\"271581186\",\"name\":\"nvme0n1\",\"partition\":\"271581187\","
 	"\"model\":\"MODEL\"}}\n"
 	"{\"header\":{\"sid\":\"8\",\"timestamp\":\"1699\"},\"device\":{\"id\":\"271581186\","
@@ -95,17 +97,17 @@ static const char *const want_csv =
 	"io.writeHint,io.flags.flush,io.flags.fua,io.flags.metadata,io.flags.direct,"
 	"io.flags.readahead,device.id,device.name,device.partition,device.model,file.id,"
 	"file.offset,file.size,file.creationDate,file.path,file.eventType,io.queueTime,"
-	"io.deviceTime,io.pid,io.tid,io.comm,io.cgroupId,io.flags.sync,io.flags.requestOnly,"
-	"io.flags.writeZeroes\n"
+	"io.deviceTime,process.pid,process.tid,process.comm,process.cgroup,io.flags.sync,"
+	"io.flags.requestOnly,io.flags.writeZeroes,io.vfsCallId\n"
 	"4,999,1652296,256,Write,false,83797,1,0,false,false,false,false,false,271581186,nvme0n1,"
 	"271581187,MODEL,76,0,241960,2020-07-02T06:52:55.712990641Z,/000014.sst,Access,,,,,,,"
-	"false,false,false\n"
+	"false,false,false,\n"
 	"6,1499,0,8,Read,true,500,2,0,false,false,true,true,false,271581186,nvme0n1,271581187,"
-	"MODEL,,,,,,,100,400,4242,4243,rocksdb:low,77,true,false,false\n"
+	"MODEL,,,,,,,100,400,4242,4243,rocksdb:low,77,true,false,false,31\n"
 	"8,1699,,,,,,,,,,,,,271581186,nvme0n1,271581187,MODEL,76,0,241960,"
-	"2020-07-02T06:52:55.712990641Z,/000014.sst,Create,,,,,,,,,\n"
+	"2020-07-02T06:52:55.712990641Z,/000014.sst,Create,,,,,,,,,,\n"
 	"11,2999,8,8,Write,true,,1,0,false,false,false,false,false,271581186,nvme0n1,271581186,"
-	"MODEL,,,,,,,,,,,,,false,false,false\n";
+	"MODEL,,,,,,,,,,,,,false,false,false,\n";
 
 static void test_csv(void **state)
 {

@@ -3,12 +3,13 @@
  * The join on hand-built event sequences with known answers: latencies,
  * queue depths, splits, dispatch (queue and device time), lost and
  * missing completions, the queue limit, file paths through renames and
- * broken chains, file events.
+ * broken chains, file events, VFS calls and the block I/O they queued.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -507,6 +508,122 @@ static void test_extensions(void **state)
 	join__free(j);
 }
 
+struct got_vfs {
+	struct vfs_rec r;
+	char path[64], path2[64];
+	const char *dev_name;
+};
+
+static struct got_vfs vrecs[16];
+static size_t nvrecs;
+
+static void collect_vfs(void *ctx, const struct vfs_rec *r)
+{
+	struct got_vfs *g;
+
+	assert_true(nvrecs < 16);
+	g = &vrecs[nvrecs++];
+	g->r = *r;
+	snprintf(g->path, sizeof(g->path), "%s", r->path ? r->path : "(null)");
+	snprintf(g->path2, sizeof(g->path2), "%s", r->path2 ? r->path2 : "(null)");
+	g->dev_name = r->dev ? r->dev->name : NULL;
+}
+
+/*
+ * VFS calls come out at once, in order, with their files' paths and the
+ * device of their file system: unknown until block I/O (file metadata)
+ * ties the partition to its disk, or described by the trace. A block
+ * I/O keeps the call it was queued in, and so do its split pieces.
+ */
+static void test_vfs_calls(void **state)
+{
+	struct join_sink sink = { collect, NULL, collect_vfs };
+	struct join *j = join__new(JOIN_PATHS | JOIN_VFS, &sink);
+	struct event ev = { .ts = 1000 };
+
+	assert_non_null(j);
+	assert_true(join__event_types(j) & EV_BIT(EV_VFS));
+	nvrecs = 0;
+	next_sid = 1;
+	device(j, DEV_A, "nvme0n1");
+	name(j, 64, 64, "/");
+	name(j, 65, 64, "dir");
+	name(j, 66, 65, "f");
+	vfs_ev(j, 500, &(struct vfs_call){ .id = 1, .call = VFS(Openat), .pid = 7,
+					   .comm = "a-very-long-name-indeed", .ino = 66,
+					   .result = 3, .duration = 600 });
+	ev.io.id = 0xa;
+	ev.io.dev = DEV_A;
+	ev.io.lba = 64;
+	ev.io.len = 16;
+	ev.io.op = R;
+	ev.io.vfs_call = 2;
+	io_ev(j, &ev);
+	meta(j, 1000, 0xa, 66, 0, 16);
+	split(j, 1010, 0xb, 0xa, 64, 8, 72);
+	done(j, 1100, 0xb, false);
+	done(j, 1200, 0xa, false);
+	vfs_ev(j, 1300, &(struct vfs_call){ .id = 2, .call = VFS(Pread64), .pid = 7, .ino = 66,
+					    .size = 8192, .result = 8192, .duration = 400 });
+	vfs_ev(j, 1400, &(struct vfs_call){ .id = 3, .call = VFS(Splice), .pid = 7, .ino2 = 66,
+					    .result = 10, .duration = 5 });
+	vfs_ev(j, 1500, &(struct vfs_call){ .id = 4, .call = VFS(Close), .pid = 7, .fd = 3,
+					    .duration = 1 });
+	assert_int_equal(join__finish(j), 0);
+
+	assert_int_equal(nvrecs, 4);
+	/* ts0 is the first name's (ts 1); the open began 99 ns before it */
+	assert_true(vrecs[0].r.time == 499);
+	assert_true(vrecs[0].r.start == -101);
+	assert_int_equal(vrecs[0].r.call, VFS(Openat));
+	assert_string_equal(vrecs[0].r.comm, "a-very-long-nam");
+	assert_string_equal(vrecs[0].path, "/dir/f");
+	assert_true(vrecs[0].r.has_file && !vrecs[0].r.has_file2);
+	assert_null(vrecs[0].r.file2);
+	assert_true(vrecs[0].r.part == DEV_A + 1);
+	assert_null(vrecs[0].dev_name);
+	/* after the metadata: the disk */
+	assert_string_equal(vrecs[1].dev_name, "nvme0n1");
+	assert_true(vrecs[1].r.start == 1300 - 400 - 1);
+	assert_ptr_equal(vrecs[1].r.file, vrecs[0].r.file);
+	/* a splice from a pipe: only its output file */
+	assert_null(vrecs[2].r.file);
+	assert_string_equal(vrecs[2].path, "(null)");
+	assert_string_equal(vrecs[2].path2, "/dir/f");
+	assert_true(!vrecs[2].r.has_file && vrecs[2].r.has_file2);
+	assert_null(vrecs[3].r.file);
+	assert_int_equal(vrecs[3].r.fd, 3);
+
+	/* the block I/O and its split piece: the read's call */
+	assert_int_equal(nrecs, 2);
+	assert_true(rec(0)->vfs_call == 2);
+	assert_true(rec(1)->vfs_call == 2);
+	assert_int_equal(rec(1)->len, 8);
+	join__free(j);
+
+	/* a described partition names itself */
+	nvrecs = 0;
+	j = join__new(JOIN_VFS, &sink);
+	assert_non_null(j);
+	device(j, DEV_A + 1, "nvme0n1p1");
+	vfs_ev(j, 10, &(struct vfs_call){ .id = 1, .call = VFS(Fsync), .ino = 66 });
+	assert_int_equal(nvrecs, 1);
+	assert_string_equal(vrecs[0].dev_name, "nvme0n1p1");
+	/* no JOIN_FILES: no file, but the event had one */
+	assert_null(vrecs[0].r.file);
+	assert_true(vrecs[0].r.has_file);
+	join__free(j);
+
+	/* without JOIN_VFS no call is read, nor handed out */
+	nvrecs = 0;
+	j = join__new(JOIN_PATHS, &sink);
+	assert_non_null(j);
+	assert_false(join__event_types(j) & EV_BIT(EV_VFS));
+	vfs_ev(j, 10, &(struct vfs_call){ .id = 1, .call = VFS(Fsync), .ino = 66 });
+	assert_int_equal(nvrecs, 0);
+	join__free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +638,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vfs_calls, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,6 +36,7 @@ struct ev {
 	Octf__Proto__Trace__EventIoFilesystemFileEvent fev;
 	Octf__Proto__Trace__EventIoSplit split;
 	Octf__Proto__Trace__EventIoDispatch disp;
+	Octf__Proto__Trace__EventVfs vfs;
 	Octf__Proto__Trace__FileId fid[2];
 	Octf__Proto__Trace__Timestamp ts[2];
 };
@@ -56,6 +57,7 @@ static void ev_init(struct ev *v, uint64_t sid, uint64_t timestamp)
 		OCTF__PROTO__TRACE__EVENT_IO_FILESYSTEM_FILE_EVENT__INIT;
 	Octf__Proto__Trace__EventIoSplit split = OCTF__PROTO__TRACE__EVENT_IO_SPLIT__INIT;
 	Octf__Proto__Trace__EventIoDispatch disp = OCTF__PROTO__TRACE__EVENT_IO_DISPATCH__INIT;
+	Octf__Proto__Trace__EventVfs vfs = OCTF__PROTO__TRACE__EVENT_VFS__INIT;
 	Octf__Proto__Trace__FileId fid = INIT_FILE_ID;
 	Octf__Proto__Trace__Timestamp ts = INIT_TIMESTAMP;
 
@@ -69,6 +71,7 @@ static void ev_init(struct ev *v, uint64_t sid, uint64_t timestamp)
 	v->fev = fev;
 	v->split = split;
 	v->disp = disp;
+	v->vfs = vfs;
 	v->fid[0] = v->fid[1] = fid;
 	v->ts[0] = v->ts[1] = ts;
 	v->h.sid = sid;
@@ -213,6 +216,26 @@ static void ext_dispatch(struct ev *v)
 	v->e.iodispatch = &v->disp;
 }
 
+static void ext_vfs(struct ev *v)
+{
+	ev_init(v, 7, 8);
+	v->vfs.id = 5;
+	v->vfs.call = OCTF__PROTO__TRACE__VFS_CALL__VfsPread64;
+	v->vfs.pid = 100;
+	v->vfs.tid = 101;
+	v->vfs.fd = 3;
+	v->vfs.fileid = file_id(v, 0, 7340033, 12, 1, 2);
+	v->vfs.offset = 4096;
+	v->vfs.size = 4096;
+	v->vfs.result = -5;
+	v->vfs.duration = 1500;
+	v->vfs.deviceid = 7340033;
+	v->vfs.cgroupid = 9;
+	v->vfs.comm = "fio";
+	v->e.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_VFS;
+	v->e.vfs = &v->vfs;
+}
+
 struct golden {
 	const char *what;
 	void (*build)(struct ev *v);
@@ -234,7 +257,7 @@ static const struct golden goldens[] = {
 	  "\"operation\":\"Write\",\"flush\":false,\"fua\":false,\"writeHint\":0,"
 	  "\"id\":\"110840373050975\",\"partitionId\":\"0\",\"sync\":false,\"metadata\":false,"
 	  "\"readahead\":false,\"requestOnly\":false,\"writeZeroes\":false,\"pid\":0,\"tid\":0,"
-	  "\"cgroupId\":\"0\",\"comm\":\"\",\"direct\":false}}\n" },
+	  "\"cgroupId\":\"0\",\"comm\":\"\",\"direct\":false,\"vfsCallId\":\"0\"}}\n" },
 	{ "filesystemMeta (sample octf.trace.0)", sample_meta,
 	  "0a0c0890980310c9cbc0ccb39d03222708dffcbfc8f099191215088280c08101104e1a0b08cf88f6f70510"
 	  "eccca26118a8880820ac8808",
@@ -275,7 +298,7 @@ static const struct golden goldens[] = {
 	  "\"ioClass\":0,\"deviceId\":\"7340032\",\"operation\":\"Read\",\"flush\":false,"
 	  "\"fua\":true,\"writeHint\":0,\"id\":\"9\",\"partitionId\":\"7340033\",\"sync\":true,"
 	  "\"metadata\":false,\"readahead\":true,\"requestOnly\":false,\"writeZeroes\":false,"
-	  "\"pid\":1234,\"tid\":1235,\"cgroupId\":\"0\",\"comm\":\"\",\"direct\":false}}\n" },
+	  "\"pid\":1234,\"tid\":1235,\"cgroupId\":\"0\",\"comm\":\"\",\"direct\":false,\"vfsCallId\":\"0\"}}\n" },
 	{ "ioCompletion with status", ext_completion,
 	  "0a04080710082a16" "0801" "1008" "1801" "2002" "2803" "a001" "fbffffffffffffffff01",
 	  "{\"header\":{\"sid\":\"7\",\"timestamp\":\"8\"},\"ioCompletion\":{\"lba\":\"1\","
@@ -288,6 +311,20 @@ static const struct golden goldens[] = {
 	  "0a0408071008aa010c080110021803200428053006",
 	  "{\"header\":{\"sid\":\"7\",\"timestamp\":\"8\"},\"ioDispatch\":{\"id\":\"1\","
 	  "\"deviceId\":\"2\",\"lba\":\"3\",\"len\":4,\"bioCount\":5,\"requestId\":\"6\"}}\n" },
+	/*
+	 * vfs is Event field 22 (b2 01); result -5 is ten bytes; comm (13) is
+	 * 6a; fileId2 is not set and not printed.
+	 */
+	{ "vfs", ext_vfs,
+	  "0a0408071008b20139" "0805" "1003" "1864" "2065" "2803"
+	  "320d088180c003100c1a0408011002" "388020" "408020" "48fbffffffffffffffff01"
+	  "50dc0b" "588180c003" "6009" "6a0366696f",
+	  "{\"header\":{\"sid\":\"7\",\"timestamp\":\"8\"},\"vfs\":{\"id\":\"5\","
+	  "\"call\":\"VfsPread64\",\"pid\":100,\"tid\":101,\"fd\":3,\"fileId\":{"
+	  "\"partitionId\":\"7340033\",\"id\":\"12\",\"creationDate\":{\"seconds\":\"1\","
+	  "\"nanos\":2}},\"offset\":\"4096\",\"size\":\"4096\",\"result\":\"-5\","
+	  "\"duration\":\"1500\",\"deviceId\":\"7340033\",\"cgroupId\":\"9\",\"comm\":\"fio\","
+	  "\"flags\":0,\"created\":false,\"fd2\":0,\"offset2\":\"0\",\"uringOpcode\":0}}\n" },
 };
 
 /* hex to bytes; spaces in the text are ignored */
@@ -367,7 +404,7 @@ static void test_wire_and_json(void **state)
 	"header.sid,header.timestamp,"                                                             \
 	"io.lba,io.len,io.ioClass,io.deviceId,io.operation,io.flush,io.fua,io.writeHint,io.id,"   \
 	"io.partitionId,io.sync,io.metadata,io.readahead,io.requestOnly,io.writeZeroes,io.pid,"    \
-	"io.tid,io.cgroupId,io.comm,io.direct,"                                                    \
+	"io.tid,io.cgroupId,io.comm,io.direct,io.vfsCallId,"                                       \
 	"deviceDescription.id,deviceDescription.name,deviceDescription.size,"                      \
 	"deviceDescription.model,"                                                                 \
 	"filesystemMeta.refId,filesystemMeta.fileId.partitionId,filesystemMeta.fileId.id,"        \
@@ -386,16 +423,25 @@ static void test_wire_and_json(void **state)
 	"filesystemFileEvent.fileId.creationDate.nanos,filesystemFileEvent.fsEventType,"           \
 	"ioSplit.id,ioSplit.parentId,ioSplit.deviceId,ioSplit.lba,ioSplit.len,ioSplit.parentLba,"  \
 	"ioDispatch.id,ioDispatch.deviceId,ioDispatch.lba,ioDispatch.len,ioDispatch.bioCount,"    \
-	"ioDispatch.requestId\n"
+	"ioDispatch.requestId,"                                                                    \
+	"vfs.id,vfs.call,vfs.pid,vfs.tid,vfs.fd,vfs.fileId.partitionId,vfs.fileId.id,"             \
+	"vfs.fileId.creationDate.seconds,vfs.fileId.creationDate.nanos,vfs.offset,vfs.size,"      \
+	"vfs.result,vfs.duration,vfs.deviceId,vfs.cgroupId,vfs.comm,vfs.flags,vfs.created,"        \
+	"vfs.fd2,vfs.fileId2.partitionId,vfs.fileId2.id,vfs.fileId2.creationDate.seconds,"        \
+	"vfs.fileId2.creationDate.nanos,vfs.offset2,vfs.uringOpcode\n"
 
-/* 65 columns: header 2, io 20, device 4, meta 7, completion 6, name 9, file event 5, split 6, dispatch 6 */
+/*
+ * 91 columns: header 2, io 21, device 4, meta 7, completion 6, name 9, file event 5, split 6,
+ * dispatch 6, vfs 25
+ */
 #define E2 ",,"
 #define E4 E2 E2
 #define E5 E4 ","
 #define E6 E4 E2
 #define E7 E6 ","
 #define E9 E7 E2
-#define E20 E9 E6 E5
+#define E21 E9 E6 E6
+#define E25 E21 E4
 
 static void test_csv(void **state)
 {
@@ -404,25 +450,33 @@ static void test_csv(void **state)
 
 	sample_device(&v);
 	text = render(&v.e, RAW_CSV);
-	/* the row: sid, timestamp, io's 20 empty, the device, then the rest empty */
-	assert_string_equal(text, CSV_HEADER "1,14193058940837" E20
+	/* the row: sid, timestamp, io's 21 empty, the device, then the rest empty */
+	assert_string_equal(text, CSV_HEADER "1,14193058940837" E21
 				  ",271581186,nvme0n1,732585168,INTEL SSDPED1K375GA"
-				  E7 E6 E9 E5 E6 E6 "\n");
+				  E7 E6 E9 E5 E6 E6 E25 "\n");
 	free(text);
 
 	ext_io(&v);
 	text = render(&v.e, RAW_CSV);
 	assert_string_equal(text, CSV_HEADER "7,8,0,8,0,7340032,Read,false,true,0,9,7340033,true,"
-				  "false,true,false,false,1234,1235,0,,false"
-				  E4 E7 E6 E9 E5 E6 E6 "\n");
+				  "false,true,false,false,1234,1235,0,,false,0"
+				  E4 E7 E6 E9 E5 E6 E6 E25 "\n");
 	free(text);
 
 	sample_file_name(&v);
 	v.name.filename = "a,\"b\"";
 	text = render(&v.e, RAW_CSV);
-	assert_string_equal(text, CSV_HEADER "52241,14204422597290" E20 E4 E7 E6
+	assert_string_equal(text, CSV_HEADER "52241,14204422597290" E21 E4 E7 E6
 				  ",271581186,78,1593672783,203990636,271581186,64,1593672782,"
-				  "958990636,\"a,\"\"b\"\"\"" E5 E6 E6 "\n");
+				  "958990636,\"a,\"\"b\"\"\"" E5 E6 E6 E25 "\n");
+	free(text);
+
+	/* an output file the call does not have: its four cells empty */
+	ext_vfs(&v);
+	text = render(&v.e, RAW_CSV);
+	assert_string_equal(text, CSV_HEADER "7,8" E21 E4 E7 E6 E9 E5 E6 E6
+				  ",5,VfsPread64,100,101,3,7340033,12,1,2,4096,4096,-5,1500,7340033,"
+				  "9,fio,0,false,0,,,,,0,0\n");
 	free(text);
 }
 
@@ -456,8 +510,8 @@ static void test_csv_header_once(void **state)
 	assert_int_equal(raw_view__finish(v), 0);
 	raw_view__free(v);
 	assert_int_equal(fclose(f), 0);
-	assert_string_equal(text, CSV_HEADER "7,8" E20 E4 E7 E6 E9 E5 ",1,2,3,4,5,6" E6 "\n"
-					    "7,8" E20 E4 E7 E6 E9 E5 E6 ",1,2,3,4,5,6\n");
+	assert_string_equal(text, CSV_HEADER "7,8" E21 E4 E7 E6 E9 E5 ",1,2,3,4,5,6" E6 E25 "\n"
+					    "7,8" E21 E4 E7 E6 E9 E5 E6 ",1,2,3,4,5,6" E25 "\n");
 	free(text);
 }
 

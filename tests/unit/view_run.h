@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "filter.h"
 #include "join.h"
 #include "view.h"
 
@@ -19,6 +20,7 @@ struct view_run {
 	FILE *out;
 	char *text;
 	size_t len;
+	struct filter_sink fs;
 };
 
 static void view_run_record(void *ctx, const struct io_rec *r)
@@ -28,10 +30,19 @@ static void view_run_record(void *ctx, const struct io_rec *r)
 	vr->ops->record(vr->view, r);
 }
 
-static inline struct join *view_run_start(struct view_run *vr, const struct view_ops *ops,
-					  const struct view_opts *o)
+static void view_run_vfs(void *ctx, const struct vfs_rec *r)
 {
-	struct join_sink sink = { view_run_record, vr };
+	struct view_run *vr = ctx;
+
+	vr->ops->vfs(vr->view, r);
+}
+
+/* With a filter (NULL: none) between the join and the view, as the CLI runs it. */
+static inline struct join *view_run_start_filtered(struct view_run *vr, const struct view_ops *ops,
+						   const struct view_opts *o,
+						   const struct filter *f)
+{
+	struct join_sink sink = { view_run_record, vr, ops->vfs ? view_run_vfs : NULL };
 
 	vr->ops = ops;
 	vr->text = NULL;
@@ -40,9 +51,17 @@ static inline struct join *view_run_start(struct view_run *vr, const struct view
 	assert_non_null(vr->out);
 	vr->view = ops->create(vr->out, o);
 	assert_non_null(vr->view);
-	vr->join = join__new(ops->join_flags, &sink);
+	if (f)
+		sink = filter__sink(&vr->fs, f, &sink);
+	vr->join = join__new(ops->join_flags | (f ? filter__join_flags(f) : 0), &sink);
 	assert_non_null(vr->join);
 	return vr->join;
+}
+
+static inline struct join *view_run_start(struct view_run *vr, const struct view_ops *ops,
+					  const struct view_opts *o)
+{
+	return view_run_start_filtered(vr, ops, o, NULL);
 }
 
 /* Ends the join and the view; the output is in vr->text (free it). */

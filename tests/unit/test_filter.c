@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * --file, --pid, --comm: what each lets through on I/O records, file
+ * events and VFS calls (their output file too), how they combine, and
+ * the sink that puts them in front of a view.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "filter.h"
+
+static struct io_rec io_rec(const char *path, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct io_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = REC_IO;
+	r.path = path;
+	r.path_len = path ? strlen(path) : 0;
+	r.pid = pid;
+	r.tid = tid;
+	strcpy(r.comm, comm);
+	return r;
+}
+
+static void test_none(void **state)
+{
+	struct filter f;
+	struct io_rec r = io_rec(NULL, 0, 0, "");
+
+	filter__init(&f, NULL, 0, NULL);
+	assert_false(filter__active(&f));
+	assert_int_equal(filter__join_flags(&f), 0);
+	assert_true(filter__io(&f, &r));
+	/* an empty glob is no glob */
+	filter__init(&f, "", 0, "");
+	assert_false(filter__active(&f));
+}
+
+static void test_file(void **state)
+{
+	struct io_rec nested = io_rec("/data/run42/a/b/c/d/e/f.dat", 1, 1, "x");
+	struct io_rec other = io_rec("/data/run43/f.dat", 1, 1, "x");
+	struct io_rec partial = io_rec("run42/f.dat", 1, 1, "x");
+	struct io_rec nofile = io_rec(NULL, 1, 1, "x");
+	struct filter f;
+
+	filter__init(&f, "/data/run42/*", 0, NULL);
+	assert_true(filter__active(&f));
+	assert_int_equal(filter__join_flags(&f), JOIN_FILES | JOIN_PATHS);
+	/* '*' crosses directories */
+	assert_true(filter__io(&f, &nested));
+	assert_false(filter__io(&f, &other));
+	assert_false(filter__io(&f, &partial));
+	assert_false(filter__io(&f, &nofile));
+	filter__init(&f, "*.dat", 0, NULL);
+	assert_true(filter__io(&f, &partial));
+	filter__init(&f, "/data/run4[23]/f.dat", 0, NULL);
+	assert_true(filter__io(&f, &other));
+	assert_false(filter__io(&f, &nested));
+}
+
+static void test_process(void **state)
+{
+	struct io_rec r = io_rec("/a", 100, 102, "rocksdb:low");
+	struct io_rec unknown = io_rec("/a", 0, 0, "");
+	struct io_rec fs_event = io_rec("/a", 0, 0, "");
+	struct filter f;
+
+	fs_event.kind = REC_FS_EVENT;
+	filter__init(&f, NULL, 100, NULL);
+	assert_int_equal(filter__join_flags(&f), 0);
+	assert_true(filter__io(&f, &r));
+	assert_false(filter__io(&f, &unknown));
+	assert_false(filter__io(&f, &fs_event));
+	/* a thread id finds its thread */
+	filter__init(&f, NULL, 102, NULL);
+	assert_true(filter__io(&f, &r));
+	filter__init(&f, NULL, 101, NULL);
+	assert_false(filter__io(&f, &r));
+
+	filter__init(&f, NULL, 0, "rocksdb:low");
+	assert_true(filter__io(&f, &r));
+	assert_false(filter__io(&f, &fs_event));
+	filter__init(&f, NULL, 0, "rocksdb");
+	assert_false(filter__io(&f, &r));
+	/* cut where the kernel cuts */
+	strcpy(r.comm, "a_long_thread_n");
+	filter__init(&f, NULL, 0, "a_long_thread_name");
+	assert_string_equal(f.comm, "a_long_thread_n");
+	assert_true(filter__io(&f, &r));
+
+	/* all must match; a file event passes a file filter alone */
+	filter__init(&f, "/a", 100, "a_long_thread_n");
+	assert_true(filter__io(&f, &r));
+	filter__init(&f, "/a", 100, "other");
+	assert_false(filter__io(&f, &r));
+	filter__init(&f, "/a", 0, NULL);
+	assert_true(filter__io(&f, &fs_event));
+}
+
+static void test_vfs(void **state)
+{
+	struct vfs_rec r;
+	struct filter f;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = 7;
+	r.tid = 8;
+	strcpy(r.comm, "cp");
+	r.path = "/src/a";
+	r.path_len = 6;
+	r.path2 = "/dst/a";
+	r.path2_len = 6;
+	filter__init(&f, "/dst/*", 0, NULL);
+	assert_true(filter__vfs(&f, &r));
+	filter__init(&f, "/src/*", 8, "cp");
+	assert_true(filter__vfs(&f, &r));
+	filter__init(&f, "/tmp/*", 0, NULL);
+	assert_false(filter__vfs(&f, &r));
+	r.path = NULL;
+	r.path2 = NULL;
+	filter__init(&f, "*", 0, NULL);
+	assert_false(filter__vfs(&f, &r));
+	filter__init(&f, NULL, 9, NULL);
+	assert_false(filter__vfs(&f, &r));
+}
+
+static unsigned int got_io, got_vfs;
+
+static void count_io(void *ctx, const struct io_rec *r)
+{
+	(void)r;
+	assert_ptr_equal(ctx, &got_io);
+	got_io++;
+}
+
+static void count_vfs(void *ctx, const struct vfs_rec *r)
+{
+	(void)r;
+	assert_ptr_equal(ctx, &got_io);
+	got_vfs++;
+}
+
+static void test_sink(void **state)
+{
+	struct join_sink next = { count_io, &got_io, count_vfs }, s;
+	struct io_rec yes = io_rec("/a", 5, 5, "x"), no = io_rec("/a", 6, 6, "x");
+	struct vfs_rec v;
+	struct filter_sink fs;
+	struct filter f;
+
+	memset(&v, 0, sizeof(v));
+	v.pid = 5;
+	filter__init(&f, NULL, 5, NULL);
+	s = filter__sink(&fs, &f, &next);
+	s.record(s.ctx, &yes);
+	s.record(s.ctx, &no);
+	s.vfs(s.ctx, &v);
+	v.pid = 6;
+	s.vfs(s.ctx, &v);
+	assert_int_equal(got_io, 1);
+	assert_int_equal(got_vfs, 1);
+	/* a view without VFS records gets a sink without them */
+	next.vfs = NULL;
+	s = filter__sink(&fs, &f, &next);
+	assert_null(s.vfs);
+}
+
+static unsigned int last_unmatched;
+
+static void keep_unmatched(void *ctx, const struct vfs_rec *r)
+{
+	(void)ctx;
+	last_unmatched = r->unmatched;
+}
+
+/* A copy that matches through one file: the other side is marked for the totals. */
+static void test_copy_sides(void **state)
+{
+	struct join_sink next = { count_io, &got_io, keep_unmatched }, s;
+	struct filter_sink fs;
+	struct vfs_rec v;
+	struct filter f;
+
+	memset(&v, 0, sizeof(v));
+	v.has_file = v.has_file2 = true;
+	v.path = "/src/a";
+	v.path2 = "/dst/a";
+	filter__init(&f, "/dst/*", 0, NULL);
+	s = filter__sink(&fs, &f, &next);
+	s.vfs(s.ctx, &v);
+	assert_int_equal(last_unmatched, VFS_IN);
+	filter__init(&f, "/src/*", 0, NULL);
+	s.vfs(s.ctx, &v);
+	assert_int_equal(last_unmatched, VFS_OUT);
+	filter__init(&f, "/*/a", 0, NULL);
+	s.vfs(s.ctx, &v);
+	assert_int_equal(last_unmatched, 0);
+	/* an output the trace does not name (a socket) is no side to leave out */
+	v.has_file2 = false;
+	v.path2 = NULL;
+	filter__init(&f, "/src/*", 0, NULL);
+	s.vfs(s.ctx, &v);
+	assert_int_equal(last_unmatched, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_process),
+		cmocka_unit_test(test_vfs),
+		cmocka_unit_test(test_sink),
+		cmocka_unit_test(test_copy_sides),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
