@@ -264,6 +264,15 @@ expect 2 "option '--cgroup' needs a value" '' -- iotrace -S -d "$LN" --vfs --cgr
 expect 2 'they need --vfs'                 '' -- iotrace -S -d "$LN" --paths '/data/*'
 expect 2 "--paths: 'data/*' is not an absolute path pattern" '' -- iotrace -S -d "$LN" --vfs --paths '/x,data/*'
 expect 2 "--paths: '' is not an absolute path pattern" '' -- iotrace -S -d "$LN" --vfs --paths '/x,'
+expect 0 ''                     '--compress zstd|none' -- iotrace -S -H
+expect 2 "invalid value 'gzip' for --compress: expected zstd or none" '' -- iotrace -S -d "$LN" --compress gzip
+expect 2 "invalid value '' for --compress"  '' -- iotrace -S -d "$LN" --compress ''
+expect 2 "option '--compress' needs a value" '' -- iotrace -S -d "$LN" --compress
+expect 2 "invalid value '0' for --compress-level: expected a zstd level, 1-19" '' -- iotrace -S -d "$LN" --compress-level 0
+expect 2 "invalid value '20' for --compress-level" '' -- iotrace -S -d "$LN" --compress-level 20
+expect 2 "invalid value '-1' for --compress-level" '' -- iotrace -S -d "$LN" --compress-level -1
+expect 2 "invalid value '3x' for --compress-level" '' -- iotrace -S -d "$LN" --compress-level 3x
+expect 2 'it does not go with --compress none' '' -- iotrace -S -d "$LN" --compress none --compress-level 5
 expect 1 'needs root'           ''                 -- iotrace_nobody -S -d "$LN"
 expect 2 "unknown device 'nosuchdev'" ''           -- iotrace_nobody -S -d nosuchdev
 
@@ -342,6 +351,9 @@ check "config file holds the last saved path" grep -qx "trace-repository-path=$T
 
 echo "# --trace-parser"
 expect 0 ''                     '--raw'            -- iotrace -P -H
+expect 0 ''                     '--process-statistics' -- iotrace -P -H
+expect 2 "invalid value 'x' for --pid" ''          -- iotrace -P --vfs --pid x -p "$T/notatrace"
+expect 2 'does not go with --raw' ''               -- iotrace -P --io --raw --file '/a/*' -p "$T/notatrace"
 expect 1 "cannot open trace '/nonexistent'" ''     -- iotrace -P --io --raw -p /nonexistent
 expect 1 "cannot open trace 'no/such/trace'" ''    -- iotrace -P --io --raw -p no/such/trace
 expect 1 'not a trace'          ''                 -- iotrace -P --io --raw -p "$T/notatrace"

@@ -7,7 +7,7 @@
 
 The workload (file_attribution.sh): the writer writes INO, 1 MiB at
 /a/b/c/d/e/f.dat, and fsyncs; the reader reads it after drop_caches; the
-direct reader reads it with O_DIRECT; it is renamed to g.dat and reader2
+direct reader reads it with O_DIRECT (attributed to the file as well); it is renamed to g.dat and reader2
 reads it after drop_caches. All four run in the cgroup whose id is ID.
 
 Prints "ok: ..." / "FAIL: ..." per check and "measure: ..." lines; exit 1
@@ -135,7 +135,8 @@ def main():
 
     # reads of the file by anyone but the readers would be misattribution
     others = [io["pid"] for io, _, _ in file_ios
-              if io["operation"] == "Read" and io["pid"] not in (a.reader, a.reader2)]
+              if io["operation"] == "Read"
+              and io["pid"] not in (a.reader, a.reader2, a.direct_reader)]
     check(not others, "every read of the file was issued by a reader", "pids %s" % sorted(set(others)))
 
     direct = [io for io in ios.values() if io["pid"] == a.direct_reader]
@@ -146,8 +147,14 @@ def main():
           "direct reader: every I/O is a Read with the direct flag")
     check(bool(direct) and all(int(io.get("cgroupId", 0)) == a.cgroup for io in direct),
           "direct reader: cgroupId is the test's cgroup")
-    check(not any(io["pid"] == a.direct_reader for io, _, _ in file_ios),
-          "direct reader: no filesystemMeta (its pages are the user buffer, not the file's)")
+    # direct I/O is attributed through the kernel's direct-I/O state, not
+    # its pages (they are the user buffer): exactly the file, once
+    g = group(a.direct_reader, "Read")
+    check(sectors(g) == MIB_SECTORS and covered(g) == want,
+          "direct reader: filesystemMeta covers sectors 0..%d exactly once" % (MIB_SECTORS - 1),
+          "%d sectors, %d covered" % (sectors(g), len(covered(g))))
+    check(bool(g) and all(p == "/a/b/c/d/e/f.dat" and io.get("direct") for io, _, p in g),
+          "direct reader: every I/O is direct, on /a/b/c/d/e/f.dat")
 
     submitted = [io for io in ios.values() if not io.get("requestOnly")]
     zero = [io for io in submitted if not int(io.get("cgroupId", 0))]

@@ -1,0 +1,359 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: the VFS layer (--vfs), file events and the link
+# between system calls and the block I/O beneath them.
+#
+#   usage: tests/integration/vfs_trace.sh PATH/TO/iotrace PATH/TO/vfs_pattern
+#
+# vfs_pattern (built next to the tests) runs as two processes, each in a
+# cgroup v2 of its own: a writer (creates a/b/c/d/e/f.dat, 256 pwrite64s
+# of 4 KiB, fsync; creates a/b/tmp.dat) and a reader (reads f.dat back
+# with O_DIRECT, renames it to g.dat, unlinks tmp.dat, reads 4 KiB of
+# g.dat). Both print what they did; check_vfs.py compares that with
+# `iotrace -P --io --raw`: every VFS record, per-file bytes, paths, the
+# Create/Delete/MoveFrom/MoveTo events, the file offsets, LBAs (FIEMAP),
+# process, cgroup and vfsCallId of the direct reads and of f.dat's
+# writeback, and, when the parser has it, `-P --file-statistics`.
+#
+# Runs (IOTRACE_VFS_RUNS="ext4 pids cgroup paths xfs" is the default):
+#   ext4    the pattern on ext4, traced with --vfs
+#   pids    the same with --vfs --pids <the writer>: only its calls
+#   cgroup  the same with --vfs --cgroup <the reader's cgroup>
+#   paths   the same with --vfs --paths '<mount>/paths/a/b/c/d/e/*': the
+#           calls on f.dat (g.dat once renamed), not those on tmp.dat
+#   xfs     the pattern on xfs, traced with --vfs
+#
+# Needs root, BTF, loop devices, mkfs.ext4, mkfs.xfs, a cgroup2 mount and
+# python3; a missing one is a failure, never a skip. Everything set up is
+# torn down at exit, also on failure. IOTRACE_TEST_KEEP=1 keeps the
+# temporary directory (traces, parsed events, the pattern's output).
+
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 PATH/TO/iotrace PATH/TO/vfs_pattern" >&2
+	exit 2
+fi
+BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
+PATTERN=$(realpath -e "$2") || { echo "FAIL: no vfs_pattern at '$2'" >&2; exit 1; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+RUNS=${IOTRACE_VFS_RUNS:-ext4 pids cgroup paths xfs}
+
+PASS=0
+FAIL=0
+FAILED_NAMES=()
+ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
+fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); FAILED_NAMES+=("$*"); }
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else fail "$name"; fi
+}
+note() { echo "      $*"; }
+finish() {
+	echo
+	echo "$PASS passed, $FAIL failed"
+	if [ "$FAIL" -gt 0 ]; then
+		printf 'failed: %s\n' "${FAILED_NAMES[@]}"
+		exit 1
+	fi
+	exit 0
+}
+die() {
+	fail "$*"
+	finish
+}
+
+# --- capabilities: fail loudly -----------------------------------------------
+[ "$(id -u)" = 0 ] || die "must run as root (loop devices, mount, cgroups, BPF)"
+[ -r /sys/kernel/btf/vmlinux ] || die "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+for tool in losetup mkfs.ext4 mount umount python3 stat truncate findmnt mkfifo timeout; do
+	command -v "$tool" >/dev/null || die "'$tool' is not installed"
+done
+case " $RUNS " in
+*" xfs "*) command -v mkfs.xfs >/dev/null || die "'mkfs.xfs' is not installed (xfsprogs; scripts/install-deps.sh)" ;;
+esac
+[ -e /dev/loop-control ] || modprobe loop 2>/dev/null
+[ -e /dev/loop-control ] || die "no loop device support (/dev/loop-control missing)"
+CG2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+[ -n "$CG2" ] || die "no cgroup2 file system mounted (cgroup ids are cgroup v2 ids)"
+
+# --- setup and teardown --------------------------------------------------------
+T=$(mktemp -d /tmp/iotrace-vfs.XXXXXX)
+IMG=
+LOOP=
+MNT=
+CGW=
+CGR=
+TRACER_PID=
+WPID=
+RPID=
+
+# unmounts and detaches the current file system, if any
+teardown_fs() {
+	if [ -n "$MNT" ]; then
+		mountpoint -q "$MNT" && umount "$MNT"
+		rmdir "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	[ -n "$IMG" ] && rm -f "$IMG"
+	MNT=
+	LOOP=
+	IMG=
+}
+
+kill_workers() {
+	local p
+	for p in $WPID $RPID; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	WPID=
+	RPID=
+}
+
+cleanup() {
+	local rc=$?
+
+	kill_workers
+	iotrace_stop "$TRACER_PID"
+	teardown_fs
+	# the workers are gone: the cgroups are empty
+	[ -n "$CGW" ] && rmdir "$CGW"
+	[ -n "$CGR" ] && rmdir "$CGR"
+	if [ "${IOTRACE_TEST_KEEP:-0}" = 1 ]; then
+		echo "kept $T"
+	else
+		rm -rf "$T"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+REPO=$T/repo
+iotrace_temp_repository "$REPO"
+
+CGW=$CG2/iotrace-vfs.$$.writer
+mkdir "$CGW" || { CGW=; die "cannot create cgroup $CG2/iotrace-vfs.$$.writer"; }
+CGR=$CG2/iotrace-vfs.$$.reader
+mkdir "$CGR" || { CGR=; die "cannot create cgroup $CG2/iotrace-vfs.$$.reader"; }
+CGW_ID=$(stat -c %i "$CGW")
+CGR_ID=$(stat -c %i "$CGR")
+echo "# cgroups: writer $CGW (id $CGW_ID), reader $CGR (id $CGR_ID)"
+
+# an xfs on a loop device backed by /dev/shm; sets what iotrace_quiet_ext4 sets
+xfs_fs() {
+	IMG=$(mktemp "/dev/shm/iotrace-vfsx.XXXXXX.img")
+	truncate -s 512M "$IMG"
+	LOOP=$(losetup -f --show "$IMG") || { LOOP=; SETUP_ERR="losetup cannot attach a loop device"; return 1; }
+	LN=${LOOP#/dev/}
+	IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
+	DEVT=$(( (MAJ << 20) | MIN ))
+	if ! mkfs.xfs -q -f "$LOOP" >"$T/mkfs.xfs.log" 2>&1; then
+		SETUP_ERR="mkfs.xfs failed: $(cat "$T/mkfs.xfs.log")"
+		return 1
+	fi
+	MNT=$(mktemp -d "/tmp/iotrace-vfsx-mnt.XXXXXX")
+	mount -o noatime "$LOOP" "$MNT" || { SETUP_ERR="cannot mount $LOOP (xfs)"; return 1; }
+}
+
+# --- helpers --------------------------------------------------------------------
+running_trace() {
+	"$BIN" -M -L 2>/dev/null | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["trace"]:
+    if t["state"] == "RUNNING":
+        print(t["tracePath"])'
+}
+
+json_get() {
+	python3 - "$@" <<'EOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    v = v.get(k) if isinstance(v, dict) else None
+print("" if v is None else v)
+EOF
+}
+
+# start_tracer NAME ARGS...: the tracer on $LN in the background; waits
+# until the summary says RUNNING and has been rewritten once by the
+# collector's loop (the programs are attached). Sets TRACER_PID, TRACE.
+start_tracer() {
+	local name=$1 ino0
+	shift
+	TRACE=
+	"$BIN" -S -d "$LN" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	TRACER_PID=$!
+	for _ in $(seq 200); do
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		TRACE=$(running_trace)
+		[ -n "$TRACE" ] && break
+		sleep 0.05
+	done
+	if [ -z "$TRACE" ]; then
+		fail "$name: tracer did not reach RUNNING"
+		sed 's/^/      stderr: /' "$T/$name.err" | tail -8
+		return 1
+	fi
+	ino0=$(stat -c %i "$REPO/$TRACE/octf.summary")
+	for _ in $(seq 100); do
+		[ "$(stat -c %i "$REPO/$TRACE/octf.summary" 2>/dev/null)" != "$ino0" ] && return 0
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "$name: summary never rewritten after start (collector loop not running?)"
+	return 1
+}
+
+# stop_tracer NAME: SIGINT, wait; checks exit status and lost events.
+# Values go through variables, never "(... $(cmd))" in a message: bash
+# 5.2 misparses that when a trap fires during the command substitution
+# and goes on after the enclosing compound command, skipping the rest.
+stop_tracer() {
+	local name=$1 rc lost
+	kill -INT "$TRACER_PID" 2>/dev/null
+	for _ in $(seq 300); do
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$TRACER_PID" 2>/dev/null && { fail "$name: tracer still running 30 s after SIGINT"; kill -KILL "$TRACER_PID"; }
+	wait "$TRACER_PID"
+	rc=$?
+	TRACER_PID=
+	check "$name: tracer exit 0 (got $rc)" [ "$rc" = 0 ]
+	[ -s "$T/$name.err" ] && sed 's/^/      stderr: /' "$T/$name.err" | head -5
+	lost=$(json_get "$T/$name.out" droppedEvents)
+	check "$name: no events lost (droppedEvents '$lost')" [ "$lost" = 0 ]
+}
+
+# start_workers NAME DIR: the writer and the reader, each moved into its
+# cgroup, blocked until go_worker; sets WPID, RPID
+start_workers() {
+	local name=$1 dir=$2
+	mkfifo "$T/$name.wgo" "$T/$name.rgo"
+	"$PATTERN" --cgroup "$CGW" --wait "$T/$name.wgo" writer "$dir" >"$T/$name.writer" 2>"$T/$name.writer.err" &
+	WPID=$!
+	"$PATTERN" --cgroup "$CGR" --wait "$T/$name.rgo" reader "$dir" >"$T/$name.reader" 2>"$T/$name.reader.err" &
+	RPID=$!
+	# each prints its process line once it is in its cgroup
+	for _ in $(seq 100); do
+		[ -s "$T/$name.writer" ] && [ -s "$T/$name.reader" ] && return 0
+		sleep 0.05
+	done
+	fail "$name: the pattern's processes did not start: $(cat "$T/$name.writer.err" "$T/$name.reader.err")"
+	return 1
+}
+
+# go_worker NAME ROLE PID: lets it run, waits for it; checks its exit
+go_worker() {
+	local name=$1 role=$2 pid=$3 rc
+	timeout 10 sh -c 'echo go >"$1"' _ "$T/$name.${role:0:1}go"
+	wait "$pid"
+	rc=$?
+	check "$name: vfs_pattern $role exit 0 (got $rc)" [ "$rc" = 0 ]
+	[ -s "$T/$name.$role.err" ] && sed 's/^/      stderr: /' "$T/$name.$role.err" | head -5
+}
+
+run_checker() {
+	local name=$1 line rc
+	shift
+	python3 "$HERE/check_vfs.py" "$@" >"$T/$name.check" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		ok:*) ok "${line#ok: }" ;;
+		FAIL:*) fail "${line#FAIL: }" ;;
+		*) echo "      $line" ;;
+		esac
+	done <"$T/$name.check"
+	[ "$rc" = 0 ] || grep -q '^FAIL:' "$T/$name.check" || fail "$name: check_vfs.py exited $rc without a FAIL line"
+}
+
+HAVE_FILE_STATS=0
+"$BIN" -P -H 2>&1 | grep -q -- '--file-statistics' && HAVE_FILE_STATS=1
+
+# run NAME FSTYPE SUBDIR TRACED FILES [TRACER ARGS...]: the pattern in
+# $MNT/SUBDIR traced with --vfs and the args, then parsed and checked.
+# TRACED: the processes whose calls the trace must hold, FILES the files
+# (see check_vfs.py). @WPID@ in an argument is the writer's pid.
+run() {
+	local name=$1 fstype=$2 sub=$3 traced=$4 files=$5 dir prefix rc tev nev args=() x
+	shift 5
+	echo "# run $name: $fstype, --vfs $*"
+	# nothing of an earlier run may linger (its pids and tracer are reused names)
+	kill_workers
+	iotrace_stop "$TRACER_PID"
+	TRACER_PID=
+	dir=$MNT${sub:+/$sub}
+	prefix=${sub:+/$sub}
+	mkdir -p "$dir"
+	sync
+	start_workers "$name" "$dir" || { kill_workers; return; }
+	for x in "$@"; do args+=("${x//@WPID@/$WPID}"); done
+	if ! start_tracer "$name" --vfs -l "vfs-$name" "${args[@]}"; then
+		kill_workers
+		iotrace_stop "$TRACER_PID"
+		TRACER_PID=
+		return
+	fi
+	go_worker "$name" writer "$WPID"
+	WPID=
+	go_worker "$name" reader "$RPID"
+	RPID=
+	sync
+	sleep 0.5
+	stop_tracer "$name"
+	tev=$(json_get "$T/$name.out" tracedEvents)
+
+	timeout -k 5 120 "$BIN" -P --io --raw -p "$TRACE" >"$T/$name.jsonl" 2>"$T/$name.parse.err"
+	rc=$?
+	check "$name: -P --io --raw exit 0 (got $rc)" [ "$rc" = 0 ]
+	[ -s "$T/$name.parse.err" ] && sed 's/^/      stderr: /' "$T/$name.parse.err" | head -5
+	nev=$(wc -l <"$T/$name.jsonl")
+	check "$name: parsed event count $nev == summary tracedEvents '$tev'" [ "$nev" = "$tev" ]
+
+	local fsargs=()
+	if [ "$traced" = writer,reader ] && [ "$files" = f,g,tmp ]; then
+		if [ "$HAVE_FILE_STATS" = 1 ]; then
+			timeout -k 5 120 "$BIN" -P --file-statistics -p "$TRACE" >"$T/$name.filestats" 2>"$T/$name.filestats.err"
+			rc=$?
+			check "$name: -P --file-statistics exit 0 (got $rc)" [ "$rc" = 0 ]
+			fsargs=(--file-stats "$T/$name.filestats")
+		else
+			note "$name: this parser has no --file-statistics: no cross-check"
+		fi
+	fi
+	run_checker "$name" "$T/$name.jsonl" --label "$name" --dev "$DEVT" \
+		--writer "$T/$name.writer" --reader "$T/$name.reader" \
+		--writer-cgroup "$CGW_ID" --reader-cgroup "$CGR_ID" \
+		--writer-cgroup-path "${CGW#"$CG2"}" --reader-cgroup-path "${CGR#"$CG2"}" \
+		--prefix "$prefix" --traced "$traced" --files "$files" "${fsargs[@]}"
+}
+
+want_run() { case " $RUNS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# =============================================================================
+if want_run ext4 || want_run pids || want_run cgroup || want_run paths; then
+	iotrace_quiet_ext4 256M vfs "$T" || die "$SETUP_ERR"
+	echo "# ext4 on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
+	want_run ext4 && run ext4 ext4 "" writer,reader f,g,tmp
+	want_run pids && run pids ext4 pids writer f,g,tmp --pids @WPID@
+	want_run cgroup && run cgroup ext4 cgroup reader f,g,tmp --cgroup "$CGR"
+	want_run paths && run paths ext4 paths writer,reader f,g --paths "$MNT/paths/a/b/c/d/e/*"
+	teardown_fs
+fi
+
+if want_run xfs; then
+	# never two file systems at once: MNT, LOOP and IMG name the one to tear down
+	teardown_fs
+	xfs_fs || die "$SETUP_ERR"
+	echo "# xfs on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
+	run xfs xfs "" writer,reader f,g,tmp
+	teardown_fs
+fi
+
+finish
