@@ -52,7 +52,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 # binary uses (Debian 12); libelf1 and zlib1g are libbpf's, named because
 # the tracer needs them whatever libbpf1's packaging says.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-  "libbpf1 (>= 1:0.6.0), libc6 (>= IOTRACE_GLIBC_MIN), libelf1, libprotobuf-c1 (>= 1.3.1), libzstd1 (>= 1.5.2), zlib1g")
+  "libbpf1 (>= 1:1.0.0), libc6 (>= IOTRACE_GLIBC_MIN), libelf1, libprotobuf-c1 (>= 1.3.1), libzstd1 (>= 1.5.2), zlib1g")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
   ${CMAKE_CURRENT_LIST_DIR}/deb/conffiles
   ${CMAKE_CURRENT_LIST_DIR}/deb/postinst
