@@ -145,8 +145,10 @@ int name_pass__run(struct trace *t, struct file_names *fn, unsigned int threads)
 			err = -ENOMEM;
 	}
 	if (!err && n) {
-		memcpy(all, sc.w[0].ev, sc.w[0].n * sizeof(*all));
-		memcpy(all + sc.w[0].n, sc.w[1].ev, sc.w[1].n * sizeof(*all));
+		/* a worker that found nothing has no array: memcpy(NULL, 0) is UB */
+		for (k = 0; k < 2; k++)
+			if (sc.w[k].n)
+				memcpy(all + (k ? sc.w[0].n : 0), sc.w[k].ev, sc.w[k].n * sizeof(*all));
 		qsort(all, n, sizeof(*all), by_order);
 		for (i = 0; i < n && !err; i++)
 			err = file_names__set_name(fn, &all[i].id, &all[i].parent, all[i].name);
