@@ -8,11 +8,12 @@
 #
 # It creates a 256 MiB image in /dev/shm, attaches it to a loop device,
 # makes an ext4 file system on it and mounts it; starts
-#   iotrace --start-tracing --devices loopN
+#   iotrace --start-tracing --devices loopN --vfs
 # runs a short workload (buffered and O_DIRECT writes, reads after dropping
 # the page cache, a delete, fsync), stops the tracer with Ctrl+C (SIGINT),
 # and prints the trace summary, the trace list, the joined I/Os (latency,
-# queue depth, file), statistics and a latency histogram. Everything is
+# queue depth, file), statistics, a latency histogram, and the per-file and
+# per-process reports of block I/O and system calls. Everything is
 # torn down at exit.
 #
 # Traces go to a temporary repository, removed at exit, unless
@@ -106,8 +107,8 @@ mount -o noatime,no_prefetch_block_bitmaps "$LOOP" "$MNT" 2>/dev/null ||
 echo "$LOOP mounted on $MNT"
 
 step "start tracing"
-echo "\$ $BIN --start-tracing --devices $DEV &"
-"$BIN" --start-tracing --devices "$DEV" --label demo >"$WORK/summary" 2>"$WORK/stderr" &
+echo "\$ $BIN --start-tracing --devices $DEV --vfs &"
+"$BIN" --start-tracing --devices "$DEV" --vfs --label demo >"$WORK/summary" 2>"$WORK/stderr" &
 TRACER_PID=$!
 TRACE=
 for _ in $(seq 100); do
@@ -161,6 +162,12 @@ show "$BIN" --trace-parser --statistics --path "$TRACE" --format table
 
 step "latency histogram"
 show "$BIN" --trace-parser --latency-histogram --path "$TRACE" --format table
+
+step "per file: system calls (--vfs) and the block I/O beneath them"
+show "$BIN" --trace-parser --file-statistics --path "$TRACE" --format table
+
+step "per process and cgroup: who did the I/O"
+show "$BIN" --trace-parser --process-statistics --path "$TRACE" --format table
 
 step "events as recorded, per type"
 COUNT='s/^{"header":{[^}]*},"\([a-zA-Z]*\)".*/\1/p'
