@@ -44,6 +44,11 @@ static const char *const call_names[] = {
 	[C(UringWrite)] = "io_uring:write",
 	[C(UringFsync)] = "io_uring:fsync",
 	[C(UringOther)] = "io_uring:other",
+	[C(Unlink)] = "unlink",
+	[C(Unlinkat)] = "unlinkat",
+	[C(Rename)] = "rename",
+	[C(Renameat)] = "renameat",
+	[C(Renameat2)] = "renameat2",
 };
 
 /*

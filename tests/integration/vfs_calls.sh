@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: every traced system call once, each --vfs record
+# asserted exactly.
+#
+#   usage: tests/integration/vfs_calls.sh PATH/TO/iotrace PATH/TO/vfs_calls
+#
+# vfs_calls (built next to the tests) makes, in a directory of an ext4 on
+# a loop device, one or more of each call vfs_trace.sh and uring_trace.sh
+# do not cover: open, creat, openat2, read, write, readv, writev, preadv,
+# pwritev, preadv2 and pwritev2 (at an offset and at -1), fdatasync,
+# ftruncate, fallocate, mmap, msync, sync_file_range, copy_file_range,
+# sendfile, splice (file -> pipe -> file), close, rename and unlink,
+# through syscall(2) with known arguments, and prints each as the tracer
+# should record it. check_vfs_calls.py compares that with
+# `iotrace -P --io --raw` (every field of every record of its pid, in
+# order: call, fd, fd2, offset, offset2, size, result, flags, created,
+# fileId, fileId2) and `iotrace -P --vfs -f csv` (the same records, with
+# file.path and file2.path), plus the Create/Delete/Move events.
+#
+# Needs root, BTF, loop devices, mkfs.ext4 and python3; a missing one is
+# a failure, never a skip. Everything set up is torn down at exit, also
+# on failure. IOTRACE_TEST_KEEP=1 keeps the temporary directory (trace,
+# parsed events, the program's output).
+
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 PATH/TO/iotrace PATH/TO/vfs_calls" >&2
+	exit 2
+fi
+BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
+CALLS=$(realpath -e "$2") || { echo "FAIL: no vfs_calls at '$2'" >&2; exit 1; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+PASS=0
+FAIL=0
+FAILED_NAMES=()
+ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
+fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); FAILED_NAMES+=("$*"); }
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else fail "$name"; fi
+}
+finish() {
+	echo
+	echo "$PASS passed, $FAIL failed"
+	if [ "$FAIL" -gt 0 ]; then
+		printf 'failed: %s\n' "${FAILED_NAMES[@]}"
+		exit 1
+	fi
+	exit 0
+}
+die() {
+	fail "$*"
+	finish
+}
+
+# --- capabilities: fail loudly -----------------------------------------------
+[ "$(id -u)" = 0 ] || die "must run as root (loop devices, mount, BPF)"
+[ -r /sys/kernel/btf/vmlinux ] || die "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+for tool in losetup mkfs.ext4 mount umount mountpoint python3 truncate timeout; do
+	command -v "$tool" >/dev/null || die "'$tool' is not installed"
+done
+[ -e /dev/loop-control ] || modprobe loop 2>/dev/null
+[ -e /dev/loop-control ] || die "no loop device support (/dev/loop-control missing)"
+TRACEFS=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -e "$d/events/syscalls" ] && { TRACEFS=$d; break; }
+done
+[ -n "$TRACEFS" ] || die "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS, tracefs)"
+# every call the program makes must have its tracepoints, or its record
+# is missing for a reason that is not the tracer's
+for tp in open creat openat2 read write readv writev preadv pwritev preadv2 pwritev2 \
+	fdatasync ftruncate fallocate mmap msync sync_file_range copy_file_range sendfile64 \
+	splice close rename unlink; do
+	[ -e "$TRACEFS/events/syscalls/sys_enter_$tp" ] || die "kernel has no syscalls:sys_enter_$tp"
+done
+
+# --- setup and teardown --------------------------------------------------------
+T=$(mktemp -d /tmp/iotrace-vfscalls.XXXXXX)
+IMG=
+LOOP=
+MNT=
+TRACER_PID=
+CPID=
+
+cleanup() {
+	local rc=$?
+
+	if [ -n "$CPID" ]; then
+		kill -KILL "$CPID" 2>/dev/null
+		wait "$CPID" 2>/dev/null
+	fi
+	iotrace_stop "$TRACER_PID"
+	if [ -n "$MNT" ]; then
+		mountpoint -q "$MNT" && umount "$MNT"
+		rmdir "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	[ -n "$IMG" ] && rm -f "$IMG"
+	if [ "${IOTRACE_TEST_KEEP:-0}" = 1 ]; then
+		echo "kept $T"
+	else
+		rm -rf "$T"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+REPO=$T/repo
+iotrace_temp_repository "$REPO"
+iotrace_quiet_ext4 64M vfscalls "$T" || die "$SETUP_ERR"
+echo "# ext4 on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
+mkdir "$MNT/calls" || die "cannot create $MNT/calls"
+sync
+
+running_trace() {
+	"$BIN" -M -L 2>/dev/null | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["trace"]:
+    if t["state"] == "RUNNING":
+        print(t["tracePath"])'
+}
+
+json_get() {
+	python3 - "$@" <<'EOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    v = v.get(k) if isinstance(v, dict) else None
+print("" if v is None else v)
+EOF
+}
+
+# --- trace --------------------------------------------------------------------
+"$BIN" -S -d "$LN" --vfs -l vfs-calls >"$T/trace.out" 2>"$T/trace.err" &
+TRACER_PID=$!
+# RUNNING is written once the programs are attached; then wait for one
+# rewrite of the summary by the collector's loop
+TRACE=
+for _ in $(seq 200); do
+	kill -0 "$TRACER_PID" 2>/dev/null || break
+	TRACE=$(running_trace)
+	[ -n "$TRACE" ] && break
+	sleep 0.05
+done
+[ -n "$TRACE" ] || die "tracer did not reach RUNNING: $(tail -3 "$T/trace.err")"
+INO0=$(stat -c %i "$REPO/$TRACE/octf.summary")
+REWRITTEN=0
+for _ in $(seq 100); do
+	[ "$(stat -c %i "$REPO/$TRACE/octf.summary" 2>/dev/null)" != "$INO0" ] && { REWRITTEN=1; break; }
+	kill -0 "$TRACER_PID" 2>/dev/null || break
+	sleep 0.05
+done
+[ "$REWRITTEN" = 1 ] || die "summary never rewritten after start (collector loop not running?)"
+echo "# tracing $LN --vfs: $TRACE"
+
+"$CALLS" "$MNT/calls" >"$T/calls.out" 2>"$T/calls.err" &
+CPID=$!
+wait "$CPID"
+rc=$?
+CPID=
+check "vfs_calls exit 0 (got $rc)" [ "$rc" = 0 ]
+[ -s "$T/calls.err" ] && sed 's/^/      stderr: /' "$T/calls.err" | head -5
+sync
+sleep 0.5
+
+kill -INT "$TRACER_PID" 2>/dev/null
+for _ in $(seq 300); do
+	kill -0 "$TRACER_PID" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$TRACER_PID" 2>/dev/null && { fail "tracer still running 30 s after SIGINT"; kill -KILL "$TRACER_PID"; }
+wait "$TRACER_PID"
+rc=$?
+TRACER_PID=
+check "tracer exit 0 (got $rc)" [ "$rc" = 0 ]
+[ -s "$T/trace.err" ] && sed 's/^/      stderr: /' "$T/trace.err" | head -5
+lost=$(json_get "$T/trace.out" droppedEvents)
+check "no events lost (droppedEvents '$lost')" [ "$lost" = 0 ]
+tev=$(json_get "$T/trace.out" tracedEvents)
+
+# --- parse and check ----------------------------------------------------------------
+timeout -k 5 120 "$BIN" -P --io --raw -p "$TRACE" >"$T/events.jsonl" 2>"$T/raw.err"
+rc=$?
+check "-P --io --raw exit 0 (got $rc)" [ "$rc" = 0 ]
+[ -s "$T/raw.err" ] && sed 's/^/      stderr: /' "$T/raw.err" | head -5
+nev=$(wc -l <"$T/events.jsonl")
+check "parsed event count $nev == summary tracedEvents '$tev'" [ "$nev" = "$tev" ]
+timeout -k 5 120 "$BIN" -P --vfs -f csv -p "$TRACE" >"$T/vfs.csv" 2>"$T/csv.err"
+rc=$?
+check "-P --vfs -f csv exit 0 (got $rc)" [ "$rc" = 0 ]
+[ -s "$T/csv.err" ] && sed 's/^/      stderr: /' "$T/csv.err" | head -5
+
+python3 "$HERE/check_vfs_calls.py" "$T/events.jsonl" "$T/vfs.csv" --calls "$T/calls.out" \
+	--dev "$DEVT" --prefix /calls >"$T/check.out" 2>&1
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	ok:*) ok "${line#ok: }" ;;
+	FAIL:*) fail "${line#FAIL: }" ;;
+	*) echo "      $line" ;;
+	esac
+done <"$T/check.out"
+[ "$rc" = 0 ] || grep -q '^FAIL:' "$T/check.out" || fail "check_vfs_calls.py exited $rc without a FAIL line"
+finish
