@@ -17,6 +17,7 @@
 #include "encode.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
+#include "kernel_probe.h"
 #include "path_filter.h"
 #include "stream_writer.h"
 #include "trace_store.h"
@@ -76,41 +77,8 @@ static uint64_t now_ns(clockid_t clk)
  * block_split / block_rq_* tracepoints", v5.11-rc1). A tp_btf program must
  * match the kernel's prototype, so count the arguments in the kernel's BTF
  * (as libbpf-tools' biolatency does for block_rq_issue) and load the
- * matching program of each pair. Returns the count, or -1 if unknown.
+ * matching program of each pair.
  */
-static int tp_arg_count(const struct btf *btf, const char *tp)
-{
-	const struct btf_type *t;
-	char name[128];
-	int id;
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
-	if (id <= 0)
-		return -1;
-	t = btf__type_by_id(btf, id);
-	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* pointer */
-	if (t && btf_is_ptr(t))
-		t = btf__type_by_id(btf, t->type);	/* function prototype */
-	/* the first argument is the tracepoint's private data pointer */
-	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
-}
-
-/* A classic tracepoint the kernel offers (tracefs, either mount point). */
-static bool tracepoint_exists(const char *category, const char *name)
-{
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[256];
-	size_t i;
-
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], category, name);
-		if (access(path, F_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
 static void pick_programs(struct iotrace *skel)
 {
 	/*
@@ -139,7 +107,7 @@ static void pick_programs(struct iotrace *skel)
 
 	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		/* without BTF the load fails anyway, with a clearer message */
-		bool old = btf && tp_arg_count(btf, pairs[i].tp) == pairs[i].new_args + 1;
+		bool old = btf && probe__tp_btf_args(btf, pairs[i].tp) == pairs[i].new_args + 1;
 
 		bpf_program__set_autoload(pairs[i].new_prog, !old);
 		bpf_program__set_autoload(pairs[i].old_prog, old);
@@ -147,7 +115,7 @@ static void pick_programs(struct iotrace *skel)
 	btf__free(btf);
 	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
 		bpf_program__set_autoload(optional[i].prog,
-					  tracepoint_exists("syscalls", optional[i].tp));
+					  probe__tracepoint_exists("syscalls", optional[i].tp));
 }
 
 /*

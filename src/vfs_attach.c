@@ -11,6 +11,7 @@
 #include "collector.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
+#include "kernel_probe.h"
 #include "vfs_attach.h"
 
 /*
@@ -82,20 +83,6 @@ static bool is_ns(enum iotrace_vfs_call c)
 	return c >= IOTRACE_VFS_UNLINK && c <= IOTRACE_VFS_RENAMEAT2;
 }
 
-static bool tp_exists(const char *event)
-{
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[256];
-	size_t i;
-
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", roots[i], event);
-		if (access(path, F_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* The traced devices, and the partitions of each traced whole disk. */
 static int fs_devs(struct iotrace__rodata *ro, const struct collector_config *cfg)
 {
@@ -118,23 +105,12 @@ static int fs_devs(struct iotrace__rodata *ro, const struct collector_config *cf
 	return 0;
 }
 
+/* A tp_btf tracepoint with the prototype a program was written for. */
 static bool tp_btf_args(const char *tp, int want)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
-	char name[128];
-	const struct btf_type *t;
-	int id, n = -1;
+	int n = probe__tp_btf_args(btf, tp);
 
-	if (!btf)
-		return false;
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
-	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	t = t ? btf__type_by_id(btf, t->type) : NULL;
-	if (t && btf_is_ptr(t))
-		t = btf__type_by_id(btf, t->type);
-	if (t && btf_is_func_proto(t))
-		n = btf_vlen(t) - 1;
 	btf__free(btf);
 	return n == want;
 }
@@ -168,11 +144,11 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg)
 	bpf_program__set_autoattach(skel->progs.handle_sys_enter, false);
 	bpf_program__set_autoattach(skel->progs.handle_sys_exit, false);
 	bpf_program__set_autoload(skel->progs.handle_sys_enter, cfg->vfs);
-	bpf_program__set_autoload(skel->progs.handle_sys_exit, tp_exists("sys_exit_openat"));
+	bpf_program__set_autoload(skel->progs.handle_sys_exit, probe__tracepoint_exists("syscalls", "sys_exit_openat"));
 	bpf_program__set_autoattach(skel->progs.handle_ns_enter, false);
 	bpf_program__set_autoattach(skel->progs.handle_ns_exit, false);
 	/* path resolution walks the dentry cache with bpf_loop (v5.17) */
-	ns = tp_exists("sys_enter_unlinkat") &&
+	ns = probe__tracepoint_exists("syscalls", "sys_enter_unlinkat") &&
 	     libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
 	bpf_program__set_autoload(skel->progs.handle_ns_enter, ns);
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
@@ -191,7 +167,7 @@ static int attach_one(struct bpf_program *prog, const char *dir, const char *tp,
 	struct bpf_link *link;
 
 	snprintf(event, sizeof(event), "sys_%s_%s", dir, tp);
-	if (!tp_exists(event))
+	if (!probe__tracepoint_exists("syscalls", event))
 		return -ENOENT;
 	if (l->n >= sizeof(l->link) / sizeof(l->link[0]))
 		return -E2BIG;

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <stdio.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+
+#include "kernel_probe.h"
+
+int probe__tp_btf_args(const struct btf *btf, const char *tp)
+{
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	if (!btf)
+		return -1;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, id);
+	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* pointer */
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);	/* function prototype */
+	/* the first argument is the tracepoint's private data pointer */
+	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
+}
+
+bool probe__tracepoint_exists(const char *category, const char *name)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], category, name);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
