@@ -477,6 +477,7 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 	s->size_mib = (bytes + (1u << 20) - 1) >> 20;
 	s->traced_events = records;
 	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
+	s->unresolved_file_events = c->skel->bss->ns_unresolved;
 }
 
 static int flush_all(struct collector *c)

@@ -61,6 +61,10 @@ int summary__print(FILE *out, const struct summary *s)
 	jw__string(jw, s->stop_reason);
 	jw__name(jw, "iotraceVersion");
 	jw__string(jw, s->tool_version);
+	if (s->unresolved_file_events) {
+		jw__name(jw, "unresolvedFileEvents");
+		jw__uint_str(jw, s->unresolved_file_events);
+	}
 	jw__end_object(jw);
 	jw__end_object(jw);
 	jw__newline(jw);
@@ -283,6 +287,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_string(c, s->stop_reason, sizeof(s->stop_reason));
 		else if (!strcmp(key, "iotraceVersion"))
 			err = read_string(c, s->tool_version, sizeof(s->tool_version));
+		else if (!strcmp(key, "unresolvedFileEvents"))
+			err = read_u64(c, &s->unresolved_file_events);
 		else
 			err = skip_value(c, 1);
 		if (err)

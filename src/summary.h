@@ -35,6 +35,11 @@ struct summary {
 	char stop_reason[64];		/* signal, time limit, size limit, disk full, ... */
 	char dropped_per_queue[4096];	/* comma-separated counts, one per queue */
 	char tool_version[32];
+	/*
+	 * unlink/rename on traced file systems whose path the tracer could
+	 * not resolve (no Delete/Move event sent); written only when not 0
+	 */
+	uint64_t unresolved_file_events;
 };
 
 /* Writes dir/octf.summary (0600). Returns 0 or -errno. */

@@ -93,6 +93,13 @@ static void test_round_trip(void **state)
 	assert_string_equal(out.stop_reason, "signal");
 	assert_string_equal(out.dropped_per_queue, "7,0");
 	assert_string_equal(out.tool_version, "0.1.0");
+	assert_int_equal(out.unresolved_file_events, 0);
+
+	/* the tag is there only when something was not resolved */
+	in.unresolved_file_events = 3;
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_int_equal(out.unresolved_file_events, 3);
 }
 
 /* The exact text: Open-CAS's TraceSummary JSON form, 64-bit counts as strings. */
