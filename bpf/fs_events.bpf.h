@@ -63,7 +63,7 @@ struct {
 	__type(value, struct ns_op);
 } ns_ops SEC(".maps");
 
-/* unlink/rename paths not resolved through the dentry cache */
+/* unlink/rename paths on traced file systems not resolved through the dentry cache */
 __u64 ns_unresolved = 0;
 
 static __always_inline struct path_walk *walk_state(void)
@@ -275,7 +275,15 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath)
 	w->fail = 0;
 	bpf_loop(IOTRACE_MAX_COMPONENTS, component_cb, NULL, 0);
 	if (w->fail || w->path[0] == 0) {
-		__sync_fetch_and_add(&ns_unresolved, 1);
+		struct dentry *at = w->d;
+
+		/*
+		 * counted only where the lookup failed inside a traced file
+		 * system: mount points stay cached, so a path into one fails
+		 * there, not before
+		 */
+		if (at && fs_dev_traced(BPF_CORE_READ(at, d_sb, s_dev)))
+			__sync_fetch_and_add(&ns_unresolved, 1);
 		return NULL;
 	}
 	return w->d;
