@@ -33,11 +33,11 @@
 #include "view.h"
 
 struct file_entry {
+	struct op_totals t;	/* first: op_totals__free_entry */
 	uint64_t part;
 	const struct device *dev;	/* the last one known */
 	struct file_id id;		/* of an unnamed file */
 	bool named;
-	struct op_totals t;
 	char path[];
 };
 
@@ -315,23 +315,13 @@ static int file_finish(void *p, const struct join *j)
 	return view__flush(v->out);
 }
 
-static void free_entry(void *p)
-{
-	struct file_entry *e = p;
-
-	if (!e)
-		return;
-	op_totals__free(&e->t);
-	free(e);
-}
-
 static void file_destroy(void *p)
 {
 	struct file_view *v = p;
 
 	if (!v)
 		return;
-	keymap__free(&v->files, free_entry);
+	keymap__free(&v->files, op_totals__free_entry);
 	free(v);
 }
 

@@ -32,24 +32,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "csv_writer.h"
+#include "date_fmt.h"
 #include "file_names.h"
-#include "json_writer.h"
-#include "view.h"
+#include "rec_out.h"
 
 struct io_view {
-	FILE *out;
-	enum view_format fmt;
-	struct json_writer *jw;
-	struct csv_writer *cw;
-	bool header_done;
-	/* the last creation date formatted, files repeat */
-	int64_t date_sec;
-	int32_t date_nsec;
-	bool date_valid;
-	char date[40];
+	struct rec_out o;
+	struct date_fmt date;
 };
 
 static const char *const csv_columns[] = {
@@ -64,6 +54,7 @@ static const char *const csv_columns[] = {
 	"process.cgroup",
 	"io.flags.sync", "io.flags.requestOnly", "io.flags.writeZeroes", "io.vfsCallId",
 };
+#define NCOLS (sizeof(csv_columns) / sizeof(csv_columns[0]))
 
 static const char *op_name(int32_t op)
 {
@@ -99,53 +90,13 @@ static const char *fs_event_name(int32_t e)
 	}
 }
 
-/*
- * google.protobuf.Timestamp in its JSON form: UTC, 0, 3, 6 or 9 fraction
- * digits. Years outside 1..9999 have no RFC 3339 form: the seconds are
- * printed as a number then.
- */
-static const char *creation_date(struct io_view *v, const struct file_id *id)
-{
-	struct tm tm;
-	time_t t = (time_t)id->sec;
-	int32_t ns = id->nsec;
-	size_t n;
-
-	if (v->date_valid && v->date_sec == id->sec && v->date_nsec == ns)
-		return v->date;
-	v->date_valid = true;
-	v->date_sec = id->sec;
-	v->date_nsec = ns;
-	if (id->sec < -62135596800LL || id->sec > 253402300799LL || ns < 0 || ns > 999999999 ||
-	    !gmtime_r(&t, &tm)) {
-		snprintf(v->date, sizeof(v->date), "%lld.%09d", (long long)id->sec, (int)ns);
-		return v->date;
-	}
-	n = strftime(v->date, sizeof(v->date), "%Y-%m-%dT%H:%M:%S", &tm);
-	if (ns % 1000000 == 0 && ns)
-		n += (size_t)snprintf(v->date + n, sizeof(v->date) - n, ".%03d", (int)(ns / 1000000));
-	else if (ns % 1000 == 0 && ns)
-		n += (size_t)snprintf(v->date + n, sizeof(v->date) - n, ".%06d", (int)(ns / 1000));
-	else if (ns)
-		n += (size_t)snprintf(v->date + n, sizeof(v->date) - n, ".%09d", (int)ns);
-	snprintf(v->date + n, sizeof(v->date) - n, "Z");
-	return v->date;
-}
-
 static void *io_view_create(FILE *out, const struct view_opts *o)
 {
 	struct io_view *v = calloc(1, sizeof(*v));
 
 	if (!v)
 		return NULL;
-	v->out = out;
-	v->fmt = o->format;
-	if (v->fmt == VIEW_JSON)
-		v->jw = jw__new(out, false);
-	else if (v->fmt == VIEW_CSV)
-		v->cw = csv__new(out);
-	if ((v->fmt == VIEW_JSON && !v->jw) || (v->fmt == VIEW_CSV && !v->cw)) {
-		jw__free(v->jw);
+	if (rec_out__init(&v->o, out, o->format)) {
 		free(v);
 		errno = ENOMEM;
 		return NULL;
@@ -222,41 +173,15 @@ static void json_io(struct json_writer *jw, const struct io_rec *r)
 		jw__uint_str(jw, r->vfs_call);
 	}
 	jw__end_object(jw);
-	if (!r->pid && !r->tid && !r->comm[0] && !r->cgroup)
-		return;
-	jw__name(jw, "process");
-	jw__start_object(jw);
-	if (r->pid) {
-		jw__name(jw, "pid");
-		jw__uint(jw, r->pid);
-	}
-	if (r->tid) {
-		jw__name(jw, "tid");
-		jw__uint(jw, r->tid);
-	}
-	if (r->comm[0]) {
-		jw__name(jw, "comm");
-		jw__string(jw, r->comm);
-	}
-	if (r->cgroup) {
-		jw__name(jw, "cgroup");
-		jw__uint_str(jw, r->cgroup);
-	}
-	jw__end_object(jw);
+	rec_out__json_process(jw, r->pid, r->tid, r->comm, r->cgroup);
 }
 
 static void json_record(struct io_view *v, const struct io_rec *r)
 {
-	struct json_writer *jw = v->jw;
+	struct json_writer *jw = v->o.jw;
 
 	jw__start_object(jw);
-	jw__name(jw, "header");
-	jw__start_object(jw);
-	jw__name(jw, "sid");
-	jw__uint_str(jw, r->sid);
-	jw__name(jw, "timestamp");
-	jw__uint_str(jw, r->time);
-	jw__end_object(jw);
+	rec_out__json_header(jw, r->sid, r->time);
 	if (r->kind == REC_IO)
 		json_io(jw, r);
 	jw__name(jw, "device");
@@ -282,7 +207,7 @@ static void json_record(struct io_view *v, const struct io_rec *r)
 		jw__name(jw, "size");
 		jw__uint_str(jw, r->file_size);
 		jw__name(jw, "creationDate");
-		jw__string(jw, creation_date(v, id));
+		jw__string(jw, date_fmt(&v->date, id->sec, id->nsec));
 		jw__name(jw, "path");
 		jw__string_len(jw, r->path ? r->path : "", r->path_len);
 		jw__name(jw, "eventType");
@@ -314,16 +239,12 @@ static void csv_enum(struct csv_writer *cw, const char *name, int32_t value)
 
 static void csv_record(struct io_view *v, const struct io_rec *r)
 {
-	struct csv_writer *cw = v->cw;
+	struct csv_writer *cw = v->o.cw;
 	bool io = r->kind == REC_IO;
 	unsigned int i;
 
-	if (!v->header_done) {
-		for (i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]); i++)
-			csv__string(cw, csv_columns[i]);
-		csv__end_row(cw);
-		v->header_done = true;
-	}
+	if (!v->o.header_done)
+		rec_out__csv_header(&v->o, csv_columns, NCOLS);
 	csv__uint(cw, r->sid);
 	csv__uint(cw, r->time);
 	if (io) {
@@ -356,7 +277,7 @@ static void csv_record(struct io_view *v, const struct io_rec *r)
 		csv__uint(cw, id->ino);
 		csv__uint(cw, r->file_offset);
 		csv__uint(cw, r->file_size);
-		csv__string(cw, creation_date(v, id));
+		csv__string(cw, date_fmt(&v->date, id->sec, id->nsec));
 		csv__string(cw, r->path ? r->path : "");
 		csv_enum(cw, fs_event_name(r->fs_event), r->fs_event);
 	} else {
@@ -439,10 +360,10 @@ static void table_record(struct io_view *v, const struct io_rec *r)
 	char op[16], lat[32], qd[16], lba[24], len[16], pid[16];
 	const char *name = r->dev->name[0] ? r->dev->name : "?";
 
-	if (!v->header_done) {
-		fprintf(v->out, "%-14s %-15s %7s %-10s %-8s %12s %7s %5s %12s  %s\n", "TIME(s)",
+	if (!v->o.header_done) {
+		fprintf(v->o.out, "%-14s %-15s %7s %-10s %-8s %12s %7s %5s %12s  %s\n", "TIME(s)",
 			"COMM", "PID", "DEVICE", "OP", "LBA", "SECTORS", "QD", "LAT(us)", "FILE");
-		v->header_done = true;
+		v->o.header_done = true;
 	}
 	lba[0] = len[0] = qd[0] = lat[0] = '\0';
 	snprintf(pid, sizeof(pid), "%s", "-");
@@ -462,20 +383,20 @@ static void table_record(struct io_view *v, const struct io_rec *r)
 
 		snprintf(op, sizeof(op), "%s", e ? e : "?");
 	}
-	fprintf(v->out, "%-14.6f %-15.15s %7s %-10s %-8s %12s %7s %5s %12s", (double)r->time / 1e9,
+	fprintf(v->o.out, "%-14.6f %-15.15s %7s %-10s %-8s %12s %7s %5s %12s", (double)r->time / 1e9,
 		r->kind == REC_IO && r->comm[0] ? r->comm : "-", pid, name, op, lba, len, qd, lat);
 	if (r->file)
-		fprintf(v->out, "  %s", r->path ? r->path : "?");
-	fputc('\n', v->out);
+		fprintf(v->o.out, "  %s", r->path ? r->path : "?");
+	fputc('\n', v->o.out);
 }
 
 static void io_view_record(void *p, const struct io_rec *r)
 {
 	struct io_view *v = p;
 
-	if (v->fmt == VIEW_JSON)
+	if (v->o.fmt == VIEW_JSON)
 		json_record(v, r);
-	else if (v->fmt == VIEW_CSV)
+	else if (v->o.fmt == VIEW_CSV)
 		csv_record(v, r);
 	else
 		table_record(v, r);
@@ -485,14 +406,7 @@ static int io_view_finish(void *p, const struct join *j)
 {
 	struct io_view *v = p;
 
-	if (!v->header_done && v->fmt == VIEW_CSV) {
-		unsigned int i;
-
-		for (i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]); i++)
-			csv__string(v->cw, csv_columns[i]);
-		csv__end_row(v->cw);
-	}
-	return view__flush(v->out);
+	return rec_out__finish(&v->o, csv_columns, NCOLS);
 }
 
 static void io_view_destroy(void *p)
@@ -501,8 +415,7 @@ static void io_view_destroy(void *p)
 
 	if (!v)
 		return;
-	jw__free(v->jw);
-	csv__free(v->cw);
+	rec_out__free(&v->o);
 	free(v);
 }
 

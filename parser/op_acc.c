@@ -95,6 +95,14 @@ void op_totals__free(struct op_totals *t)
 	}
 }
 
+void op_totals__free_entry(void *entry)
+{
+	if (!entry)
+		return;
+	op_totals__free(entry);
+	free(entry);
+}
+
 uint64_t op_totals__block_bytes(const struct op_totals *t)
 {
 	return t->block[GRP_READ].bytes + t->block[GRP_WRITE].bytes + t->block[GRP_DISCARD].bytes;

@@ -70,6 +70,11 @@ int op_totals__add_vfs(struct op_totals *t, enum vfs_op op, const struct vfs_rec
 /* Counts a block I/O (REC_IO; an operation OCTF does not know is left out). */
 int op_totals__add_io(struct op_totals *t, const struct io_rec *r);
 void op_totals__free(struct op_totals *t);
+/*
+ * Frees a report's entry (a keymap value, malloc'd) whose first member is
+ * its op_totals: the reports' entries differ but for that. NULL is fine.
+ */
+void op_totals__free_entry(void *entry);
 
 /* Block bytes of the operations that move data (read, write, discard); VFS bytes. */
 uint64_t op_totals__block_bytes(const struct op_totals *t);

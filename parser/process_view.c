@@ -43,11 +43,11 @@ static const char *const kind_json[KINDS] = { "processes", "cgroups" };
 static const char *const kind_title[KINDS] = { "by process", "by cgroup" };
 
 struct group {
+	struct op_totals t;	/* first: op_totals__free_entry */
 	enum group_kind kind;
 	uint32_t pid;
 	char comm[EVENT_COMM_MAX];
 	uint64_t cgroup;	/* a process's: the last one not 0 */
-	struct op_totals t;
 };
 
 struct process_view {
@@ -359,16 +359,6 @@ static int process_finish(void *p, const struct join *j)
 	return view__flush(v->out);
 }
 
-static void free_group(void *p)
-{
-	struct group *g = p;
-
-	if (!g)
-		return;
-	op_totals__free(&g->t);
-	free(g);
-}
-
 static void process_destroy(void *p)
 {
 	struct process_view *v = p;
@@ -377,7 +367,7 @@ static void process_destroy(void *p)
 	if (!v)
 		return;
 	for (k = 0; k < KINDS; k++)
-		keymap__free(&v->groups[k], free_group);
+		keymap__free(&v->groups[k], op_totals__free_entry);
 	free(v);
 }
 

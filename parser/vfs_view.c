@@ -33,19 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_writer.h"
 #include "date_fmt.h"
 #include "file_names.h"
-#include "json_writer.h"
-#include "view.h"
+#include "rec_out.h"
 #include "vfs_call.h"
 
 struct vfs_view {
-	FILE *out;
-	enum view_format fmt;
-	struct json_writer *jw;
-	struct csv_writer *cw;
-	bool header_done;
+	struct rec_out o;
 	struct date_fmt date;
 };
 
@@ -67,13 +61,7 @@ static void *vfs_view_create(FILE *out, const struct view_opts *o)
 
 	if (!v)
 		return NULL;
-	v->out = out;
-	v->fmt = o->format;
-	if (v->fmt == VIEW_JSON)
-		v->jw = jw__new(out, false);
-	else if (v->fmt == VIEW_CSV)
-		v->cw = csv__new(out);
-	if ((v->fmt == VIEW_JSON && !v->jw) || (v->fmt == VIEW_CSV && !v->cw)) {
+	if (rec_out__init(&v->o, out, o->format)) {
 		free(v);
 		errno = ENOMEM;
 		return NULL;
@@ -104,7 +92,7 @@ static const char *file_date(struct vfs_view *v, const struct file_node *f)
 static void json_file(struct vfs_view *v, const char *key, const struct file_node *f,
 		      const char *path, size_t path_len, bool partition)
 {
-	struct json_writer *jw = v->jw;
+	struct json_writer *jw = v->o.jw;
 
 	jw__name(jw, key);
 	jw__start_object(jw);
@@ -170,45 +158,14 @@ static void json_vfs(struct json_writer *jw, const struct vfs_rec *r)
 	jw__end_object(jw);
 }
 
-static void json_process(struct json_writer *jw, const struct vfs_rec *r)
-{
-	if (!r->pid && !r->tid && !r->comm[0] && !r->cgroup)
-		return;
-	jw__name(jw, "process");
-	jw__start_object(jw);
-	if (r->pid) {
-		jw__name(jw, "pid");
-		jw__uint(jw, r->pid);
-	}
-	if (r->tid) {
-		jw__name(jw, "tid");
-		jw__uint(jw, r->tid);
-	}
-	if (r->comm[0]) {
-		jw__name(jw, "comm");
-		jw__string(jw, r->comm);
-	}
-	if (r->cgroup) {
-		jw__name(jw, "cgroup");
-		jw__uint_str(jw, r->cgroup);
-	}
-	jw__end_object(jw);
-}
-
 static void json_record(struct vfs_view *v, const struct vfs_rec *r)
 {
-	struct json_writer *jw = v->jw;
+	struct json_writer *jw = v->o.jw;
 
 	jw__start_object(jw);
-	jw__name(jw, "header");
-	jw__start_object(jw);
-	jw__name(jw, "sid");
-	jw__uint_str(jw, r->sid);
-	jw__name(jw, "timestamp");
-	jw__uint_str(jw, r->time);
-	jw__end_object(jw);
+	rec_out__json_header(jw, r->sid, r->time);
 	json_vfs(jw, r);
-	json_process(jw, r);
+	rec_out__json_process(jw, r->pid, r->tid, r->comm, r->cgroup);
 	jw__name(jw, "device");
 	jw__start_object(jw);
 	jw__name(jw, "id");
@@ -228,20 +185,10 @@ static void json_record(struct vfs_view *v, const struct vfs_rec *r)
 
 /* ---- CSV ---- */
 
-static void csv_header(struct vfs_view *v)
-{
-	unsigned int i;
-
-	for (i = 0; i < NCOLS; i++)
-		csv__string(v->cw, csv_columns[i]);
-	csv__end_row(v->cw);
-	v->header_done = true;
-}
-
 static void csv_file(struct vfs_view *v, const struct file_node *f, const char *path,
 		     bool partition)
 {
-	struct csv_writer *cw = v->cw;
+	struct csv_writer *cw = v->o.cw;
 
 	if (!f) {
 		csv__empty(cw);
@@ -270,11 +217,11 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 {
 	const char *name = vfs_call__name(r->call, r->uring_op);
 	bool out = vfs_call__has_output(r->call);
-	struct csv_writer *cw = v->cw;
+	struct csv_writer *cw = v->o.cw;
 	char buf[24];
 
-	if (!v->header_done)
-		csv_header(v);
+	if (!v->o.header_done)
+		rec_out__csv_header(&v->o, csv_columns, NCOLS);
 	csv__uint(cw, r->sid);
 	csv__uint(cw, r->time);
 	csv__uint(cw, r->id);
@@ -321,10 +268,10 @@ static void table_record(struct vfs_view *v, const struct vfs_rec *r)
 	const char *name = vfs_call__name(r->call, r->uring_op);
 	char call[24], pid[16], off[24], res[24];
 
-	if (!v->header_done) {
-		fprintf(v->out, "%-14s %-15s %7s %-20s %5s %12s %10s %12s %12s  %s\n", "START(s)",
+	if (!v->o.header_done) {
+		fprintf(v->o.out, "%-14s %-15s %7s %-20s %5s %12s %10s %12s %12s  %s\n", "START(s)",
 			"COMM", "PID", "CALL", "FD", "OFFSET", "SIZE", "RESULT", "DUR(us)", "FILE");
-		v->header_done = true;
+		v->o.header_done = true;
 	}
 	if (name)
 		snprintf(call, sizeof(call), "%s", name);
@@ -342,23 +289,23 @@ static void table_record(struct vfs_view *v, const struct vfs_rec *r)
 		snprintf(res, sizeof(res), "%s", errno_name(-r->result));
 	else
 		snprintf(res, sizeof(res), "%lld", (long long)r->result);
-	fprintf(v->out, "%-14.6f %-15.15s %7s %-20s %5d %12s %10llu %12s %12.3f", (double)r->start / 1e9,
+	fprintf(v->o.out, "%-14.6f %-15.15s %7s %-20s %5d %12s %10llu %12s %12.3f", (double)r->start / 1e9,
 		r->comm[0] ? r->comm : "-", pid, call, (int)r->fd, off,
 		(unsigned long long)r->size, res, (double)r->duration / 1e3);
 	if (r->file)
-		fprintf(v->out, "  %s", r->path ? r->path : "?");
+		fprintf(v->o.out, "  %s", r->path ? r->path : "?");
 	if (r->file2 && vfs_call__has_output(r->call))
-		fprintf(v->out, "%s%s", r->file ? " -> " : "  -> ", r->path2 ? r->path2 : "?");
-	fputc('\n', v->out);
+		fprintf(v->o.out, "%s%s", r->file ? " -> " : "  -> ", r->path2 ? r->path2 : "?");
+	fputc('\n', v->o.out);
 }
 
 static void vfs_view_vfs(void *p, const struct vfs_rec *r)
 {
 	struct vfs_view *v = p;
 
-	if (v->fmt == VIEW_JSON)
+	if (v->o.fmt == VIEW_JSON)
 		json_record(v, r);
-	else if (v->fmt == VIEW_CSV)
+	else if (v->o.fmt == VIEW_CSV)
 		csv_record(v, r);
 	else
 		table_record(v, r);
@@ -375,9 +322,7 @@ static int vfs_view_finish(void *p, const struct join *j)
 	struct vfs_view *v = p;
 
 	(void)j;
-	if (!v->header_done && v->fmt == VIEW_CSV)
-		csv_header(v);
-	return view__flush(v->out);
+	return rec_out__finish(&v->o, csv_columns, NCOLS);
 }
 
 static void vfs_view_destroy(void *p)
@@ -386,8 +331,7 @@ static void vfs_view_destroy(void *p)
 
 	if (!v)
 		return;
-	jw__free(v->jw);
-	csv__free(v->cw);
+	rec_out__free(&v->o);
 	free(v);
 }
 

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The output of the views that write each record as it comes (--io,
+ * --vfs): the writer of the format, the CSV header written once, and the
+ * parts of a record the two print alike (header, process).
+ */
+#ifndef IOTRACE_REC_OUT_H
+#define IOTRACE_REC_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "csv_writer.h"
+#include "json_writer.h"
+#include "view.h"
+
+struct rec_out {
+	FILE *out;
+	enum view_format fmt;
+	struct json_writer *jw;	/* VIEW_JSON only */
+	struct csv_writer *cw;	/* VIEW_CSV only */
+	bool header_done;
+};
+
+/* 0 or -ENOMEM, with nothing to free. */
+int rec_out__init(struct rec_out *o, FILE *out, enum view_format fmt);
+void rec_out__free(struct rec_out *o);
+
+/* The CSV header row; header_done after it. */
+void rec_out__csv_header(struct rec_out *o, const char *const *cols, size_t n);
+
+/* The view's finish: 0 or -errno (view__flush); a CSV without records still has its header. */
+int rec_out__finish(struct rec_out *o, const char *const *cols, size_t n);
+
+/* "header": {sid, timestamp} */
+void rec_out__json_header(struct json_writer *jw, uint64_t sid, uint64_t time);
+/* "process": {pid, tid, comm, cgroup}, the fields not 0 or empty; nothing if none is. */
+void rec_out__json_process(struct json_writer *jw, uint32_t pid, uint32_t tid,
+			   const char *comm, uint64_t cgroup);
+
+#endif
