@@ -60,12 +60,7 @@ cleanup() {
 	local rc=$?
 
 	iotrace_stop "$TRACER_PID"
-	if [ -n "$MNT" ]; then
-		mountpoint -q "$MNT" && umount "$MNT"
-		rmdir "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	[ -n "$IMG" ] && rm -f "$IMG"
+	iotrace_teardown_fs
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	if [ -n "$TMP_REPO" ]; then
 		if [ "$KEEP" = 1 ]; then

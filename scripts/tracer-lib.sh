@@ -56,3 +56,168 @@ iotrace_quiet_ext4() {
 		mount -o noatime "$LOOP" "$MNT" || { SETUP_ERR="cannot mount $LOOP"; return 1; }
 	fi
 }
+
+# --- for the root integration tests ------------------------------------------
+
+# iotrace_test_harness [--list-failures]: the tests' report, one copy for
+# all of them so their output stays alike and a harness reading it (ctest,
+# a person) sees "ok:   NAME" / "FAIL: NAME" lines and a last line
+# "N passed, M failed". Defines in the caller:
+#   ok NAME, fail NAME      count and print one check
+#   check NAME CMD...       ok or fail by CMD's exit status
+#   note TEXT               an indented line that is no check
+#   finish                  the totals, then exit 0, or 1 if any failed
+#   die NAME                fail, then finish: for what makes going on useless
+# --list-failures: finish also repeats the failed names ("failed: NAME"),
+# for the long tests where they scroll away.
+iotrace_test_harness() {
+	PASS=0
+	FAIL=0
+	FAILED_NAMES=()
+	_IOTRACE_LIST_FAILURES=0
+	[ "${1:-}" = --list-failures ] && _IOTRACE_LIST_FAILURES=1
+	ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
+	fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); FAILED_NAMES+=("$*"); }
+	check() {
+		local name=$1
+		shift
+		if "$@"; then ok "$name"; else fail "$name"; fi
+	}
+	note() { echo "      $*"; }
+	finish() {
+		echo
+		echo "$PASS passed, $FAIL failed"
+		if [ "$FAIL" -gt 0 ]; then
+			[ "$_IOTRACE_LIST_FAILURES" = 1 ] && printf 'failed: %s\n' "${FAILED_NAMES[@]}"
+			exit 1
+		fi
+		exit 0
+	}
+	die() {
+		fail "$*"
+		finish
+	}
+}
+
+# iotrace_test_relay OUT RC CHECKER: counts the "ok: " and "FAIL: " lines a
+# checker script (check_*.py) wrote to OUT as this test's own checks, shows
+# its other lines as notes, and fails when it exited RC != 0 without a
+# FAIL line (a crash must not pass). CHECKER names it in that failure.
+iotrace_test_relay() {
+	local out=$1 rc=$2 checker=$3 line
+	while IFS= read -r line; do
+		case $line in
+		ok:*) ok "${line#ok: }" ;;
+		FAIL:*) fail "${line#FAIL: }" ;;
+		*) echo "      $line" ;;
+		esac
+	done <"$out"
+	[ "$rc" = 0 ] || grep -q '^FAIL:' "$out" || fail "$checker exited $rc without a FAIL line"
+}
+
+# iotrace_require_root_bpf WHY [TOOL...]: the tests need root (WHY says
+# for what) and a kernel with BTF, and every TOOL on PATH; a missing one
+# is a failure (die, from iotrace_test_harness), never a skip, so that a
+# machine that cannot run a test never reports it as passed.
+iotrace_require_root_bpf() {
+	local why=$1 tool
+	shift
+	[ "$(id -u)" = 0 ] || die "must run as root ($why)"
+	[ -r /sys/kernel/btf/vmlinux ] || die "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || die "'$tool' is not installed"
+	done
+}
+
+# iotrace_require_loop: loop devices, loading the module if needed; the
+# test's file systems live on them (die as above).
+iotrace_require_loop() {
+	[ -e /dev/loop-control ] || modprobe loop 2>/dev/null
+	[ -e /dev/loop-control ] || die "no loop device support (/dev/loop-control missing)"
+}
+
+# iotrace_require_cgroup2: sets CG2 to the cgroup v2 mount (the traced
+# cgroup ids are v2 ids), or dies.
+iotrace_require_cgroup2() {
+	CG2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+	[ -n "$CG2" ] || die "no cgroup2 file system mounted (cgroup ids are cgroup v2 ids)"
+}
+
+# iotrace_running_trace BIN: prints the tracePath of the RUNNING trace in
+# the repository, from BIN -M -L (needs python3).
+iotrace_running_trace() {
+	"$1" -M -L 2>/dev/null | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["trace"]:
+    if t["state"] == "RUNNING":
+        print(t["tracePath"])'
+}
+
+# iotrace_wait_running BIN PID REPO: waits (10 s at most, while the tracer
+# PID lives) until a trace in REPO is RUNNING, and sets TRACE in the caller
+# to its path relative to REPO (empty if none). RUNNING is written before
+# the BPF programs are attached, so it then waits (5 s at most) for one
+# rewrite of REPO/TRACE/octf.summary by the collector's loop, which runs
+# once they are: I/O done after that is traced. Returns 0, 1 when no trace
+# became RUNNING, or 2 when its summary was never rewritten. TRACE is set,
+# not printed, so the caller needs no long command substitution (a signal
+# landing in one upsets bash 5.2's traps).
+iotrace_wait_running() {
+	local bin=$1 pid=$2 repo=$3 ino0 ino
+	TRACE=
+	for _ in $(seq 200); do
+		kill -0 "$pid" 2>/dev/null || break
+		TRACE=$(iotrace_running_trace "$bin")
+		[ -n "$TRACE" ] && break
+		sleep 0.05
+	done
+	[ -n "$TRACE" ] || return 1
+	ino0=$(stat -c %i "$repo/$TRACE/octf.summary")
+	for _ in $(seq 100); do
+		ino=$(stat -c %i "$repo/$TRACE/octf.summary" 2>/dev/null)
+		[ -n "$ino" ] && [ "$ino" != "$ino0" ] && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	return 2
+}
+
+# iotrace_kill_wait PID...: kills (SIGKILL) and reaps each of a test's
+# workload processes; empty and gone PIDs are fine, so cleanup code can
+# call it whatever state the test was left in.
+iotrace_kill_wait() {
+	local p
+	for p in "$@"; do
+		[ -n "$p" ] || continue
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	return 0
+}
+
+# iotrace_teardown_fs: unmounts MNT, detaches LOOP and removes IMG (as set
+# by iotrace_quiet_ext4, each only if set) and clears them, so a cleanup
+# trap can call it at any point of a setup, and a test can call it between
+# two file systems.
+iotrace_teardown_fs() {
+	if [ -n "$MNT" ]; then
+		mountpoint -q "$MNT" && umount "$MNT"
+		rmdir "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	[ -n "$IMG" ] && rm -f "$IMG"
+	MNT=
+	LOOP=
+	IMG=
+}
+
+# iotrace_test_remove_temp DIR [WHAT]: removes a test's temporary DIR at
+# its end, or with IOTRACE_TEST_KEEP=1 keeps it for a post-mortem and says
+# so ("kept DIR (WHAT)").
+iotrace_test_remove_temp() {
+	if [ "${IOTRACE_TEST_KEEP:-0}" = 1 ]; then
+		echo "kept $1${2:+ ($2)}"
+	else
+		rm -rf "$1"
+	fi
+}

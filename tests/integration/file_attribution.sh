@@ -29,35 +29,12 @@ fi
 BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-PASS=0
-FAIL=0
-ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
-fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); }
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else fail "$name"; fi
-}
-finish() {
-	echo
-	echo "$PASS passed, $FAIL failed"
-	[ "$FAIL" = 0 ]
-	exit
-}
-die() {
-	fail "$*"
-	finish
-}
+iotrace_test_harness
 
-[ "$(id -u)" = 0 ] || die "must run as root (loop devices, mount, cgroups, BPF)"
-[ -r /sys/kernel/btf/vmlinux ] || die "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-for tool in losetup mkfs.ext4 mount umount dd python3 stat truncate findmnt; do
-	command -v "$tool" >/dev/null || die "'$tool' is not installed"
-done
-[ -e /dev/loop-control ] || modprobe loop 2>/dev/null
-[ -e /dev/loop-control ] || die "no loop device support (/dev/loop-control missing)"
-CG2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
-[ -n "$CG2" ] || die "no cgroup2 file system mounted (cgroup ids are cgroup v2 ids)"
+iotrace_require_root_bpf "loop devices, mount, cgroups, BPF" \
+	losetup mkfs.ext4 mount umount dd python3 stat truncate findmnt
+iotrace_require_loop
+iotrace_require_cgroup2
 
 T=$(mktemp -d /tmp/iotrace-fa.XXXXXX)
 IMG=
@@ -70,19 +47,10 @@ cleanup() {
 	local rc=$?
 
 	iotrace_stop "$TRACER_PID"
-	if [ -n "$MNT" ]; then
-		mountpoint -q "$MNT" && umount "$MNT"
-		rmdir "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	[ -n "$IMG" ] && rm -f "$IMG"
+	iotrace_teardown_fs
 	# the workload processes have exited: the cgroup is empty
 	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
-	if [ "${IOTRACE_TEST_KEEP:-0}" = 1 ]; then
-		echo "kept $T"
-	else
-		rm -rf "$T"
-	fi
+	iotrace_test_remove_temp "$T"
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -110,30 +78,15 @@ in_cgroup() {
 	sh -c 'echo $$ >"$1"; echo $$ >"$2/cgroup.procs" && shift 2 && exec "$@"' _ "$pidfile" "$CG" "$@"
 }
 
-running_trace() {
-	"$BIN" -M -L 2>/dev/null | python3 -c '
-import json, sys
-for t in json.load(sys.stdin)["trace"]:
-    if t["state"] == "RUNNING":
-        print(t["tracePath"])'
-}
-
 "$BIN" -S -d "$LN" -l file-attribution >"$T/trace.out" 2>"$T/trace.err" &
 TRACER_PID=$!
-TRACE=
-for _ in $(seq 200); do
-	kill -0 "$TRACER_PID" 2>/dev/null || break
-	TRACE=$(running_trace)
-	[ -n "$TRACE" ] && break
-	sleep 0.05
-done
-[ -n "$TRACE" ] || die "tracer did not reach RUNNING: $(tail -3 "$T/trace.err")"
-# the summary is rewritten once the programs are attached and the loop runs
-ino0=$(stat -c %i "$T/repo/$TRACE/octf.summary")
-for _ in $(seq 100); do
-	[ "$(stat -c %i "$T/repo/$TRACE/octf.summary" 2>/dev/null)" != "$ino0" ] && break
-	sleep 0.05
-done
+# sets TRACE; waits for the summary's rewrite (programs attached) but, as
+# before, a summary never rewritten is no failure of its own here
+iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
+if [ -z "$TRACE" ]; then
+	err=$(tail -3 "$T/trace.err")
+	die "tracer did not reach RUNNING: $err"
+fi
 
 F=$MNT/a/b/c/d/e/f.dat
 G=$MNT/a/b/c/d/e/g.dat
@@ -166,12 +119,5 @@ python3 "$HERE/check_files.py" "$T/events.jsonl" --dev "$DEVT" --ino "$INO" --cg
 	--direct-reader "$(cat "$T/direct.pid")" --reader2 "$(cat "$T/reader2.pid")" \
 	>"$T/check.out" 2>&1
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	ok:*) ok "${line#ok: }" ;;
-	FAIL:*) fail "${line#FAIL: }" ;;
-	*) echo "      $line" ;;
-	esac
-done <"$T/check.out"
-[ "$rc" = 0 ] || grep -q '^FAIL:' "$T/check.out" || fail "check_files.py exited $rc without a FAIL line"
+iotrace_test_relay "$T/check.out" "$rc" check_files.py
 finish

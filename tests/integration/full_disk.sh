@@ -19,19 +19,9 @@ set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
 BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '${1:-}'" >&2; exit 1; }
-PASS=0
-FAIL=0
-ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
-fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); }
-finish() {
-	echo
-	echo "$PASS passed, $FAIL failed"
-	[ "$FAIL" -eq 0 ]
-	exit $?
-}
+iotrace_test_harness
 
-[ "$(id -u)" = 0 ] || { fail "must run as root (loop devices, tmpfs mount, BPF)"; finish; }
-[ -r /sys/kernel/btf/vmlinux ] || { fail "kernel has no BTF (/sys/kernel/btf/vmlinux)"; finish; }
+iotrace_require_root_bpf "loop devices, tmpfs mount, BPF"
 
 T=$(mktemp -d /tmp/iotrace-full.XXXXXX)
 IMG=$T.img
@@ -50,7 +40,7 @@ trap cleanup EXIT
 
 IMG=/dev/shm/$(basename "$T").img
 truncate -s 64M "$IMG"
-LOOP=$(losetup -f --show "$IMG") || { fail "losetup"; finish; }
+LOOP=$(losetup -f --show "$IMG") || die "losetup"
 mkdir -p "$T/repo"
 iotrace_temp_repository "$T/repo"
 
@@ -58,7 +48,7 @@ iotrace_temp_repository "$T/repo"
 fill() {
 	local mode=$1 rc lines trace summary prc events counted
 
-	mount -t tmpfs -o size=2m,mode=0700 iotrace-full "$T/repo" || { fail "mount tmpfs"; finish; }
+	mount -t tmpfs -o size=2m,mode=0700 iotrace-full "$T/repo" || die "mount tmpfs"
 	"$BIN" --start-tracing --devices "$(basename "$LOOP")" --compress "$mode" >"$T/out" 2>"$T/err" &
 	TRACER=$!
 
@@ -72,8 +62,7 @@ fill() {
 		sleep 0.1
 	done
 	if kill -0 "$TRACER" 2>/dev/null; then
-		fail "$mode: tracer still running after 60 s with a full repository"
-		finish
+		die "$mode: tracer still running after 60 s with a full repository"
 	fi
 	wait "$TRACER"
 	rc=$?
@@ -91,7 +80,7 @@ fill() {
 	fi
 
 	trace=$(ls -d "$T"/repo/kernel/* 2>/dev/null | head -1)
-	[ -n "$trace" ] || { fail "$mode: no trace directory"; finish; }
+	[ -n "$trace" ] || die "$mode: no trace directory"
 	summary=$("$BIN" -M -G -p "$trace")
 	echo "$summary" | grep -q '"state": "ERROR"' && ok "$mode: summary state ERROR" || fail "$mode: summary: $summary"
 	echo "$summary" | grep -q '"stopReason": "disk full"' && ok "$mode: stopReason disk full" ||

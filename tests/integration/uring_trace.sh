@@ -28,26 +28,9 @@ fi
 BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-PASS=0
-FAIL=0
-ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
-fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); }
-finish() {
-	echo
-	echo "$PASS passed, $FAIL failed"
-	[ "$FAIL" = 0 ]
-	exit
-}
-die() {
-	fail "$*"
-	finish
-}
+iotrace_test_harness
 
-[ "$(id -u)" = 0 ] || die "must run as root (loop devices, mount, BPF)"
-[ -r /sys/kernel/btf/vmlinux ] || die "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-for tool in losetup mkfs.ext4 mount umount fio python3; do
-	command -v "$tool" >/dev/null || die "'$tool' is not installed"
-done
+iotrace_require_root_bpf "loop devices, mount, BPF" losetup mkfs.ext4 mount umount fio python3
 fio --enghelp 2>/dev/null | grep -qw io_uring || die "fio has no io_uring engine"
 [ -e /sys/kernel/tracing/events/io_uring/io_uring_submit_req ] ||
 	[ -e /sys/kernel/debug/tracing/events/io_uring/io_uring_submit_req ] ||
@@ -63,12 +46,7 @@ cleanup() {
 	local rc=$?
 
 	iotrace_stop "$TRACER_PID"
-	if [ -n "$MNT" ]; then
-		mountpoint -q "$MNT" && umount "$MNT"
-		rmdir "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	[ -n "$IMG" ] && rm -f "$IMG"
+	iotrace_teardown_fs
 	rm -rf "$T"
 	exit "$rc"
 }
@@ -82,14 +60,13 @@ sync
 
 "$BIN" -S -d "$LN" --vfs >"$T/trace.out" 2>"$T/trace.err" &
 TRACER_PID=$!
-# RUNNING is written once the programs are attached
-for _ in $(seq 200); do
-	grep -qs '"RUNNING"' "$T"/repo/kernel/*/octf.summary && break
-	kill -0 "$TRACER_PID" 2>/dev/null || break
-	sleep 0.05
-done
-grep -qs '"RUNNING"' "$T"/repo/kernel/*/octf.summary ||
-	die "tracer did not reach RUNNING: $(tail -3 "$T/trace.err")"
+# sets TRACE; only RUNNING is required here, a summary never rewritten
+# is no failure of its own
+iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
+if [ -z "$TRACE" ]; then
+	err=$(tail -3 "$T/trace.err")
+	die "tracer did not reach RUNNING: $err"
+fi
 
 fio --name=r --filename="$MNT/u.dat" --ioengine=io_uring --rw=randread --bs=4k --size=4M \
 	--io_size=64k --direct=1 --iodepth=4 --norandommap --output="$T/fio-r.out" ||
@@ -103,17 +80,9 @@ rc=$?
 TRACER_PID=
 [ "$rc" = 0 ] && ok "tracer exit 0" || fail "tracer exit $rc: $(tail -2 "$T/trace.err")"
 
-TRACE=$(cd "$T/repo" && ls -d kernel/*)
 "$BIN" -P --vfs -f csv -p "$TRACE" >"$T/vfs.csv" 2>"$T/vfs.err" || fail "-P --vfs: $(cat "$T/vfs.err")"
 "$BIN" -P --io -f csv -p "$TRACE" >"$T/io.csv" 2>"$T/io.err" || fail "-P --io: $(cat "$T/io.err")"
 python3 "$HERE/check_uring.py" "$T/vfs.csv" "$T/io.csv" >"$T/check.out" 2>&1
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	ok:*) ok "${line#ok: }" ;;
-	FAIL:*) fail "${line#FAIL: }" ;;
-	*) echo "      $line" ;;
-	esac
-done <"$T/check.out"
-[ "$rc" = 0 ] || grep -q '^FAIL:' "$T/check.out" || fail "check_uring.py exited $rc without a FAIL line"
+iotrace_test_relay "$T/check.out" "$rc" check_uring.py
 finish

@@ -35,38 +35,12 @@ BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
 CALLS=$(realpath -e "$2") || { echo "FAIL: no vfs_calls at '$2'" >&2; exit 1; }
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-PASS=0
-FAIL=0
-FAILED_NAMES=()
-ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
-fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); FAILED_NAMES+=("$*"); }
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else fail "$name"; fi
-}
-finish() {
-	echo
-	echo "$PASS passed, $FAIL failed"
-	if [ "$FAIL" -gt 0 ]; then
-		printf 'failed: %s\n' "${FAILED_NAMES[@]}"
-		exit 1
-	fi
-	exit 0
-}
-die() {
-	fail "$*"
-	finish
-}
+iotrace_test_harness --list-failures
 
 # --- capabilities: fail loudly -----------------------------------------------
-[ "$(id -u)" = 0 ] || die "must run as root (loop devices, mount, BPF)"
-[ -r /sys/kernel/btf/vmlinux ] || die "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-for tool in losetup mkfs.ext4 mount umount mountpoint python3 truncate timeout; do
-	command -v "$tool" >/dev/null || die "'$tool' is not installed"
-done
-[ -e /dev/loop-control ] || modprobe loop 2>/dev/null
-[ -e /dev/loop-control ] || die "no loop device support (/dev/loop-control missing)"
+iotrace_require_root_bpf "loop devices, mount, BPF" \
+	losetup mkfs.ext4 mount umount mountpoint python3 truncate timeout
+iotrace_require_loop
 TRACEFS=
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[ -e "$d/events/syscalls" ] && { TRACEFS=$d; break; }
@@ -91,22 +65,10 @@ CPID=
 cleanup() {
 	local rc=$?
 
-	if [ -n "$CPID" ]; then
-		kill -KILL "$CPID" 2>/dev/null
-		wait "$CPID" 2>/dev/null
-	fi
+	iotrace_kill_wait "$CPID"
 	iotrace_stop "$TRACER_PID"
-	if [ -n "$MNT" ]; then
-		mountpoint -q "$MNT" && umount "$MNT"
-		rmdir "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	[ -n "$IMG" ] && rm -f "$IMG"
-	if [ "${IOTRACE_TEST_KEEP:-0}" = 1 ]; then
-		echo "kept $T"
-	else
-		rm -rf "$T"
-	fi
+	iotrace_teardown_fs
+	iotrace_test_remove_temp "$T"
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -118,14 +80,6 @@ iotrace_quiet_ext4 64M vfscalls "$T" || die "$SETUP_ERR"
 echo "# ext4 on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
 mkdir "$MNT/calls" || die "cannot create $MNT/calls"
 sync
-
-running_trace() {
-	"$BIN" -M -L 2>/dev/null | python3 -c '
-import json, sys
-for t in json.load(sys.stdin)["trace"]:
-    if t["state"] == "RUNNING":
-        print(t["tracePath"])'
-}
 
 json_get() {
 	python3 - "$@" <<'EOF'
@@ -140,24 +94,14 @@ EOF
 # --- trace --------------------------------------------------------------------
 "$BIN" -S -d "$LN" --vfs -l vfs-calls >"$T/trace.out" 2>"$T/trace.err" &
 TRACER_PID=$!
-# RUNNING is written once the programs are attached; then wait for one
-# rewrite of the summary by the collector's loop
-TRACE=
-for _ in $(seq 200); do
-	kill -0 "$TRACER_PID" 2>/dev/null || break
-	TRACE=$(running_trace)
-	[ -n "$TRACE" ] && break
-	sleep 0.05
-done
-[ -n "$TRACE" ] || die "tracer did not reach RUNNING: $(tail -3 "$T/trace.err")"
-INO0=$(stat -c %i "$REPO/$TRACE/octf.summary")
-REWRITTEN=0
-for _ in $(seq 100); do
-	[ "$(stat -c %i "$REPO/$TRACE/octf.summary" 2>/dev/null)" != "$INO0" ] && { REWRITTEN=1; break; }
-	kill -0 "$TRACER_PID" 2>/dev/null || break
-	sleep 0.05
-done
-[ "$REWRITTEN" = 1 ] || die "summary never rewritten after start (collector loop not running?)"
+iotrace_wait_running "$BIN" "$TRACER_PID" "$REPO"
+case $? in
+1)
+	err=$(tail -3 "$T/trace.err")
+	die "tracer did not reach RUNNING: $err"
+	;;
+2) die "summary never rewritten after start (collector loop not running?)" ;;
+esac
 echo "# tracing $LN --vfs: $TRACE"
 
 "$CALLS" "$MNT/calls" >"$T/calls.out" 2>"$T/calls.err" &
@@ -200,12 +144,5 @@ check "-P --vfs -f csv exit 0 (got $rc)" [ "$rc" = 0 ]
 python3 "$HERE/check_vfs_calls.py" "$T/events.jsonl" "$T/vfs.csv" --calls "$T/calls.out" \
 	--dev "$DEVT" --prefix /calls >"$T/check.out" 2>&1
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	ok:*) ok "${line#ok: }" ;;
-	FAIL:*) fail "${line#FAIL: }" ;;
-	*) echo "      $line" ;;
-	esac
-done <"$T/check.out"
-[ "$rc" = 0 ] || grep -q '^FAIL:' "$T/check.out" || fail "check_vfs_calls.py exited $rc without a FAIL line"
+iotrace_test_relay "$T/check.out" "$rc" check_vfs_calls.py
 finish

@@ -41,44 +41,16 @@ PATTERN=$(realpath -e "$2") || { echo "FAIL: no vfs_pattern at '$2'" >&2; exit 1
 HERE=$(cd "$(dirname "$0")" && pwd)
 RUNS=${IOTRACE_VFS_RUNS:-ext4 pids cgroup paths xfs}
 
-PASS=0
-FAIL=0
-FAILED_NAMES=()
-ok() { echo "ok:   $*"; PASS=$((PASS + 1)); }
-fail() { echo "FAIL: $*"; FAIL=$((FAIL + 1)); FAILED_NAMES+=("$*"); }
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else fail "$name"; fi
-}
-note() { echo "      $*"; }
-finish() {
-	echo
-	echo "$PASS passed, $FAIL failed"
-	if [ "$FAIL" -gt 0 ]; then
-		printf 'failed: %s\n' "${FAILED_NAMES[@]}"
-		exit 1
-	fi
-	exit 0
-}
-die() {
-	fail "$*"
-	finish
-}
+iotrace_test_harness --list-failures
 
 # --- capabilities: fail loudly -----------------------------------------------
-[ "$(id -u)" = 0 ] || die "must run as root (loop devices, mount, cgroups, BPF)"
-[ -r /sys/kernel/btf/vmlinux ] || die "kernel has no BTF (/sys/kernel/btf/vmlinux)"
-for tool in losetup mkfs.ext4 mount umount python3 stat truncate findmnt mkfifo timeout; do
-	command -v "$tool" >/dev/null || die "'$tool' is not installed"
-done
+iotrace_require_root_bpf "loop devices, mount, cgroups, BPF" \
+	losetup mkfs.ext4 mount umount python3 stat truncate findmnt mkfifo timeout
 case " $RUNS " in
 *" xfs "*) command -v mkfs.xfs >/dev/null || die "'mkfs.xfs' is not installed (xfsprogs; scripts/install-deps.sh)" ;;
 esac
-[ -e /dev/loop-control ] || modprobe loop 2>/dev/null
-[ -e /dev/loop-control ] || die "no loop device support (/dev/loop-control missing)"
-CG2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
-[ -n "$CG2" ] || die "no cgroup2 file system mounted (cgroup ids are cgroup v2 ids)"
+iotrace_require_loop
+iotrace_require_cgroup2
 
 # --- setup and teardown --------------------------------------------------------
 T=$(mktemp -d /tmp/iotrace-vfs.XXXXXX)
@@ -91,25 +63,8 @@ TRACER_PID=
 WPID=
 RPID=
 
-# unmounts and detaches the current file system, if any
-teardown_fs() {
-	if [ -n "$MNT" ]; then
-		mountpoint -q "$MNT" && umount "$MNT"
-		rmdir "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	[ -n "$IMG" ] && rm -f "$IMG"
-	MNT=
-	LOOP=
-	IMG=
-}
-
 kill_workers() {
-	local p
-	for p in $WPID $RPID; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	iotrace_kill_wait "$WPID" "$RPID"
 	WPID=
 	RPID=
 }
@@ -119,15 +74,11 @@ cleanup() {
 
 	kill_workers
 	iotrace_stop "$TRACER_PID"
-	teardown_fs
+	iotrace_teardown_fs
 	# the workers are gone: the cgroups are empty
 	[ -n "$CGW" ] && rmdir "$CGW"
 	[ -n "$CGR" ] && rmdir "$CGR"
-	if [ "${IOTRACE_TEST_KEEP:-0}" = 1 ]; then
-		echo "kept $T"
-	else
-		rm -rf "$T"
-	fi
+	iotrace_test_remove_temp "$T"
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -161,14 +112,6 @@ xfs_fs() {
 }
 
 # --- helpers --------------------------------------------------------------------
-running_trace() {
-	"$BIN" -M -L 2>/dev/null | python3 -c '
-import json, sys
-for t in json.load(sys.stdin)["trace"]:
-    if t["state"] == "RUNNING":
-        print(t["tracePath"])'
-}
-
 json_get() {
 	python3 - "$@" <<'EOF'
 import json, sys
@@ -183,29 +126,19 @@ EOF
 # until the summary says RUNNING and has been rewritten once by the
 # collector's loop (the programs are attached). Sets TRACER_PID, TRACE.
 start_tracer() {
-	local name=$1 ino0
+	local name=$1
 	shift
-	TRACE=
 	"$BIN" -S -d "$LN" "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	TRACER_PID=$!
-	for _ in $(seq 200); do
-		kill -0 "$TRACER_PID" 2>/dev/null || break
-		TRACE=$(running_trace)
-		[ -n "$TRACE" ] && break
-		sleep 0.05
-	done
-	if [ -z "$TRACE" ]; then
+	iotrace_wait_running "$BIN" "$TRACER_PID" "$REPO"
+	case $? in
+	0) return 0 ;;
+	1)
 		fail "$name: tracer did not reach RUNNING"
 		sed 's/^/      stderr: /' "$T/$name.err" | tail -8
-		return 1
-	fi
-	ino0=$(stat -c %i "$REPO/$TRACE/octf.summary")
-	for _ in $(seq 100); do
-		[ "$(stat -c %i "$REPO/$TRACE/octf.summary" 2>/dev/null)" != "$ino0" ] && return 0
-		kill -0 "$TRACER_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	fail "$name: summary never rewritten after start (collector loop not running?)"
+		;;
+	*) fail "$name: summary never rewritten after start (collector loop not running?)" ;;
+	esac
 	return 1
 }
 
@@ -259,18 +192,11 @@ go_worker() {
 }
 
 run_checker() {
-	local name=$1 line rc
+	local name=$1 rc
 	shift
 	python3 "$HERE/check_vfs.py" "$@" >"$T/$name.check" 2>&1
 	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		ok:*) ok "${line#ok: }" ;;
-		FAIL:*) fail "${line#FAIL: }" ;;
-		*) echo "      $line" ;;
-		esac
-	done <"$T/$name.check"
-	[ "$rc" = 0 ] || grep -q '^FAIL:' "$T/$name.check" || fail "$name: check_vfs.py exited $rc without a FAIL line"
+	iotrace_test_relay "$T/$name.check" "$rc" "$name: check_vfs.py"
 }
 
 HAVE_FILE_STATS=0
@@ -344,16 +270,16 @@ if want_run ext4 || want_run pids || want_run cgroup || want_run paths; then
 	want_run pids && run pids ext4 pids writer f,g,tmp --pids @WPID@
 	want_run cgroup && run cgroup ext4 cgroup reader f,g,tmp --cgroup "$CGR"
 	want_run paths && run paths ext4 paths writer,reader f,g --paths "$MNT/paths/a/b/c/d/e/*"
-	teardown_fs
+	iotrace_teardown_fs
 fi
 
 if want_run xfs; then
 	# never two file systems at once: MNT, LOOP and IMG name the one to tear down
-	teardown_fs
+	iotrace_teardown_fs
 	xfs_fs || die "$SETUP_ERR"
 	echo "# xfs on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
 	run xfs xfs "" writer,reader f,g,tmp
-	teardown_fs
+	iotrace_teardown_fs
 fi
 
 finish
