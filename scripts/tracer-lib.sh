@@ -221,3 +221,39 @@ iotrace_test_remove_temp() {
 		rm -rf "$1"
 	fi
 }
+
+# iotrace_json_get FILE KEY [KEY...]: a value from a JSON document (the
+# summary the tracer prints), "" if a key is missing
+iotrace_json_get() {
+	python3 - "$@" <<'EOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    v = v.get(k) if isinstance(v, dict) else None
+print("" if v is None else v)
+EOF
+}
+
+# iotrace_test_stop_tracer LABEL OUT ERR: (with iotrace_test_harness) stops
+# the tracer in TRACER_PID with SIGINT as Ctrl+C would, waits up to 30 s,
+# and checks its exit status and that its summary (OUT) lost no events;
+# ERR is shown when not empty. Values go through variables, never
+# "(... $(cmd))" in a message: bash 5.2 misparses that when a trap fires
+# during the command substitution and skips the rest of the block.
+iotrace_test_stop_tracer() {
+	local label=$1 out=$2 err=$3 rc lost
+
+	kill -INT "$TRACER_PID" 2>/dev/null
+	for _ in $(seq 300); do
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$TRACER_PID" 2>/dev/null && { fail "${label}tracer still running 30 s after SIGINT"; kill -KILL "$TRACER_PID"; }
+	wait "$TRACER_PID"
+	rc=$?
+	TRACER_PID=
+	check "${label}tracer exit 0 (got $rc)" [ "$rc" = 0 ]
+	[ -s "$err" ] && sed 's/^/      stderr: /' "$err" | head -5
+	lost=$(iotrace_json_get "$out" droppedEvents)
+	check "${label}no events lost (droppedEvents '$lost')" [ "$lost" = 0 ]
+}

@@ -142,16 +142,6 @@ wait_tracer() {
 	TRACER_PID=
 }
 
-# json_get FILE KEY [KEY...]: a value from a JSON document
-json_get() {
-	python3 - "$@" <<'EOF'
-import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2:]:
-    v = v.get(k) if isinstance(v, dict) else None
-print("" if v is None else v)
-EOF
-}
 
 # stat field N (1-based) of a saved /sys/block/*/stat line
 field() { awk -v n="$2" '{ print (NF >= n) ? $n : "" }' "$1"; }
@@ -255,16 +245,16 @@ if want_run 1 && start_tracer run1 -l integration; then
 
 	check "run1: tracer exit 0 (got $TRACER_RC)" [ "$TRACER_RC" = 0 ]
 	[ -s "$T/run1.err" ] && sed 's/^/      stderr: /' "$T/run1.err" | head -5
-	check "run1: printed summary state COMPLETE" [ "$(json_get "$T/run1.out" state)" = COMPLETE ]
+	check "run1: printed summary state COMPLETE" [ "$(iotrace_json_get "$T/run1.out" state)" = COMPLETE ]
 	check "run1: printed summary droppedEvents \"0\"" grep -q '"droppedEvents": "0"' "$T/run1.out"
-	check "run1: printed summary stopReason signal" [ "$(json_get "$T/run1.out" tags stopReason)" = signal ]
-	check "run1: printed summary tracePath $TRACE" [ "$(json_get "$T/run1.out" tracePath)" = "$TRACE" ]
-	check "run1: printed summary devices $LN" [ "$(json_get "$T/run1.out" tags devices)" = "$LN" ]
+	check "run1: printed summary stopReason signal" [ "$(iotrace_json_get "$T/run1.out" tags stopReason)" = signal ]
+	check "run1: printed summary tracePath $TRACE" [ "$(iotrace_json_get "$T/run1.out" tracePath)" = "$TRACE" ]
+	check "run1: printed summary devices $LN" [ "$(iotrace_json_get "$T/run1.out" tags devices)" = "$LN" ]
 	"$BIN" -M -G -p "$TRACE" >"$T/run1.get" 2>&1
 	check "run1: -M -G -p $TRACE agrees with the printed summary" cmp -s "$T/run1.out" "$T/run1.get"
 	"$BIN" -M -G -p "$TDIR" >"$T/run1.get2" 2>&1
 	check "run1: -M -G with the absolute path agrees" cmp -s "$T/run1.out" "$T/run1.get2"
-	tev=$(json_get "$T/run1.out" tracedEvents)
+	tev=$(iotrace_json_get "$T/run1.out" tracedEvents)
 
 	check "run1: no I/O in flight at the 'before' snapshot" [ "$(field "$T/stat.before" 9)" = 0 ]
 	check "run1: no I/O in flight at the 'after' snapshot" [ "$(field "$T/stat.after" 9)" = 0 ]
@@ -316,7 +306,7 @@ if want_run 1 && start_tracer run1 -l integration; then
 	bytes=$(cat "$TDIR"/octf.trace.* | wc -c)
 	# values go through variables: a signal landing in a $(...) inside a
 	# message breaks bash 5.2's trap (the check is skipped, exit 0)
-	tsize=$(json_get "$T/run1.out" traceSize)
+	tsize=$(iotrace_json_get "$T/run1.out" traceSize)
 	check "run1: summary traceSize is the files' size on disk ($bytes bytes, $tsize MiB)" \
 		[ "$tsize" = $(( (bytes + 1048575) / 1048576 )) ]
 	nio=$(grep -c '"io":' "$T/run1.jsonl")
@@ -355,12 +345,12 @@ if want_run 5 && sync && sleep 1 && start_tracer run5 --compress none; then
 	check "run5: every stream starts with a framed OCTF Event${bad:+ (not: $bad)}" [ -z "$bad" ]
 	bytes=$(cat "$TDIR"/octf.trace.* | wc -c)
 	check "run5: summary traceSize is the files' size on disk ($bytes bytes)" \
-		[ "$(json_get "$T/run5.out" traceSize)" = $(( (bytes + 1048575) / 1048576 )) ]
+		[ "$(iotrace_json_get "$T/run5.out" traceSize)" = $(( (bytes + 1048575) / 1048576 )) ]
 	parse run5
 	check "run5: -P --io --raw exit 0 (got $PARSE_RC)" [ "$PARSE_RC" = 0 ]
 	[ -s "$T/run5.parse.err" ] && sed 's/^/      stderr: /' "$T/run5.parse.err" | head -5
 	check "run5: parsed event count == summary tracedEvents" \
-		[ "$(wc -l <"$T/run5.jsonl")" = "$(json_get "$T/run5.out" tracedEvents)" ]
+		[ "$(wc -l <"$T/run5.jsonl")" = "$(iotrace_json_get "$T/run5.out" tracedEvents)" ]
 	RD=$(( $(field "$T/stat5.after" 3) - $(field "$T/stat5.before" 3) ))
 	WR=$(( $(field "$T/stat5.after" 7) - $(field "$T/stat5.before" 7) ))
 	run_checker "$T/run5.jsonl" --dev "$DEVT" --name "$LN" --min-io 100 \
@@ -409,8 +399,8 @@ if want_run 2 && start_tracer run2 -l killed; then
 	run_checker "$T/run2.jsonl" --dev "$DEVT" --name "$LN" --truncated
 	"$BIN" -M -G -p "$TRACE" >"$T/run2.get" 2>"$T/run2.get.err"
 	rc=$?
-	st=$(json_get "$T/run2.get" state)
-	why=$(json_get "$T/run2.get" tags stopReason)
+	st=$(iotrace_json_get "$T/run2.get" state)
+	why=$(iotrace_json_get "$T/run2.get" tags stopReason)
 	check "run2: -M -G exit 0 (got $rc)" [ "$rc" = 0 ]
 	check "run2: -M -G state is not COMPLETE (got '$st')" [ "$st" != COMPLETE ]
 	check "run2: -M -G says ERROR, tracer died (got '$st', '$why')" [ "$st" = ERROR -a "$why" = "tracer died" ]
@@ -423,7 +413,7 @@ sys.exit(0 if l and l[0]["state"] == "ERROR" else 1)' "$TRACE" < <("$BIN" -M -L)
 	rc=$?
 	check "run2: a new tracer starts right after the kill (exit $rc)" [ "$rc" = 0 ]
 	[ "$rc" = 0 ] || sed 's/^/      stderr: /' "$T/run2b.err" | head -5
-	check "run2: that tracer's trace is COMPLETE" [ "$(json_get "$T/run2b.out" state)" = COMPLETE ]
+	check "run2: that tracer's trace is COMPLETE" [ "$(iotrace_json_get "$T/run2b.out" state)" = COMPLETE ]
 	echo "      run2 took $(elapsed "$t0") s"
 fi
 
@@ -437,10 +427,10 @@ if want_run 3; then
 	dur=$(elapsed "$t0")
 	check "run3: exit 0 (got $TRACER_RC)" [ "$TRACER_RC" = 0 ]
 	[ -s "$T/run3.err" ] && sed 's/^/      stderr: /' "$T/run3.err" | head -5
-	check "run3: state COMPLETE" [ "$(json_get "$T/run3.out" state)" = COMPLETE ]
-	check "run3: stopReason 'time limit'" [ "$(json_get "$T/run3.out" tags stopReason)" = "time limit" ]
+	check "run3: state COMPLETE" [ "$(iotrace_json_get "$T/run3.out" state)" = COMPLETE ]
+	check "run3: stopReason 'time limit'" [ "$(iotrace_json_get "$T/run3.out" tags stopReason)" = "time limit" ]
 	check "run3: stopped after 2-5 s (took $dur s)" python3 -c "import sys; sys.exit(0 if 2.0 <= $dur <= 5.0 else 1)"
-	TRACE=$(json_get "$T/run3.out" tracePath)
+	TRACE=$(iotrace_json_get "$T/run3.out" tracePath)
 	"$BIN" -M -G -p "$TRACE" >"$T/run3.get" 2>&1
 	check "run3: -M -G agrees with the printed summary" cmp -s "$T/run3.out" "$T/run3.get"
 fi
@@ -468,10 +458,10 @@ if want_run 4 && t0=$(now) && start_tracer run4 -s 1 --compress $mode; then
 	fi
 	check "run4 ($mode): exit 0 (got $TRACER_RC)" [ "$TRACER_RC" = 0 ]
 	[ -s "$T/run4.err" ] && sed 's/^/      stderr: /' "$T/run4.err" | head -5
-	check "run4 ($mode): state COMPLETE" [ "$(json_get "$T/run4.out" state)" = COMPLETE ]
-	check "run4 ($mode): stopReason 'size limit'" [ "$(json_get "$T/run4.out" tags stopReason)" = "size limit" ]
+	check "run4 ($mode): state COMPLETE" [ "$(iotrace_json_get "$T/run4.out" state)" = COMPLETE ]
+	check "run4 ($mode): stopReason 'size limit'" [ "$(iotrace_json_get "$T/run4.out" tags stopReason)" = "size limit" ]
 	size=$(cat "$TDIR"/octf.trace.* | wc -c)
-	note "trace files: $size bytes; summary traceSize $(json_get "$T/run4.out" traceSize) MiB"
+	note "trace files: $size bytes; summary traceSize $(iotrace_json_get "$T/run4.out" traceSize) MiB"
 	check "run4 ($mode): octf.trace.* total <= 1 MiB (got $size bytes)" [ "$size" -le 1048576 ]
 	check "run4 ($mode): octf.trace.* total > 0.9 MiB (the limit was reached, got $size bytes)" [ "$size" -gt 943718 ]
 	parse run4
@@ -481,7 +471,7 @@ if want_run 4 && t0=$(now) && start_tracer run4 -s 1 --compress $mode; then
 	check "run4 ($mode): parses, exit 0 (got $PARSE_RC)" [ "$PARSE_RC" = 0 ]
 	[ -s "$T/run4.parse.err" ] && sed 's/^/      stderr: /' "$T/run4.parse.err" | head -5
 	nev=$(wc -l <"$T/run4.jsonl")
-	check "run4 ($mode): parsed event count == summary tracedEvents" [ "$nev" = "$(json_get "$T/run4.out" tracedEvents)" ]
+	check "run4 ($mode): parsed event count == summary tracedEvents" [ "$nev" = "$(iotrace_json_get "$T/run4.out" tracedEvents)" ]
 	# the limit cuts each CPU's stream where the collector was reading it
 	run_checker "$T/run4.jsonl" --dev "$DEVT" --name "$LN" --truncated --min-io 1000
 fi

@@ -81,15 +81,6 @@ echo "# ext4 on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
 mkdir "$MNT/calls" || die "cannot create $MNT/calls"
 sync
 
-json_get() {
-	python3 - "$@" <<'EOF'
-import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2:]:
-    v = v.get(k) if isinstance(v, dict) else None
-print("" if v is None else v)
-EOF
-}
 
 # --- trace --------------------------------------------------------------------
 "$BIN" -S -d "$LN" --vfs -l vfs-calls >"$T/trace.out" 2>"$T/trace.err" &
@@ -114,20 +105,8 @@ check "vfs_calls exit 0 (got $rc)" [ "$rc" = 0 ]
 sync
 sleep 0.5
 
-kill -INT "$TRACER_PID" 2>/dev/null
-for _ in $(seq 300); do
-	kill -0 "$TRACER_PID" 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 "$TRACER_PID" 2>/dev/null && { fail "tracer still running 30 s after SIGINT"; kill -KILL "$TRACER_PID"; }
-wait "$TRACER_PID"
-rc=$?
-TRACER_PID=
-check "tracer exit 0 (got $rc)" [ "$rc" = 0 ]
-[ -s "$T/trace.err" ] && sed 's/^/      stderr: /' "$T/trace.err" | head -5
-lost=$(json_get "$T/trace.out" droppedEvents)
-check "no events lost (droppedEvents '$lost')" [ "$lost" = 0 ]
-tev=$(json_get "$T/trace.out" tracedEvents)
+iotrace_test_stop_tracer "" "$T/trace.out" "$T/trace.err"
+tev=$(iotrace_json_get "$T/trace.out" tracedEvents)
 
 # --- parse and check ----------------------------------------------------------------
 timeout -k 5 120 "$BIN" -P --io --raw -p "$TRACE" >"$T/events.jsonl" 2>"$T/raw.err"

@@ -112,15 +112,6 @@ xfs_fs() {
 }
 
 # --- helpers --------------------------------------------------------------------
-json_get() {
-	python3 - "$@" <<'EOF'
-import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2:]:
-    v = v.get(k) if isinstance(v, dict) else None
-print("" if v is None else v)
-EOF
-}
 
 # start_tracer NAME ARGS...: the tracer on $LN in the background; waits
 # until the summary says RUNNING and has been rewritten once by the
@@ -143,24 +134,8 @@ start_tracer() {
 }
 
 # stop_tracer NAME: SIGINT, wait; checks exit status and lost events.
-# Values go through variables, never "(... $(cmd))" in a message: bash
-# 5.2 misparses that when a trap fires during the command substitution
-# and goes on after the enclosing compound command, skipping the rest.
 stop_tracer() {
-	local name=$1 rc lost
-	kill -INT "$TRACER_PID" 2>/dev/null
-	for _ in $(seq 300); do
-		kill -0 "$TRACER_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$TRACER_PID" 2>/dev/null && { fail "$name: tracer still running 30 s after SIGINT"; kill -KILL "$TRACER_PID"; }
-	wait "$TRACER_PID"
-	rc=$?
-	TRACER_PID=
-	check "$name: tracer exit 0 (got $rc)" [ "$rc" = 0 ]
-	[ -s "$T/$name.err" ] && sed 's/^/      stderr: /' "$T/$name.err" | head -5
-	lost=$(json_get "$T/$name.out" droppedEvents)
-	check "$name: no events lost (droppedEvents '$lost')" [ "$lost" = 0 ]
+	iotrace_test_stop_tracer "$1: " "$T/$1.out" "$T/$1.err"
 }
 
 # start_workers NAME DIR: the writer and the reader, each moved into its
@@ -233,7 +208,7 @@ run() {
 	sync
 	sleep 0.5
 	stop_tracer "$name"
-	tev=$(json_get "$T/$name.out" tracedEvents)
+	tev=$(iotrace_json_get "$T/$name.out" tracedEvents)
 
 	timeout -k 5 120 "$BIN" -P --io --raw -p "$TRACE" >"$T/$name.jsonl" 2>"$T/$name.parse.err"
 	rc=$?
