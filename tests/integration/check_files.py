@@ -17,27 +17,13 @@ import argparse
 import json
 import sys
 
+from raw_events import Checks, fid, path_of as chain_path
+
+CHECKS = Checks()
+check = CHECKS.check
+measure = CHECKS.measure
+
 MIB_SECTORS = 2048
-failures = 0
-
-
-def check(cond, msg, detail=""):
-    global failures
-    if cond:
-        print("ok: " + msg)
-    else:
-        failures += 1
-        print("FAIL: " + msg + (": " + detail if detail else ""))
-
-
-def measure(msg):
-    print("measure: " + msg)
-
-
-def fid(f):
-    ts = f.get("creationDate", {})
-    return (int(f.get("partitionId", 0)), int(f.get("id", 0)),
-            int(ts.get("seconds", 0)), int(ts.get("nanos", 0)))
 
 
 def main():
@@ -58,16 +44,7 @@ def main():
     name_events = 0
 
     def path_of(f):
-        parts = []
-        for _ in range(64):
-            if f not in names:
-                return None
-            name, parent = names[f]
-            if parent == f:
-                return "/" + "/".join(reversed(parts))
-            parts.append(name)
-            f = parent
-        return None
+        return chain_path(names, f)
 
     for e in events:
         sid = int(e["header"]["sid"])
@@ -172,4 +149,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    sys.exit(1 if failures else 0)
+    sys.exit(1 if CHECKS.failures else 0)

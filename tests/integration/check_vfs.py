@@ -25,36 +25,18 @@ import argparse
 import json
 import sys
 
+from raw_events import Checks, fid, path_of as chain_path
+
+CHECKS = Checks()
+check = CHECKS.check
+measure = CHECKS.measure
+
 SECTOR = 512
 FILE_BYTES = 1 << 20
 FILE_SECTORS = FILE_BYTES // SECTOR
 COMM = "vfs_pattern"
 READS = ("VfsRead", "VfsPread64", "VfsReadv", "VfsPreadv", "VfsPreadv2")
 WRITES = ("VfsWrite", "VfsPwrite64", "VfsWritev", "VfsPwritev", "VfsPwritev2")
-
-failures = 0
-label = ""
-
-
-def check(cond, msg, detail=""):
-    global failures
-    msg = label + msg
-    if cond:
-        print("ok: " + msg)
-    else:
-        failures += 1
-        print("FAIL: " + msg + (": " + detail if detail else ""))
-
-
-def measure(msg):
-    print("measure: " + label + msg)
-
-
-def fid(f):
-    f = f or {}
-    ts = f.get("creationDate", {})
-    return (int(f.get("partitionId", 0)), int(f.get("id", 0)),
-            int(ts.get("seconds", 0)), int(ts.get("nanos", 0)))
 
 
 def ns_call(name):
@@ -90,7 +72,6 @@ class Log:
 
 
 def main():
-    global label
     ap = argparse.ArgumentParser()
     ap.add_argument("events")
     ap.add_argument("--dev", type=int, required=True)
@@ -106,7 +87,7 @@ def main():
     ap.add_argument("--file-stats")
     ap.add_argument("--label", default="")
     a = ap.parse_args()
-    label = a.label + ": " if a.label else ""
+    CHECKS.label = a.label + ": " if a.label else ""
 
     w, r = Log(a.writer), Log(a.reader)
     roles = {"writer": (w, a.writer_cgroup), "reader": (r, a.reader_cgroup)}
@@ -148,16 +129,7 @@ def main():
     by_sid = {}
 
     def path_of(f):
-        parts = []
-        for _ in range(64):
-            if f not in names:
-                return None
-            name, parent = names[f]
-            if parent == f:
-                return "/" + "/".join(reversed(parts))
-            parts.append(name)
-            f = parent
-        return None
+        return chain_path(names, f)
 
     def chain_inos(f):
         out = []
@@ -500,4 +472,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    sys.exit(1 if failures else 0)
+    sys.exit(1 if CHECKS.failures else 0)

@@ -28,24 +28,13 @@ import json
 import re
 import sys
 
+from raw_events import Checks, fid, path_of as chain_path
+
+CHECKS = Checks()
+check = CHECKS.check
+measure = CHECKS.measure
+
 COMM = "vfs_calls"
-failures = 0
-
-
-def check(cond, msg, detail=""):
-    global failures
-    if cond:
-        print("ok: " + msg)
-    else:
-        failures += 1
-        print("FAIL: " + msg + (": " + detail if detail else ""))
-
-
-def fid(f):
-    f = f or {}
-    ts = f.get("creationDate", {})
-    return (int(f.get("partitionId", 0)), int(f.get("id", 0)),
-            int(ts.get("seconds", 0)), int(ts.get("nanos", 0)))
 
 
 def csv_name(call):
@@ -96,16 +85,7 @@ def main():
     fsev = []       # (sid, type, FileId, path at that point)
 
     def path_of(f):
-        parts = []
-        for _ in range(64):
-            if f not in names:
-                return None
-            name, parent = names[f]
-            if parent == f:
-                return "/" + "/".join(reversed(parts))
-            parts.append(name)
-            f = parent
-        return None
+        return chain_path(names, f)
 
     for e in events:
         sid = int(e["header"]["sid"])
@@ -244,4 +224,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    sys.exit(1 if failures else 0)
+    sys.exit(1 if CHECKS.failures else 0)
