@@ -339,20 +339,27 @@ static __always_inline void send_names(void *ctx, struct inode *inode,
  */
 extern const void iomap_dio_bio_end_io __ksym __weak;
 
+/* The iomap direct I/O a bio belongs to, or NULL. */
+static __always_inline struct iomap_dio *bio_iomap_dio(struct bio *bio)
+{
+	if (!&iomap_dio_bio_end_io ||
+	    (void *)BPF_CORE_READ(bio, bi_end_io) != &iomap_dio_bio_end_io)
+		return NULL;
+	return BPF_CORE_READ(bio, bi_private);
+}
+
 static __always_inline bool file_of_dio(void *ctx, struct bio *bio,
+					struct iomap_dio *dio,
 					struct iotrace_queue_event *q)
 {
-	struct iomap_dio *dio;
 	struct kiocb *iocb;
 	struct file *file;
 	struct inode *inode;
 	struct file_seen *f;
 	__s64 pos;
 
-	if (!&iomap_dio_bio_end_io ||
-	    (void *)BPF_CORE_READ(bio, bi_end_io) != &iomap_dio_bio_end_io)
+	if (!dio)
 		return false;
-	dio = BPF_CORE_READ(bio, bi_private);
 	iocb = BPF_CORE_READ(dio, iocb);
 	file = BPF_CORE_READ(iocb, ki_filp);
 	inode = BPF_CORE_READ(file, f_inode);
@@ -383,6 +390,7 @@ static __always_inline bool file_of_dio(void *ctx, struct bio *bio,
  * whose mapping word means something else (slab pages overlay it).
  */
 static __always_inline void file_of_bio(void *ctx, struct bio *bio,
+					struct iomap_dio *dio,
 					struct iotrace_queue_event *q)
 {
 	struct bio_vec *bv = BPF_CORE_READ(bio, bi_io_vec);
@@ -395,7 +403,7 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 
 	if (!bv || !BPF_CORE_READ(bio, bi_vcnt) || !q->io.nr_sector)
 		return;
-	if (file_of_dio(ctx, bio, q))
+	if (file_of_dio(ctx, bio, dio, q))
 		return;
 	/* a clone (dm) shares its parent's vector from bi_idx on */
 	idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
@@ -466,6 +474,7 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 {
 	struct iotrace_queue_event q = {};
+	struct iomap_dio *dio;
 
 	iotrace_bio_devs(bio, &q.io.dev, &q.io.part);
 	if (!dev_traced(q.io.dev, q.io.part))
@@ -478,7 +487,8 @@ static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 	q.io.write_hint = iotrace_bio_write_hint(bio);
 	q.cgroup = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(q.comm, sizeof(q.comm));
-	file_of_bio(ctx, bio, &q);
+	dio = bio_iomap_dio(bio);
+	file_of_bio(ctx, bio, dio, &q);
 	if (vfs_enabled) {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 		struct vfs_state *st = bpf_map_lookup_elem(&vfs_calls, &tid);
@@ -486,7 +496,7 @@ static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 		if (st)
 			q.vfs_call = st->call_id;
 		else if (q.io.flags & IOTRACE_F_DIRECT)
-			q.vfs_call = uring_call_of_bio(bio);
+			q.vfs_call = uring_call_of_dio(dio);
 	}
 	stamp(&q.io);
 	/* a regular file's I/O takes a second sid, for its filesystemMeta */

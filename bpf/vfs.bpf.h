@@ -629,21 +629,19 @@ int BPF_PROG(handle_uring_complete, struct io_ring_ctx *rctx, void *req,
 }
 
 /*
- * The io_uring request a direct I/O bio belongs to: an iomap direct I/O's
- * kiocb is the one inside the request's io_rw, which overlays req->cmd
- * (kiocb first). Only a request seen at submission is in uring_reqs, so a
- * kiocb on a syscall's stack finds nothing. Returns its call id or 0.
+ * The io_uring request an iomap direct I/O (bio_iomap_dio()) belongs to:
+ * its kiocb is the one inside the request's io_rw, which overlays
+ * req->cmd (kiocb first). Only a request seen at submission is in
+ * uring_reqs, so a kiocb on a syscall's stack finds nothing. Returns its
+ * call id or 0.
  */
-static __always_inline __u64 uring_call_of_bio(struct bio *bio)
+static __always_inline __u64 uring_call_of_dio(struct iomap_dio *dio)
 {
-	struct iomap_dio *dio;
 	struct vfs_state *st;
 	__u64 key;
 
-	if (!&iomap_dio_bio_end_io ||
-	    (void *)BPF_CORE_READ(bio, bi_end_io) != &iomap_dio_bio_end_io)
+	if (!dio)
 		return 0;
-	dio = BPF_CORE_READ(bio, bi_private);
 	key = (__u64)BPF_CORE_READ(dio, iocb) - bpf_core_field_offset(struct io_kiocb, cmd);
 	st = bpf_map_lookup_elem(&uring_reqs, &key);
 	return st ? st->call_id : 0;
