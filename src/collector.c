@@ -79,7 +79,7 @@ static uint64_t now_ns(clockid_t clk)
  * (as libbpf-tools' biolatency does for block_rq_issue) and load the
  * matching program of each pair.
  */
-static void pick_programs(struct iotrace *skel)
+static void pick_programs(struct iotrace *skel, const struct btf *btf)
 {
 	/*
 	 * Rename exits only make name chains be sent again; a kernel without
@@ -102,7 +102,6 @@ static void pick_programs(struct iotrace *skel)
 		{ "block_split", 2, skel->progs.handle_split, skel->progs.handle_split_old },
 		{ "block_rq_issue", 1, skel->progs.handle_rq_issue, skel->progs.handle_rq_issue_old },
 	};
-	struct btf *btf = btf__load_vmlinux_btf();
 	size_t i;
 
 	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
@@ -112,7 +111,6 @@ static void pick_programs(struct iotrace *skel)
 		bpf_program__set_autoload(pairs[i].new_prog, !old);
 		bpf_program__set_autoload(pairs[i].old_prog, old);
 	}
-	btf__free(btf);
 	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
 		bpf_program__set_autoload(optional[i].prog,
 					  probe__tracepoint_exists("syscalls", optional[i].tp));
@@ -153,6 +151,7 @@ static const char *load_hint(int err)
 
 int collector__open(struct collector **cp, const struct collector_config *cfg)
 {
+	struct btf *btf;
 	struct collector *c;
 	size_t i;
 	int err;
@@ -180,7 +179,6 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
 	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
 
-	pick_programs(c->skel);
 	if (cfg->paths) {
 		char bad[256];
 
@@ -188,7 +186,11 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 		if (err)
 			return set_error(c, err, "cannot use --paths: %s", strerror(-err));
 	}
-	err = vfs__configure(c->skel, cfg);
+	/* parsed once: several programs are picked by their prototypes */
+	btf = btf__load_vmlinux_btf();
+	pick_programs(c->skel, btf);
+	err = vfs__configure(c->skel, cfg, btf);
+	btf__free(btf);
 	if (err)
 		return set_error(c, err, "too many partitions on the traced disks for --vfs (at most %d)",
 				 64);

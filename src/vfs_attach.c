@@ -105,17 +105,8 @@ static int fs_devs(struct iotrace__rodata *ro, const struct collector_config *cf
 	return 0;
 }
 
-/* A tp_btf tracepoint with the prototype a program was written for. */
-static bool tp_btf_args(const char *tp, int want)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	int n = probe__tp_btf_args(btf, tp);
-
-	btf__free(btf);
-	return n == want;
-}
-
-int vfs__configure(struct iotrace *skel, const struct collector_config *cfg)
+int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
+		   const struct btf *vmlinux)
 {
 	struct iotrace__rodata *ro = skel->rodata;
 	const struct trace_filters *f = &cfg->filters;
@@ -153,8 +144,8 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg)
 	bpf_program__set_autoload(skel->progs.handle_ns_enter, ns);
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
 	/* the v6.x prototypes; older kernels trace io_uring without them */
-	uring = cfg->vfs && tp_btf_args("io_uring_submit_req", 1) &&
-		tp_btf_args("io_uring_complete", 3);
+	uring = cfg->vfs && probe__tp_btf_args(vmlinux, "io_uring_submit_req") == 1 &&
+		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
 	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring);
 	bpf_program__set_autoload(skel->progs.handle_uring_complete, uring);
 	return 0;

@@ -12,6 +12,7 @@
 
 struct iotrace;
 struct bpf_link;
+struct btf;
 struct collector_config;
 
 /* Links made by vfs__attach; vfs__detach destroys them. */
@@ -25,9 +26,11 @@ struct vfs_links {
 /*
  * Between open and load: read-only data (vfs_enabled, syscall numbers,
  * traced file systems, task filters) and which programs load. Returns 0
- * or -errno (-E2BIG: too many partitions to trace).
+ * or -errno (-E2BIG: too many partitions to trace). vmlinux: the kernel's
+ * BTF (NULL if it has none), for the io_uring tracepoints' prototypes.
  */
-int vfs__configure(struct iotrace *skel, const struct collector_config *cfg);
+int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
+		   const struct btf *vmlinux);
 
 /*
  * After load: with --vfs, enter and exit of every traced call; without,
