@@ -8,12 +8,20 @@
  *
  * Buffers are allocated on the first read, not at open: a trace may have
  * hundreds of streams opened together before any is read.
+ *
+ * A raw file that can be mapped is read in place instead (read() copies
+ * every byte once more, a tenth of a --statistics run). The pages behind
+ * the reader are given back now and then, so resident memory stays
+ * bounded by the window, not the file, as with the buffer. A file cut
+ * shorter while mapped would raise SIGBUS: trace files only grow.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -29,6 +37,9 @@
  */
 #define STREAM_BUF_SIZE (32u << 10)
 
+/* a mapped file's pages more than this far behind the reader are dropped */
+#define MAP_KEEP (4u << 20)
+
 static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 
 struct stream {
@@ -42,6 +53,10 @@ struct stream {
 	size_t cap, pos, end;
 	uint64_t buf_off;	/* record stream offset of buf[0] */
 	uint64_t offset;	/* see stream__offset() */
+
+	/* raw files read in place: buf is the mapping, cap its length */
+	bool mapped;
+	size_t dropped;		/* [0, dropped) given back to the kernel */
 
 	/* zstd files only */
 	ZSTD_DStream *zds;
@@ -101,6 +116,40 @@ static ssize_t read_full(int fd, uint8_t *dst, size_t len)
 }
 
 /*
+ * Reads a raw file in place if it can be mapped; else (a pipe, an empty
+ * file, no address space) it is read into the buffer.
+ */
+static void map_raw(struct stream *s)
+{
+	struct stat st;
+	void *m;
+
+	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX)
+		return;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	free(s->buf);
+	s->buf = m;
+	s->cap = s->end = (size_t)st.st_size;
+	s->pos = 0;
+	s->mapped = true;
+	s->file_eof = true;
+}
+
+/* Gives back the pages well behind pos. */
+static void drop_behind(struct stream *s)
+{
+	size_t upto = (s->pos - MAP_KEEP) & ~(size_t)(MAP_KEEP - 1);
+
+	if (upto > s->dropped) {
+		madvise(s->buf + s->dropped, upto - s->dropped, MADV_DONTNEED);
+		s->dropped = upto;
+	}
+}
+
+/*
  * Allocates the record buffer and detects the format from the first bytes;
  * for zstd, those bytes become the decompressor's first input.
  */
@@ -140,6 +189,7 @@ static int stream_start(struct stream *s)
 	    ((size_t)r < sizeof(zstd_magic) || memcmp(s->buf, zstd_magic, sizeof(zstd_magic)))) {
 		s->end = (size_t)r;
 		s->started = true;
+		map_raw(s);
 		return 0;
 	}
 
@@ -323,11 +373,21 @@ int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
 				*len = (size_t)rlen;
 				s->offset = s->buf_off + s->pos;
 				s->pos += need;
+				if (s->mapped && s->pos - s->dropped >= 2 * MAP_KEEP)
+					drop_behind(s);
 				return 1;
 			}
 		} else {
 			/* varint incomplete: FRAMING_VARINT_MAX bytes always decide it */
 			need = FRAMING_VARINT_MAX;
+		}
+		/* the whole file is at hand: what is missing is not there */
+		if (s->mapped) {
+			if (!avail) {
+				s->offset = s->buf_off + s->pos;
+				return 0;
+			}
+			return fail(s, -ENODATA);
 		}
 
 		err = make_room(s, need);
@@ -344,6 +404,15 @@ int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
 			return fail(s, -ENODATA);
 		}
 	}
+}
+
+int stream__rewind(struct stream *s)
+{
+	if (!s->mapped || s->err)
+		return -ENOTSUP;
+	s->pos = 0;
+	s->offset = 0;
+	return 0;
 }
 
 uint64_t stream__offset(const struct stream *s)
@@ -365,7 +434,10 @@ void stream__free(struct stream *s)
 	ZSTD_freeDStream(s->zds);
 	delta__free(s->delta);
 	free(s->in);
-	free(s->buf);
+	if (s->mapped)
+		munmap(s->buf, s->cap);
+	else
+		free(s->buf);
 	free(s->path);
 	free(s);
 }

@@ -38,6 +38,12 @@ int stream__next(struct stream *s, const uint8_t **msg, size_t *len);
  */
 uint64_t stream__offset(const struct stream *s);
 
+/*
+ * Back to the first record, for a raw file read in place (after a first
+ * stream__next()); -ENOTSUP for any other stream, or after an error.
+ */
+int stream__rewind(struct stream *s);
+
 const char *stream__path(const struct stream *s);
 
 /* Accepts NULL. */
