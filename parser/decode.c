@@ -631,29 +631,42 @@ static void from_pb(const Octf__Proto__Trace__Event *pb, struct event *ev)
 	}
 }
 
+unsigned int decode__peek(const uint8_t *msg, size_t len, enum event_type *type, uint64_t *sid)
+{
+	const uint8_t *p, *hend, *end = msg + len;
+	unsigned int got = 0;
+	uint64_t tag, n;
+
+	/* header (field 1) with a one-byte length */
+	if (len < 2 || msg[0] != TAG(1, WT_LEN) || msg[1] >= 0x80 || (size_t)msg[1] + 2 > len)
+		return 0;
+	hend = msg + 2 + msg[1];
+	p = msg + 3;
+	if (p <= hend && msg[2] == TAG(1, WT_VARINT) && get_varint(&p, hend, sid))
+		got |= DECODE_PEEK_SID;
+	/* then one event field that ends the record */
+	p = hend;
+	if (p < end && get_varint(&p, end, &tag) && get_varint(&p, end, &n) &&
+	    n == (uint64_t)(end - p)) {
+		*type = oneof_type(tag);
+		if (*type != EV_NONE)
+			got |= DECODE_PEEK_TYPE;
+	}
+	return got;
+}
+
 bool decode__peek_sid(const uint8_t *msg, size_t len, uint64_t *sid)
 {
-	const uint8_t *p = msg + 3;
+	enum event_type t;
 
-	/* header (field 1), a one-byte length, then sid (field 1, varint) */
-	if (len < 4 || msg[0] != TAG(1, WT_LEN) || msg[1] >= 0x80 || msg[2] != TAG(1, WT_VARINT) ||
-	    (size_t)msg[1] + 2 > len)
-		return false;
-	return get_varint(&p, msg + 2 + msg[1], sid);
+	return decode__peek(msg, len, &t, sid) & DECODE_PEEK_SID;
 }
 
 bool decode__peek_type(const uint8_t *msg, size_t len, enum event_type *type)
 {
-	const uint8_t *p, *end = msg + len;
-	uint64_t tag, n;
+	uint64_t sid;
 
-	if (len < 2 || msg[0] != TAG(1, WT_LEN) || msg[1] >= 0x80 || (size_t)msg[1] + 2 >= len)
-		return false;
-	p = msg + 2 + msg[1];
-	if (!get_varint(&p, end, &tag) || !get_varint(&p, end, &n) || n != (uint64_t)(end - p))
-		return false;
-	*type = oneof_type(tag);
-	return *type != EV_NONE;
+	return decode__peek(msg, len, type, &sid) & DECODE_PEEK_TYPE;
 }
 
 int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev)

@@ -52,6 +52,14 @@ bool decode__peek_sid(const uint8_t *msg, size_t len, uint64_t *sid);
  */
 bool decode__peek_type(const uint8_t *msg, size_t len, enum event_type *type);
 
+/*
+ * Both at once, reading the header once: DECODE_PEEK_SID and/or
+ * DECODE_PEEK_TYPE for what was set.
+ */
+#define DECODE_PEEK_SID 1u
+#define DECODE_PEEK_TYPE 2u
+unsigned int decode__peek(const uint8_t *msg, size_t len, enum event_type *type, uint64_t *sid);
+
 /* The protobuf-c path alone (for tests and the fuzz target). */
 int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev);
 
