@@ -522,6 +522,7 @@ UNIT_NAME=iotrace@$LN.service
 cat >"$T/capture.conf" <<EOF
 # as in /etc/iotrace/capture.conf
 IOTRACE_BUFFER=8
+IOTRACE_COMPRESS=none
 IOTRACE_LABEL="$LABEL capture"
 EOF
 # systemd's expansion of our ExecStart: specifiers, then each word
@@ -559,8 +560,8 @@ unit_argv() {
 }
 mapfile -t ARGV < <(unit_argv "$T/capture.conf" "$LN" "$UNIT_NAME")
 note "ExecStart: ${ARGV[*]}"
-check "ExecStart: the installed binary, device $LN, no-limit defaults, buffer 8, label with spaces" \
-	test "${ARGV[*]}" = "/usr/sbin/iotrace --start-tracing --devices $LN --time 4294967295 --size 1073741824 --buffer 8 --label $LABEL capture"
+check "ExecStart: the installed binary, device $LN, no-limit defaults, buffer 8, no compression, label with spaces" \
+	test "${ARGV[*]}" = "/usr/sbin/iotrace --start-tracing --devices $LN --time 4294967295 --size 1073741824 --buffer 8 --compress none --compress-level 3 --label $LABEL capture"
 env -u IOTRACE_TRACE_DIR -u IOTRACE_CONFIG -u IOTRACE_LOCK_FILE "${ARGV[@]}" >"$T/unit.json" 2>"$T/unit.err" &
 TRACER_PID=$!
 if UDIR=$(wait_running "$LABEL capture"); then
@@ -577,6 +578,8 @@ if UDIR=$(wait_running "$LABEL capture"); then
 		test "$(json_get "$UDIR/octf.summary" state)|$(json_get "$UDIR/octf.summary" tags.stopReason)|$(json_get "$UDIR/octf.summary" label)" \
 		= "COMPLETE|signal|$LABEL capture"
 	check "unit trace parses" bash -c "env -u IOTRACE_TRACE_DIR /usr/sbin/iotrace -P --io --raw -p '$UDIR' | grep -q '\"io\"'"
+	check "unit trace: raw OCTF files, as IOTRACE_COMPRESS=none asks" \
+		bash -c "ls '$UDIR'/octf.trace.* >/dev/null && ! ls '$UDIR'/*.zst 2>/dev/null"
 else
 	fail "the unit's command line did not start tracing"
 	cat "$T/unit.err"
