@@ -90,6 +90,22 @@ void io_stats__total(struct io_stats *s)
 	merge_op(&s->op[GRP_TOTAL], &s->other);
 }
 
+void io_stats__merge(struct io_stats *dst, const struct io_stats *src)
+{
+	unsigned int g;
+
+	if (!src->any)
+		return;
+	for (g = 0; g < GRP_COUNT; g++)
+		merge_op(&dst->op[g], &src->op[g]);
+	merge_op(&dst->other, &src->other);
+	if (!dst->any || src->first_ts < dst->first_ts)
+		dst->first_ts = src->first_ts;
+	if (!dst->any || src->last_ts > dst->last_ts)
+		dst->last_ts = src->last_ts;
+	dst->any = true;
+}
+
 uint64_t io_stats__duration(const struct io_stats *s)
 {
 	return s->any ? s->last_ts - s->first_ts : 0;

@@ -48,6 +48,11 @@ struct join {
 	bool names_final;	/* join__preload_names() ran: name events change nothing */
 	bool have_ts0;
 	uint64_t ts0;
+
+	/* JOIN_DEFER: events about I/Os this join has not seen, in order */
+	struct event *deferred;
+	size_t ndeferred, deferred_cap;
+	bool needs_one_pass;
 };
 
 struct join *join__new(unsigned int flags, const struct join_sink *sink)
@@ -100,6 +105,24 @@ static inline struct io_rec *rec_of(struct join *j, uint64_t v)
 	if (v & LATE)
 		return &j->late[v & ~LATE];
 	return &j->ring[v & (j->cap - 1)];
+}
+
+/* JOIN_DEFER: keeps ev for the join of the range before (join__finish_split). */
+static int defer(struct join *j, const struct event *ev)
+{
+	if (j->ndeferred == j->deferred_cap) {
+		size_t cap = j->deferred_cap ? j->deferred_cap * 2 : 64;
+		struct event *nd = realloc(j->deferred, cap * sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		j->deferred = nd;
+		j->deferred_cap = cap;
+	}
+	j->deferred[j->ndeferred] = *ev;
+	/* the types deferred are decoded without a protobuf-c message */
+	j->deferred[j->ndeferred++].pb = NULL;
+	return 0;
 }
 
 static inline uint64_t lba_key(uint64_t dev, uint64_t lba)
@@ -404,6 +427,8 @@ static int on_completion(struct join *j, const struct event *ev)
 	uint64_t v;
 
 	if (!u64map__take(&j->inflight, ev->cpl.ref, &v)) {
+		if (j->flags & JOIN_DEFER)
+			return defer(j, ev);
 		j->counts.orphan_completions++;
 		return 0;
 	}
@@ -437,6 +462,8 @@ static int on_split(struct join *j, const struct event *ev)
 
 	if (ev->split.id == ev->split.parent ||
 	    !u64map__get(&j->inflight, ev->split.parent, &pv)) {
+		if ((j->flags & JOIN_DEFER) && ev->split.id != ev->split.parent)
+			return defer(j, ev);
 		j->counts.orphan_splits++;
 		return 0;
 	}
@@ -502,11 +529,42 @@ static void set_dispatch(struct io_rec *r, uint64_t ts)
 	r->queue_time = ts >= r->ts ? ts - r->ts : 0;
 }
 
+/*
+ * Dispatches, from sector next on, the in-flight I/Os that follow one
+ * another on the device: up to bios of them and left sectors. Returns
+ * false if it stopped where no I/O in flight starts: with JOIN_DEFER, the
+ * next may be one the join has not seen.
+ */
+static bool dispatch_following(struct join *j, uint64_t dev, uint64_t next, uint64_t left,
+			       uint32_t bios, uint64_t ts)
+{
+	struct io_rec *r;
+	uint64_t v;
+	uint32_t n;
+
+	for (n = 0; n < bios && left; n++) {
+		if (!u64map__get(&j->by_lba, lba_key(dev, next), &v))
+			return false;
+		r = rec_of(j, v);
+		if (r->dev->id != dev || r->lba != next || r->state != IO_PENDING || !r->len)
+			break;
+		set_dispatch(r, ts);
+		next += r->len;
+		left -= left < r->len ? left : r->len;
+	}
+	return true;
+}
+
+/*
+ * A request whose bios are on both sides of a split's cut would need the
+ * two joins to walk it together, and the upper one has handed its I/Os
+ * out by the time the lower one sees the request: the split gives up
+ * (join__needs_one_pass()).
+ */
 static int on_dispatch(struct join *j, const struct event *ev)
 {
-	uint64_t v, next, left, dev;
 	struct io_rec *r;
-	uint32_t n;
+	uint64_t v, dev;
 	int err;
 
 	if (!j->lba_index) {
@@ -515,25 +573,20 @@ static int on_dispatch(struct join *j, const struct event *ev)
 			return err;
 	}
 	if (!u64map__get(&j->inflight, ev->disp.id, &v)) {
+		if (j->flags & JOIN_DEFER)
+			j->needs_one_pass = true;
 		j->counts.orphan_dispatches++;
 		return 0;
 	}
 	r = rec_of(j, v);
 	set_dispatch(r, ev->ts);
 	dev = ev->disp.dev ? ev->disp.dev : r->dev->id;
-	next = r->lba + r->len;
-	left = ev->disp.len > r->len ? ev->disp.len - r->len : 0;
 	/* the request's other bios follow the first, sector after sector */
-	for (n = 1; n < ev->disp.bios && left; n++) {
-		if (!u64map__get(&j->by_lba, lba_key(dev, next), &v))
-			break;
-		r = rec_of(j, v);
-		if (r->dev->id != dev || r->lba != next || r->state != IO_PENDING || !r->len)
-			break;
-		set_dispatch(r, ev->ts);
-		next += r->len;
-		left -= left < r->len ? left : r->len;
-	}
+	if (!dispatch_following(j, dev, r->lba + r->len,
+				ev->disp.len > r->len ? ev->disp.len - r->len : 0,
+				ev->disp.bios > 1 ? ev->disp.bios - 1 : 0, ev->ts) &&
+	    (j->flags & JOIN_DEFER))
+		j->needs_one_pass = true;
 	return 0;
 }
 
@@ -745,6 +798,60 @@ int join__finish(struct join *j)
 	return 0;
 }
 
+static void add_counts(struct join_counts *d, const struct join_counts *s)
+{
+	d->ios += s->ios;
+	d->completed += s->completed;
+	d->not_completed += s->not_completed;
+	d->lost_by_reuse += s->lost_by_reuse;
+	d->late_completions += s->late_completions;
+	d->fs_events += s->fs_events;
+	d->orphan_completions += s->orphan_completions;
+	d->orphan_splits += s->orphan_splits;
+	d->orphan_dispatches += s->orphan_dispatches;
+	d->orphan_metas += s->orphan_metas;
+	d->negative_latencies += s->negative_latencies;
+}
+
+int join__finish_split(struct join *dst, struct join *src, unsigned int *map)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < src->ndeferred && !err; i++)
+		err = join__event(dst, &src->deferred[i]);
+	if (!err)
+		err = join__finish(dst);
+	if (!err)
+		err = join__finish(src);
+	for (i = 0; i < src->ndevs && !err; i++) {
+		const struct device *s = src->devs[i];
+		struct device *d = device_get(dst, s->id);
+
+		if (!d)
+			return -ENOMEM;
+		/* a later description wins, as in one pass */
+		if (s->described) {
+			if (set_string(&d->name, s->name) || set_string(&d->model, s->model))
+				return -ENOMEM;
+			d->size = s->size;
+			d->described = true;
+		}
+		map[i] = d->index;
+	}
+	add_counts(&dst->counts, &src->counts);
+	if (!dst->have_ts0) {
+		dst->ts0 = src->ts0;
+		dst->have_ts0 = src->have_ts0;
+	}
+	return err;
+}
+
+bool join__needs_one_pass(const struct join *j)
+{
+	return j->needs_one_pass;
+}
+
 const struct join_counts *join__counts(const struct join *j)
 {
 	return &j->counts;
@@ -784,6 +891,7 @@ void join__free(struct join *j)
 	u64map__free(&j->inflight);
 	u64map__free(&j->by_lba);
 	file_names__free(j->files);
+	free(j->deferred);
 	free(j->late);
 	free(j->ring);
 	free(j);

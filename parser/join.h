@@ -137,6 +137,14 @@ enum join_flags {
 	JOIN_FILES = 1 << 0,	/* read file metadata, names and file events */
 	JOIN_PATHS = 1 << 1,	/* resolve io_rec.path (implies JOIN_FILES) */
 	JOIN_VFS = 1 << 2,	/* read vfs events: sink.vfs */
+	/*
+	 * The events of a sid range after the trace's first (split.h): a
+	 * completion or split of an I/O not in flight here is kept for the
+	 * join of the range before. A dispatch of a request with a bio not
+	 * in flight here cannot be: join__needs_one_pass(). No files, paths
+	 * or VFS with it.
+	 */
+	JOIN_DEFER = 1 << 3,
 };
 
 /* Returns NULL on allocation failure. */
@@ -161,6 +169,17 @@ int join__event(struct join *j, const struct event *ev);
 
 /* Hands out everything still held; the never-completed last. 0 or -ENOMEM. */
 int join__finish(struct join *j);
+
+/*
+ * Split runs: dst joined the range before src's (src with JOIN_DEFER, both
+ * fed to their ends). Feeds dst the events src kept, finishes both (each
+ * hands out its records to its own sink), then takes in src's devices and
+ * counts: map[i] = dst's index of src's device i, join__device_count(src)
+ * entries. 0 or -ENOMEM.
+ */
+int join__finish_split(struct join *dst, struct join *src, unsigned int *map);
+/* JOIN_DEFER: a request had bios before the range; the split cannot give one pass's result. */
+bool join__needs_one_pass(const struct join *j);
 
 const struct join_counts *join__counts(const struct join *j);
 size_t join__device_count(const struct join *j);

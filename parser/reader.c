@@ -53,6 +53,7 @@ struct rstream {
 	struct stream *s;
 	struct event pending;	/* read, not placed: beyond the window */
 	uint64_t pos;		/* records read */
+	uint64_t max_sid;	/* highest sid read, for reader__set_range() */
 	bool has_pending;
 	bool done;
 };
@@ -96,6 +97,11 @@ struct reader {
 
 	struct event *last;	/* returned by the last call */
 	int err;
+
+	/* reader__set_range() */
+	bool ranged;
+	uint64_t lo, hi;	/* hi = UINT64_MAX: no end */
+	uint64_t stragglers;
 	struct merge_error *errs;
 	size_t nerr;
 
@@ -128,6 +134,28 @@ static void damaged(struct filler *f, struct rstream *rs, size_t i, int err)
 }
 
 /*
+ * With a range: whether a record of this sid is in it. READER_RANGE_SLACK
+ * past hi, the stream has nothing more for this range (it ends); below
+ * lo after the stream passed lo by the slack, the lower range's reader
+ * stopped before it: a straggler.
+ */
+static bool in_range(struct reader *r, struct rstream *rs, uint64_t sid)
+{
+	if (sid < r->lo) {
+		if (rs->max_sid >= r->lo && rs->max_sid - r->lo >= READER_RANGE_SLACK)
+			r->stragglers++;
+		return false;
+	}
+	if (sid > rs->max_sid)
+		rs->max_sid = sid;
+	if (r->hi == UINT64_MAX || sid < r->hi)
+		return true;
+	if (sid - r->hi >= READER_RANGE_SLACK)
+		rs->done = true;
+	return false;
+}
+
+/*
  * Reads stream i's next wanted record. One whose sid has a free slot in
  * this filler's window is decoded straight into it (returns 2); any other
  * into the stream's pending (returns 1). 0 when the stream has no more
@@ -140,6 +168,7 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 	enum event_type type;
 	const uint8_t *msg;
 	struct event *ev;
+	unsigned int peek;
 	bool direct;
 	size_t len;
 	int ret;
@@ -158,10 +187,16 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 			rs->done = true;
 			break;
 		}
-		/* a third of the records are file metadata, which most views skip */
-		if (decode__peek_type(msg, len, &type) && !(r->types & EV_BIT(type)))
+		peek = decode__peek(msg, len, &type, &sid);
+		if (r->ranged && (peek & DECODE_PEEK_SID) && !in_range(r, rs, sid)) {
+			if (rs->done)
+				break;
 			continue;
-		direct = decode__peek_sid(msg, len, &sid) && sid >= r->late_limit &&
+		}
+		/* a third of the records are file metadata, which most views skip */
+		if ((peek & DECODE_PEEK_TYPE) && !(r->types & EV_BIT(type)))
+			continue;
+		direct = (peek & DECODE_PEEK_SID) && sid >= r->late_limit &&
 			 sid < r->fill_limit && sid <= SID_WINDOWED_MAX;
 		if (direct) {
 			idx = sid & MASK;
@@ -176,6 +211,12 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 		}
 		if (ret == DECODE_SKIPPED)
 			continue;
+		if (r->ranged && !(peek & DECODE_PEEK_SID) && !in_range(r, rs, ev->sid)) {
+			decode__release(ev);
+			if (rs->done)
+				break;
+			continue;
+		}
 		ev->stream = (uint32_t)i;
 		ev->pos = rs->pos++;
 		if (direct && ev->sid == sid) {
@@ -699,6 +740,18 @@ nomem:
 	free(r);
 	errno = ENOMEM;
 	return NULL;
+}
+
+void reader__set_range(struct reader *r, uint64_t lo, uint64_t hi)
+{
+	r->ranged = true;
+	r->lo = lo;
+	r->hi = hi;
+}
+
+uint64_t reader__stragglers(const struct reader *r)
+{
+	return r->stragglers;
 }
 
 size_t reader__error_count(const struct reader *r)

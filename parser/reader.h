@@ -38,6 +38,7 @@
 #define IOTRACE_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "event.h"
 #include "merge.h"
@@ -54,6 +55,21 @@ struct reader;
  * trace must outlive the reader.
  */
 struct reader *reader__new(struct trace *t, unsigned int types, unsigned int threads);
+
+/*
+ * Split runs (split.h): only the events with lo <= sid < hi (no end for
+ * hi = UINT64_MAX), on a reader
+ * without a helper thread, set before the first reader__next(). Records
+ * outside are dropped before they are decoded, and a stream ends at the
+ * first record READER_RANGE_SLACK or more past hi: what follows belongs to
+ * the next range. That is exact as long as no stream holds a record below
+ * a range's start after one READER_RANGE_SLACK past it; the reader of
+ * the upper range counts such records (reader__stragglers()), and with
+ * any, the lower range was incomplete.
+ */
+#define READER_RANGE_SLACK (4 * (uint64_t)READER_WINDOW)
+void reader__set_range(struct reader *r, uint64_t lo, uint64_t hi);
+uint64_t reader__stragglers(const struct reader *r);
 
 /*
  * Returns 1 and the next event in *ev (owned by the reader, valid until

@@ -414,6 +414,26 @@ static int stats_finish(void *p, const struct join *j)
 	return view__flush(v->out);
 }
 
+static int stats_merge(void *p, void *q, const unsigned int *dev_map, size_t ndev)
+{
+	struct stats_view *v = p, *src = q;
+	size_t i;
+
+	for (i = 0; i < src->ndev && i < ndev; i++) {
+		struct io_stats *d;
+
+		if (!src->dev[i].any)
+			continue;
+		d = stats_view__device_stats(&v->dev, &v->ndev, dev_map[i], true);
+		if (!d)
+			return -ENOMEM;
+		io_stats__merge(d, &src->dev[i]);
+	}
+	if (src->oom)
+		v->oom = true;
+	return 0;
+}
+
 static void stats_destroy(void *p)
 {
 	struct stats_view *v = p;
@@ -433,5 +453,6 @@ const struct view_ops stats_view_ops = {
 	.create = stats_create,
 	.record = stats_record,
 	.finish = stats_finish,
+	.merge = stats_merge,
 	.destroy = stats_destroy,
 };

@@ -38,6 +38,14 @@ struct view_ops {
 	 * (--lba-histogram: too many buckets)
 	 */
 	int (*finish)(void *v, const struct join *j);
+	/*
+	 * Split runs (split.h): takes in what src, a view of the same kind
+	 * fed the records of a later sid range, gathered; dev_map[i] is this
+	 * view's device index for src's device i (ndev of them). 0 or
+	 * -ENOMEM. NULL for views that need one pass: those that write
+	 * records in order, or use queue depths or files.
+	 */
+	int (*merge)(void *v, void *src, const unsigned int *dev_map, size_t ndev);
 	void (*destroy)(void *v);
 };
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "merge.h"
 #include "raw_view.h"
 #include "reader.h"
+#include "split.h"
 #include "summary.h"
 #include "trace.h"
 #include "trace_store.h"
@@ -323,8 +325,11 @@ static void join_warnings(const struct join *j)
  */
 static unsigned int reader_threads(void)
 {
+	const char *env = getenv("IOTRACE_PARSER_THREADS");
 	cpu_set_t set;
 
+	if (env && !strcmp(env, "1"))
+		return 1;
 	if (!sched_getaffinity(0, sizeof(set), &set))
 		return CPU_COUNT(&set) > 1 ? 2 : 1;
 	return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
@@ -364,6 +369,45 @@ static int preload_names(struct join *j, const char *dir)
 	return err;
 }
 
+static const struct merge_error *split_error_of(const void *s, size_t i)
+{
+	return split__error(s, i);
+}
+
+/*
+ * A summary view of a long finished trace on two CPUs (split.h): the
+ * exit status, or -1 when the trace is one for a single pass.
+ */
+static int print_split(const char *path, const char *dir, const struct view_ops *ops,
+		       const struct view_opts *opts)
+{
+	struct summary sum;
+	struct split *sp;
+	int err, ret, ret2;
+
+	if (reader_threads() < 2 || summary__read(dir, &sum) || !strcmp(sum.state, "RUNNING"))
+		return -1;
+	setup_stdout();
+	sp = split__run(dir, sum.traced_events, ops, stdout, opts, ops->join_flags, &err);
+	if (!sp) {
+		if (!err)
+			return -1;
+		cli_err("cannot read trace '%s': %s", path, strerror(-err));
+		return EXIT_ERROR;
+	}
+	err = ops->finish(split__view(sp), split__join(sp));
+	if (err) {
+		ret = err == -ENOMEM ? (cli_err("out of memory"), EXIT_ERROR) : write_error(err);
+		split__free(sp);
+		return ret;
+	}
+	ret = summary_warnings(dir);
+	join_warnings(split__join(sp));
+	ret2 = damage_report(split_error_of, sp, split__error_count(sp));
+	split__free(sp);
+	return ret2 ? ret2 : ret;
+}
+
 static int print_view(const char *path, const char *dir, const struct view_ops *ops,
 		      const struct view_opts *opts, const struct filter *filter)
 {
@@ -377,6 +421,12 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	unsigned long n = 0;
 	int ret = EXIT_ERROR, r, ret2;
 
+	if (ops->merge && !filter__active(filter)) {
+		ret = print_split(path, dir, ops, opts);
+		if (ret >= 0)
+			return ret;
+		ret = EXIT_ERROR;
+	}
 	t = trace__open(dir);
 	if (!t)
 		return open_error(path, -errno);

@@ -7,7 +7,8 @@
 # discards, 1 read), each with a completion; 241 file events (125 Create,
 # 112 Delete, 2 MoveFrom, 2 MoveTo); 400 I/Os without a file; the first
 # I/O a 256-sector write at LBA 1652296 to /000014.sst, latency 83797 ns,
-# qd 1. The views must agree with each other, with one CPU or two, and
+# qd 1. The views must agree with each other, with one CPU or two (and
+# one pass or a split, for --statistics), and
 # the stable ones with their golden outputs (golden/).
 #
 # usage: sample_views.sh IOTRACE_BINARY DIR_WITH_octf-sample-trace.tar.xz
@@ -143,6 +144,13 @@ view stats.txt --statistics -f table
 same_as_golden stats.txt
 view stats.csv --statistics -f csv
 [ "$(wc -l <"$tmp/stats.csv")" -eq 6 ] || fail "stats.csv: $(wc -l <"$tmp/stats.csv") lines, want 6"
+# two CPUs split the sids between them (split.h): the same bytes as one pass
+for f in stats.json stats.txt stats.csv; do
+	fmt=${f#stats.}
+	[ "$fmt" = txt ] && fmt=table
+	IOTRACE_PARSER_THREADS=1 "$bin" -P --statistics -f "$fmt" -p "$trace" >"$tmp/one.$f" 2>&1
+	cmp -s "$tmp/$f" "$tmp/one.$f" || fail "$f: one pass and the split differ"
+done
 
 # --- histograms: every I/O counted once per group ---
 for h in latency-histogram io-size-histogram queue-depth-histogram; do
@@ -226,6 +234,11 @@ for args in "--io" "--statistics" "--latency-histogram -f table" "--fs-statistic
 	grep -qE "^iotrace: trace damaged: $tmp/cut/octf.trace.5 at byte [0-9]+: truncated record; output is partial$" "$tmp/cut.err" ||
 		fail "cut, $args: stderr '$(cat "$tmp/cut.err")'"
 done
+# the split reads the damaged stream in both halves: the same output, the damage once
+IOTRACE_PARSER_THREADS=1 "$bin" -P --statistics -p "$tmp/cut" >"$tmp/cut1.out" 2>"$tmp/cut1.err"
+"$bin" -P --statistics -p "$tmp/cut" >"$tmp/cut2.out" 2>"$tmp/cut2.err"
+cmp -s "$tmp/cut1.out" "$tmp/cut2.out" || fail "cut: one pass and the split differ"
+cmp -s "$tmp/cut1.err" "$tmp/cut2.err" || fail "cut: stderr '$(cat "$tmp/cut2.err")' != '$(cat "$tmp/cut1.err")'"
 
 if [ $fails -ne 0 ]; then
 	echo "sample_views: $fails failure(s)" >&2

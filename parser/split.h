@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Split runs: a summary view (one with view_ops.merge: no record order,
+ * queue depths or files in its result) over a long trace on two CPUs, each
+ * reading, joining and counting its own half of the sids.
+ *
+ * One pass hands events from a reading thread to a joining one, which
+ * moves every decoded event between the CPUs' caches and keeps one of
+ * them waiting for the other. Here nothing crosses until the end: the
+ * upper half's reader drops the lower half's records before decoding
+ * them (raw files read in place make that a few byte reads), its join
+ * keeps what concerns I/Os it has not seen (JOIN_DEFER), and at the end
+ * the lower half's join takes those, both finish, and the views merge.
+ * The result is that of one pass; where it could differ, the split gives
+ * up and the caller runs one pass: a stream with a record of the lower
+ * half far into the upper one (reader.h), or a request with bios on both
+ * sides of the cut (join.h). Traces with dispatch events nearly always
+ * have a request in flight at any sid, so the split serves the traces
+ * without them, such as Open-CAS's.
+ */
+#ifndef IOTRACE_SPLIT_H
+#define IOTRACE_SPLIT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "merge.h"
+#include "view.h"
+
+/* below this many events one pass is as fast: the split costs a second opening */
+#define SPLIT_MIN_EVENTS 65536
+
+struct split;
+
+/*
+ * Runs ops (created on out with opts) over the trace in dir, which holds
+ * about events events (its summary's count), with a join of join_flags
+ * (0 or JOIN_DEFER-compatible: no files, paths, VFS). Returns the done
+ * split, or NULL: with *err = 0 when the trace does not lend itself (too
+ * short, compressed, ranges that overlap, no second thread) and nothing
+ * was written - run one pass - else *err = -errno.
+ */
+struct split *split__run(const char *dir, uint64_t events, const struct view_ops *ops, FILE *out,
+			 const struct view_opts *opts, unsigned int join_flags, int *err);
+
+/* The finished join and the merged view: for view_ops.finish. */
+struct join *split__join(const struct split *s);
+void *split__view(const struct split *s);
+
+/* Damage both halves found, once each. */
+size_t split__error_count(const struct split *s);
+const struct merge_error *split__error(const struct split *s, size_t i);
+
+/* Accepts NULL. */
+void split__free(struct split *s);
+
+#endif
