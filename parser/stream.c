@@ -38,7 +38,7 @@
 #define STREAM_BUF_SIZE (32u << 10)
 
 /* a mapped file's pages more than this far behind the reader are dropped */
-#define MAP_KEEP (4u << 20)
+#define MAP_KEEP (128u << 10)
 
 static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 
