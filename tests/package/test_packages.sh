@@ -561,7 +561,7 @@ unit_argv() {
 mapfile -t ARGV < <(unit_argv "$T/capture.conf" "$LN" "$UNIT_NAME")
 note "ExecStart: ${ARGV[*]}"
 check "ExecStart: the installed binary, device $LN, no-limit defaults, buffer 8, no compression, label with spaces" \
-	test "${ARGV[*]}" = "/usr/sbin/iotrace --start-tracing --devices $LN --time 4294967295 --size 1073741824 --buffer 8 --compress none --compress-level 3 --label $LABEL capture"
+	test "${ARGV[*]}" = "/usr/sbin/iotrace --start-tracing --devices $LN --time 4294967295 --size 1073741824 --buffer 8 --compress none --label $LABEL capture"
 env -u IOTRACE_TRACE_DIR -u IOTRACE_CONFIG -u IOTRACE_LOCK_FILE "${ARGV[@]}" >"$T/unit.json" 2>"$T/unit.err" &
 TRACER_PID=$!
 if UDIR=$(wait_running "$LABEL capture"); then
