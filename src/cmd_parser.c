@@ -375,6 +375,33 @@ static const struct merge_error *split_error_of(const void *s, size_t i)
 }
 
 /*
+ * A view fed to the end: writes what it summarizes and reports the
+ * summary's warnings, the join's and the damage found (get, src, n).
+ * Returns the exit status.
+ */
+static int end_view(const char *dir, const struct view_ops *ops, const struct view_opts *opts,
+		    void *view, const struct join *j,
+		    const struct merge_error *(*get)(const void *, size_t), const void *src, size_t n)
+{
+	int r = ops->finish(view, j), ret, ret2;
+
+	if (r) {
+		if (r == -ENOMEM)
+			cli_err("out of memory");
+		else if (r == -E2BIG)
+			cli_err("--bucket-size %llu makes more than a million LBA buckets; use a larger one",
+				(unsigned long long)opts->bucket_size);
+		else
+			return write_error(r);
+		return EXIT_ERROR;
+	}
+	ret = summary_warnings(dir);
+	join_warnings(j);
+	ret2 = damage_report(get, src, n);
+	return ret2 ? ret2 : ret;
+}
+
+/*
  * A summary view of a long finished trace on two CPUs (split.h): the
  * exit status, or -1 when the trace is one for a single pass.
  */
@@ -383,7 +410,7 @@ static int print_split(const char *path, const char *dir, const struct view_ops 
 {
 	struct summary sum;
 	struct split *sp;
-	int err, ret, ret2;
+	int err, ret;
 
 	if (reader_threads() < 2 || summary__read(dir, &sum) || !strcmp(sum.state, "RUNNING"))
 		return -1;
@@ -395,17 +422,10 @@ static int print_split(const char *path, const char *dir, const struct view_ops 
 		cli_err("cannot read trace '%s': %s", path, strerror(-err));
 		return EXIT_ERROR;
 	}
-	err = ops->finish(split__view(sp), split__join(sp));
-	if (err) {
-		ret = err == -ENOMEM ? (cli_err("out of memory"), EXIT_ERROR) : write_error(err);
-		split__free(sp);
-		return ret;
-	}
-	ret = summary_warnings(dir);
-	join_warnings(split__join(sp));
-	ret2 = damage_report(split_error_of, sp, split__error_count(sp));
+	ret = end_view(dir, ops, opts, split__view(sp), split__join(sp), split_error_of, sp,
+		       split__error_count(sp));
 	split__free(sp);
-	return ret2 ? ret2 : ret;
+	return ret;
 }
 
 static int print_view(const char *path, const char *dir, const struct view_ops *ops,
@@ -419,7 +439,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	const struct event *ev;
 	struct trace *t;
 	unsigned long n = 0;
-	int ret = EXIT_ERROR, r, ret2;
+	int ret = EXIT_ERROR, r;
 
 	if (ops->merge && !filter__active(filter)) {
 		ret = print_split(path, dir, ops, opts);
@@ -469,23 +489,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		cli_err("cannot read trace '%s': %s", path, strerror(-r));
 		goto cleanup;
 	}
-	r = ops->finish(ctx[1], j);
-	if (r) {
-		if (r == -ENOMEM)
-			cli_err("out of memory");
-		else if (r == -E2BIG)
-			cli_err("--bucket-size %llu makes more than a million LBA buckets; use a larger one",
-				(unsigned long long)opts->bucket_size);
-		else
-			ret = write_error(r);
-		goto cleanup;
-	}
-
-	ret = summary_warnings(dir);
-	join_warnings(j);
-	ret2 = damage_report(reader_error_of, rd, reader__error_count(rd));
-	if (ret2)
-		ret = ret2;
+	ret = end_view(dir, ops, opts, ctx[1], j, reader_error_of, rd, reader__error_count(rd));
 
 cleanup:
 	if (ctx[1])
