@@ -180,8 +180,8 @@ static __always_inline void set_op_flags(struct iotrace_event *e, __u32 opf)
 static __always_inline void set_bio_range(struct iotrace_event *e,
 					  struct bio *bio)
 {
-	e->sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
-	e->nr_sector = BPF_CORE_READ(bio, bi_iter.bi_size) >> 9;
+	e->sector = bio->bi_iter.bi_sector;
+	e->nr_sector = bio->bi_iter.bi_size >> 9;
 }
 
 static __always_inline void stamp(struct iotrace_event *e)
@@ -342,10 +342,9 @@ extern const void iomap_dio_bio_end_io __ksym __weak;
 /* The iomap direct I/O a bio belongs to, or NULL. */
 static __always_inline struct iomap_dio *bio_iomap_dio(struct bio *bio)
 {
-	if (!&iomap_dio_bio_end_io ||
-	    (void *)BPF_CORE_READ(bio, bi_end_io) != &iomap_dio_bio_end_io)
+	if (!&iomap_dio_bio_end_io || (void *)bio->bi_end_io != &iomap_dio_bio_end_io)
 		return NULL;
-	return BPF_CORE_READ(bio, bi_private);
+	return bio->bi_private;
 }
 
 static __always_inline bool file_of_dio(void *ctx, struct bio *bio,
@@ -371,8 +370,7 @@ static __always_inline bool file_of_dio(void *ctx, struct bio *bio,
 		return false;
 	q->file_kind = IOTRACE_FILE_REG;
 	q->io.flags |= IOTRACE_F_DIRECT;
-	pos = BPF_CORE_READ(iocb, ki_pos) + BPF_CORE_READ(dio, size) -
-	      BPF_CORE_READ(bio, bi_iter.bi_size);
+	pos = BPF_CORE_READ(iocb, ki_pos) + BPF_CORE_READ(dio, size) - bio->bi_iter.bi_size;
 	q->file_offset = pos > 0 ? (__u64)pos >> 9 : 0;
 	q->file_size = BPF_CORE_READ(inode, i_size) >> 9;
 	if (f->sent_epoch != rename_epoch + 1)
@@ -393,7 +391,7 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 					struct iomap_dio *dio,
 					struct iotrace_queue_event *q)
 {
-	struct bio_vec *bv = BPF_CORE_READ(bio, bi_io_vec);
+	struct bio_vec *bv = bio->bi_io_vec;
 	struct address_space *mapping;
 	struct page *page, *head;
 	struct file_seen *f;
@@ -401,13 +399,19 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 	__u64 pos, psize;
 	__u32 idx, mode;
 
-	if (!bv || !BPF_CORE_READ(bio, bi_vcnt) || !q->io.nr_sector)
+	if (!bv || !bio->bi_vcnt || !q->io.nr_sector)
 		return;
 	if (file_of_dio(ctx, bio, dio, q))
 		return;
 	/* a clone (dm) shares its parent's vector from bi_idx on */
-	idx = BPF_CORE_READ(bio, bi_iter.bi_idx);
+	idx = bio->bi_iter.bi_idx;
 	bv += idx;
+	/*
+	 * bv has a variable offset now, which the verifier allows only for
+	 * probe-reads; the page read so is a number to it, as everything
+	 * reached from the page must be anyway: the folio offset below is
+	 * pointer arithmetic, and the mapping word is tested for flag bits
+	 */
 	page = BPF_CORE_READ(bv, bv_page);
 	if (!page)
 		return;
@@ -459,8 +463,7 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 	pos = iotrace_page_index(head);
 	if (psize)
 		pos += ((__u64)page - (__u64)head) / psize;
-	pos = (pos << page_shift) + BPF_CORE_READ(bv, bv_offset) +
-	      BPF_CORE_READ(bio, bi_iter.bi_bvec_done);
+	pos = (pos << page_shift) + BPF_CORE_READ(bv, bv_offset) + bio->bi_iter.bi_bvec_done;
 	q->file_offset = pos >> 9;
 	q->file_size = BPF_CORE_READ(inode, i_size) >> 9;
 	/* the one map lookup per I/O is in file_entry(); names are rare */
@@ -483,7 +486,7 @@ static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 	q.io.type = IOTRACE_EV_QUEUE;
 	q.io.id = (__u64)bio;
 	set_bio_range(&q.io, bio);
-	set_op_flags(&q.io, BPF_CORE_READ(bio, bi_opf));
+	set_op_flags(&q.io, bio->bi_opf);
 	q.io.write_hint = iotrace_bio_write_hint(bio);
 	q.cgroup = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(q.comm, sizeof(q.comm));
@@ -528,7 +531,7 @@ static __always_inline int on_split(void *ctx, struct bio *bio,
 	if (!dev_traced(e.dev, e.part))
 		return 0;
 
-	parent = BPF_CORE_READ(bio, bi_private);
+	parent = bio->bi_private;
 	e.type = IOTRACE_EV_SPLIT;
 	e.id = (__u64)bio;
 	e.ref = (__u64)parent;
@@ -536,7 +539,7 @@ static __always_inline int on_split(void *ctx, struct bio *bio,
 	e.aux64 = new_sector;
 	if (parent)
 		e.aux64 = BPF_CORE_READ(parent, bi_iter.bi_sector);
-	set_op_flags(&e, BPF_CORE_READ(bio, bi_opf));
+	set_op_flags(&e, bio->bi_opf);
 	e.write_hint = iotrace_bio_write_hint(bio);
 	emit(ctx, &e);
 	return 0;
@@ -549,7 +552,7 @@ static __always_inline int on_rq_issue(void *ctx, struct request *rq)
 	__u32 opf, bio_dev, n;
 
 	/* not I/O of the traced devices' users; see core_fixes.bpf.h */
-	opf = BPF_CORE_READ(rq, cmd_flags);
+	opf = rq->cmd_flags;
 	if (iotrace_op_is_passthrough(opf & IOTRACE_REQ_OP_MASK))
 		return 0;
 
@@ -561,7 +564,7 @@ static __always_inline int on_rq_issue(void *ctx, struct request *rq)
 	 * whole disk is traced.
 	 */
 	e.dev = iotrace_disk_devt(iotrace_rq_disk(rq));
-	bio = BPF_CORE_READ(rq, bio);
+	bio = rq->bio;
 	if (bio) {
 		iotrace_bio_devs(bio, &bio_dev, &e.part);
 		if (bio_dev != e.dev)
@@ -570,8 +573,8 @@ static __always_inline int on_rq_issue(void *ctx, struct request *rq)
 	if (!dev_traced(e.dev, e.part))
 		return 0;
 
-	e.sector = BPF_CORE_READ(rq, __sector);
-	e.nr_sector = BPF_CORE_READ(rq, __data_len) >> 9;
+	e.sector = rq->__sector;
+	e.nr_sector = rq->__data_len >> 9;
 	set_op_flags(&e, opf);
 
 	if (!bio) {
@@ -586,7 +589,7 @@ static __always_inline int on_rq_issue(void *ctx, struct request *rq)
 	e.ref = (__u64)rq;
 	b = bio;
 	for (n = 0; n < IOTRACE_MAX_RQ_BIOS && b; n++)
-		b = BPF_CORE_READ(b, bi_next);
+		b = b->bi_next;
 	e.aux = n;
 	emit(ctx, &e);
 	return 0;
@@ -649,10 +652,19 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	e.type = IOTRACE_EV_COMPLETE;
 	e.id = (__u64)bio;
 	set_bio_range(&e, bio);
-	set_op_flags(&e, BPF_CORE_READ(bio, bi_opf));
-	e.error = BPF_CORE_READ(bio, bi_status);
+	set_op_flags(&e, bio->bi_opf);
+	e.error = bio->bi_status;
 	emit(ctx, &e);
 	return 0;
+}
+
+static __always_inline void complete_bio(void *ctx, struct iotrace_event *e, struct bio *bio,
+					 __u64 sector, __u32 size)
+{
+	e->id = (__u64)bio;
+	e->sector = sector;
+	e->nr_sector = size >> 9;
+	output(ctx, e);
 }
 
 /*
@@ -684,11 +696,11 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 	__u32 opf, dev, size, i;
 	bool whole;
 
-	opf = BPF_CORE_READ(rq, cmd_flags);
+	opf = rq->cmd_flags;
 	if (iotrace_op_is_passthrough(opf & IOTRACE_REQ_OP_MASK))
 		return 0;
 	dev = iotrace_disk_devt(iotrace_rq_disk(rq));
-	bio = BPF_CORE_READ(rq, bio);
+	bio = rq->bio;
 	set_op_flags(&e, opf);
 	e.error = error;
 	if (!bio) {
@@ -702,25 +714,33 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 		emit(ctx, &e);
 		return 0;
 	}
-	if (BPF_CORE_READ(rq, rq_flags) & iotrace_rqf_flush_seq())
+	if (rq->rq_flags & iotrace_rqf_flush_seq())
 		return 0;
 
 	/* bios of one request may straddle adjacent partitions */
 	whole = dev_traced(dev, 0);
 	e.type = IOTRACE_EV_COMPLETE;
 	stamp(&e);
-	for (i = 0; i < IOTRACE_MAX_RQ_BIOS && bio; i++) {
+	/* the first bio, mostly the only one, by direct loads */
+	size = bio->bi_iter.bi_size;
+	if (size > nr_bytes)
+		return 0;
+	iotrace_bio_devs(bio, &e.dev, &e.part);
+	if (whole || dev_traced(e.dev, e.part))
+		complete_bio(ctx, &e, bio, bio->bi_iter.bi_sector, size);
+	nr_bytes -= size;
+	if (!nr_bytes)
+		return 0;
+	/* the others by probe-reads: see iotrace_bio_devs_probed() */
+	bio = BPF_CORE_READ(bio, bi_next);
+	for (i = 1; i < IOTRACE_MAX_RQ_BIOS && bio; i++) {
 		size = BPF_CORE_READ(bio, bi_iter.bi_size);
 		if (size > nr_bytes)
 			break;
 		next = BPF_CORE_READ(bio, bi_next);
-		iotrace_bio_devs(bio, &e.dev, &e.part);
-		if (whole || dev_traced(e.dev, e.part)) {
-			e.id = (__u64)bio;
-			e.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
-			e.nr_sector = size >> 9;
-			output(ctx, &e);
-		}
+		iotrace_bio_devs_probed(bio, &e.dev, &e.part);
+		if (whole || dev_traced(e.dev, e.part))
+			complete_bio(ctx, &e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size);
 		nr_bytes -= size;
 		if (!nr_bytes)
 			break;
