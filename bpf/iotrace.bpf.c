@@ -3,7 +3,7 @@
  * Block-layer tracing programs of iotrace.
  *
  * Every record is a struct iotrace_event (iotrace_event.h) written to the
- * per-CPU perf buffer of the CPU the event happened on. Only I/O on the
+ * ring buffer of the CPU the event happened on. Only I/O on the
  * devices user space put in targ_devs gets past the filter, and the filter
  * runs before anything is written.
  *
@@ -67,11 +67,33 @@ __u64 rename_epoch = 0;
  */
 __u64 next_sid = 0;
 
+/*
+ * One BPF ring buffer per CPU, so that each CPU's records go to its own
+ * trace file, as upstream's per-CPU queues. User space creates them, of
+ * the size of --buffer, and puts them here by CPU number; the size below
+ * is only the template's. A record is copied into the ring with one
+ * helper call, where a perf event array spent as much again on perf's
+ * own bookkeeping (bench/overhead: 0.3 us of every I/O's 1.7).
+ */
+struct ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 16);
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} events SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);	/* set to the number of possible CPUs */
+	__type(key, __u32);
+	__array(values, struct ring);
+} rings SEC(".maps");
+
+/*
+ * A record wakes the collector only once its ring holds this many bytes
+ * (set by user space: a quarter of the ring); below that the collector
+ * reads the rings on its own timer. A wakeup per record would cost the
+ * traced workload several microseconds per I/O.
+ */
+const volatile __u64 wake_bytes = 1 << 14;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -204,12 +226,17 @@ static __always_inline void output_sized(void *ctx, struct iotrace_event *e,
 					 __u64 size, __u64 nsids)
 {
 	struct iotrace_counters *c;
-	__u32 zero = 0;
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	__u64 flags;
+	void *ring;
 
 	e->sid = __sync_fetch_and_add(&next_sid, nsids) + 1;
 	c = bpf_map_lookup_elem(&counters, &zero);
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	flags = ring && bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wake_bytes ?
+			BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	/* atomic: a program in an interrupt may nest on this CPU's slot */
-	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e, size)) {
+	if (!ring || bpf_ringbuf_output(ring, e, size, flags)) {
 		if (c)
 			__sync_fetch_and_add(&c->lost, 1);
 	} else if (c) {

@@ -326,7 +326,7 @@ struct iotrace_fs_event {
 struct iotrace_counters {
 	/* events written to the per-CPU buffer */
 	__u64 emitted;
-	/* events the buffer had no room for (bpf_perf_event_output failed) */
+	/* events the CPU's ring buffer had no room for */
 	__u64 lost;
 };
 

@@ -7,8 +7,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/perf_event.h>
-
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -27,13 +25,19 @@
 #define FLUSH_INTERVAL_NS 1000000000ull
 #define POLL_TIMEOUT_MS 100
 
+struct ring_ctx {
+	struct collector *c;
+	int cpu;
+};
+
 struct collector {
 	const struct collector_config *cfg;
 	struct iotrace *skel;
-	struct perf_buffer *pb;
+	struct ring_buffer *rb;
 	int ncpus;
+	int *ring_fds;	/* per CPU, -1 = not created */
+	struct ring_ctx *ring_ctx;	/* per CPU */
 	struct stream_writer **streams;
-	uint64_t *perf_lost;	/* per CPU, from the perf buffer's lost records */
 	struct stream_zstd *zstd;	/* shared by compressed streams */
 	/* sum of the streams' size bounds: on disk plus the worst case of the buffers */
 	uint64_t bytes;
@@ -69,6 +73,16 @@ static uint64_t now_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* --buffer as a ring size: a power-of-two number of pages */
+static uint64_t ring_bytes(const struct collector_config *cfg)
+{
+	uint64_t pages = (cfg->buffer_mib << 20) / (uint64_t)getpagesize();
+
+	while (pages & (pages - 1))
+		pages += pages & -pages;
+	return pages * (uint64_t)getpagesize();
 }
 
 /*
@@ -178,6 +192,14 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 		c->skel->rodata->targ_devs[i] = cfg->devs[i].dev;
 	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
 	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
+	c->skel->rodata->wake_bytes = ring_bytes(cfg) / 4;
+	/*
+	 * The rings are made in collector__run(). An inner ring may differ
+	 * from the template in size (the kernel's bpf_map_meta_equal() does
+	 * not compare max_entries), which is as well: libbpf 1.1 crashes
+	 * resizing an inner map template.
+	 */
+	bpf_map__set_max_entries(c->skel->maps.rings, (__u32)c->ncpus);
 
 	if (cfg->paths) {
 		char bad[256];
@@ -314,40 +336,15 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 	put(c, cpu, buf, encode__event(&r.e, buf));
 }
 
-/* The perf ring's record layouts (include/uapi/linux/perf_event.h). */
-struct perf_sample_raw {
-	struct perf_event_header header;
-	uint32_t size;
-	uint8_t data[];
-};
-
-struct perf_lost {
-	struct perf_event_header header;
-	uint64_t id;
-	uint64_t lost;
-};
-
-static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu, struct perf_event_header *h)
+static int on_ring_record(void *ctx, void *data, size_t size)
 {
-	struct collector *c = ctx;
+	struct ring_ctx *rc = ctx;
 
-	if (cpu < 0 || cpu >= c->ncpus)
-		return LIBBPF_PERF_EVENT_CONT;
-	if (h->type == PERF_RECORD_SAMPLE) {
-		const struct perf_sample_raw *r = (const void *)h;
-
-		on_sample(c, cpu, r->data, r->size);
-	} else if (h->type == PERF_RECORD_LOST) {
-		c->perf_lost[cpu] += ((const struct perf_lost *)h)->lost;
-	}
-	return LIBBPF_PERF_EVENT_CONT;
+	on_sample(rc->c, rc->cpu, data, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size);
+	return 0;
 }
 
-/*
- * Records lost per CPU: the programs count failed outputs themselves; the
- * perf buffer reports the same losses as lost records. Take the larger,
- * never the sum.
- */
+/* Records lost per CPU: the programs count the records their ring refused. */
 static uint64_t count_dropped(struct collector *c, char *per_queue, size_t size)
 {
 	struct iotrace_counters *vals;
@@ -362,8 +359,6 @@ static uint64_t count_dropped(struct collector *c, char *per_queue, size_t size)
 		memset(vals, 0, c->ncpus * sizeof(*vals));
 	for (i = 0; i < c->ncpus; i++) {
 		lost = vals ? vals[i].lost : 0;
-		if (c->perf_lost[i] > lost)
-			lost = c->perf_lost[i];
 		total += lost;
 		if (per_queue && off < size)
 			off += snprintf(per_queue + off, size - off, "%s%llu", i ? "," : "",
@@ -379,8 +374,7 @@ static int open_streams(struct collector *c, const char *dir)
 	int i;
 
 	c->streams = calloc(c->ncpus, sizeof(*c->streams));
-	c->perf_lost = calloc(c->ncpus, sizeof(*c->perf_lost));
-	if (!c->streams || !c->perf_lost)
+	if (!c->streams)
 		return set_error(c, -ENOMEM, "out of memory");
 	if (c->cfg->compress) {
 		c->zstd = stream_zstd__new(c->cfg->compress_level);
@@ -515,34 +509,47 @@ static void init_summary(struct collector *c, struct summary *s, const char *rel
 }
 
 /*
- * Per-CPU perf buffers that wake the reader only when a quarter of a
- * buffer (at most 64 KiB) has filled, instead of once per event as
- * perf_buffer__new() sets them up: a wakeup per event costs about 10 us
- * of the traced workload's time per I/O here, a batched one under 1 us.
- * The poll loop consumes every buffer each round, so records still reach
- * the streams within POLL_TIMEOUT_MS when the rate is low.
+ * The per-CPU rings, into the programs' array of rings. The programs
+ * wake the collector only when a ring is a quarter full (wake_bytes);
+ * the poll loop reads every ring each round, so records still reach the
+ * streams within POLL_TIMEOUT_MS when the rate is low.
  */
-static struct perf_buffer *open_buffers(struct collector *c, size_t pages)
+static int open_rings(struct collector *c)
 {
-	struct perf_event_attr attr = {};
-	size_t bytes = pages * (size_t)getpagesize();
+	uint64_t bytes = ring_bytes(c->cfg);
+	int i, fd, outer = bpf_map__fd(c->skel->maps.rings);
 
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_BPF_OUTPUT;
-	attr.sample_type = PERF_SAMPLE_RAW;
-	attr.sample_period = 1;
-	attr.watermark = 1;
-	attr.wakeup_watermark = bytes / 4 < (64u << 10) ? bytes / 4 : (64u << 10);
-	return perf_buffer__new_raw(bpf_map__fd(c->skel->maps.events), pages, &attr, on_perf_event,
-				    c, NULL);
+	c->ring_fds = malloc(c->ncpus * sizeof(*c->ring_fds));
+	c->ring_ctx = calloc(c->ncpus, sizeof(*c->ring_ctx));
+	if (!c->ring_fds || !c->ring_ctx)
+		return -ENOMEM;
+	for (i = 0; i < c->ncpus; i++)
+		c->ring_fds[i] = -1;
+	for (i = 0; i < c->ncpus; i++) {
+		__u32 key = (__u32)i;
+
+		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "iotrace_ring", 0, 0, (__u32)bytes, NULL);
+		if (fd < 0)
+			return fd;
+		c->ring_fds[i] = fd;
+		if (bpf_map_update_elem(outer, &key, &fd, BPF_ANY))
+			return -errno;
+		c->ring_ctx[i].c = c;
+		c->ring_ctx[i].cpu = i;
+		if (!c->rb)
+			c->rb = ring_buffer__new(fd, on_ring_record, &c->ring_ctx[i], NULL);
+		else if (ring_buffer__add(c->rb, fd, on_ring_record, &c->ring_ctx[i]))
+			return -errno;
+		if (!c->rb)
+			return -errno;
+	}
+	return 0;
 }
 
 int collector__run(struct collector *c, const char *dir, const char *rel,
 		   volatile sig_atomic_t *stop, struct summary *s)
 {
 	uint64_t start, now, last_flush, deadline;
-	size_t pages;
 	int err, werr;
 
 	init_summary(c, s, rel);
@@ -555,13 +562,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		goto finish;
 	}
 
-	/* perf buffers are a power-of-two number of pages per CPU */
-	pages = (size_t)((c->cfg->buffer_mib << 20) / (uint64_t)getpagesize());
-	while (pages & (pages - 1))
-		pages += pages & -pages;
-	c->pb = open_buffers(c, pages);
-	if (!c->pb) {
-		err = -errno;
+	err = open_rings(c);
+	if (err) {
 		set_error(c, err, "cannot create %llu MiB per-CPU buffers: %s%s",
 			  (unsigned long long)c->cfg->buffer_mib, strerror(-err),
 			  err == -ENOMEM || err == -EPERM ? " -- try a smaller --buffer or raise RLIMIT_MEMLOCK" : "");
@@ -594,9 +596,9 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	deadline = c->cfg->time_s ? start + c->cfg->time_s * 1000000000ull : 0;
 	strcpy(s->stop_reason, "signal");
 	while (!*stop) {
-		err = perf_buffer__poll(c->pb, POLL_TIMEOUT_MS);
+		err = ring_buffer__poll(c->rb, POLL_TIMEOUT_MS);
 		if (err >= 0)
-			err = perf_buffer__consume(c->pb);
+			err = ring_buffer__consume(c->rb);
 		if (err < 0 && err != -EINTR) {
 			set_error(c, err, "cannot read the per-CPU buffers: %s", strerror(-err));
 			strcpy(s->stop_reason, "read error");
@@ -627,7 +629,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	vfs__detach(&c->vfs);
 	iotrace__detach(c->skel);
 	if (!err && !c->write_err)
-		perf_buffer__consume(c->pb);
+		ring_buffer__consume(c->rb);
 	/*
 	 * Every stream that can still write is flushed, also after another
 	 * one failed (space its truncation freed may take more records),
@@ -669,7 +671,13 @@ void collector__free(struct collector *c)
 
 	if (!c)
 		return;
-	perf_buffer__free(c->pb);
+	ring_buffer__free(c->rb);
+	if (c->ring_fds)
+		for (i = 0; i < c->ncpus; i++)
+			if (c->ring_fds[i] >= 0)
+				close(c->ring_fds[i]);
+	free(c->ring_fds);
+	free(c->ring_ctx);
 	vfs__detach(&c->vfs);
 	path_filter__free(c->paths);
 	iotrace__destroy(c->skel);
@@ -678,6 +686,5 @@ void collector__free(struct collector *c)
 			stream_writer__close(c->streams[i]);
 	free(c->streams);
 	stream_zstd__free(c->zstd);
-	free(c->perf_lost);
 	free(c);
 }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: events the kernel buffers had no room for.
+#
+#   usage: tests/integration/lost_events.sh PATH/TO/iotrace
+#
+# A loop device is traced with the smallest buffer (--buffer 1) while
+# direct writes run flat out, and the tracer is stopped (SIGSTOP) for two
+# seconds, so that its per-CPU rings overflow. Expected: the loss is never
+# silent. The tracer exits 3 with one warning line giving the count per
+# CPU; the summary's droppedEvents is that count and the sum of its
+# per-CPU list; and it is exactly what the sids say is missing: on a raw device every
+# record takes one sid, so the highest sid is the device descriptions plus
+# the events on disk plus the lost ones. The parser reads the trace, warns
+# with the same count and exits 3.
+#
+# Needs root, BTF and loop devices; a missing one is a failure, not a skip.
+# Everything set up is torn down at exit, also on failure.
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '${1:-}'" >&2; exit 1; }
+iotrace_test_harness
+
+iotrace_require_root_bpf "loop devices, BPF"
+
+T=$(mktemp -d /tmp/iotrace-lost.XXXXXX)
+IMG=/dev/shm/$(basename "$T").img
+LOOP=
+TRACER=
+WRITER=
+cleanup() {
+	[ -n "$TRACER" ] && kill -CONT "$TRACER" 2>/dev/null
+	# the writer's dd holds the loop device open: let it end before detaching
+	[ -n "$WRITER" ] && touch "$T/stop" && wait "$WRITER" 2>/dev/null
+	iotrace_stop "$TRACER"
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	rm -rf "$T" "$IMG"
+}
+trap cleanup EXIT
+
+truncate -s 64M "$IMG"
+LOOP=$(losetup -f --show "$IMG") || die "losetup"
+mkdir -p "$T/repo"
+iotrace_temp_repository "$T/repo"
+
+"$BIN" --start-tracing --devices "$(basename "$LOOP")" --buffer 1 >"$T/out" 2>"$T/err" &
+TRACER=$!
+iotrace_wait_running "$BIN" "$TRACER" "$T/repo" || die "tracer did not start: $(cat "$T/err")"
+
+# O_DIRECT writes of 4 KiB, each a block I/O, until told to stop
+(while [ ! -e "$T/stop" ]; do dd if=/dev/zero of="$LOOP" bs=4k count=4096 oflag=direct status=none; done) &
+WRITER=$!
+sleep 0.5
+kill -STOP "$TRACER"
+sleep 2
+kill -CONT "$TRACER"
+sleep 0.5
+touch "$T/stop"
+wait "$WRITER" 2>/dev/null
+WRITER=
+kill -INT "$TRACER"
+wait "$TRACER"
+rc=$?
+TRACER=
+
+[ "$rc" -eq 3 ] && ok "tracer exit status 3" || fail "tracer exit status $rc, want 3: $(cat "$T/err")"
+lost=$(sed -n 's/^iotrace: warning: \([0-9]*\) events were lost (per CPU: .*/\1/p' "$T/err")
+if [ "$(wc -l <"$T/err")" -eq 1 ] && [ -n "$lost" ] && [ "$lost" -gt 0 ]; then
+	ok "one warning line: $lost events lost"
+else
+	fail "stderr: $(cat "$T/err")"
+fi
+
+trace=$T/repo/$TRACE
+dropped=$(iotrace_json_get "$trace/octf.summary" droppedEvents)
+per_cpu=$(iotrace_json_get "$trace/octf.summary" tags droppedEventsPerQueue)
+traced=$(iotrace_json_get "$trace/octf.summary" tracedEvents)
+[ "$dropped" = "$lost" ] && ok "summary droppedEvents = the warning's count ($dropped)" ||
+	fail "summary droppedEvents '$dropped', warning said '$lost'"
+sum=$(echo "$per_cpu" | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }')
+grep -q "(per CPU: $per_cpu)" "$T/err" && ok "the warning gives the same per-CPU counts" ||
+	fail "warning: $(cat "$T/err"); summary per CPU: $per_cpu"
+[ "$sum" = "$dropped" ] && ok "droppedEventsPerQueue ($per_cpu) sums to droppedEvents" ||
+	fail "droppedEventsPerQueue '$per_cpu' sums to $sum, droppedEvents $dropped"
+[ "$(echo "$per_cpu" | tr ',' '\n' | wc -l)" = "$(nproc)" ] && ok "one count per CPU" ||
+	fail "droppedEventsPerQueue '$per_cpu' for $(nproc) CPUs"
+
+"$BIN" -P --io --raw -f csv -p "$trace" >"$T/events.csv" 2>"$T/perr"
+prc=$?
+[ "$prc" -eq 3 ] && ok "parser exit status 3" || fail "parser exit status $prc, want 3: $(cat "$T/perr")"
+if [ "$(wc -l <"$T/perr")" -eq 1 ] &&
+	grep -q "^iotrace: warning: $dropped events were lost while tracing" "$T/perr"; then
+	ok "parser warns once with the same count"
+else
+	fail "parser stderr: $(cat "$T/perr")"
+fi
+# header line; then sid first. Device descriptions carry deviceDescription.id.
+read -r events max_sid descs < <(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "deviceDescription.id") d = i; next }
+	{ n++; if ($1 > m) m = $1; if ($d != "") k++ } END { print n, m, k }' "$T/events.csv")
+[ "$events" = "$traced" ] && ok "events on disk = tracedEvents ($traced)" ||
+	fail "$events events on disk, tracedEvents $traced"
+kernel=$((events - descs))
+[ "$max_sid" = $((descs + kernel + dropped)) ] &&
+	ok "highest sid $max_sid = $descs descriptions + $kernel events + $dropped lost" ||
+	fail "highest sid $max_sid, but $descs descriptions + $kernel events + $dropped lost = $((descs + kernel + dropped))"
+finish
