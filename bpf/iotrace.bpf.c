@@ -72,8 +72,9 @@ __u64 next_sid = 0;
  * trace file, as upstream's per-CPU queues. User space creates them, of
  * the size of --buffer, and puts them here by CPU number; the size below
  * is only the template's. A record is copied into the ring with one
- * helper call, where a perf event array spent as much again on perf's
- * own bookkeeping (bench/overhead: 0.3 us of every I/O's 1.7).
+ * helper call; through a perf event array, perf's own bookkeeping made
+ * the three programs of an I/O take 1.65 us instead of 1.09 (bpf_stats,
+ * fio random reads at 100k IOPS).
  */
 struct ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
