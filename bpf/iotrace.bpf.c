@@ -231,18 +231,16 @@ static __always_inline void output_sized(void *ctx, struct iotrace_event *e,
 	__u64 flags;
 	void *ring;
 
-	e->sid = __sync_fetch_and_add(&next_sid, nsids) + 1;
-	c = bpf_map_lookup_elem(&counters, &zero);
 	ring = bpf_map_lookup_elem(&rings, &cpu);
 	flags = ring && bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wake_bytes ?
 			BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	e->sid = __sync_fetch_and_add(&next_sid, nsids) + 1;
+	if (ring && !bpf_ringbuf_output(ring, e, size, flags))
+		return;
+	c = bpf_map_lookup_elem(&counters, &zero);
 	/* atomic: a program in an interrupt may nest on this CPU's slot */
-	if (!ring || bpf_ringbuf_output(ring, e, size, flags)) {
-		if (c)
-			__sync_fetch_and_add(&c->lost, 1);
-	} else if (c) {
-		__sync_fetch_and_add(&c->emitted, 1);
-	}
+	if (c)
+		__sync_fetch_and_add(&c->lost, 1);
 }
 
 static __always_inline void output(void *ctx, struct iotrace_event *e)

@@ -322,10 +322,12 @@ struct iotrace_fs_event {
 	__u32 pad;
 };
 
-/* Per-CPU counters the programs keep; user space sums and reports them. */
+/*
+ * Per-CPU counters the programs keep; user space sums and reports them.
+ * Only failures are counted: a count of every record would cost each one
+ * a map lookup and a locked add, and the trace files count them anyway.
+ */
 struct iotrace_counters {
-	/* events written to the per-CPU buffer */
-	__u64 emitted;
 	/* events the CPU's ring buffer had no room for */
 	__u64 lost;
 };
