@@ -25,6 +25,15 @@
 #define FLUSH_INTERVAL_NS 1000000000ull
 #define POLL_TIMEOUT_MS 100
 
+/*
+ * With --paths, one round's records of one CPU, copied out of its ring:
+ * entries of a uint32_t size, then the record, padded to 8 bytes.
+ */
+struct batch {
+	uint8_t *buf;
+	size_t used, cap;
+};
+
 struct ring_ctx {
 	struct collector *c;
 	int cpu;
@@ -44,6 +53,7 @@ struct collector {
 	uint64_t size_limit;	/* bytes, 0 = none */
 	struct vfs_links vfs;
 	struct path_filter *paths;	/* --paths, NULL = every file */
+	struct batch *batches;	/* per CPU, with paths */
 	int write_err;
 	bool size_reached;
 	char err[256];
@@ -309,8 +319,6 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		if (size < sizeof(r.n))
 			return;
 		memcpy(&r.n, data, sizeof(r.n));
-		if (c->paths && path_filter__add_name(c->paths, &r.n))
-			c->write_err = -ENOMEM;
 		put(c, cpu, buf, encode__file_name(&r.n, buf));
 		return;
 	case IOTRACE_EV_VFS:
@@ -339,9 +347,85 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	struct ring_ctx *rc = ctx;
+	struct collector *c = rc->c;
+	struct batch *b;
+	uint32_t sz = size > UINT32_MAX - 8 ? UINT32_MAX - 8 : (uint32_t)size;
+	size_t need = 8 + ((sz + 7u) & ~7u);
 
-	on_sample(rc->c, rc->cpu, data, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size);
+	if (!c->paths) {
+		on_sample(c, rc->cpu, data, sz);
+		return 0;
+	}
+	b = &c->batches[rc->cpu];
+	if (b->used + need > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1u << 16;
+		uint8_t *nb;
+
+		while (cap < b->used + need)
+			cap *= 2;
+		nb = realloc(b->buf, cap);
+		if (!nb) {
+			c->write_err = -ENOMEM;
+			return 0;
+		}
+		b->buf = nb;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->used, &sz, sizeof(sz));
+	memcpy(b->buf + b->used + 8, data, sz);
+	b->used += need;
 	return 0;
+}
+
+/*
+ * --paths judges a VFS or FS record by its file's path, whose links may
+ * have come from another CPU: the kernel sends a link once, then marks it
+ * sent, and a program on another CPU that sees the mark sends none. That
+ * link was in its ring before the mark was set, so before the record that
+ * needs it was written: it is among the records of the same round, or an
+ * earlier one, but in any ring. So each round is read out first, all its
+ * links are learned, and then its records are judged and written, each
+ * CPU's in its order.
+ */
+static void write_batches(struct collector *c)
+{
+	struct iotrace_name_event n;
+	uint32_t sz;
+	size_t off;
+	int cpu, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (cpu = 0; cpu < c->ncpus; cpu++) {
+			struct batch *b = &c->batches[cpu];
+
+			for (off = 0; off < b->used; off += 8 + ((sz + 7u) & ~7u)) {
+				const uint8_t *rec = b->buf + off + 8;
+
+				memcpy(&sz, b->buf + off, sizeof(sz));
+				if (pass) {
+					on_sample(c, cpu, rec, sz);
+					continue;
+				}
+				if (sz < sizeof(n) || ((const struct iotrace_event *)rec)->type != IOTRACE_EV_FILE_NAME)
+					continue;
+				memcpy(&n, rec, sizeof(n));
+				if (path_filter__add_name(c->paths, &n))
+					c->write_err = -ENOMEM;
+			}
+		}
+	}
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		c->batches[cpu].used = 0;
+}
+
+/* Reads every ring; 0 or a negative errno. */
+static int consume_rings(struct collector *c)
+{
+	int n = ring_buffer__consume(c->rb);
+
+	if (c->paths)
+		write_batches(c);
+	return n < 0 ? n : 0;
 }
 
 /* Records lost per CPU: the programs count the records their ring refused. */
@@ -521,7 +605,9 @@ static int open_rings(struct collector *c)
 
 	c->ring_fds = malloc(c->ncpus * sizeof(*c->ring_fds));
 	c->ring_ctx = calloc(c->ncpus, sizeof(*c->ring_ctx));
-	if (!c->ring_fds || !c->ring_ctx)
+	if (c->paths)
+		c->batches = calloc(c->ncpus, sizeof(*c->batches));
+	if (!c->ring_fds || !c->ring_ctx || (c->paths && !c->batches))
 		return -ENOMEM;
 	for (i = 0; i < c->ncpus; i++)
 		c->ring_fds[i] = -1;
@@ -596,9 +682,10 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	deadline = c->cfg->time_s ? start + c->cfg->time_s * 1000000000ull : 0;
 	strcpy(s->stop_reason, "signal");
 	while (!*stop) {
+		/* woken or timed out, every ring is read: the wakeups are rare */
 		err = ring_buffer__poll(c->rb, POLL_TIMEOUT_MS);
 		if (err >= 0)
-			err = ring_buffer__consume(c->rb);
+			err = consume_rings(c);
 		if (err < 0 && err != -EINTR) {
 			set_error(c, err, "cannot read the per-CPU buffers: %s", strerror(-err));
 			strcpy(s->stop_reason, "read error");
@@ -629,7 +716,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	vfs__detach(&c->vfs);
 	iotrace__detach(c->skel);
 	if (!err && !c->write_err)
-		ring_buffer__consume(c->rb);
+		consume_rings(c);
 	/*
 	 * Every stream that can still write is flushed, also after another
 	 * one failed (space its truncation freed may take more records),
@@ -678,6 +765,10 @@ void collector__free(struct collector *c)
 				close(c->ring_fds[i]);
 	free(c->ring_fds);
 	free(c->ring_ctx);
+	if (c->batches)
+		for (i = 0; i < c->ncpus; i++)
+			free(c->batches[i].buf);
+	free(c->batches);
 	vfs__detach(&c->vfs);
 	path_filter__free(c->paths);
 	iotrace__destroy(c->skel);

@@ -213,9 +213,11 @@ bool path_filter__match(struct path_filter *pf, const struct iotrace_file_id *id
 
 	if (u64map__get(&pf->verdict, key_of(id), &v))
 		return v == 2;
-	if (path_filter__path(pf, id, path, sizeof(path)))
-		for (i = 0; i < pf->nglobs && !yes; i++)
-			yes = !fnmatch(pf->globs[i], path, 0);
+	/* a chain still missing a link may be complete at the next record */
+	if (!path_filter__path(pf, id, path, sizeof(path)))
+		return false;
+	for (i = 0; i < pf->nglobs && !yes; i++)
+		yes = !fnmatch(pf->globs[i], path, 0);
 	/* without memory for the cache, judge again next time */
 	(void)u64map__put(&pf->verdict, key_of(id), yes ? 2 : 1);
 	return yes;

@@ -33,8 +33,9 @@ int path_filter__add_name(struct path_filter *pf, const struct iotrace_name_even
 
 /*
  * Whether the file's path matches a pattern. A file whose chain is not
- * complete (evicted from the kernel's map, or a file system not mounted
- * in the collector's namespace) does not match.
+ * complete (evicted from the kernel's map, a file system not mounted in
+ * the collector's namespace, or a link not learned yet) does not match;
+ * only complete chains' verdicts are kept, so it is judged again next time.
  */
 bool path_filter__match(struct path_filter *pf, const struct iotrace_file_id *id);
 

@@ -87,6 +87,17 @@ static void test_paths_and_globs(void **state)
 	id.ino = 12;
 	assert_false(path_filter__path(pf, &id, path, sizeof(path)));
 
+	/*
+	 * a file whose chain lacks a link (sent from another CPU, read
+	 * later) does not match yet, and does once the link is learned:
+	 * an incomplete chain leaves no verdict behind
+	 */
+	id = fid(16);
+	link_name(pf, 16, 15, "g.dat");
+	assert_false(path_filter__match(pf, &id));
+	link_name(pf, 15, 10, "later");
+	assert_true(path_filter__match(pf, &id));
+
 	/* rename: 'other' moves under run42, the cached verdict is dropped */
 	id = fid(14);
 	link_name(pf, 14, 10, "other");
