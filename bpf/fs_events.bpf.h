@@ -331,7 +331,7 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	/* named now, while the path still leads to it */
 	if (f->sent_epoch != rename_epoch + 1)
-		send_chain(ctx, d, f, &op.st.file);
+		send_chain(d, f, &op.st.file);
 	op.dentry = d;
 	op.st.call = call;
 	op.st.fd = -1;
@@ -370,19 +370,19 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	if (ctx->ret == 0) {
 		if (op.st.call <= IOTRACE_VFS_UNLINKAT) {
-			emit_fs_event(ctx, &op.st.file, IOTRACE_FS_DELETE);
+			emit_fs_event(&op.st.file, IOTRACE_FS_DELETE);
 		} else {
-			emit_fs_event(ctx, &op.st.file, IOTRACE_FS_MOVE_FROM);
+			emit_fs_event(&op.st.file, IOTRACE_FS_MOVE_FROM);
 			key.ino = op.st.file.ino;
 			key.dev = op.st.file.dev;
 			f = bpf_map_lookup_elem(&files, &key);
 			if (f)
-				send_chain(ctx, op.dentry, f, &op.st.file);
-			emit_fs_event(ctx, &op.st.file, IOTRACE_FS_MOVE_TO);
+				send_chain(op.dentry, f, &op.st.file);
+			emit_fs_event(&op.st.file, IOTRACE_FS_MOVE_TO);
 		}
 	}
 	if (vfs_enabled && task_selected(op.st.pid))
-		emit_vfs(ctx, &op.st, ctx->ret, 0);
+		emit_vfs(&op.st, ctx->ret, 0);
 	return 0;
 }
 

@@ -223,7 +223,7 @@ static __always_inline void stamp(struct iotrace_event *e)
  * consumes its sid: a gap in sids is a lost record, also counted in
  * counters.lost.
  */
-static __always_inline void output_sized(void *ctx, struct iotrace_event *e,
+static __always_inline void output_sized(struct iotrace_event *e,
 					 __u64 size, __u64 nsids)
 {
 	struct iotrace_counters *c;
@@ -243,15 +243,15 @@ static __always_inline void output_sized(void *ctx, struct iotrace_event *e,
 		__sync_fetch_and_add(&c->lost, 1);
 }
 
-static __always_inline void output(void *ctx, struct iotrace_event *e)
+static __always_inline void output(struct iotrace_event *e)
 {
-	output_sized(ctx, e, sizeof(*e), 1);
+	output_sized(e, sizeof(*e), 1);
 }
 
-static __always_inline void emit(void *ctx, struct iotrace_event *e)
+static __always_inline void emit(struct iotrace_event *e)
 {
 	stamp(e);
-	output(ctx, e);
+	output(e);
 }
 
 /* S_IFMT and friends (include/uapi/linux/stat.h), not in vmlinux.h */
@@ -297,7 +297,7 @@ static __always_inline struct file_seen *file_entry(struct inode *inode,
  * root of its file system (sent as "/" with itself as parent). Each
  * record takes one sid, before the record that needed it.
  */
-static __always_inline void send_chain(void *ctx, struct dentry *d,
+static __always_inline void send_chain(struct dentry *d,
 				       struct file_seen *f,
 				       struct iotrace_file_id *fid)
 {
@@ -331,7 +331,7 @@ static __always_inline void send_chain(void *ctx, struct dentry *d,
 		name = BPF_CORE_READ(d, d_name.name);
 		if (bpf_probe_read_kernel_str(n->name, sizeof(n->name), name) < 0)
 			n->name[0] = 0;
-		output_sized(ctx, &n->hdr, sizeof(*n), 1);
+		output_sized(&n->hdr, sizeof(*n), 1);
 		f->sent_epoch = epoch;
 		if (parent == d || !pf || pf->sent_epoch == epoch)
 			break;
@@ -346,11 +346,11 @@ static __always_inline void send_chain(void *ctx, struct dentry *d,
  * alias, so a file with hard links is named by one of them. An inode
  * without alias (unlinked and closed, or evicted dentry) sends nothing.
  */
-static __always_inline void send_names(void *ctx, struct inode *inode,
+static __always_inline void send_names(struct inode *inode,
 				       struct file_seen *f,
 				       struct iotrace_file_id *fid)
 {
-	send_chain(ctx, iotrace_inode_alias(inode), f, fid);
+	send_chain(iotrace_inode_alias(inode), f, fid);
 }
 
 /*
@@ -373,7 +373,7 @@ static __always_inline struct iomap_dio *bio_iomap_dio(struct bio *bio)
 	return bio->bi_private;
 }
 
-static __always_inline bool file_of_dio(void *ctx, struct bio *bio,
+static __always_inline bool file_of_dio(struct bio *bio,
 					struct iomap_dio *dio,
 					struct iotrace_queue_event *q)
 {
@@ -400,7 +400,7 @@ static __always_inline bool file_of_dio(void *ctx, struct bio *bio,
 	q->file_offset = pos > 0 ? (__u64)pos >> 9 : 0;
 	q->file_size = BPF_CORE_READ(inode, i_size) >> 9;
 	if (f->sent_epoch != rename_epoch + 1)
-		send_chain(ctx, BPF_CORE_READ(file, f_path.dentry), f, &q->file);
+		send_chain(BPF_CORE_READ(file, f_path.dentry), f, &q->file);
 	return true;
 }
 
@@ -413,7 +413,7 @@ static __always_inline bool file_of_dio(void *ctx, struct bio *bio,
  * i_mapping must point back to the mapping, which also rejects pages
  * whose mapping word means something else (slab pages overlay it).
  */
-static __always_inline void file_of_bio(void *ctx, struct bio *bio,
+static __always_inline void file_of_bio(struct bio *bio,
 					struct iomap_dio *dio,
 					struct iotrace_queue_event *q)
 {
@@ -427,7 +427,7 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 
 	if (!bv || !bio->bi_vcnt || !q->io.nr_sector)
 		return;
-	if (file_of_dio(ctx, bio, dio, q))
+	if (file_of_dio(bio, dio, q))
 		return;
 	/* a clone (dm) shares its parent's vector from bi_idx on */
 	idx = bio->bi_iter.bi_idx;
@@ -494,13 +494,13 @@ static __always_inline void file_of_bio(void *ctx, struct bio *bio,
 	q->file_size = BPF_CORE_READ(inode, i_size) >> 9;
 	/* the one map lookup per I/O is in file_entry(); names are rare */
 	if (f->sent_epoch != rename_epoch + 1)
-		send_names(ctx, inode, f, &q->file);
+		send_names(inode, f, &q->file);
 }
 
 #include "vfs.bpf.h"
 #include "fs_events.bpf.h"
 
-static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
+static __always_inline int on_bio_queue(struct bio *bio)
 {
 	struct iotrace_queue_event q = {};
 	struct iomap_dio *dio;
@@ -517,7 +517,7 @@ static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 	q.cgroup = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(q.comm, sizeof(q.comm));
 	dio = bio_iomap_dio(bio);
-	file_of_bio(ctx, bio, dio, &q);
+	file_of_bio(bio, dio, &q);
 	if (vfs_enabled) {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 		struct vfs_state *st = bpf_map_lookup_elem(&vfs_calls, &tid);
@@ -529,7 +529,7 @@ static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
 	}
 	stamp(&q.io);
 	/* a regular file's I/O takes a second sid, for its filesystemMeta */
-	output_sized(ctx, &q.io, sizeof(q),
+	output_sized(&q.io, sizeof(q),
 		     q.file_kind == IOTRACE_FILE_REG ? 2 : 1);
 	return 0;
 }
@@ -547,7 +547,7 @@ static __always_inline int on_bio_queue(void *ctx, struct bio *bio)
  * The tracepoint passes new_sector as unsigned int, which truncates LBAs
  * past 2 TiB; the parent's bi_sector is the same value, untruncated.
  */
-static __always_inline int on_split(void *ctx, struct bio *bio,
+static __always_inline int on_split(struct bio *bio,
 				    unsigned int new_sector)
 {
 	struct iotrace_event e = {};
@@ -567,11 +567,11 @@ static __always_inline int on_split(void *ctx, struct bio *bio,
 		e.aux64 = BPF_CORE_READ(parent, bi_iter.bi_sector);
 	set_op_flags(&e, bio->bi_opf);
 	e.write_hint = iotrace_bio_write_hint(bio);
-	emit(ctx, &e);
+	emit(&e);
 	return 0;
 }
 
-static __always_inline int on_rq_issue(void *ctx, struct request *rq)
+static __always_inline int on_rq_issue(struct request *rq)
 {
 	struct iotrace_event e = {};
 	struct bio *bio, *b;
@@ -606,7 +606,7 @@ static __always_inline int on_rq_issue(void *ctx, struct request *rq)
 	if (!bio) {
 		e.type = IOTRACE_EV_RQ_QUEUE;
 		e.id = (__u64)rq;
-		emit(ctx, &e);
+		emit(&e);
 		return 0;
 	}
 
@@ -617,46 +617,46 @@ static __always_inline int on_rq_issue(void *ctx, struct request *rq)
 	for (n = 0; n < IOTRACE_MAX_RQ_BIOS && b; n++)
 		b = b->bi_next;
 	e.aux = n;
-	emit(ctx, &e);
+	emit(&e);
 	return 0;
 }
 
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(handle_bio_queue, struct bio *bio)
 {
-	return on_bio_queue(ctx, bio);
+	return on_bio_queue(bio);
 }
 
 /* before v5.11 (see core_fixes.bpf.h); user space picks one of the pair */
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(handle_bio_queue_old, struct request_queue *q, struct bio *bio)
 {
-	return on_bio_queue(ctx, bio);
+	return on_bio_queue(bio);
 }
 
 SEC("tp_btf/block_split")
 int BPF_PROG(handle_split, struct bio *bio, unsigned int new_sector)
 {
-	return on_split(ctx, bio, new_sector);
+	return on_split(bio, new_sector);
 }
 
 SEC("tp_btf/block_split")
 int BPF_PROG(handle_split_old, struct request_queue *q, struct bio *bio,
 	     unsigned int new_sector)
 {
-	return on_split(ctx, bio, new_sector);
+	return on_split(bio, new_sector);
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(handle_rq_issue, struct request *rq)
 {
-	return on_rq_issue(ctx, rq);
+	return on_rq_issue(rq);
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(handle_rq_issue_old, struct request_queue *q, struct request *rq)
 {
-	return on_rq_issue(ctx, rq);
+	return on_rq_issue(rq);
 }
 
 /*
@@ -680,17 +680,17 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	set_bio_range(&e, bio);
 	set_op_flags(&e, bio->bi_opf);
 	e.error = bio->bi_status;
-	emit(ctx, &e);
+	emit(&e);
 	return 0;
 }
 
-static __always_inline void complete_bio(void *ctx, struct iotrace_event *e, struct bio *bio,
+static __always_inline void complete_bio(struct iotrace_event *e, struct bio *bio,
 					 __u64 sector, __u32 size)
 {
 	e->id = (__u64)bio;
 	e->sector = sector;
 	e->nr_sector = size >> 9;
-	output(ctx, e);
+	output(e);
 }
 
 /*
@@ -737,7 +737,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 		e.id = (__u64)rq;
 		e.dev = dev;
 		e.nr_sector = nr_bytes >> 9;
-		emit(ctx, &e);
+		emit(&e);
 		return 0;
 	}
 	if (rq->rq_flags & iotrace_rqf_flush_seq())
@@ -753,7 +753,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 		return 0;
 	iotrace_bio_devs(bio, &e.dev, &e.part);
 	if (whole || dev_traced(e.dev, e.part))
-		complete_bio(ctx, &e, bio, bio->bi_iter.bi_sector, size);
+		complete_bio(&e, bio, bio->bi_iter.bi_sector, size);
 	nr_bytes -= size;
 	if (!nr_bytes)
 		return 0;
@@ -766,7 +766,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 		next = BPF_CORE_READ(bio, bi_next);
 		iotrace_bio_devs_probed(bio, &e.dev, &e.part);
 		if (whole || dev_traced(e.dev, e.part))
-			complete_bio(ctx, &e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size);
+			complete_bio(&e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size);
 		nr_bytes -= size;
 		if (!nr_bytes)
 			break;

@@ -183,7 +183,7 @@ static __always_inline struct file *fd_file(__s64 fd)
  * sent if not yet in this rename epoch. Returns the file's device, 0 if
  * the file is not traced.
  */
-static __always_inline __u32 traced_file(void *ctx, struct file *file,
+static __always_inline __u32 traced_file(struct file *file,
 					 struct iotrace_file_id *id)
 {
 	struct inode *inode = BPF_CORE_READ(file, f_inode);
@@ -200,7 +200,7 @@ static __always_inline __u32 traced_file(void *ctx, struct file *file,
 	if (!f)
 		return 0;
 	if (f->sent_epoch != rename_epoch + 1)
-		send_chain(ctx, BPF_CORE_READ(file, f_path.dentry), f, id);
+		send_chain(BPF_CORE_READ(file, f_path.dentry), f, id);
 	return dev;
 }
 
@@ -392,16 +392,16 @@ int handle_sys_enter(struct trace_event_raw_sys_enter *ctx)
 		file = NULL;
 		bpf_find_vma(task, a[0], vma_file_cb, &file, 0);
 		if (file)
-			st.dev = traced_file(ctx, file, &st.file);
+			st.dev = traced_file(file, &st.file);
 		if (!st.dev)
 			return 0;
 	} else if (!is_open(call)) {
 		file = fd_file(st.fd);
 		if (file)
-			st.dev = traced_file(ctx, file, &st.file);
+			st.dev = traced_file(file, &st.file);
 		if (st.fd2 >= 0) {
 			struct file *out = fd_file(st.fd2);
-			__u32 dev2 = out ? traced_file(ctx, out, &st.file2) : 0;
+			__u32 dev2 = out ? traced_file(out, &st.file2) : 0;
 
 			if (!st.dev)
 				st.dev = dev2;
@@ -425,7 +425,7 @@ int handle_sys_enter(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-static __always_inline void emit_vfs(void *ctx, struct vfs_state *st,
+static __always_inline void emit_vfs(struct vfs_state *st,
 				     __s64 result, __u8 created)
 {
 	struct iotrace_vfs_event *v;
@@ -456,11 +456,10 @@ static __always_inline void emit_vfs(void *ctx, struct vfs_state *st,
 	v->created = created;
 	v->opcode = st->opcode;
 	__builtin_memcpy(v->comm, st->comm, sizeof(v->comm));
-	output_sized(ctx, &v->hdr, sizeof(*v), 1);
+	output_sized(&v->hdr, sizeof(*v), 1);
 }
 
-static __always_inline void emit_fs_event(void *ctx,
-					  struct iotrace_file_id *id,
+static __always_inline void emit_fs_event(struct iotrace_file_id *id,
 					  __u32 kind)
 {
 	struct iotrace_fs_event e = {};
@@ -470,7 +469,7 @@ static __always_inline void emit_fs_event(void *ctx,
 	e.file = *id;
 	e.kind = kind;
 	stamp(&e.hdr);
-	output_sized(ctx, &e.hdr, sizeof(e), 1);
+	output_sized(&e.hdr, sizeof(e), 1);
 }
 
 /*
@@ -478,7 +477,7 @@ static __always_inline void emit_fs_event(void *ctx,
  * if the open created it (O_CREAT made a new inode), that is an OCTF
  * Create event. Without --vfs only the Create is sent.
  */
-static __always_inline void on_open_exit(void *ctx, struct vfs_state *st,
+static __always_inline void on_open_exit(struct vfs_state *st,
 					 bool have, long ret)
 {
 	struct iotrace_file_id id = {};
@@ -491,18 +490,18 @@ static __always_inline void on_open_exit(void *ctx, struct vfs_state *st,
 	file = fd_file(ret);
 	if (!file)
 		return;
-	dev = traced_file(ctx, file, &id);
+	dev = traced_file(file, &id);
 	if (!dev)
 		return;
 	created = !!(BPF_CORE_READ(file, f_mode) & IOTRACE_FMODE_CREATED);
 	if (created)
-		emit_fs_event(ctx, &id, IOTRACE_FS_CREATE);
+		emit_fs_event(&id, IOTRACE_FS_CREATE);
 	if (!have)
 		return;
 	st->dev = dev;
 	st->fd = ret;
 	st->file = id;
-	emit_vfs(ctx, st, ret, created);
+	emit_vfs(st, ret, created);
 }
 
 /*
@@ -531,9 +530,9 @@ int handle_sys_exit(struct trace_event_raw_sys_exit *ctx)
 		bpf_map_delete_elem(&vfs_calls, &tid);
 	}
 	if (is_open(call))
-		on_open_exit(ctx, &st, have, ctx->ret);
+		on_open_exit(&st, have, ctx->ret);
 	else if (have)
-		emit_vfs(ctx, &st, ctx->ret, 0);
+		emit_vfs(&st, ctx->ret, 0);
 	return 0;
 }
 
@@ -622,9 +621,9 @@ int BPF_PROG(handle_uring_complete, struct io_ring_ctx *rctx, void *req,
 	bpf_map_delete_elem(&uring_reqs, &key);
 	file = BPF_CORE_READ(r, file);
 	if (file)
-		st.dev = traced_file(ctx, file, &st.file);
+		st.dev = traced_file(file, &st.file);
 	if (st.dev)
-		emit_vfs(ctx, &st, BPF_CORE_READ(cqe, res), 0);
+		emit_vfs(&st, BPF_CORE_READ(cqe, res), 0);
 	return 0;
 }
 
