@@ -20,61 +20,81 @@
 #define WT_LEN 2
 #define TAG(field, wt) ((uint64_t)(field) << 3 | (wt))
 
-static inline bool get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+/* The value bits of the varint whose last byte is byte n - 1 of w (n <= 8) */
+static inline uint64_t gather7(uint64_t w, unsigned int n)
+{
+	if (n < 8)
+		w &= (1ull << (8 * n)) - 1;
+	w &= 0x7f7f7f7f7f7f7f7full;
+	w = ((w & 0x7f007f007f007f00ull) >> 1) | (w & 0x007f007f007f007full);
+	w = ((w & 0x3fff00003fff0000ull) >> 2) | (w & 0x00003fff00003fffull);
+	return ((w & 0x0fffffff00000000ull) >> 4) | (w & 0x000000000fffffffull);
+}
+
+/*
+ * Reads a varint that ends before end. lim, at or after end, is the end
+ * of the record, which is at least 8 bytes long: the 8 bytes before lim
+ * can always be loaded.
+ */
+static inline __attribute__((always_inline)) bool get_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *lim,
+			      uint64_t *v)
 {
 	const uint8_t *p = *pp;
-	uint64_t r = 0, w, stop;
-	unsigned int i;
+	uint64_t w, stop;
+	size_t avail = (size_t)(lim - p), n;
 
 	if (p < end && *p < 0x80) {
 		*v = *p;
 		*pp = p + 1;
 		return true;
 	}
+	if (p >= end)
+		return false;
 	/*
-	 * Timestamps and bio addresses take 6-7 bytes: with 8 bytes at hand,
-	 * find the last byte of the varint (the first without bit 7) in one
-	 * step and gather its 7-bit groups with shifts, little-endian x86.
+	 * Timestamps and addresses take 6-10 bytes: find the varint's last
+	 * byte (the first without bit 7) in 8 loaded at once and gather the
+	 * 7-bit groups with shifts (little-endian x86). Near the record's end
+	 * the load ends at lim, shifted so that p is byte 0: the bytes shifted
+	 * in are 0, so they stop a varint that would run on past lim.
 	 */
-	if (end - p >= 8) {
+	if (avail >= 8) {
 		memcpy(&w, p, 8);
-		stop = ~w & 0x8080808080808080ull;
-		if (stop) {
-			unsigned int n = (unsigned int)__builtin_ctzll(stop) / 8 + 1;
-
-			if (n < 8)
-				w &= (1ull << (8 * n)) - 1;
-			w &= 0x7f7f7f7f7f7f7f7full;
-			w = ((w & 0x7f007f007f007f00ull) >> 1) | (w & 0x007f007f007f007full);
-			w = ((w & 0x3fff00003fff0000ull) >> 2) | (w & 0x00003fff00003fffull);
-			w = ((w & 0x0fffffff00000000ull) >> 4) | (w & 0x000000000fffffffull);
-			*v = w;
-			*pp = p + n;
-			return true;
-		}
+	} else {
+		memcpy(&w, lim - 8, 8);
+		w >>= 8 * (8 - avail);
 	}
-	for (i = 0; i < 10 && p + i < end; i++) {
-		uint8_t b = p[i];
-
-		if (i == 9 && b > 1)
+	stop = ~w & 0x8080808080808080ull;
+	if (stop) {
+		n = (size_t)__builtin_ctzll(stop) / 8 + 1;
+		if (n > (size_t)(end - p))
 			return false;
-		r |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80)) {
-			*v = r;
-			*pp = p + i + 1;
-			return true;
-		}
+		*v = gather7(w, (unsigned int)n);
+		*pp = p + n;
+		return true;
 	}
-	return false;
+	/* bytes 0-7 all continue: 9 or 10 bytes (kernel addresses) */
+	if (end - p < 9)
+		return false;
+	if (p[8] < 0x80) {
+		*v = gather7(w, 8) | (uint64_t)p[8] << 56;
+		*pp = p + 9;
+		return true;
+	}
+	/* the 10th byte holds bit 63 only */
+	if (end - p < 10 || p[9] > 1)
+		return false;
+	*v = gather7(w, 8) | (uint64_t)(p[8] & 0x7f) << 56 | (uint64_t)p[9] << 63;
+	*pp = p + 10;
+	return true;
 }
 
 /* A length-delimited field's body: [*body, *bend). */
-static inline bool get_len(const uint8_t **pp, const uint8_t *end, const uint8_t **body,
-			   const uint8_t **bend)
+static inline bool get_len(const uint8_t **pp, const uint8_t *end, const uint8_t *lim,
+			   const uint8_t **body, const uint8_t **bend)
 {
 	uint64_t n;
 
-	if (!get_varint(pp, end, &n) || n > (uint64_t)(end - *pp))
+	if (!get_varint(pp, end, lim, &n) || n > (uint64_t)(end - *pp))
 		return false;
 	*body = *pp;
 	*bend = *pp + n;
@@ -86,10 +106,10 @@ static inline bool get_len(const uint8_t **pp, const uint8_t *end, const uint8_t
  * Reads the next field of a message whose fields are all varints: its
  * tag and value. False at anything else (the caller checks the tag).
  */
-static inline bool next_varint_field(const uint8_t **p, const uint8_t *end, uint64_t *tag,
-				     uint64_t *v)
+static inline bool next_varint_field(const uint8_t **p, const uint8_t *end, const uint8_t *lim,
+				     uint64_t *tag, uint64_t *v)
 {
-	return get_varint(p, end, tag) && (*tag & 7) == WT_VARINT && get_varint(p, end, v);
+	return get_varint(p, end, lim, tag) && (*tag & 7) == WT_VARINT && get_varint(p, end, lim, v);
 }
 
 /*
@@ -101,20 +121,21 @@ static inline bool next_varint_field(const uint8_t **p, const uint8_t *end, uint
 	do {                                                    \
 		if (p < end && *p == (tagbyte)) {               \
 			p++;                                    \
-			if (!get_varint(&p, end, &v))           \
+			if (!get_varint(&p, end, lim, &v))           \
 				return false;                   \
 			store;                                  \
 		}                                               \
 	} while (0)
 
-static bool fast_header(const uint8_t *p, const uint8_t *end, struct event *ev)
+static bool fast_header(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+			struct event *ev)
 {
 	uint64_t tag, v;
 
 	IN_ORDER(TAG(1, WT_VARINT), ev->sid = v);
 	IN_ORDER(TAG(2, WT_VARINT), ev->ts = v);
 	while (p < end) {
-		if (!next_varint_field(&p, end, &tag, &v))
+		if (!next_varint_field(&p, end, lim, &tag, &v))
 			return false;
 		switch (tag) {
 		case TAG(1, WT_VARINT):
@@ -143,7 +164,8 @@ static void copy_comm(char *dst, const uint8_t *s, size_t len)
 	dst[len] = '\0';
 }
 
-static bool fast_io(const uint8_t *p, const uint8_t *end, struct event *ev)
+static bool fast_io(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+		    struct event *ev)
 {
 	const uint8_t *b, *be;
 	uint64_t tag, v;
@@ -158,15 +180,15 @@ static bool fast_io(const uint8_t *p, const uint8_t *end, struct event *ev)
 	IN_ORDER(TAG(8, WT_VARINT), ev->io.write_hint = (uint32_t)v);
 	IN_ORDER(TAG(9, WT_VARINT), ev->io.id = v);
 	while (p < end) {
-		if (!get_varint(&p, end, &tag))
+		if (!get_varint(&p, end, lim, &tag))
 			return false;
 		if (tag == TAG(29, WT_LEN)) {
-			if (!get_len(&p, end, &b, &be))
+			if (!get_len(&p, end, lim, &b, &be))
 				return false;
 			copy_comm(ev->io.comm, b, (size_t)(be - b));
 			continue;
 		}
-		if ((tag & 7) != WT_VARINT || !get_varint(&p, end, &v))
+		if ((tag & 7) != WT_VARINT || !get_varint(&p, end, lim, &v))
 			return false;
 		switch (tag) {
 		case TAG(1, WT_VARINT):
@@ -238,7 +260,8 @@ static bool fast_io(const uint8_t *p, const uint8_t *end, struct event *ev)
 	return true;
 }
 
-static bool fast_completion(const uint8_t *p, const uint8_t *end, struct event *ev)
+static bool fast_completion(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+			    struct event *ev)
 {
 	uint64_t tag, v;
 
@@ -248,7 +271,7 @@ static bool fast_completion(const uint8_t *p, const uint8_t *end, struct event *
 	IN_ORDER(TAG(4, WT_VARINT), ev->cpl.dev = v);
 	IN_ORDER(TAG(5, WT_VARINT), ev->cpl.ref = v);
 	while (p < end) {
-		if (!next_varint_field(&p, end, &tag, &v))
+		if (!next_varint_field(&p, end, lim, &tag, &v))
 			return false;
 		switch (tag) {
 		case TAG(1, WT_VARINT):
@@ -276,14 +299,15 @@ static bool fast_completion(const uint8_t *p, const uint8_t *end, struct event *
 	return true;
 }
 
-static bool fast_timestamp(const uint8_t *p, const uint8_t *end, struct file_id *f)
+static bool fast_timestamp(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+			   struct file_id *f)
 {
 	uint64_t tag, v;
 
 	IN_ORDER(TAG(1, WT_VARINT), f->sec = (int64_t)v);
 	IN_ORDER(TAG(2, WT_VARINT), f->nsec = (int32_t)(uint32_t)v);
 	while (p < end) {
-		if (!next_varint_field(&p, end, &tag, &v))
+		if (!next_varint_field(&p, end, lim, &tag, &v))
 			return false;
 		switch (tag) {
 		case TAG(1, WT_VARINT):
@@ -299,29 +323,30 @@ static bool fast_timestamp(const uint8_t *p, const uint8_t *end, struct file_id 
 	return true;
 }
 
-static bool fast_file_id(const uint8_t *p, const uint8_t *end, struct file_id *f)
+static bool fast_file_id(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+			 struct file_id *f)
 {
 	const uint8_t *b, *be;
 	bool have_date = false;
 	uint64_t tag, v;
 
 	while (p < end) {
-		if (!get_varint(&p, end, &tag))
+		if (!get_varint(&p, end, lim, &tag))
 			return false;
 		switch (tag) {
 		case TAG(1, WT_VARINT):
-			if (!get_varint(&p, end, &v))
+			if (!get_varint(&p, end, lim, &v))
 				return false;
 			f->part = v;
 			break;
 		case TAG(2, WT_VARINT):
-			if (!get_varint(&p, end, &v))
+			if (!get_varint(&p, end, lim, &v))
 				return false;
 			f->ino = v;
 			break;
 		case TAG(3, WT_LEN):
 			/* a second one would be merged into the first: protobuf-c's job */
-			if (have_date || !get_len(&p, end, &b, &be) || !fast_timestamp(b, be, f))
+			if (have_date || !get_len(&p, end, lim, &b, &be) || !fast_timestamp(b, be, lim, f))
 				return false;
 			have_date = true;
 			break;
@@ -332,7 +357,8 @@ static bool fast_file_id(const uint8_t *p, const uint8_t *end, struct file_id *f
 	return true;
 }
 
-static bool fast_meta(const uint8_t *p, const uint8_t *end, struct event *ev)
+static bool fast_meta(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+		      struct event *ev)
 {
 	const uint8_t *b, *be;
 	bool have_fid = false;
@@ -340,16 +366,16 @@ static bool fast_meta(const uint8_t *p, const uint8_t *end, struct event *ev)
 
 	IN_ORDER(TAG(1, WT_VARINT), ev->meta.ref = v);
 	while (p < end) {
-		if (!get_varint(&p, end, &tag))
+		if (!get_varint(&p, end, lim, &tag))
 			return false;
 		if (tag == TAG(2, WT_LEN)) {
-			if (have_fid || !get_len(&p, end, &b, &be) ||
-			    !fast_file_id(b, be, &ev->meta.fid))
+			if (have_fid || !get_len(&p, end, lim, &b, &be) ||
+			    !fast_file_id(b, be, lim, &ev->meta.fid))
 				return false;
 			have_fid = true;
 			continue;
 		}
-		if ((tag & 7) != WT_VARINT || !get_varint(&p, end, &v))
+		if ((tag & 7) != WT_VARINT || !get_varint(&p, end, lim, &v))
 			return false;
 		switch (tag) {
 		case TAG(1, WT_VARINT):
@@ -368,12 +394,13 @@ static bool fast_meta(const uint8_t *p, const uint8_t *end, struct event *ev)
 	return true;
 }
 
-static bool fast_split(const uint8_t *p, const uint8_t *end, struct event *ev)
+static bool fast_split(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+		       struct event *ev)
 {
 	uint64_t tag, v;
 
 	while (p < end) {
-		if (!next_varint_field(&p, end, &tag, &v))
+		if (!next_varint_field(&p, end, lim, &tag, &v))
 			return false;
 		switch (tag) {
 		case TAG(1, WT_VARINT):
@@ -401,12 +428,13 @@ static bool fast_split(const uint8_t *p, const uint8_t *end, struct event *ev)
 	return true;
 }
 
-static bool fast_dispatch(const uint8_t *p, const uint8_t *end, struct event *ev)
+static bool fast_dispatch(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+			  struct event *ev)
 {
 	uint64_t tag, v;
 
 	while (p < end) {
-		if (!next_varint_field(&p, end, &tag, &v))
+		if (!next_varint_field(&p, end, lim, &tag, &v))
 			return false;
 		switch (tag) {
 		case TAG(1, WT_VARINT):
@@ -465,7 +493,8 @@ static inline enum event_type oneof_type(uint64_t tag)
  * 1: decoded; DECODE_SKIPPED + 1: a type not asked for; 0: not sure,
  * protobuf-c's turn.
  */
-static int fast_event(const uint8_t *p, const uint8_t *end, struct event *ev, unsigned int types)
+static int fast_event(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+		      struct event *ev, unsigned int types)
 {
 	bool have_header = false, skipped = false;
 	const uint8_t *b, *be;
@@ -474,11 +503,11 @@ static int fast_event(const uint8_t *p, const uint8_t *end, struct event *ev, un
 	bool ok;
 
 	while (p < end) {
-		if (!get_varint(&p, end, &tag) || (tag & 7) != WT_LEN ||
-		    !get_len(&p, end, &b, &be))
+		if (!get_varint(&p, end, lim, &tag) || (tag & 7) != WT_LEN ||
+		    !get_len(&p, end, lim, &b, &be))
 			return 0;
 		if (tag == TAG(1, WT_LEN)) {
-			if (have_header || !fast_header(b, be, ev))
+			if (have_header || !fast_header(b, be, lim, ev))
 				return 0;
 			have_header = true;
 			continue;
@@ -494,19 +523,19 @@ static int fast_event(const uint8_t *p, const uint8_t *end, struct event *ev, un
 		ev->type = t;
 		switch (t) {
 		case EV_IO:
-			ok = fast_io(b, be, ev);
+			ok = fast_io(b, be, lim, ev);
 			break;
 		case EV_FS_META:
-			ok = fast_meta(b, be, ev);
+			ok = fast_meta(b, be, lim, ev);
 			break;
 		case EV_COMPLETION:
-			ok = fast_completion(b, be, ev);
+			ok = fast_completion(b, be, lim, ev);
 			break;
 		case EV_SPLIT:
-			ok = fast_split(b, be, ev);
+			ok = fast_split(b, be, lim, ev);
 			break;
 		case EV_DISPATCH:
-			ok = fast_dispatch(b, be, ev);
+			ok = fast_dispatch(b, be, lim, ev);
 			break;
 		default:
 			/* strings and rare events: protobuf-c */
@@ -633,20 +662,20 @@ static void from_pb(const Octf__Proto__Trace__Event *pb, struct event *ev)
 
 unsigned int decode__peek(const uint8_t *msg, size_t len, enum event_type *type, uint64_t *sid)
 {
-	const uint8_t *p, *hend, *end = msg + len;
+	const uint8_t *p, *hend, *end = msg + len, *lim = end;
 	unsigned int got = 0;
 	uint64_t tag, n;
 
-	/* header (field 1) with a one-byte length */
-	if (len < 2 || msg[0] != TAG(1, WT_LEN) || msg[1] >= 0x80 || (size_t)msg[1] + 2 > len)
+	/* header (field 1) with a one-byte length; get_varint() wants 8 bytes */
+	if (len < 8 || msg[0] != TAG(1, WT_LEN) || msg[1] >= 0x80 || (size_t)msg[1] + 2 > len)
 		return 0;
 	hend = msg + 2 + msg[1];
 	p = msg + 3;
-	if (p <= hend && msg[2] == TAG(1, WT_VARINT) && get_varint(&p, hend, sid))
+	if (p <= hend && msg[2] == TAG(1, WT_VARINT) && get_varint(&p, hend, lim, sid))
 		got |= DECODE_PEEK_SID;
 	/* then one event field that ends the record */
 	p = hend;
-	if (p < end && get_varint(&p, end, &tag) && get_varint(&p, end, &n) &&
+	if (p < end && get_varint(&p, end, lim, &tag) && get_varint(&p, end, lim, &n) &&
 	    n == (uint64_t)(end - p)) {
 		*type = oneof_type(tag);
 		if (*type != EV_NONE)
@@ -694,7 +723,8 @@ int decode__event(const uint8_t *msg, size_t len, struct event *ev, unsigned int
 	int ret;
 
 	*ev = zero;
-	ret = fast_event(msg, msg + len, ev, types);
+	/* no real record is shorter; get_varint() needs the 8 bytes */
+	ret = len >= 8 ? fast_event(msg, msg + len, msg + len, ev, types) : 0;
 	if (ret)
 		return ret - 1;
 	ret = decode__event_slow(msg, len, ev);
@@ -703,6 +733,13 @@ int decode__event(const uint8_t *msg, size_t len, struct event *ev, unsigned int
 		return DECODE_SKIPPED;
 	}
 	return ret;
+}
+
+bool decode__fast_takes(const uint8_t *msg, size_t len)
+{
+	struct event ev = { 0 };
+
+	return len >= 8 && fast_event(msg, msg + len, msg + len, &ev, EV_ALL) == 1;
 }
 
 void decode__release(struct event *ev)

@@ -63,6 +63,12 @@ unsigned int decode__peek(const uint8_t *msg, size_t len, enum event_type *type,
 /* The protobuf-c path alone (for tests and the fuzz target). */
 int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev);
 
+/*
+ * Whether the hand-written path decodes msg by itself, without protobuf-c
+ * (for tests: it must take every canonical record of the common types).
+ */
+bool decode__fast_takes(const uint8_t *msg, size_t len);
+
 /* Frees ev->pb (if any). */
 void decode__release(struct event *ev);
 

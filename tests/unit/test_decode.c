@@ -471,6 +471,50 @@ static void test_peek_type(void **state)
 	assert_false(decode__peek_type(cut, sizeof(cut), &t));
 }
 
+/*
+ * Varints of every length (1-10 bytes) where the fast path loads 8 bytes
+ * around them: the timestamp that ends the header, a refId that ends the
+ * record, and the same cut one byte short.
+ */
+static void test_varint_lengths(void **state)
+{
+	Octf__Proto__Trace__EventIoCompletion cpl = OCTF__PROTO__TRACE__EVENT_IO_COMPLETION__INIT;
+	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
+	struct event out;
+	uint8_t buf[512];
+	unsigned int bytes;
+	size_t len;
+	int hi;
+
+	ev.header = &hdr;
+	ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO_COMPLETION;
+	ev.iocompletion = &cpl;
+	cpl.deviceid = 271581186;
+	for (bytes = 1; bytes <= 10; bytes++) {
+		/* the smallest and the largest value of that many bytes */
+		for (hi = 0; hi < 2; hi++) {
+			uint64_t lo_v = bytes == 1 ? 1 : 1ull << (7 * (bytes - 1));
+			uint64_t v = !hi ? lo_v : bytes == 10 ? UINT64_MAX : (1ull << (7 * bytes)) - 1;
+
+			hdr.sid = 5;
+			hdr.timestamp = v;
+			cpl.refid = v;
+			len = pack(&ev, buf);
+			assert_true(decode__fast_takes(buf, len));
+			assert_int_equal(both(buf, len, &out), 0);
+			assert_true(out.ts == v && out.cpl.ref == v);
+			/* the last varint cut short: refused alike */
+			assert_int_equal(both(buf, len - 1, NULL), -EPROTO);
+		}
+	}
+	/* a 10-byte varint whose last byte holds more than bit 63 */
+	hdr.timestamp = 1;
+	cpl.refid = UINT64_MAX;
+	len = pack(&ev, buf);
+	buf[len - 1] = 0x03;
+	assert_int_equal(both(buf, len, &out), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_vfs),
 		cmocka_unit_test(test_skipped),
 		cmocka_unit_test(test_peek_type),
+		cmocka_unit_test(test_varint_lengths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
