@@ -686,9 +686,13 @@ unsigned int decode__peek(const uint8_t *msg, size_t len, enum event_type *type,
 
 bool decode__peek_sid(const uint8_t *msg, size_t len, uint64_t *sid)
 {
-	enum event_type t;
+	const uint8_t *p = msg + 3;
 
-	return decode__peek(msg, len, &t, sid) & DECODE_PEEK_SID;
+	/* decode__peek()'s header check, without the event field's */
+	if (len < 8 || msg[0] != TAG(1, WT_LEN) || msg[1] >= 0x80 || (size_t)msg[1] + 2 > len ||
+	    msg[2] != TAG(1, WT_VARINT))
+		return false;
+	return get_varint(&p, msg + 2 + msg[1], msg + len, sid);
 }
 
 bool decode__peek_type(const uint8_t *msg, size_t len, enum event_type *type)

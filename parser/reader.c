@@ -54,6 +54,7 @@ struct rstream {
 	struct event pending;	/* read, not placed: beyond the window */
 	uint64_t pos;		/* records read */
 	uint64_t max_sid;	/* highest sid read, for reader__set_range() */
+	bool skim;		/* records below the range's start come first: pass over them */
 	bool has_pending;
 	bool done;
 };
@@ -161,6 +162,15 @@ static bool in_range(struct reader *r, struct rstream *rs, uint64_t sid)
  * into the stream's pending (returns 1). 0 when the stream has no more
  * (ended, damaged, or out of memory: f->err).
  */
+/* For stream__skip(): a record below the range's start (and one sure to be so) */
+static bool below_range(const uint8_t *msg, size_t len, void *ctx)
+{
+	const struct reader *r = ctx;
+	uint64_t sid;
+
+	return decode__peek_sid(msg, len, &sid) && sid < r->lo;
+}
+
 static int read_pending(struct reader *r, struct filler *f, size_t i)
 {
 	struct rstream *rs = &r->rs[i];
@@ -173,6 +183,15 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 	size_t len;
 	int ret;
 
+	/*
+	 * A stream's first records are the lower ranges': passed over without
+	 * a call each. What stream__skip() ends at (a record, the end, an
+	 * error) is what stream__next() returns next.
+	 */
+	if (rs->skim) {
+		rs->skim = false;
+		(void)stream__skip(rs->s, below_range, r);
+	}
 	while (!rs->done) {
 		ret = stream__next(rs->s, &msg, &len);
 		if (ret == -ENOMEM) {
@@ -744,9 +763,13 @@ nomem:
 
 void reader__set_range(struct reader *r, uint64_t lo, uint64_t hi)
 {
+	size_t i;
+
 	r->ranged = true;
 	r->lo = lo;
 	r->hi = hi;
+	for (i = 0; i < r->n; i++)
+		r->rs[i].skim = lo > 0;
 }
 
 uint64_t reader__stragglers(const struct reader *r)

@@ -66,6 +66,11 @@ struct stream {
 	size_t zhint;		/* last ZSTD_decompressStream result: 0 = frame complete */
 	/* the frames hold delta records (delta.h), not OCTF framing */
 	struct delta *delta;
+
+	/* stream__skip() stopped at this record: the next stream__next() returns it */
+	bool held;
+	const uint8_t *held_msg;
+	size_t held_len;
 };
 
 struct stream *stream__open(const char *path)
@@ -334,7 +339,7 @@ static int next_delta(struct stream *s, const uint8_t **msg, size_t *len)
 	}
 }
 
-int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
+static inline int next_record(struct stream *s, const uint8_t **msg, size_t *len)
 {
 	int err;
 
@@ -406,10 +411,42 @@ int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
 	}
 }
 
+int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
+{
+	if (s->held) {
+		s->held = false;
+		*msg = s->held_msg;
+		*len = s->held_len;
+		return 1;
+	}
+	return next_record(s, msg, len);
+}
+
+int stream__skip(struct stream *s, stream_skip_fn skip, void *ctx)
+{
+	const uint8_t *msg;
+	size_t len;
+	int ret;
+
+	if (s->held)
+		return 1;
+	while ((ret = next_record(s, &msg, &len)) == 1) {
+		if (!skip(msg, len, ctx)) {
+			/* still valid: nothing moves the buffer before the next call */
+			s->held = true;
+			s->held_msg = msg;
+			s->held_len = len;
+			return 1;
+		}
+	}
+	return ret;
+}
+
 int stream__rewind(struct stream *s)
 {
 	if (!s->mapped || s->err)
 		return -ENOTSUP;
+	s->held = false;
 	s->pos = 0;
 	s->offset = 0;
 	return 0;

@@ -10,6 +10,7 @@
 #ifndef IOTRACE_STREAM_H
 #define IOTRACE_STREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,17 @@ struct stream *stream__open(const char *path);
  * After an error, further calls return the same error.
  */
 int stream__next(struct stream *s, const uint8_t **msg, size_t *len);
+
+/*
+ * Passes over the records for which skip(msg, len, ctx) is true, in one
+ * call instead of one stream__next() each (a split run's upper half
+ * passes over the lower half's records). Returns 1 when it stopped at a
+ * record, which the next stream__next() returns; else what
+ * stream__next() returned (0 at the end, an error), which it returns
+ * again.
+ */
+typedef bool (*stream_skip_fn)(const uint8_t *msg, size_t len, void *ctx);
+int stream__skip(struct stream *s, stream_skip_fn skip, void *ctx);
 
 /*
  * Byte offset in the record stream (decompressed offset for zstd files,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Stream files: records read back raw and from zstd frames, offsets, and
- * every kind of damage (truncated tail, bad length, cut zstd) ending in
+ * Stream files: records read back raw and from zstd frames, offsets,
+ * passing over records (stream__skip), and every kind of damage (truncated tail, bad length, cut zstd) ending in
  * the documented error, never in a hang or a crash.
  */
 #include <errno.h>
@@ -578,6 +578,74 @@ static void test_foreign_skippable(void **state)
 	free(rs.b);
 }
 
+/* stream__skip(): passes over the first *ctx records */
+static bool skip_first(const uint8_t *msg, size_t len, void *ctx)
+{
+	size_t *left = ctx;
+
+	(void)msg;
+	(void)len;
+	if (!*left)
+		return false;
+	(*left)--;
+	return true;
+}
+
+/* Skips k records of path, then reads the rest: they are rs's from k on. */
+static void expect_after_skip(const char *path, const struct rec_stream *rs, size_t k)
+{
+	struct stream *s = stream__open(path);
+	const uint8_t *msg;
+	size_t i, len, left = k;
+
+	assert_non_null(s);
+	assert_int_equal(stream__skip(s, skip_first, &left), k < rs->nrec ? 1 : 0);
+	/* a record held stays held: nothing more is passed over */
+	left = 1;
+	if (k < rs->nrec)
+		assert_int_equal(stream__skip(s, skip_first, &left), 1);
+	for (i = k; i < rs->nrec; i++) {
+		assert_int_equal(stream__next(s, &msg, &len), 1);
+		assert_int_equal(len, rs->rlen[i]);
+		assert_int_equal(stream__offset(s), rs->off[i]);
+		assert_memory_equal(msg, rs->b + rs->pay[i], len);
+	}
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	assert_int_equal(stream__offset(s), rs->len);
+	stream__free(s);
+}
+
+static void test_skip(void **state)
+{
+	struct rec_stream rs;
+	struct stream *s;
+	const uint8_t *msg;
+	size_t k, zlen, len, left;
+	uint8_t *z;
+	const char *path;
+
+	make_stream(&rs);
+	path = write_file("skip", rs.b, rs.len);
+	for (k = 0; k <= rs.nrec; k++)
+		expect_after_skip(path, &rs, k);
+	z = zstd_two_frames(rs.b, rs.len, rs.off[5], &zlen);
+	path = write_file("skip.zst", z, zlen);
+	for (k = 0; k <= rs.nrec; k++)
+		expect_after_skip(path, &rs, k);
+	free(z);
+
+	/* damage among the records passed over: the error, then again */
+	path = write_file("skip-cut", rs.b, rs.off[6] + 100);
+	s = stream__open(path);
+	assert_non_null(s);
+	left = SIZE_MAX;
+	assert_int_equal(stream__skip(s, skip_first, &left), -ENODATA);
+	assert_int_equal(stream__offset(s), rs.off[6]);
+	assert_int_equal(stream__next(s, &msg, &len), -ENODATA);
+	stream__free(s);
+	free(rs.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -596,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_delta_cut_anywhere),
 		cmocka_unit_test(test_delta_bad_record),
 		cmocka_unit_test(test_foreign_skippable),
+		cmocka_unit_test(test_skip),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
