@@ -7,6 +7,10 @@
  * the same function. So encoder and decoder cannot drift apart, and a
  * record that turns out to be incomplete or damaged leaves the state as
  * it was.
+ *
+ * The collector runs the encoder for every event: a record whose fields
+ * its type already has (all but the first few of a stream) is coded
+ * against the type's own slots, with no per-record layout to build.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -53,6 +57,10 @@ enum role {
 	R_DISP_LEN,
 };
 
+/* Ranks of an id not in its recent list, and of one not looked for */
+#define RANK_NONE (-1)
+#define RANK_UNKNOWN (-2)
+
 /* Codes of a bytes value (0 absent, then ranks, then a literal) */
 #define BYTES_ABSENT 0
 #define BYTES_LITERAL (RECENT_BYTES + 1)
@@ -70,7 +78,7 @@ struct slot {
 	/* bytes: the previous record had the field, and kept: it is recent->data[0] */
 	bool present, kept;
 	uint64_t prev;		/* numbers: the previous record's value, 0 = absent */
-	struct recent_bytes *recent;
+	struct recent_bytes *recent;	/* bytes; NULL (none) until the slot is committed */
 };
 
 struct type {
@@ -105,27 +113,32 @@ struct value {
 	bool present;		/* bytes */
 };
 
+/* Where a record's fields are in the walk over its slots */
+struct walk {
+	unsigned at;		/* the next slot */
+	uint32_t last;		/* the last field number */
+};
+
 /* One record, in the terms of the model */
 struct rec {
 	uint64_t sid, ts;
 	unsigned type;		/* == d->ntypes: a new type */
 	uint32_t field;
-	const struct type *t;	/* NULL for a new type */
-	unsigned nslots;	/* the layout: old slots and new fields merged */
-	struct {
-		uint32_t field;
-		bool lenfield;
-		uint8_t role;
-		/* ids: place in their recent list at the record's start, -1 = none */
-		int8_t rank;
-		int old;	/* index in t->slot, -1 = new */
-	} lay[MAX_SLOTS];
+	/*
+	 * The slots the record is coded in: its type's, or `grown` when the
+	 * record adds fields or a type (the old slots with their state, new
+	 * ones with none), which the commit makes the type's.
+	 */
+	const struct type *t;
 	unsigned nnew;
+	uint64_t fresh;		/* slots new in this record */
 	uint64_t mask;		/* slots that differ from their prediction */
+	/* ids: place in their recent list at the record's start, or RANK_* */
+	int8_t rank[MAX_SLOTS];
 	struct value val[MAX_SLOTS];
 	/* allocated before the commit, so that the commit cannot fail */
 	struct type *newtype;
-	struct recent_bytes *newrecent[MAX_SLOTS];
+	struct type grown;
 };
 
 struct delta *delta__new(void)
@@ -199,11 +212,6 @@ static uint8_t role_of(uint32_t type_field, uint32_t field, bool lenfield)
 	}
 }
 
-static const struct slot *old_slot(const struct rec *r, unsigned i)
-{
-	return r->lay[i].old >= 0 ? &r->t->slot[r->lay[i].old] : NULL;
-}
-
 static int find(const uint64_t *list, unsigned n, uint64_t id)
 {
 	unsigned i;
@@ -258,23 +266,56 @@ static inline int get(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 	return 0;
 }
 
-static inline void lay_slot(struct rec *r, unsigned n, uint32_t field, bool lenfield, int old)
+/* r's slots become r->grown, a copy of its type's; the stream's stay as they are */
+static struct type *grown(struct rec *r)
 {
-	r->lay[n].field = field;
-	r->lay[n].lenfield = lenfield;
-	r->lay[n].old = old;
-	r->lay[n].role = old >= 0 ? r->t->slot[old].role : role_of(r->field, field, lenfield);
-	r->lay[n].rank = -1;
+	if (r->t != &r->grown) {
+		memcpy(r->grown.slot, r->t->slot, r->t->nslots * sizeof(r->t->slot[0]));
+		r->grown.nslots = r->t->nslots;
+		r->grown.field = r->field;
+		r->t = &r->grown;
+	}
+	return &r->grown;
+}
+
+/* r is of a type the stream has not had: it has no slots yet */
+static void new_type(struct rec *r, uint32_t field)
+{
+	r->field = field;
+	r->grown.field = field;
+	r->grown.nslots = 0;
+	r->t = &r->grown;
+}
+
+/* A slot for a field r's type has not had, at index i; false if there is no room */
+static bool add_slot(struct rec *r, unsigned i, uint32_t field, bool lenfield)
+{
+	struct type *g = grown(r);
+	struct slot *s = &g->slot[i];
+	uint64_t below;
+
+	if (g->nslots == MAX_SLOTS)
+		return false;
+	below = (1ull << i) - 1;
+	memmove(s + 1, s, (g->nslots - i) * sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	s->field = field;
+	s->lenfield = lenfield;
+	s->role = role_of(r->field, field, lenfield);
+	g->nslots++;
+	r->fresh = (r->fresh & below) | (r->fresh & ~below) << 1 | 1ull << i;
+	r->nnew++;
+	return true;
 }
 
 /* The number slot i of r is predicted to hold; cur_id: the record's first id */
 static inline uint64_t predict_num(const struct delta *d, const struct rec *r, unsigned i, uint64_t cur_id)
 {
-	const struct slot *s = old_slot(r, i);
-	uint64_t prev = s ? s->prev : 0;
+	const struct slot *s = &r->t->slot[i];
+	uint64_t prev = s->prev;
 	const struct io_entry *e;
 
-	switch (r->lay[i].role) {
+	switch (s->role) {
 	case R_NUM:
 		return prev;
 	case R_ID:
@@ -286,7 +327,7 @@ static inline uint64_t predict_num(const struct delta *d, const struct rec *r, u
 		e = &d->io[io_slot(cur_id)];
 		if (!cur_id || e->id != cur_id)
 			return prev;
-		return r->lay[i].role == R_DISP_LBA ? e->lba : e->len;
+		return s->role == R_DISP_LBA ? e->lba : e->len;
 	default:
 		return prev;
 	}
@@ -295,9 +336,9 @@ static inline uint64_t predict_num(const struct delta *d, const struct rec *r, u
 /* Bytes predictions: 1 the value is recent->data[0], 0 absent, -1 none */
 static int predict_bytes(const struct rec *r, unsigned i)
 {
-	const struct slot *s = old_slot(r, i);
+	const struct slot *s = &r->t->slot[i];
 
-	if (!s || !s->present)
+	if (!s->present)
 		return 0;
 	return s->kept ? 1 : -1;
 }
@@ -309,10 +350,16 @@ static bool bytes_equal(const struct recent_bytes *rb, unsigned k, const struct 
 
 /* ---- state updates, shared by both directions ---- */
 
-/* Moves id to the front of list; hint: where it probably is */
-static void touch(uint64_t *list, unsigned *n, unsigned max, uint64_t id, int hint)
+/*
+ * Moves id to the front of list. rank: its place at the record's start;
+ * moved: ids the record has moved to the front so far, the only places
+ * where one that was not in the list can be now.
+ */
+static void touch(uint64_t *list, unsigned *n, unsigned max, uint64_t id, int rank, unsigned moved)
 {
-	int k = hint >= 0 && (unsigned)hint < *n && list[hint] == id ? hint : find(list, *n, id);
+	int k = rank == RANK_NONE ? find(list, moved, id)
+		: rank >= 0 && (unsigned)rank < *n && list[rank] == id ? rank
+		: find(list, *n, id);
 
 	if (k < 0)
 		k = *n < max ? (int)(*n)++ : (int)max - 1;
@@ -361,45 +408,47 @@ static uint64_t rec_num(const struct rec *r, uint32_t field)
 {
 	unsigned i;
 
-	for (i = 0; i < r->nslots; i++)
-		if (r->lay[i].field == field)
-			return r->lay[i].lenfield ? 0 : r->val[i].v;
+	for (i = 0; i < r->t->nslots; i++)
+		if (r->t->slot[i].field == field)
+			return r->t->slot[i].lenfield ? 0 : r->val[i].v;
 	return 0;
 }
 
 /* Allocates what the commit of r needs; false (nothing kept) on failure */
-static bool prepare(struct rec *r)
+static bool prepare(const struct delta *d, struct rec *r)
 {
 	unsigned i;
 
 	r->newtype = NULL;
-	if (!r->t) {
+	if (r->type == d->ntypes) {
 		r->newtype = calloc(1, sizeof(*r->newtype));
 		if (!r->newtype)
 			return false;
 	}
 	if (!r->nnew)
 		return true;
-	for (i = 0; i < r->nslots; i++) {
-		r->newrecent[i] = NULL;
-		if (r->lay[i].old >= 0 || !r->lay[i].lenfield)
+	for (i = 0; i < r->grown.nslots; i++) {
+		struct slot *s = &r->grown.slot[i];
+
+		if (!(r->fresh & (1ull << i)) || !s->lenfield)
 			continue;
-		r->newrecent[i] = calloc(1, sizeof(*r->newrecent[i]));
-		if (!r->newrecent[i])
+		s->recent = calloc(1, sizeof(*s->recent));
+		if (!s->recent)
 			goto fail;
 	}
 	return true;
 fail:
 	while (i-- > 0)
-		free(r->newrecent[i]);
+		if (r->fresh & (1ull << i))
+			free(r->grown.slot[i].recent);
 	free(r->newtype);
 	return false;
 }
 
 static void commit(struct delta *d, const struct rec *r)
 {
+	unsigned i, nid = 0, nrq = 0;
 	struct type *t;
-	unsigned i;
 
 	d->sid = r->sid;
 	d->ts = r->ts;
@@ -409,24 +458,12 @@ static void commit(struct delta *d, const struct rec *r)
 	} else {
 		t = d->type[r->type];
 	}
-	if (r->nnew) {
-		/* merged indices are >= old ones: fill from the end */
-		for (i = r->nslots; i-- > 0;) {
-			struct slot *s = &t->slot[i];
-
-			if (r->lay[i].old >= 0) {
-				*s = t->slot[r->lay[i].old];
-				continue;
-			}
-			memset(s, 0, sizeof(*s));
-			s->field = r->lay[i].field;
-			s->lenfield = r->lay[i].lenfield;
-			s->role = r->lay[i].role;
-			s->recent = r->newrecent[i];
-		}
-		t->nslots = r->nslots;
+	/* only the slots' layout changed since they were copied into r->grown */
+	if (r->t == &r->grown) {
+		memcpy(t->slot, r->grown.slot, r->grown.nslots * sizeof(t->slot[0]));
+		t->nslots = r->grown.nslots;
 	}
-	for (i = 0; i < r->nslots; i++) {
+	for (i = 0; i < t->nslots; i++) {
 		struct slot *s = &t->slot[i];
 		const struct value *v = &r->val[i];
 
@@ -435,14 +472,14 @@ static void commit(struct delta *d, const struct rec *r)
 			if (!v->v)
 				continue;
 			if (s->role == R_ID) {
-				touch(d->ids, &d->nids, RECENT_IDS, v->v, r->lay[i].rank);
+				touch(d->ids, &d->nids, RECENT_IDS, v->v, r->rank[i], nid++);
 				/* what a dispatch of this bio will be predicted from */
 				if (r->field == F_IO && s->field == 9)
 					remember_io(d, v->v, rec_num(r, 1), rec_num(r, 2));
 				else if (r->field == F_SPLIT && s->field == 1)
 					remember_io(d, v->v, rec_num(r, 4), rec_num(r, 5));
 			} else if (s->role == R_RQ) {
-				touch(d->rqs, &d->nrqs, RECENT_RQS, v->v, r->lay[i].rank);
+				touch(d->rqs, &d->nrqs, RECENT_RQS, v->v, r->rank[i], nrq++);
 			}
 			continue;
 		}
@@ -460,14 +497,157 @@ static void commit(struct delta *d, const struct rec *r)
 
 /* ---- encoding ---- */
 
-/* A protobuf varint as protobuf-c writes it (shortest form), else false */
-static inline bool get_canonical(const uint8_t **p, const uint8_t *end, uint64_t *v)
+/* canonical() past its one-byte case: the first byte has bit 7 set, or there is none */
+static const uint8_t *canonical_long(const uint8_t *p, const uint8_t *end, uint64_t *v)
 {
-	const uint8_t *q = *p;
+	uint64_t r = 0;
+	unsigned shift;
 
-	if (get(p, end, v) != 1)
+	for (shift = 0; shift < 63 && p < end; shift += 7) {
+		uint8_t b = *p++;
+
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			return b ? p : NULL;
+		}
+	}
+	/* the 10th byte holds bit 63 only, and is not 0 in the shortest form */
+	if (p < end && *p == 1) {
+		*v = r | 1ull << 63;
+		return p + 1;
+	}
+	return NULL;
+}
+
+/*
+ * A protobuf varint as protobuf-c writes it (shortest form): where it
+ * ends, else NULL
+ */
+static inline const uint8_t *canonical(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	/* tags, lengths, small numbers */
+	if (p < end && *p < 0x80) {
+		*v = *p;
+		return p + 1;
+	}
+	return canonical_long(p, end, v);
+}
+
+/* The body field number of r's type, its index and its slots */
+static bool find_type(const struct delta *d, uint32_t field, struct rec *r)
+{
+	unsigned i;
+
+	for (i = 0; i < d->ntypes; i++) {
+		if (d->type[i]->field == field) {
+			r->type = i;
+			r->field = field;
+			r->t = d->type[i];
+			return true;
+		}
+	}
+	if (d->ntypes == MAX_TYPES)
 		return false;
-	return *p - q == 1 || (*p)[-1];
+	r->type = d->ntypes;
+	new_type(r, field);
+	return true;
+}
+
+/* Before a record's first field: no slot added yet, the walk at the first slot */
+static void fields_begin(struct rec *r, struct walk *w)
+{
+	r->nnew = 0;
+	r->fresh = 0;
+	w->at = 0;
+	w->last = 0;
+}
+
+/*
+ * Where the value of field fn goes, the record's fields coming in
+ * increasing order; a field the type has not had gets a slot. NULL if the
+ * decoder could not rebuild it: out of order, another wire type than its
+ * slot's, no room.
+ */
+static inline struct value *field_value(struct rec *r, struct walk *w, uint64_t fn, bool lenfield)
+{
+	unsigned i = w->at;
+
+	if (fn <= w->last || fn >= (1u << 29))
+		return NULL;
+	w->last = (uint32_t)fn;
+	/* the slots passed over are absent from the record */
+	for (; i < r->t->nslots && r->t->slot[i].field < fn; i++) {
+		r->val[i].v = 0;
+		r->val[i].present = false;
+	}
+	if (i == r->t->nslots || r->t->slot[i].field != fn) {
+		if (!add_slot(r, i, (uint32_t)fn, lenfield))
+			return NULL;
+	} else if (r->t->slot[i].lenfield != lenfield) {
+		return NULL;
+	}
+	w->at = i + 1;
+	return &r->val[i];
+}
+
+static void fields_end(struct rec *r, const struct walk *w)
+{
+	unsigned i;
+
+	for (i = w->at; i < r->t->nslots; i++) {
+		r->val[i].v = 0;
+		r->val[i].present = false;
+	}
+}
+
+static void set_num(struct value *v, uint64_t x)
+{
+	v->v = x;
+	v->present = false;
+}
+
+static void set_bytes(struct value *v, const uint8_t *p, uint32_t len)
+{
+	v->v = 0;
+	v->p = p;
+	v->len = len;
+	v->present = true;
+}
+
+/*
+ * The body fields of a message into r->val, by slot. False if the
+ * decoder could not rebuild them (see field_value), or for a zero number
+ * (proto3 leaves them out) or another wire type.
+ */
+static bool read_fields(struct rec *r, const uint8_t *p, const uint8_t *end)
+{
+	struct walk w;
+	uint64_t tag, x;
+
+	fields_begin(r, &w);
+	while (p < end) {
+		struct value *v;
+
+		p = canonical(p, end, &tag);
+		if (!p || ((tag & 7) != 0 && (tag & 7) != 2))
+			return false;
+		v = field_value(r, &w, tag >> 3, tag & 2);
+		if (!v || !(p = canonical(p, end, &x)))
+			return false;
+		if (!(tag & 2)) {
+			if (!x)
+				return false;
+			set_num(v, x);
+		} else {
+			if (x > (uint64_t)(end - p))
+				return false;
+			set_bytes(v, p, (uint32_t)x);
+			p += x;
+		}
+	}
+	fields_end(r, &w);
+	return true;
 }
 
 /*
@@ -479,86 +659,21 @@ static inline bool get_canonical(const uint8_t **p, const uint8_t *end, uint64_t
 static bool rec_from_msg(const struct delta *d, const uint8_t *msg, size_t len, struct rec *r)
 {
 	const uint8_t *p = msg, *end = msg + len, *hend;
-	unsigned oldn, i = 0, n = 0;
-	uint32_t last = 0;
 	uint64_t x, tag;
 
-	if (!get_canonical(&p, end, &tag) || tag != (F_HEADER << 3 | 2) ||
-	    !get_canonical(&p, end, &x) || x > (uint64_t)(end - p))
+	if (!(p = canonical(p, end, &tag)) || tag != (F_HEADER << 3 | 2) ||
+	    !(p = canonical(p, end, &x)) || x > (uint64_t)(end - p))
 		return false;
 	hend = p + x;
-	if (!get_canonical(&p, hend, &tag) || tag != (1 << 3) || !get_canonical(&p, hend, &r->sid) ||
-	    !r->sid || !get_canonical(&p, hend, &tag) || tag != (2 << 3) ||
-	    !get_canonical(&p, hend, &r->ts) || !r->ts || p != hend)
+	if (!(p = canonical(p, hend, &tag)) || tag != (1 << 3) ||
+	    !(p = canonical(p, hend, &r->sid)) || !r->sid ||
+	    !(p = canonical(p, hend, &tag)) || tag != (2 << 3) ||
+	    !(p = canonical(p, hend, &r->ts)) || !r->ts || p != hend)
 		return false;
-	if (!get_canonical(&p, end, &tag) || (tag & 7) != 2 || (tag >> 3) <= F_HEADER ||
-	    (tag >> 3) >= (1u << 29) || !get_canonical(&p, end, &x) || x != (uint64_t)(end - p))
+	if (!(p = canonical(p, end, &tag)) || (tag & 7) != 2 || (tag >> 3) <= F_HEADER ||
+	    (tag >> 3) >= (1u << 29) || !(p = canonical(p, end, &x)) || x != (uint64_t)(end - p))
 		return false;
-	r->field = (uint32_t)(tag >> 3);
-
-	r->type = d->ntypes;
-	for (i = 0; i < d->ntypes; i++)
-		if (d->type[i]->field == r->field)
-			r->type = i;
-	if (r->type == d->ntypes && d->ntypes == MAX_TYPES)
-		return false;
-	r->t = r->type < d->ntypes ? d->type[r->type] : NULL;
-	oldn = r->t ? r->t->nslots : 0;
-
-	/* the message's fields merged with the type's slots, in one pass */
-	r->nnew = 0;
-	i = 0;
-	while (p < end) {
-		struct value *v;
-		uint32_t fn;
-
-		if (!get_canonical(&p, end, &tag) || (tag >> 3) >= (1u << 29))
-			return false;
-		fn = (uint32_t)(tag >> 3);
-		if (fn <= last)
-			return false;
-		last = fn;
-		for (; i < oldn && r->t->slot[i].field < fn; i++, n++) {
-			if (n == MAX_SLOTS)
-				return false;
-			lay_slot(r, n, r->t->slot[i].field, r->t->slot[i].lenfield, (int)i);
-			r->val[n].v = 0;
-			r->val[n].present = false;
-		}
-		if (n == MAX_SLOTS || ((tag & 7) != 0 && (tag & 7) != 2))
-			return false;
-		if (i < oldn && r->t->slot[i].field == fn) {
-			if (r->t->slot[i].lenfield != ((tag & 7) == 2))
-				return false;
-			lay_slot(r, n, fn, (tag & 7) == 2, (int)i++);
-		} else {
-			lay_slot(r, n, fn, (tag & 7) == 2, -1);
-			r->nnew++;
-		}
-		v = &r->val[n++];
-		if (!(tag & 7)) {
-			if (!get_canonical(&p, end, &v->v) || !v->v)
-				return false;
-			v->present = false;
-		} else {
-			if (!get_canonical(&p, end, &x) || x > (uint64_t)(end - p))
-				return false;
-			v->v = 0;
-			v->p = p;
-			v->len = (uint32_t)x;
-			v->present = true;
-			p += x;
-		}
-	}
-	for (; i < oldn; i++, n++) {
-		if (n == MAX_SLOTS)
-			return false;
-		lay_slot(r, n, r->t->slot[i].field, r->t->slot[i].lenfield, (int)i);
-		r->val[n].v = 0;
-		r->val[n].present = false;
-	}
-	r->nslots = n;
-	return true;
+	return find_type(d, (uint32_t)(tag >> 3), r) && read_fields(r, p, end);
 }
 
 /* Sets r->mask, the ids' ranks and pred[] (the number predictions) */
@@ -568,9 +683,9 @@ static void find_mispredicted(const struct delta *d, struct rec *r, uint64_t *pr
 	unsigned i;
 
 	r->mask = 0;
-	for (i = 0; i < r->nslots; i++) {
+	for (i = 0; i < r->t->nslots; i++) {
 		const struct value *v = &r->val[i];
-		uint8_t role = r->lay[i].role;
+		uint8_t role = r->t->slot[i].role;
 		bool miss;
 
 		if (role == R_BYTES) {
@@ -581,15 +696,17 @@ static void find_mispredicted(const struct delta *d, struct rec *r, uint64_t *pr
 			else if (!p)
 				miss = v->present;
 			else
-				miss = !v->present || !bytes_equal(old_slot(r, i)->recent, 0, v);
+				miss = !v->present || !bytes_equal(r->t->slot[i].recent, 0, v);
 		} else {
 			pred[i] = predict_num(d, r, i, cur_id);
 			miss = v->v != pred[i];
 			if (role == R_ID && !cur_id)
 				cur_id = v->v;
-			if ((role == R_ID || role == R_RQ) && v->v)
-				r->lay[i].rank = !miss ? 0 : role == R_ID ? (int8_t)find(d->ids, d->nids, v->v)
-									  : (int8_t)find(d->rqs, d->nrqs, v->v);
+			if (role == R_ID || role == R_RQ)
+				r->rank[i] = !v->v ? RANK_NONE
+					     : !miss ? 0
+					     : role == R_ID ? (int8_t)find(d->ids, d->nids, v->v)
+							    : (int8_t)find(d->rqs, d->nrqs, v->v);
 		}
 		if (miss)
 			r->mask |= 1ull << i;
@@ -607,80 +724,140 @@ static size_t verbatim(const uint8_t *msg, size_t len, uint8_t *out)
 	return n + len;
 }
 
+/* A bytes value: its rank among the slot's recent values + 1, else a literal */
+static size_t put_bytes(const struct slot *s, const struct value *v, uint8_t *out)
+{
+	size_t n = 0;
+	unsigned k;
+
+	if (!v->present) {
+		out[n++] = BYTES_ABSENT;
+		return n;
+	}
+	for (k = 0; s->recent && k < s->recent->n; k++) {
+		if (bytes_equal(s->recent, k, v)) {
+			out[n++] = (uint8_t)(k + 1);
+			return n;
+		}
+	}
+	out[n++] = BYTES_LITERAL;
+	n += put(out + n, v->len);
+	memcpy(out + n, v->p, v->len);
+	return n + v->len;
+}
+
+/* The value of mispredicted slot i; pred: its prediction if a number */
+static size_t put_value(const struct rec *r, unsigned i, uint64_t pred, uint8_t *out)
+{
+	const struct value *v = &r->val[i];
+	size_t n = 0;
+
+	switch (r->t->slot[i].role) {
+	case R_BYTES:
+		return put_bytes(&r->t->slot[i], v, out);
+	case R_ID:
+	case R_RQ:
+		/* rank 0 is the prediction: a miss is never there */
+		if (r->rank[i] > 0) {
+			out[n++] = (uint8_t)r->rank[i];
+			return n;
+		}
+		out[n++] = 0;
+		break;
+	default:
+		break;
+	}
+	return n + put(out + n, zigzag(v->v - pred));
+}
+
+/* K, the type, sid, layout change, timestamp and mask of r */
+static size_t put_head(const struct delta *d, const struct rec *r, uint8_t *out)
+{
+	uint64_t sdiff = r->sid - d->sid - 1;
+	size_t n = 0;
+	unsigned i;
+
+	out[n++] = (uint8_t)((r->type < d->ntypes ? r->type + 1 : 0) |
+			     (sdiff < 7 ? sdiff : 7) << 4 | (r->nnew ? 0x80 : 0));
+	if (r->type == d->ntypes)
+		n += put(out + n, r->field);
+	if (sdiff >= 7)
+		n += put(out + n, zigzag(sdiff));
+	if (r->nnew) {
+		n += put(out + n, r->nnew);
+		for (i = 0; i < r->t->nslots; i++)
+			if (r->fresh & (1ull << i))
+				n += put(out + n, (uint64_t)r->t->slot[i].field << 1 |
+							  r->t->slot[i].lenfield);
+	}
+	n += put(out + n, zigzag(r->ts - d->ts));
+	return n + put(out + n, r->mask);
+}
+
+/* r as a delta record into out, or msg[0..len) verbatim if r cannot be committed */
+static size_t encode_rec(struct delta *d, struct rec *r, const uint8_t *msg, size_t len,
+			 uint8_t *out)
+{
+	uint64_t pred[MAX_SLOTS], m;
+	size_t n;
+
+	find_mispredicted(d, r, pred);
+	/* the usual record adds nothing to the model */
+	if (r->t == &r->grown && !prepare(d, r))
+		return verbatim(msg, len, out);
+	n = put_head(d, r, out);
+	for (m = r->mask; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+
+		n += put_value(r, i, pred[i], out + n);
+	}
+	commit(d, r);
+	return n;
+}
+
 size_t delta__encode(struct delta *d, const uint8_t *msg, size_t len, uint8_t *out)
 {
 	struct rec r;
-	uint64_t pred[MAX_SLOTS], sdiff;
-	size_t n = 0;
-	unsigned i;
-	int k;
 
 	if (len > DELTA_MSG_MAX || !rec_from_msg(d, msg, len, &r))
 		return verbatim(msg, len, out);
-	find_mispredicted(d, &r, pred);
-	if (!prepare(&r))
+	return encode_rec(d, &r, msg, len, out);
+}
+
+/* r from a split message: rec_from_msg() without the parsing */
+static bool rec_from_split(const struct delta *d, const struct delta_split *s, struct rec *r)
+{
+	const struct delta_field *f;
+	struct walk w;
+
+	if (!s->sid || !s->ts || s->type <= F_HEADER || s->type >= (1u << 29) ||
+	    !find_type(d, s->type, r))
+		return false;
+	r->sid = s->sid;
+	r->ts = s->ts;
+	fields_begin(r, &w);
+	for (f = s->f; f < s->f + s->n; f++) {
+		struct value *v = field_value(r, &w, f->field, f->p);
+
+		if (!v || (!f->p && !f->v))
+			return false;
+		if (f->p)
+			set_bytes(v, f->p, (uint32_t)f->v);
+		else
+			set_num(v, f->v);
+	}
+	fields_end(r, &w);
+	return true;
+}
+
+size_t delta__encode_split(struct delta *d, const struct delta_split *s, const uint8_t *msg,
+			   size_t len, uint8_t *out)
+{
+	struct rec r;
+
+	if (len > DELTA_MSG_MAX || !rec_from_split(d, s, &r))
 		return verbatim(msg, len, out);
-
-	sdiff = r.sid - d->sid - 1;
-	out[n++] = (uint8_t)((r.type < d->ntypes ? r.type + 1 : 0) | (sdiff < 7 ? sdiff : 7) << 4 |
-			     (r.nnew ? 0x80 : 0));
-	if (r.type == d->ntypes)
-		n += put(out + n, r.field);
-	if (sdiff >= 7)
-		n += put(out + n, zigzag(sdiff));
-	if (r.nnew) {
-		n += put(out + n, r.nnew);
-		for (i = 0; i < r.nslots; i++)
-			if (r.lay[i].old < 0)
-				n += put(out + n, (uint64_t)r.lay[i].field << 1 |
-								  r.lay[i].lenfield);
-	}
-	n += put(out + n, zigzag(r.ts - d->ts));
-	n += put(out + n, r.mask);
-
-	for (i = 0; i < r.nslots; i++) {
-		const struct value *v = &r.val[i];
-
-		if (!(r.mask & (1ull << i)))
-			continue;
-		switch (r.lay[i].role) {
-		case R_BYTES: {
-			const struct slot *s = old_slot(&r, i);
-
-			if (!v->present) {
-				out[n++] = BYTES_ABSENT;
-				break;
-			}
-			for (k = 0; s && k < (int)s->recent->n; k++)
-				if (bytes_equal(s->recent, (unsigned)k, v))
-					break;
-			if (s && k < (int)s->recent->n) {
-				out[n++] = (uint8_t)(k + 1);
-				break;
-			}
-			out[n++] = BYTES_LITERAL;
-			n += put(out + n, v->len);
-			memcpy(out + n, v->p, v->len);
-			n += v->len;
-			break;
-		}
-		case R_ID:
-		case R_RQ:
-			/* rank 0 is the prediction: a miss is never there */
-			if (r.lay[i].rank > 0) {
-				out[n++] = (uint8_t)r.lay[i].rank;
-				break;
-			}
-			out[n++] = 0;
-			n += put(out + n, zigzag(v->v - pred[i]));
-			break;
-		default:
-			n += put(out + n, zigzag(v->v - pred[i]));
-			break;
-		}
-	}
-	commit(d, &r);
-	return n;
+	return encode_rec(d, &r, msg, len, out);
 }
 
 /* ---- decoding ---- */
@@ -696,15 +873,13 @@ size_t delta__encode(struct delta *d, const uint8_t *msg, size_t len, uint8_t *o
 static int read_layout(struct rec *r, const uint8_t **pp, const uint8_t *end)
 {
 	const uint8_t *p = *pp;
-	unsigned oldn = r->t ? r->t->nslots : 0, i = 0, j;
+	unsigned i = 0, j;
 	uint64_t n, x;
 	uint32_t last = 0;
 
 	GET(&n);
-	if (!n || n > MAX_SLOTS - oldn)
+	if (!n || n > MAX_SLOTS - r->t->nslots)
 		return -EBADMSG;
-	r->nnew = (unsigned)n;
-	r->nslots = 0;
 	for (j = 0; j < n; j++) {
 		uint32_t fn;
 
@@ -713,14 +888,13 @@ static int read_layout(struct rec *r, const uint8_t **pp, const uint8_t *end)
 		if ((x >> 1) >= (1u << 29) || !fn || fn <= last)
 			return -EBADMSG;
 		last = fn;
-		for (; i < oldn && r->t->slot[i].field < fn; i++)
-			lay_slot(r, r->nslots++, r->t->slot[i].field, r->t->slot[i].lenfield, (int)i);
-		if (i < oldn && r->t->slot[i].field == fn)
+		for (; i < r->t->nslots && r->t->slot[i].field < fn; i++)
+			;
+		if (i < r->t->nslots && r->t->slot[i].field == fn)
 			return -EBADMSG;
-		lay_slot(r, r->nslots++, fn, x & 1, -1);
+		/* never full: n fits */
+		add_slot(r, i++, fn, x & 1);
 	}
-	for (; i < oldn; i++)
-		lay_slot(r, r->nslots++, r->t->slot[i].field, r->t->slot[i].lenfield, (int)i);
 	*pp = p;
 	return 1;
 }
@@ -752,8 +926,7 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 			if (d->type[i]->field == x)
 				return -EBADMSG;
 		r->type = d->ntypes;
-		r->t = NULL;
-		r->field = (uint32_t)x;
+		new_type(r, (uint32_t)x);
 	}
 	if (((k >> 4) & 7) == 7) {
 		GET(&x);
@@ -762,30 +935,28 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 		r->sid = d->sid + 1 + ((k >> 4) & 7);
 	}
 	r->nnew = 0;
+	r->fresh = 0;
 	if (k & 0x80) {
 		ret = read_layout(r, &p, end);
 		if (ret <= 0)
 			return ret;
-	} else {
-		r->nslots = r->t ? r->t->nslots : 0;
-		for (i = 0; i < r->nslots; i++)
-			lay_slot(r, i, r->t->slot[i].field, r->t->slot[i].lenfield, (int)i);
 	}
 	GET(&x);
 	r->ts = d->ts + unzigzag(x);
 	GET(&r->mask);
-	if (r->nslots < 64 && r->mask >> r->nslots)
+	if (r->t->nslots < 64 && r->mask >> r->t->nslots)
 		return -EBADMSG;
 
-	for (i = 0; i < r->nslots; i++) {
+	for (i = 0; i < r->t->nslots; i++) {
 		struct value *v = &r->val[i];
-		const struct slot *s = old_slot(r, i);
-		uint8_t role = r->lay[i].role;
+		const struct slot *s = &r->t->slot[i];
+		uint8_t role = s->role;
 		bool miss = r->mask & (1ull << i);
 		uint64_t pred;
 
 		v->v = 0;
 		v->present = false;
+		r->rank[i] = RANK_UNKNOWN;
 		if (role == R_BYTES) {
 			int pb = predict_bytes(r, i);
 
@@ -804,7 +975,7 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 				continue;
 			v->present = true;
 			if (x < BYTES_LITERAL) {
-				if (!s || x > s->recent->n)
+				if (!s->recent || x > s->recent->n)
 					return -EBADMSG;
 				v->p = s->recent->data[x - 1];
 				v->len = s->recent->len[x - 1];
@@ -826,7 +997,7 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 		if (!miss) {
 			v->v = pred;
 			if ((role == R_ID || role == R_RQ) && pred)
-				r->lay[i].rank = 0;
+				r->rank[i] = 0;
 		} else if (role == R_ID || role == R_RQ) {
 			GET(&x);
 			if (!x) {
@@ -834,7 +1005,7 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 				v->v = pred + unzigzag(x);
 			} else if (x < (role == R_ID ? d->nids : d->nrqs)) {
 				v->v = role == R_ID ? d->ids[x] : d->rqs[x];
-				r->lay[i].rank = (int8_t)x;
+				r->rank[i] = (int8_t)x;
 			} else {
 				return -EBADMSG;
 			}
@@ -857,13 +1028,14 @@ static int rec_to_msg(struct delta *d, const struct rec *r)
 	unsigned i;
 
 	hlen = (r->sid ? 1 + varint_len(r->sid) : 0) + (r->ts ? 1 + varint_len(r->ts) : 0);
-	for (i = 0; i < r->nslots; i++) {
+	for (i = 0; i < r->t->nslots; i++) {
 		const struct value *v = &r->val[i];
-		uint64_t tag = (uint64_t)r->lay[i].field << 3;
+		const struct slot *s = &r->t->slot[i];
+		uint64_t tag = (uint64_t)s->field << 3;
 
-		if (r->lay[i].lenfield && v->present)
+		if (s->lenfield && v->present)
 			blen += varint_len(tag | 2) + varint_len(v->len) + v->len;
-		else if (!r->lay[i].lenfield && v->v)
+		else if (!s->lenfield && v->v)
 			blen += varint_len(tag) + varint_len(v->v);
 	}
 	total = 1 + varint_len(hlen) + hlen + varint_len((uint64_t)r->field << 3 | 2) +
@@ -883,16 +1055,17 @@ static int rec_to_msg(struct delta *d, const struct rec *r)
 	}
 	n += put(o + n, (uint64_t)r->field << 3 | 2);
 	n += put(o + n, blen);
-	for (i = 0; i < r->nslots; i++) {
+	for (i = 0; i < r->t->nslots; i++) {
 		const struct value *v = &r->val[i];
-		uint64_t tag = (uint64_t)r->lay[i].field << 3;
+		const struct slot *s = &r->t->slot[i];
+		uint64_t tag = (uint64_t)s->field << 3;
 
-		if (r->lay[i].lenfield && v->present) {
+		if (s->lenfield && v->present) {
 			n += put(o + n, tag | 2);
 			n += put(o + n, v->len);
 			memcpy(o + n, v->p, v->len);
 			n += v->len;
-		} else if (!r->lay[i].lenfield && v->v) {
+		} else if (!s->lenfield && v->v) {
 			n += put(o + n, tag);
 			n += put(o + n, v->v);
 		}
@@ -935,7 +1108,7 @@ int delta__decode(struct delta *d, const uint8_t *in, size_t avail, const uint8_
 	ret = rec_to_msg(d, &r);
 	if (ret < 0)
 		return ret;
-	if (!prepare(&r))
+	if (!prepare(d, &r))
 		return -ENOMEM;
 	commit(d, &r);
 	*msg = d->out;

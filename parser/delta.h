@@ -99,6 +99,33 @@ void delta__free(struct delta *d);
  */
 size_t delta__encode(struct delta *d, const uint8_t *msg, size_t len, uint8_t *out);
 
+/* The most body fields a split holds: a message with more goes to delta__encode() */
+#define DELTA_SPLIT_MAX 32
+
+/* A body field of a message: a number (non-zero), or p[0..v) if p is set */
+struct delta_field {
+	uint32_t field;
+	uint64_t v;
+	const uint8_t *p;
+};
+
+/* A message split into its fields by the code that wrote it */
+struct delta_split {
+	uint64_t sid, ts;	/* the header's */
+	uint32_t type;		/* the body's field number in Event */
+	unsigned n;
+	struct delta_field f[DELTA_SPLIT_MAX];	/* in the message's order */
+};
+
+/*
+ * delta__encode() of msg[0..len), whose header and body fields are
+ * exactly those of s: the same bytes, without reading them back out of
+ * msg (which is stored verbatim when the record cannot be coded). For
+ * the collector, which has just written msg field by field.
+ */
+size_t delta__encode_split(struct delta *d, const struct delta_split *s, const uint8_t *msg,
+			   size_t len, uint8_t *out);
+
 /*
  * Decodes the record at in[0..avail):
  *   1        *msg, *len hold the OCTF message (valid until the next call;

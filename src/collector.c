@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "collector.h"
+#include "delta.h"
 #include "encode.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
@@ -233,11 +234,12 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	return 0;
 }
 
-/* Appends to a stream, keeping the size-limit count exact. */
-static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len)
+/* Appends to a stream, keeping the size-limit count exact; s: msg's fields, or NULL */
+static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
+		  const struct delta_split *s)
 {
 	uint64_t before = stream_writer__size_bound(c->streams[cpu]);
-	int err = stream_writer__append(c->streams[cpu], msg, len);
+	int err = stream_writer__append_split(c->streams[cpu], msg, len, s);
 
 	c->bytes += stream_writer__size_bound(c->streams[cpu]) - before;
 	return err;
@@ -270,7 +272,8 @@ static bool fits(struct collector *c, int cpu, size_t len)
 	return c->bytes + stream_writer__append_bound(c->streams[cpu], len) <= c->size_limit;
 }
 
-static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len)
+static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len,
+		const struct delta_split *s)
 {
 	int err;
 
@@ -281,7 +284,7 @@ static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len)
 			c->size_reached = true;
 		return;
 	}
-	err = append(c, cpu, buf, len);
+	err = append(c, cpu, buf, len, s);
 	if (err)
 		c->write_err = err;
 }
@@ -295,6 +298,7 @@ static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len)
 static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
 {
 	uint8_t buf[ENCODE_MAX];
+	struct delta_split split;
 	union {
 		struct iotrace_event e;
 		struct iotrace_queue_event q;
@@ -312,14 +316,14 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		if (size < sizeof(r.q))
 			break;
 		memcpy(&r.q, data, sizeof(r.q));
-		put(c, cpu, buf, encode__io(&r.q, buf));
-		put(c, cpu, buf, encode__fs_meta(&r.q, buf));
+		put(c, cpu, buf, encode__io(&r.q, buf, &split), &split);
+		put(c, cpu, buf, encode__fs_meta(&r.q, buf, &split), &split);
 		return;
 	case IOTRACE_EV_FILE_NAME:
 		if (size < sizeof(r.n))
 			return;
 		memcpy(&r.n, data, sizeof(r.n));
-		put(c, cpu, buf, encode__file_name(&r.n, buf));
+		put(c, cpu, buf, encode__file_name(&r.n, buf), NULL);
 		return;
 	case IOTRACE_EV_VFS:
 		if (size < sizeof(r.v))
@@ -328,7 +332,7 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		if (c->paths && !path_filter__match(c->paths, &r.v.file) &&
 		    !(r.v.file2.ino && path_filter__match(c->paths, &r.v.file2)))
 			return;
-		put(c, cpu, buf, encode__vfs(&r.v, buf));
+		put(c, cpu, buf, encode__vfs(&r.v, buf), NULL);
 		return;
 	case IOTRACE_EV_FS:
 		if (size < sizeof(r.f))
@@ -336,12 +340,12 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		memcpy(&r.f, data, sizeof(r.f));
 		if (c->paths && !path_filter__match(c->paths, &r.f.file))
 			return;
-		put(c, cpu, buf, encode__fs_event(&r.f, buf));
+		put(c, cpu, buf, encode__fs_event(&r.f, buf), NULL);
 		return;
 	default:
 		break;
 	}
-	put(c, cpu, buf, encode__event(&r.e, buf));
+	put(c, cpu, buf, encode__event(&r.e, buf, &split), &split);
 }
 
 static int on_ring_record(void *ctx, void *data, size_t size)
@@ -498,7 +502,7 @@ static int describe_partitions(struct collector *c, const struct device_info *di
 	for (i = 0; i < n; i++) {
 		if (devices__resolve("/sys", names[i], &part))
 			continue;
-		err = append(c, 0, buf, encode__device(&part, ++*sid, ts, buf));
+		err = append(c, 0, buf, encode__device(&part, ++*sid, ts, buf), NULL);
 		if (err)
 			return err;
 	}
@@ -523,12 +527,12 @@ static int write_descriptions(struct collector *c)
 			disk.dev = d->disk_dev;
 			disk.is_partition = false;
 			len = encode__device(&disk, ++sid, ts, buf);
-			err = append(c, 0, buf, len);
+			err = append(c, 0, buf, len, NULL);
 			if (err)
 				return err;
 		}
 		len = encode__device(d, ++sid, ts, buf);
-		err = append(c, 0, buf, len);
+		err = append(c, 0, buf, len, NULL);
 		if (err)
 			return err;
 		if (!d->is_partition) {

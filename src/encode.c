@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "delta.h"
 #include "encode.h"
 #include "trace.pb-c.h"
 
@@ -247,15 +248,6 @@ static inline uint8_t *wire_i32(uint8_t *p, uint32_t field, int32_t v)
 	return wire_u64(p, field, (uint64_t)(int64_t)v);
 }
 
-static inline uint8_t *wire_bool(uint8_t *p, uint32_t field, bool v)
-{
-	if (!v)
-		return p;
-	p = wire_tag(p, field, WIRE_VARINT);
-	*p++ = 1;
-	return p;
-}
-
 /*
  * A sub-message: the tag, one byte kept for its length, then the body;
  * wire_end() fills the length in, moving the body up by a byte in the
@@ -294,65 +286,112 @@ static inline uint8_t *wire_header(uint8_t *p, uint64_t sid, uint64_t ts)
 	return wire_end(p, len_at);
 }
 
-/* EventIo fields 1..27 of a record, as fill_io() sets them */
-static uint8_t *wire_io_fields(uint8_t *p, const struct iotrace_event *e, uint32_t io_class,
-			       bool metadata)
+/*
+ * The header and the start of the body, field `type` of Event. The body's
+ * fields are written by body_*(), which note them in s as well: the
+ * compressed stream codes them from there without parsing the message.
+ */
+static inline uint8_t *body_begin(uint8_t *p, struct delta_split *s, uint32_t type, uint64_t sid,
+				  uint64_t ts, uint8_t **len_at)
 {
-	p = wire_u64(p, 1, e->sector);
-	p = wire_u64(p, 2, e->nr_sector);
-	p = wire_u64(p, 3, io_class);
-	p = wire_u64(p, 4, e->dev);
-	p = wire_i32(p, 5, octf_operation(e->op));
-	p = wire_bool(p, 6, (e->flags & IOTRACE_F_PREFLUSH) || e->op == IOTRACE_OP_FLUSH);
-	p = wire_bool(p, 7, e->flags & IOTRACE_F_FUA);
-	p = wire_u64(p, 8, e->write_hint);
-	p = wire_u64(p, 9, e->id);
-	p = wire_u64(p, 20, e->part);
-	p = wire_bool(p, 21, e->flags & IOTRACE_F_SYNC);
-	p = wire_bool(p, 22, metadata);
-	p = wire_bool(p, 23, e->flags & IOTRACE_F_RAHEAD);
-	p = wire_bool(p, 24, e->type == IOTRACE_EV_RQ_QUEUE);
-	p = wire_bool(p, 25, e->op == IOTRACE_OP_WRITE_ZEROES);
-	p = wire_u64(p, 26, e->pid);
-	p = wire_u64(p, 27, e->tid);
+	s->sid = sid;
+	s->ts = ts;
+	s->type = type;
+	s->n = 0;
+	return wire_begin(wire_header(p, sid, ts), type, len_at);
+}
+
+/* no body has more than DELTA_SPLIT_MAX fields */
+static inline uint8_t *body_u64(uint8_t *p, struct delta_split *s, uint32_t field, uint64_t v)
+{
+	if (!v)
+		return p;
+	s->f[s->n++] = (struct delta_field){ .field = field, .v = v };
+	return wire_u64(p, field, v);
+}
+
+/* as wire_i32() */
+static inline uint8_t *body_i32(uint8_t *p, struct delta_split *s, uint32_t field, int32_t v)
+{
+	return body_u64(p, s, field, (uint64_t)(int64_t)v);
+}
+
+/* true is 1 */
+static inline uint8_t *body_bool(uint8_t *p, struct delta_split *s, uint32_t field, bool v)
+{
+	return body_u64(p, s, field, v);
+}
+
+/* A length-delimited field of the body (bytes, a sub-message) begun with wire_begin() */
+static inline uint8_t *body_end_len(uint8_t *p, struct delta_split *s, uint32_t field,
+				    uint8_t *len_at)
+{
+	size_t len = (size_t)(p - len_at - 1);
+
+	p = wire_end(p, len_at);
+	s->f[s->n++] = (struct delta_field){ .field = field, .v = len, .p = p - len };
 	return p;
 }
 
-size_t encode__event(const struct iotrace_event *e, uint8_t *buf)
+/* EventIo fields 1..27 of a record, as fill_io() sets them */
+static uint8_t *wire_io_fields(uint8_t *p, struct delta_split *s, const struct iotrace_event *e,
+			       uint32_t io_class, bool metadata)
 {
-	uint8_t *p = wire_header(buf, e->sid, e->ts), *len_at;
+	p = body_u64(p, s, 1, e->sector);
+	p = body_u64(p, s, 2, e->nr_sector);
+	p = body_u64(p, s, 3, io_class);
+	p = body_u64(p, s, 4, e->dev);
+	p = body_i32(p, s, 5, octf_operation(e->op));
+	p = body_bool(p, s, 6, (e->flags & IOTRACE_F_PREFLUSH) || e->op == IOTRACE_OP_FLUSH);
+	p = body_bool(p, s, 7, e->flags & IOTRACE_F_FUA);
+	p = body_u64(p, s, 8, e->write_hint);
+	p = body_u64(p, s, 9, e->id);
+	p = body_u64(p, s, 20, e->part);
+	p = body_bool(p, s, 21, e->flags & IOTRACE_F_SYNC);
+	p = body_bool(p, s, 22, metadata);
+	p = body_bool(p, s, 23, e->flags & IOTRACE_F_RAHEAD);
+	p = body_bool(p, s, 24, e->type == IOTRACE_EV_RQ_QUEUE);
+	p = body_bool(p, s, 25, e->op == IOTRACE_OP_WRITE_ZEROES);
+	p = body_u64(p, s, 26, e->pid);
+	p = body_u64(p, s, 27, e->tid);
+	return p;
+}
+
+size_t encode__event(const struct iotrace_event *e, uint8_t *buf, struct delta_split *s)
+{
+	uint8_t *p, *len_at;
 
 	switch (e->type) {
 	case IOTRACE_EV_QUEUE:
 	case IOTRACE_EV_RQ_QUEUE:
-		p = wire_begin(p, 2, &len_at);
-		p = wire_io_fields(p, e, 0, e->flags & IOTRACE_F_META);
+		p = body_begin(buf, s, 2, e->sid, e->ts, &len_at);
+		p = wire_io_fields(p, s, e, 0, e->flags & IOTRACE_F_META);
 		break;
 	case IOTRACE_EV_COMPLETE:
 	case IOTRACE_EV_RQ_COMPLETE:
-		p = wire_begin(p, 5, &len_at);
-		p = wire_bool(p, 3, e->error != 0);
-		p = wire_u64(p, 4, e->dev);
-		p = wire_u64(p, 5, e->id);
-		p = wire_i32(p, 20, e->error);
+		p = body_begin(buf, s, 5, e->sid, e->ts, &len_at);
+		p = body_bool(p, s, 3, e->error != 0);
+		p = body_u64(p, s, 4, e->dev);
+		p = body_u64(p, s, 5, e->id);
+		p = body_i32(p, s, 20, e->error);
 		break;
 	case IOTRACE_EV_SPLIT:
-		p = wire_begin(p, 20, &len_at);
-		p = wire_u64(p, 1, e->id);
-		p = wire_u64(p, 2, e->ref);
-		p = wire_u64(p, 3, e->dev);
-		p = wire_u64(p, 4, e->sector);
-		p = wire_u64(p, 5, e->nr_sector);
-		p = wire_u64(p, 6, e->aux64);
+		p = body_begin(buf, s, 20, e->sid, e->ts, &len_at);
+		p = body_u64(p, s, 1, e->id);
+		p = body_u64(p, s, 2, e->ref);
+		p = body_u64(p, s, 3, e->dev);
+		p = body_u64(p, s, 4, e->sector);
+		p = body_u64(p, s, 5, e->nr_sector);
+		p = body_u64(p, s, 6, e->aux64);
 		break;
 	case IOTRACE_EV_ISSUE:
-		p = wire_begin(p, 21, &len_at);
-		p = wire_u64(p, 1, e->id);
-		p = wire_u64(p, 2, e->dev);
-		p = wire_u64(p, 3, e->sector);
-		p = wire_u64(p, 4, e->nr_sector);
-		p = wire_u64(p, 5, e->aux);
-		p = wire_u64(p, 6, e->ref);
+		p = body_begin(buf, s, 21, e->sid, e->ts, &len_at);
+		p = body_u64(p, s, 1, e->id);
+		p = body_u64(p, s, 2, e->dev);
+		p = body_u64(p, s, 3, e->sector);
+		p = body_u64(p, s, 4, e->nr_sector);
+		p = body_u64(p, s, 5, e->aux);
+		p = body_u64(p, s, 6, e->ref);
 		break;
 	default:
 		return 0;
@@ -360,35 +399,33 @@ size_t encode__event(const struct iotrace_event *e, uint8_t *buf)
 	return (size_t)(wire_end(p, len_at) - buf);
 }
 
-size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf)
+size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf, struct delta_split *s)
 {
-	uint8_t *p = wire_header(buf, q->io.sid, q->io.ts), *len_at;
 	size_t comm_len = strnlen(q->comm, IOTRACE_COMM_LEN);
+	uint8_t *p, *len_at, *comm_at;
 
-	p = wire_begin(p, 2, &len_at);
-	p = wire_io_fields(p, &q->io, dss_class(q),
+	p = body_begin(buf, s, 2, q->io.sid, q->io.ts, &len_at);
+	p = wire_io_fields(p, s, &q->io, dss_class(q),
 			   q->io.flags & (IOTRACE_F_META | IOTRACE_F_FSMETA));
-	p = wire_u64(p, 28, q->cgroup);
+	p = body_u64(p, s, 28, q->cgroup);
 	if (comm_len) {
-		p = wire_tag(p, 29, WIRE_LEN);
-		*p++ = (uint8_t)comm_len;
+		p = wire_begin(p, 29, &comm_at);
 		memcpy(p, q->comm, comm_len);
-		p += comm_len;
+		p = body_end_len(p + comm_len, s, 29, comm_at);
 	}
-	p = wire_bool(p, 30, q->io.flags & IOTRACE_F_DIRECT);
-	p = wire_u64(p, 31, q->vfs_call);
+	p = body_bool(p, s, 30, q->io.flags & IOTRACE_F_DIRECT);
+	p = body_u64(p, s, 31, q->vfs_call);
 	return (size_t)(wire_end(p, len_at) - buf);
 }
 
-size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf)
+size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf, struct delta_split *s)
 {
 	uint8_t *p, *meta_at, *fid_at, *ts_at;
 
 	if (q->file_kind != IOTRACE_FILE_REG || !q->file.ino)
 		return 0;
-	p = wire_header(buf, q->io.sid + 1, q->io.ts);
-	p = wire_begin(p, 4, &meta_at);
-	p = wire_u64(p, 1, q->io.id);
+	p = body_begin(buf, s, 4, q->io.sid + 1, q->io.ts, &meta_at);
+	p = body_u64(p, s, 1, q->io.id);
 	p = wire_begin(p, 2, &fid_at);
 	p = wire_u64(p, 1, q->file.dev);
 	p = wire_u64(p, 2, q->file.ino);
@@ -396,9 +433,9 @@ size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf)
 	p = wire_u64(p, 1, (uint64_t)q->file.ctime_sec);
 	p = wire_i32(p, 2, (int32_t)q->file.ctime_nsec);
 	p = wire_end(p, ts_at);
-	p = wire_end(p, fid_at);
-	p = wire_u64(p, 3, q->file_offset);
-	p = wire_u64(p, 4, q->file_size);
+	p = body_end_len(p, s, 2, fid_at);
+	p = body_u64(p, s, 3, q->file_offset);
+	p = body_u64(p, s, 4, q->file_size);
 	return (size_t)(wire_end(p, meta_at) - buf);
 }
 

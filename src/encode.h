@@ -13,32 +13,38 @@
 #include "devices.h"
 #include "iotrace_event.h"
 
+/* delta.h: the fields of a message, as the compressed stream takes them */
+struct delta_split;
+
 /* Room for the largest message we encode (a device description with a long model). */
 #define ENCODE_MAX 512
 
 /*
- * Packs e into buf (ENCODE_MAX bytes). Returns the length, or 0 for a
+ * Packs e into buf (ENCODE_MAX bytes) and its fields into s, for
+ * delta__encode_split(). Returns the length, or 0 (s undefined) for a
  * record of unknown type (a newer BPF object than this collector).
  */
-size_t encode__event(const struct iotrace_event *e, uint8_t *buf);
+size_t encode__event(const struct iotrace_event *e, uint8_t *buf, struct delta_split *s);
 
 /*
  * Packs the io event of a QUEUE record with its process fields, the
- * flags its first page implies and the DSS ioClass of Open-CAS.
+ * flags its first page implies and the DSS ioClass of Open-CAS; its
+ * fields into s.
  */
-size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf);
+size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf, struct delta_split *s);
 
 /*
  * Packs the filesystemMeta event of a QUEUE record of a regular file
- * (sid = io sid + 1, the kernel reserved it). Returns 0 when the record
- * names no regular file.
+ * (sid = io sid + 1, the kernel reserved it), its fields into s. Returns
+ * 0 when the record names no regular file.
  */
-size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf);
+size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf, struct delta_split *s);
 
 /*
  * encode__event(), encode__io() and encode__fs_meta() write the wire
  * format directly (they run for every block I/O). These do the same with
- * protobuf-c's generated pack; the tests hold the two to the same bytes.
+ * protobuf-c's generated pack; the tests hold the two to the same bytes,
+ * and the split to the message.
  */
 size_t encode__ref_event(const struct iotrace_event *e, uint8_t *buf);
 size_t encode__ref_io(const struct iotrace_queue_event *q, uint8_t *buf);

@@ -177,6 +177,12 @@ int stream_writer__flush(struct stream_writer *w)
 
 int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t len)
 {
+	return stream_writer__append_split(w, msg, len, NULL);
+}
+
+int stream_writer__append_split(struct stream_writer *w, const uint8_t *msg, size_t len,
+				const struct delta_split *s)
+{
 	size_t room = w->z ? DELTA_ENCODED_MAX(len) : FRAMING_VARINT_MAX + len;
 	int err;
 
@@ -187,7 +193,9 @@ int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t le
 		if (err)
 			return err;
 	}
-	if (w->z) {
+	if (w->z && s) {
+		w->used += delta__encode_split(w->delta, s, msg, len, w->buf + w->used);
+	} else if (w->z) {
 		w->used += delta__encode(w->delta, msg, len, w->buf + w->used);
 	} else {
 		w->used += framing__put_varint(w->buf + w->used, len);

@@ -51,6 +51,15 @@ struct stream_writer *stream_writer__create(const char *path, struct stream_zstd
  */
 int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t len);
 
+struct delta_split;
+
+/*
+ * stream_writer__append() of a message whose fields s holds (delta.h),
+ * at less cost to a compressed stream; s NULL: not split.
+ */
+int stream_writer__append_split(struct stream_writer *w, const uint8_t *msg, size_t len,
+				const struct delta_split *s);
+
 int stream_writer__flush(struct stream_writer *w);
 
 /*

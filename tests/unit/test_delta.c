@@ -4,7 +4,9 @@
  * kind of message (ours, protobuf-c's, unknown event types, messages only
  * verbatim can keep), records cut anywhere and damaged bytes (an answer
  * for every input, progress on every record, no crash), and a failing
- * allocator.
+ * allocator. Every message is encoded by both entry points, which must
+ * agree; the records of long and random streams, and what the decoder
+ * makes of damage, are frozen as the first release wrote them.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +22,8 @@
 
 #include "delta.h"
 #include "framing.h"
+#include "stream.h"
+#include "trace.h"
 #include "trace.pb-c.h"
 
 /* ---- a failing calloc (linked with --wrap=calloc) ---- */
@@ -268,6 +273,145 @@ static void make_trace(struct seq *q, size_t nio)
 	}
 }
 
+/* Appends bytes as they are, protobuf or not */
+static void raw(struct pbuf *m, const void *p, size_t len)
+{
+	memcpy(m->b + m->n, p, len);
+	m->n += len;
+}
+
+/* Numbers of every size: ids from a pool larger than the recent ones, the last one again */
+static uint64_t rnd_num(void)
+{
+	static uint64_t last = 1;
+
+	switch (rnd() % 7) {
+	case 0:
+	case 1:
+		last = 0xffff888100000000ull + (rnd() % 100) * 0x100;
+		break;
+	case 2:
+		last = rnd() % 4;
+		break;
+	case 3:
+		last = rnd() % 100000;
+		break;
+	case 4:
+		last = rnd();
+		break;
+	case 5:
+		last = (uint64_t)-(int64_t)(1 + rnd() % 3);
+		break;
+	default:
+		break;
+	}
+	return last;
+}
+
+/* Bytes from a pool larger than a slot's recent values, some too long to keep */
+static void rnd_bytes(struct pbuf *b, uint32_t field)
+{
+	static const size_t lens[] = { 0, 1, 3, 8, 16, 47, 48, 49, 60, 127, 128, 300 };
+	unsigned k = (unsigned)(rnd() % 24);
+	uint8_t v[300];
+
+	memset(v, 'a' + k, sizeof(v));
+	bytes(b, field, v, lens[k % 12]);
+}
+
+/*
+ * A body of some of the fields below, their wire type fixed by field and
+ * type unless flip; now and then more fields than a type has slots for.
+ */
+static void rnd_body(struct pbuf *b, uint32_t type, bool flip)
+{
+	static const uint32_t fields[] = { 1, 2, 3, 4, 5, 6, 9, 20, 29, 31, 100, 1u << 20 };
+	unsigned k, wide = rnd() % 300 ? 0 : 70;
+
+	b->n = 0;
+	for (k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
+		uint32_t f = fields[k];
+		bool lenfield = f == 29 || f == 100 || (f == 2 && (type == 4 || type >= 1000));
+
+		if (rnd() % 3 == 0)
+			continue;
+		if (lenfield != (flip && rnd() % 4 == 0))
+			rnd_bytes(b, f);
+		else
+			num(b, f, rnd_num());
+	}
+	for (k = 0; k < wide; k++)
+		num(b, (1u << 20) + 1 + k, 1 + k);
+}
+
+/* A field after the body's others that only verbatim can keep */
+static void odd_field(struct pbuf *b)
+{
+	const uint64_t tag = (uint64_t)(1u << 21) << 3;
+
+	switch (rnd() % 5) {
+	case 0:
+		/* a zero written out */
+		put_varint(b, tag);
+		put_varint(b, 0);
+		break;
+	case 1:
+		/* a varint longer than it needs */
+		put_varint(b, tag);
+		raw(b, "\x81\x80\x00", 3);
+		break;
+	case 2:
+		/* fields out of order */
+		num(b, 1, 5);
+		break;
+	case 3:
+		/* fixed32 */
+		put_varint(b, tag | 5);
+		raw(b, "\x01\x02\x03\x04", 4);
+		break;
+	default:
+		/* a 10th varint byte that holds more than bit 63 */
+		put_varint(b, tag);
+		raw(b, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", 10);
+		break;
+	}
+}
+
+/*
+ * Messages of every shape at random: our event types and others, fields
+ * that come and go, sids and timestamps that jump and go back, late in
+ * the stream more types than the table holds, and now and then a message
+ * only verbatim can keep (no sid or timestamp, cut short, odd fields, a
+ * field of another wire type than before).
+ */
+static void make_random(struct seq *q, size_t n)
+{
+	static const uint32_t types[] = { 2, 3, 4, 5, 6, 20, 21, 22, 40, 1000, 1u << 28 };
+	uint64_t sid = 1, ts = 1000000;
+	struct pbuf b, m;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t type = types[rnd() % (sizeof(types) / sizeof(types[0]))];
+
+		if (i > n / 2 && rnd() % 4 == 0)
+			type = 100 + (uint32_t)(rnd() % 20);
+		sid += rnd() % 50 ? 1 + rnd() % 3 : rnd() % 1000;
+		if (rnd() % 100 == 0 && sid > 10)
+			sid -= 10;
+		ts += rnd() % 100000;
+		if (rnd() % 20 == 0 && ts > 500000)
+			ts -= rnd() % 500000;
+		rnd_body(&b, type, i > 1000 && rnd() % 300 == 0);
+		if (rnd() % 50 == 0)
+			odd_field(&b);
+		event(&m, rnd() % 200 ? sid : 0, rnd() % 200 ? ts : 0, type, &b);
+		if (rnd() % 200 == 0)
+			m.n--;
+		seq_add_pb(q, &m);
+	}
+}
+
 static void seq_free(struct seq *q)
 {
 	free(q->b);
@@ -282,26 +426,111 @@ static struct seq *seq_new(void)
 	return q;
 }
 
-/* Encodes all of q; returns the buffer (caller frees) and its length */
+static bool next_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	size_t used;
+
+	if (framing__get_varint(*p, (size_t)(end - *p), v, &used) != 1)
+		return false;
+	*p += used;
+	return true;
+}
+
+/*
+ * msg's header and body fields as delta__encode_split() takes them, if
+ * msg is what event() writes for them (the canonical form; a zero number
+ * of the body is kept as written) and they are few enough; else false.
+ */
+static bool split_of(const uint8_t *msg, size_t len, struct delta_split *s)
+{
+	const uint8_t *p = msg, *end = msg + len, *hend;
+	struct pbuf body = { .n = 0 }, again;
+	uint64_t tag, v;
+
+	memset(s, 0, sizeof(*s));
+	/* what body and again hold */
+	if (len > DELTA_MSG_MAX * 3 / 2)
+		return false;
+	if (!next_varint(&p, end, &tag) || tag != (1 << 3 | 2) || !next_varint(&p, end, &v) ||
+	    v > (uint64_t)(end - p))
+		return false;
+	for (hend = p + v; p < hend;) {
+		if (!next_varint(&p, hend, &tag) || (tag != 1 << 3 && tag != 2 << 3) ||
+		    !next_varint(&p, hend, &v))
+			return false;
+		*(tag == 1 << 3 ? &s->sid : &s->ts) = v;
+	}
+	if (!next_varint(&p, end, &tag) || (tag & 7) != 2 || !next_varint(&p, end, &v) ||
+	    v != (uint64_t)(end - p))
+		return false;
+	s->type = (uint32_t)(tag >> 3);
+	while (p < end) {
+		struct delta_field *f = &s->f[s->n];
+
+		if (s->n == DELTA_SPLIT_MAX || !next_varint(&p, end, &tag) ||
+		    ((tag & 7) != 0 && (tag & 7) != 2) || !next_varint(&p, end, &v))
+			return false;
+		f->field = (uint32_t)(tag >> 3);
+		f->v = v;
+		f->p = NULL;
+		if (tag & 2) {
+			if (v > (uint64_t)(end - p))
+				return false;
+			f->p = p;
+			p += v;
+			bytes(&body, f->field, f->p, v);
+		} else {
+			put_varint(&body, tag);
+			put_varint(&body, v);
+		}
+		s->n++;
+	}
+	event(&again, s->sid, s->ts, s->type, &body);
+	return again.n == len && !memcmp(again.b, msg, len);
+}
+
+/* Messages encode_all() gave to delta__encode_split() */
+static size_t split_coded;
+
+/*
+ * Encodes all of q; returns the buffer (caller frees) and its length.
+ * A second stream gets the messages that split_of() splits through
+ * delta__encode_split(): its records must be the same bytes.
+ */
 static uint8_t *encode_all(const struct seq *q, size_t *len, size_t *nverbatim)
 {
-	struct delta *d = delta__new();
+	struct delta *d = delta__new(), *ds = delta__new();
 	size_t i, cap = 0, n = 0, nv = 0;
-	uint8_t *out;
+	struct delta_split split;
+	uint8_t *out, *other;
 
 	assert_non_null(d);
+	assert_non_null(ds);
 	for (i = 0; i < q->n; i++)
 		cap += DELTA_ENCODED_MAX(msg_len(q, i));
 	out = malloc(cap);
+	other = malloc(DELTA_ENCODED_MAX(2 * DELTA_MSG_MAX));
 	assert_non_null(out);
+	assert_non_null(other);
 	for (i = 0; i < q->n; i++) {
-		size_t k = delta__encode(d, q->b + q->off[i], msg_len(q, i), out + n);
+		const uint8_t *msg = q->b + q->off[i];
+		size_t k = delta__encode(d, msg, msg_len(q, i), out + n), ks;
 
 		assert_true(k >= 1 && k <= DELTA_ENCODED_MAX(msg_len(q, i)));
+		if (split_of(msg, msg_len(q, i), &split)) {
+			ks = delta__encode_split(ds, &split, msg, msg_len(q, i), other);
+			split_coded++;
+		} else {
+			ks = delta__encode(ds, msg, msg_len(q, i), other);
+		}
+		assert_int_equal(ks, k);
+		assert_memory_equal(other, out + n, k);
 		if (out[n] == 0 && out[n + 1] == 0)
 			nv++;
 		n += k;
 	}
+	free(other);
+	delta__free(ds);
 	delta__free(d);
 	*len = n;
 	if (nverbatim)
@@ -328,6 +557,51 @@ static void expect_decodes_to(const uint8_t *enc, size_t len, const struct seq *
 	assert_int_equal(pos, len);
 	delta__free(d);
 }
+
+/* FNV-1a: records and decoder answers frozen as a digest */
+#define FNV_INIT 0xcbf29ce484222325ull
+
+static uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Records that are verbatim, of a new type, of a type with new fields */
+struct kinds {
+	size_t verbatim, new_type, layout;
+};
+
+static struct kinds kinds_of(const uint8_t *enc, size_t len)
+{
+	struct delta *d = delta__new();
+	struct kinds k = { 0, 0, 0 };
+	size_t pos = 0;
+
+	assert_non_null(d);
+	while (pos < len) {
+		const uint8_t *msg;
+		size_t mlen, used;
+
+		if (enc[pos] == 0 && pos + 1 < len && enc[pos + 1] == 0)
+			k.verbatim++;
+		else if (!(enc[pos] & 15))
+			k.new_type++;
+		if (enc[pos] & 0x80)
+			k.layout++;
+		assert_int_equal(delta__decode(d, enc + pos, len - pos, &msg, &mlen, &used), 1);
+		pos += used;
+	}
+	delta__free(d);
+	return k;
+}
+
+/* What the tests that freeze bytes generate does not hang on the tests run before */
+#define RND_SEED 88172645463325252ull
 
 /* ---- tests ---- */
 
@@ -373,6 +647,134 @@ static void test_golden(void **state)
 	expect_decodes_to(enc, len, q);
 	free(enc);
 	seq_free(q);
+}
+
+/*
+ * The records of a stream like the collector's and of a random one, by
+ * length and FNV-1a, as the encoder of the first release (commit
+ * 0c31bf6) wrote them: no change of the code may change a byte.
+ */
+static void test_frozen_records(void **state)
+{
+	static const struct {
+		void (*make)(struct seq *q, size_t n);
+		size_t n, len;
+		struct kinds kinds;
+		uint64_t fnv;
+	} want[] = {
+		{ make_trace, 3000, 82636, { 0, 9, 12 }, 0xe57db45e00d32f4full },
+		{ make_random, 19000, 2740327, { 2567, 15, 43 }, 0x2047e788e1ad1b2eull },
+	};
+	size_t i, len;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct seq *q = seq_new();
+		struct kinds k;
+		uint8_t *enc;
+
+		rnd_state = RND_SEED;
+		want[i].make(q, want[i].n);
+		split_coded = 0;
+		enc = encode_all(q, &len, NULL);
+		/* all but the odd ones and the wide ones */
+		assert_true(split_coded > q->n * 9 / 10);
+		k = kinds_of(enc, len);
+		assert_int_equal(k.verbatim, want[i].kinds.verbatim);
+		assert_int_equal(k.new_type, want[i].kinds.new_type);
+		assert_int_equal(k.layout, want[i].kinds.layout);
+		assert_int_equal(len, want[i].len);
+		assert_int_equal(fnv(FNV_INIT, enc, len), want[i].fnv);
+		expect_decodes_to(enc, len, q);
+		free(enc);
+		seq_free(q);
+	}
+}
+
+/* A trace's messages and records, stream after stream, by FNV-1a */
+struct trace_digest {
+	size_t records;
+	uint64_t in, out;
+};
+
+/*
+ * Codes one stream of a trace as the collector does, through both entry
+ * points, and decodes every record back.
+ */
+static void code_stream(struct stream *s, struct trace_digest *t)
+{
+	struct delta *e = delta__new(), *es = delta__new(), *dd = delta__new();
+	uint8_t *rec = malloc(DELTA_ENCODED_MAX(FRAMING_RECORD_MAX));
+	uint8_t *other = malloc(DELTA_ENCODED_MAX(FRAMING_RECORD_MAX));
+	const uint8_t *msg, *back;
+	struct delta_split split;
+	size_t len, n, blen, used;
+	uint64_t len64;
+
+	assert_true(e && es && dd && rec && other);
+	while (stream__next(s, &msg, &len) == 1) {
+		n = delta__encode(e, msg, len, rec);
+		if (split_of(msg, len, &split))
+			assert_int_equal(delta__encode_split(es, &split, msg, len, other), n);
+		else
+			assert_int_equal(delta__encode(es, msg, len, other), n);
+		assert_memory_equal(other, rec, n);
+		assert_int_equal(delta__decode(dd, rec, n, &back, &blen, &used), 1);
+		assert_int_equal(used, n);
+		assert_int_equal(blen, len);
+		assert_memory_equal(back, msg, len);
+		len64 = len;
+		t->in = fnv(fnv(t->in, &len64, sizeof(len64)), msg, len);
+		t->out = fnv(t->out, rec, n);
+		t->records++;
+	}
+	free(other);
+	free(rec);
+	delta__free(dd);
+	delta__free(es);
+	delta__free(e);
+}
+
+/* Trace directories given on the command line (tests/parser/delta_sample.sh) */
+static char **trace_dirs;
+static int ntrace_dirs;
+
+/*
+ * Real traces: a trace known by the digest of its messages must give the
+ * records the encoder of commit 0c31bf6 gave. The upstream sample is
+ * known; an unknown trace fails.
+ */
+static void test_frozen_traces(void **state)
+{
+	static const struct trace_digest frozen[] = {
+		/* the upstream sample trace, 2020-07-02_08:52:51 */
+		{ 193615, 0xd0376d7e657c23bdull, 0x1f55ca6d81af07e8ull },
+	};
+	size_t i, k;
+	int d;
+
+	assert_true(ntrace_dirs > 0);
+	for (d = 0; d < ntrace_dirs; d++) {
+		struct trace_digest t = { 0, FNV_INIT, FNV_INIT };
+		struct trace *tr = trace__open(trace_dirs[d]);
+
+		assert_non_null(tr);
+		for (i = 0; i < trace__stream_count(tr); i++) {
+			struct stream *s = stream__open(stream__path(trace__stream(tr, i)));
+
+			assert_non_null(s);
+			code_stream(s, &t);
+			stream__free(s);
+		}
+		trace__free(tr);
+		print_message("%s: %zu records, in %#llx, out %#llx\n", trace_dirs[d], t.records,
+			      (unsigned long long)t.in, (unsigned long long)t.out);
+		for (k = 0; k < sizeof(frozen) / sizeof(frozen[0]); k++)
+			if (frozen[k].in == t.in)
+				break;
+		assert_true(k < sizeof(frozen) / sizeof(frozen[0]));
+		assert_int_equal(t.records, frozen[k].records);
+		assert_int_equal(t.out, frozen[k].out);
+	}
 }
 
 /* The stream header is a zstd skippable frame whose size field is right */
@@ -530,6 +932,41 @@ static void test_verbatim(void **state)
 	seq_free(normal);
 }
 
+/*
+ * Split or not, verbatim keeps a type grown to more fields than it has
+ * slots for, and a field number protobuf does not have.
+ */
+static void test_split_limits(void **state)
+{
+	struct seq *q = seq_new();
+	struct pbuf b, m;
+	size_t len, nv;
+	uint32_t f, k;
+	uint8_t *enc;
+
+	for (k = 0; k < 3; k++) {
+		b.n = 0;
+		for (f = 1 + 32 * k; f <= 32 * (k + 1) && f <= 65; f++)
+			num(&b, f, f);
+		event(&m, 1 + k, 100 + k, 3, &b);
+		seq_add_pb(q, &m);
+	}
+	b.n = 0;
+	num(&b, 1, 7);
+	put_varint(&b, (uint64_t)1 << 32);
+	put_varint(&b, 1);
+	event(&m, 10, 200, 3, &b);
+	seq_add_pb(q, &m);
+
+	split_coded = 0;
+	enc = encode_all(q, &len, &nv);
+	assert_int_equal(split_coded, q->n);
+	assert_int_equal(nv, 2);
+	expect_decodes_to(enc, len, q);
+	free(enc);
+	seq_free(q);
+}
+
 /* More event types than the table holds: the rest goes verbatim */
 static void test_many_types(void **state)
 {
@@ -612,18 +1049,31 @@ static void test_cut_anywhere(void **state)
 	seq_free(q);
 }
 
+/* One answer of the decoder, into the digest of all of them */
+static uint64_t answer(uint64_t h, int ret, const uint8_t *msg, size_t mlen, size_t used)
+{
+	int64_t a[3] = { ret, ret == 1 ? (int64_t)mlen : 0, ret == 1 ? (int64_t)used : 0 };
+
+	h = fnv(h, a, sizeof(a));
+	return ret == 1 ? fnv(h, msg, mlen) : h;
+}
+
 /*
  * Damaged bytes: every answer is a record, "more" or -EBADMSG; a record
  * always moves on and is never longer than a record can be. Runs to the
  * end of the input for every damage, so a hang would show as a timeout.
+ * The answers are those of the decoder of the first release (commit
+ * 0c31bf6), by FNV-1a.
  */
 static void test_damage(void **state)
 {
 	static const uint8_t masks[] = { 0x01, 0x80, 0xff, 0x10 };
 	struct seq *q = seq_new();
+	uint64_t h = FNV_INIT;
 	size_t len, i, m;
 	uint8_t *enc, *bad;
 
+	rnd_state = RND_SEED;
 	make_trace(q, 60);
 	enc = encode_all(q, &len, NULL);
 	bad = malloc(len);
@@ -632,8 +1082,8 @@ static void test_damage(void **state)
 		for (m = 0; m < sizeof(masks); m++) {
 			struct delta *d = delta__new();
 			size_t pos = 0, nrec = 0;
-			const uint8_t *msg;
-			size_t mlen, used;
+			const uint8_t *msg = NULL;
+			size_t mlen = 0, used = 0;
 			int ret;
 
 			memcpy(bad, enc, len);
@@ -641,9 +1091,11 @@ static void test_damage(void **state)
 			while ((ret = delta__decode(d, bad + pos, len - pos, &msg, &mlen, &used)) == 1) {
 				assert_true(used >= 1 && used <= len - pos);
 				assert_true(mlen <= FRAMING_RECORD_MAX);
+				h = answer(h, ret, msg, mlen, used);
 				pos += used;
 				nrec++;
 			}
+			h = answer(h, ret, msg, mlen, used);
 			assert_true(ret == 0 || ret == -EBADMSG);
 			assert_true(nrec <= len);
 			delta__free(d);
@@ -653,15 +1105,20 @@ static void test_damage(void **state)
 	for (i = 0; i < 2000; i++) {
 		struct delta *d = delta__new();
 		size_t pos = 0, n = 1 + rnd() % 300, k;
-		const uint8_t *msg;
-		size_t mlen, used;
+		const uint8_t *msg = NULL;
+		size_t mlen = 0, used = 0;
+		int ret;
 
 		for (k = 0; k < n; k++)
 			bad[k] = (uint8_t)rnd();
-		while (delta__decode(d, bad + pos, n - pos, &msg, &mlen, &used) == 1)
+		while ((ret = delta__decode(d, bad + pos, n - pos, &msg, &mlen, &used)) == 1) {
+			h = answer(h, ret, msg, mlen, used);
 			pos += used;
+		}
+		h = answer(h, ret, msg, mlen, used);
 		delta__free(d);
 	}
+	assert_int_equal(h, 0xa4f912a5badd41f9ull);
 	free(bad);
 	free(enc);
 	seq_free(q);
@@ -750,21 +1207,32 @@ static void test_no_memory(void **state)
 	seq_free(q);
 }
 
-int main(void)
+/* test_delta [TRACE_DIR...]: with directories, only the frozen traces' test */
+int main(int argc, char **argv)
 {
+	const struct CMUnitTest traces[] = {
+		cmocka_unit_test(test_frozen_traces),
+	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_frozen_records),
 		cmocka_unit_test(test_stream_header),
 		cmocka_unit_test(test_round_trip_trace),
 		cmocka_unit_test(test_dispatch_predicted),
 		cmocka_unit_test(test_protobuf_c_canonical),
 		cmocka_unit_test(test_verbatim),
 		cmocka_unit_test(test_many_types),
+		cmocka_unit_test(test_split_limits),
 		cmocka_unit_test(test_cut_anywhere),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_record_bound),
 		cmocka_unit_test(test_no_memory),
 	};
 
+	if (argc > 1) {
+		trace_dirs = argv + 1;
+		ntrace_dirs = argc - 1;
+		return cmocka_run_group_tests(traces, NULL, NULL);
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
 /*
  * Kernel records to OCTF Events: golden wire bytes (computed by hand from
  * the protobuf encoding rules and the field numbers of the Open-CAS
- * sample trace), and a round trip through the generated decoder.
+ * sample trace), a round trip through the generated decoder, and the
+ * fields the direct encoders note down for the compressed stream.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,8 +13,12 @@
 
 #include <cmocka.h>
 
+#include "delta.h"
 #include "encode.h"
 #include "trace.pb-c.h"
+
+/* the fields the hot encoders note down besides the message */
+static struct delta_split split;
 
 static struct iotrace_event write_event(void)
 {
@@ -45,7 +50,7 @@ static void test_io_golden(void **state)
 		0x48, 0x10,					/* id */
 	};
 	uint8_t buf[ENCODE_MAX];
-	size_t len = encode__event(&e, buf);
+	size_t len = encode__event(&e, buf, &split);
 
 	assert_int_equal(len, sizeof(want));
 	assert_memory_equal(buf, want, sizeof(want));
@@ -66,7 +71,7 @@ static void test_completion_golden(void **state)
 		0xa0, 0x01, 0x0a,				/* status 10 (field 20) */
 	};
 	uint8_t buf[ENCODE_MAX];
-	size_t len = encode__event(&e, buf);
+	size_t len = encode__event(&e, buf, &split);
 
 	assert_int_equal(len, sizeof(want));
 	assert_memory_equal(buf, want, sizeof(want));
@@ -117,7 +122,7 @@ static void test_round_trip_all_types(void **state)
 		e.aux64 = 4096;
 		e.pid = 42;
 		e.flags = IOTRACE_F_PREFLUSH | IOTRACE_F_META;
-		len = encode__event(&e, buf);
+		len = encode__event(&e, buf, &split);
 		assert_true(len > 0);
 		ev = octf__proto__trace__event__unpack(NULL, len, buf);
 		assert_non_null(ev);
@@ -164,7 +169,7 @@ static void test_flush_is_write_with_flag(void **state)
 	e.op = IOTRACE_OP_FLUSH;
 	e.flags = 0;
 	e.nr_sector = 0;
-	len = encode__event(&e, buf);
+	len = encode__event(&e, buf, &split);
 	ev = octf__proto__trace__event__unpack(NULL, len, buf);
 	assert_non_null(ev);
 	assert_int_equal(ev->io->operation, OCTF__PROTO__TRACE__IO_TYPE__Write);
@@ -173,7 +178,7 @@ static void test_flush_is_write_with_flag(void **state)
 	octf__proto__trace__event__free_unpacked(ev, NULL);
 
 	e.type = 99;
-	assert_int_equal(encode__event(&e, buf), 0);
+	assert_int_equal(encode__event(&e, buf, &split), 0);
 }
 
 /* A QUEUE of a regular file: io with process fields, then its filesystemMeta. */
@@ -204,7 +209,7 @@ static void test_queue_file_and_process(void **state)
 	q.file_size = 2048;
 	q.file_kind = IOTRACE_FILE_REG;
 
-	len = encode__io(&q, buf);
+	len = encode__io(&q, buf, &split);
 	ev = octf__proto__trace__event__unpack(NULL, len, buf);
 	assert_non_null(ev);
 	assert_int_equal(ev->event_type_case, OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO);
@@ -218,7 +223,7 @@ static void test_queue_file_and_process(void **state)
 	assert_false(ev->io->metadata);
 	octf__proto__trace__event__free_unpacked(ev, NULL);
 
-	len = encode__fs_meta(&q, buf);
+	len = encode__fs_meta(&q, buf, &split);
 	ev = octf__proto__trace__event__unpack(NULL, len, buf);
 	assert_non_null(ev);
 	assert_int_equal(ev->event_type_case, OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_META);
@@ -236,8 +241,8 @@ static void test_queue_file_and_process(void **state)
 	memset(&q.file, 0, sizeof(q.file));
 	q.file_kind = IOTRACE_FILE_NONE;
 	q.io.flags = IOTRACE_F_DIRECT;
-	assert_int_equal(encode__fs_meta(&q, buf), 0);
-	len = encode__io(&q, buf);
+	assert_int_equal(encode__fs_meta(&q, buf, &split), 0);
+	len = encode__io(&q, buf, &split);
 	ev = octf__proto__trace__event__unpack(NULL, len, buf);
 	assert_non_null(ev);
 	assert_true(ev->io->direct);
@@ -453,20 +458,20 @@ static void test_fast_matches_protobuf_c(void **state)
 
 	for (i = 0; i < 200000; i++) {
 		rnd_queue(&q);
-		got_len = encode__event(&q.io, got);
+		got_len = encode__event(&q.io, got, &split);
 		want_len = encode__ref_event(&q.io, want);
 		assert_int_equal(got_len, want_len);
 		assert_memory_equal(got, want, want_len);
 
 		q.io.type = IOTRACE_EV_QUEUE;
-		got_len = encode__io(&q, got);
+		got_len = encode__io(&q, got, &split);
 		want_len = encode__ref_io(&q, want);
 		assert_int_equal(got_len, want_len);
 		assert_memory_equal(got, want, want_len);
 		if (want_len > longest)
 			longest = want_len;
 
-		got_len = encode__fs_meta(&q, got);
+		got_len = encode__fs_meta(&q, got, &split);
 		want_len = encode__ref_fs_meta(&q, want);
 		assert_int_equal(got_len, want_len);
 		assert_memory_equal(got, want, want_len);
@@ -479,11 +484,62 @@ static void test_fast_matches_protobuf_c(void **state)
 	q.io.op = IOTRACE_OP_WRITE_ZEROES;
 	q.file_kind = IOTRACE_FILE_NONE;
 	memset(q.comm, 'x', sizeof(q.comm));
-	got_len = encode__io(&q, got);
+	got_len = encode__io(&q, got, &split);
 	want_len = encode__ref_io(&q, want);
 	assert_int_equal(want_len, 2 + 22 + 2 + 127);
 	assert_int_equal(got_len, want_len);
 	assert_memory_equal(got, want, want_len);
+}
+
+/* Message kind k (event, io, filesystemMeta) of q, its fields into split */
+static size_t encode_kind(int k, struct iotrace_queue_event *q, uint8_t *buf)
+{
+	switch (k) {
+	case 0:
+		return encode__event(&q->io, buf, &split);
+	case 1:
+		q->io.type = IOTRACE_EV_QUEUE;
+		return encode__io(q, buf, &split);
+	default:
+		return encode__fs_meta(q, buf, &split);
+	}
+}
+
+/*
+ * What the direct encoders note down is their message: a compressed
+ * stream codes either to the same records, which decode to the message.
+ */
+static void test_split_is_message(void **state)
+{
+	struct delta *whole = delta__new(), *parts = delta__new(), *back = delta__new();
+	uint8_t msg[ENCODE_MAX], a[DELTA_ENCODED_MAX(ENCODE_MAX)], b[DELTA_ENCODED_MAX(ENCODE_MAX)];
+	struct iotrace_queue_event q;
+	size_t len, n, coded = 0, all = 0, dlen, used;
+	const uint8_t *dmsg;
+	int i, k;
+
+	assert_true(whole && parts && back);
+	for (i = 0; i < 100000; i++) {
+		rnd_queue(&q);
+		for (k = 0; k < 3; k++) {
+			len = encode_kind(k, &q, msg);
+			if (!len)
+				continue;
+			n = delta__encode(whole, msg, len, a);
+			assert_int_equal(delta__encode_split(parts, &split, msg, len, b), n);
+			assert_memory_equal(a, b, n);
+			assert_int_equal(delta__decode(back, a, n, &dmsg, &dlen, &used), 1);
+			assert_int_equal(dlen, len);
+			assert_memory_equal(dmsg, msg, len);
+			coded += a[0] || a[1];
+			all++;
+		}
+	}
+	/* not verbatim but for a sid or timestamp of 0 */
+	assert_true(coded > all / 2);
+	delta__free(back);
+	delta__free(parts);
+	delta__free(whole);
 }
 
 int main(void)
@@ -499,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_vfs),
 		cmocka_unit_test(test_fs_event),
 		cmocka_unit_test(test_fast_matches_protobuf_c),
+		cmocka_unit_test(test_split_is_message),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

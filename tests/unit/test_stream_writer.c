@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include "delta.h"
+#include "encode.h"
 #include "framing.h"
 #include "stream.h"
 #include "stream_writer.h"
@@ -273,6 +275,59 @@ static void test_compressed_failed_write(void **state)
 	stream_zstd__free(z);
 }
 
+/* The file of n block I/O events appended whole (split NULL) or with their fields */
+static size_t write_events(const char *file, struct stream_zstd *z, bool split, uint8_t *buf,
+			   size_t cap)
+{
+	struct stream_writer *w = stream_writer__create(file, z);
+	static const uint8_t types[] = { IOTRACE_EV_QUEUE, IOTRACE_EV_ISSUE, IOTRACE_EV_COMPLETE };
+	struct iotrace_event e = { .nr_sector = 8, .dev = 7u << 20, .pid = 42 };
+	struct delta_split s;
+	uint8_t m[ENCODE_MAX];
+	FILE *f;
+	size_t i, len;
+
+	assert_non_null(w);
+	for (i = 0; i < 30000; i++) {
+		e.sid = 1 + i;
+		e.ts = 1000000000 + i * 3000;
+		e.type = types[i % 3];
+		e.id = 0xffff888100000000ull + (i / 3 % 37) * 0x100;
+		e.sector = (i / 3 * 7919 % 100000) * 8;
+		len = encode__event(&e, m, &s);
+		assert_int_equal(stream_writer__append_split(w, m, len, split ? &s : NULL), 0);
+	}
+	assert_int_equal(stream_writer__close(w), 0);
+	f = fopen(file, "rb");
+	assert_non_null(f);
+	len = fread(buf, 1, cap, f);
+	fclose(f);
+	return len;
+}
+
+/* Appending a message with its fields writes the same file, raw or compressed */
+static void test_split_same_file(void **state)
+{
+	static uint8_t whole[1 << 20], parts[1 << 20];
+	struct stream_zstd *z = stream_zstd__new(3);
+	char other[PATH_MAX + 8];
+	struct stream_zstd *zz;
+	size_t len;
+	int compressed;
+
+	assert_non_null(z);
+	snprintf(other, sizeof(other), "%s.split", path);
+	for (compressed = 0; compressed < 2; compressed++) {
+		zz = compressed ? z : NULL;
+		len = write_events(path, zz, false, whole, sizeof(whole));
+		assert_int_equal(write_events(other, zz, true, parts, sizeof(parts)), len);
+		assert_memory_equal(whole, parts, len);
+		unlink(path);
+		unlink(other);
+	}
+	stream_zstd__free(z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +336,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_keeps_flushed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_failed_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_same_file, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
