@@ -156,12 +156,6 @@ static bool in_range(struct reader *r, struct rstream *rs, uint64_t sid)
 	return false;
 }
 
-/*
- * Reads stream i's next wanted record. One whose sid has a free slot in
- * this filler's window is decoded straight into it (returns 2); any other
- * into the stream's pending (returns 1). 0 when the stream has no more
- * (ended, damaged, or out of memory: f->err).
- */
 /* For stream__skip(): a record below the range's start (and one sure to be so) */
 static bool below_range(const uint8_t *msg, size_t len, void *ctx)
 {
@@ -171,6 +165,12 @@ static bool below_range(const uint8_t *msg, size_t len, void *ctx)
 	return decode__peek_sid(msg, len, &sid) && sid < r->lo;
 }
 
+/*
+ * Reads stream i's next wanted record. One whose sid has a free slot in
+ * this filler's window is decoded straight into it (returns 2); any other
+ * into the stream's pending (returns 1). 0 when the stream has no more
+ * (ended, damaged, or out of memory: f->err).
+ */
 static int read_pending(struct reader *r, struct filler *f, size_t i)
 {
 	struct rstream *rs = &r->rs[i];

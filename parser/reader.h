@@ -57,6 +57,13 @@ struct reader;
 struct reader *reader__new(struct trace *t, unsigned int types, unsigned int threads);
 
 /*
+ * A stream's sids only go back by the few a nested program overtook
+ * (none in the upstream sample); a larger slack has the lower reader read
+ * on for nothing (4 windows were a third of the sample's records).
+ */
+#define READER_RANGE_SLACK ((uint64_t)READER_QUARTER)
+
+/*
  * Split runs (split.h): only the events with lo <= sid < hi (no end for
  * hi = UINT64_MAX), on a reader
  * without a helper thread, set before the first reader__next(). Records
@@ -67,12 +74,6 @@ struct reader *reader__new(struct trace *t, unsigned int types, unsigned int thr
  * the upper range counts such records (reader__stragglers()), and with
  * any, the lower range was incomplete.
  */
-/*
- * A stream's sids only go back by the few a nested program overtook
- * (none in the upstream sample); a larger slack has the lower reader read
- * on for nothing (4 windows were a third of the sample's records).
- */
-#define READER_RANGE_SLACK ((uint64_t)READER_QUARTER)
 void reader__set_range(struct reader *r, uint64_t lo, uint64_t hi);
 uint64_t reader__stragglers(const struct reader *r);
 
