@@ -322,7 +322,12 @@ static inline uint8_t *body_bool(uint8_t *p, struct delta_split *s, uint32_t fie
 	return body_u64(p, s, field, v);
 }
 
-/* A length-delimited field of the body (bytes, a sub-message) begun with wire_begin() */
+/*
+ * A length-delimited field of the body (bytes, a sub-message) begun with
+ * wire_begin(). The pointer noted stays good: wire_end() of the body
+ * itself would move it, but only a body of 128 bytes or more moves, and
+ * the widest io is 127 (test_encode checks it).
+ */
 static inline uint8_t *body_end_len(uint8_t *p, struct delta_split *s, uint32_t field,
 				    uint8_t *len_at)
 {
