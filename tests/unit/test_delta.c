@@ -59,12 +59,18 @@ static void num(struct pbuf *m, uint32_t field, uint64_t v)
 	put_varint(m, v);
 }
 
+/* Appends bytes as they are, protobuf or not */
+static void raw(struct pbuf *m, const void *p, size_t len)
+{
+	memcpy(m->b + m->n, p, len);
+	m->n += len;
+}
+
 static void bytes(struct pbuf *m, uint32_t field, const void *p, size_t len)
 {
 	put_varint(m, (uint64_t)field << 3 | 2);
 	put_varint(m, len);
-	memcpy(m->b + m->n, p, len);
-	m->n += len;
+	raw(m, p, len);
 }
 
 /* An Event: header {sid, timestamp}, then body as field `type` */
@@ -271,13 +277,6 @@ static void make_trace(struct seq *q, size_t nio)
 			seq_add_pb(q, &m);
 		}
 	}
-}
-
-/* Appends bytes as they are, protobuf or not */
-static void raw(struct pbuf *m, const void *p, size_t len)
-{
-	memcpy(m->b + m->n, p, len);
-	m->n += len;
 }
 
 /* Numbers of every size: ids from a pool larger than the recent ones, the last one again */
