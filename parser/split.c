@@ -10,6 +10,7 @@
 #include "decode.h"
 #include "join.h"
 #include "reader.h"
+#include "shared_maps.h"
 #include "split.h"
 #include "stream.h"
 #include "trace.h"
@@ -30,8 +31,9 @@ struct half {
 	unsigned int join_flags;
 	uint64_t events;
 	bool upper;
+	const struct shared_maps *maps;	/* NULL: the streams map their files */
 
-	struct trace *t;
+	struct trace *t;	/* the lower half's is opened before the split starts */
 	struct reader *rd;
 	struct join *j;
 	void *view;
@@ -40,6 +42,7 @@ struct half {
 
 struct split {
 	struct half h[2];
+	struct shared_maps *maps;
 	struct merge_error *errs;
 	size_t nerr;
 };
@@ -90,9 +93,12 @@ static int half_open(struct half *h)
 	struct join_sink sink = { half_record, h, NULL };
 
 	/* not there, not a trace: one pass says so */
-	h->t = trace__open(h->dir);
+	if (!h->t)
+		h->t = trace__open(h->dir);
 	if (!h->t)
 		return errno == ENOMEM ? -ENOMEM : 1;
+	if (h->maps)
+		shared_maps__lend(h->maps, h->t);
 	h->j = join__new(h->join_flags | (h->upper ? JOIN_DEFER : 0), &sink);
 	h->rd = h->j ? reader__new(h->t, join__event_types(h->j), 1) : NULL;
 	h->view = h->rd ? h->ops->create(h->out, h->opts) : NULL;
@@ -245,6 +251,11 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 		h->events = events;
 		h->upper = k == 1;
 	}
+	/* a listing for the maps, then the lower half's trace */
+	s->h[0].t = trace__open(dir);
+	if (s->h[0].t)
+		s->maps = shared_maps__new(s->h[0].t);
+	s->h[0].maps = s->h[1].maps = s->maps;
 	if (start_thread(&th, &s->h[1])) {
 		r = 0;
 		goto out;
@@ -299,6 +310,7 @@ void split__free(struct split *s)
 		return;
 	half_close(&s->h[0]);
 	half_close(&s->h[1]);
+	shared_maps__free(s->maps);
 	free(s->errs);
 	free(s);
 }

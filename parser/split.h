@@ -11,6 +11,7 @@
  * them (raw files read in place make that a few byte reads), its join
  * keeps what concerns I/Os it has not seen (JOIN_DEFER), and at the end
  * the lower half's join takes those, both finish, and the views merge.
+ * Both halves read the files through one mapping (shared_maps.h).
  * The result is that of one pass; where it could differ, the split gives
  * up and the caller runs one pass: a stream with a record of the lower
  * half far into the upper one (reader.h), or a request with bios on both

@@ -56,6 +56,10 @@ struct stream {
 
 	/* raw files read in place: buf is the mapping, cap its length */
 	bool mapped;
+	/* stream__use_map(): the mapping is the caller's, kept whole */
+	bool borrowed;
+	const uint8_t *lent;
+	size_t lent_len;
 	size_t dropped;		/* [0, dropped) given back to the kernel */
 
 	/* zstd files only */
@@ -143,6 +147,34 @@ static void map_raw(struct stream *s)
 	s->file_eof = true;
 }
 
+/* A zstd skippable frame (magic 0x184D2A5?): ours marks delta records */
+static bool skippable_magic(const uint8_t *b)
+{
+	return (b[0] & 0xf0) == 0x50 && !memcmp(b + 1, "\x2a\x4d\x18", 3);
+}
+
+/* Reads a raw file in the caller's mapping; false for a compressed one. */
+static bool use_lent(struct stream *s)
+{
+	if (s->lent_len >= sizeof(zstd_magic) &&
+	    (!memcmp(s->lent, zstd_magic, sizeof(zstd_magic)) || skippable_magic(s->lent)))
+		return false;
+	s->buf = (uint8_t *)s->lent;
+	s->cap = s->end = s->lent_len;
+	s->mapped = s->borrowed = true;
+	s->file_eof = true;
+	s->started = true;
+	return true;
+}
+
+void stream__use_map(struct stream *s, const uint8_t *map, size_t len)
+{
+	if (s->started)
+		return;
+	s->lent = map;
+	s->lent_len = len;
+}
+
 /* Gives back the pages well behind pos. */
 static void drop_behind(struct stream *s)
 {
@@ -163,6 +195,8 @@ static int stream_start(struct stream *s)
 	bool skippable;
 	ssize_t r;
 
+	if (s->lent && use_lent(s))
+		return 0;
 	s->cap = STREAM_BUF_SIZE;
 	s->buf = malloc(s->cap);
 	if (!s->buf)
@@ -172,9 +206,7 @@ static int stream_start(struct stream *s)
 		return (int)r;
 	if ((size_t)r < sizeof(zstd_magic))
 		s->file_eof = true;
-	/* a zstd skippable frame (magic 0x184D2A5?): ours marks delta records */
-	skippable = (size_t)r == sizeof(zstd_magic) && (s->buf[0] & 0xf0) == 0x50 &&
-		    !memcmp(s->buf + 1, "\x2a\x4d\x18", 3);
+	skippable = (size_t)r == sizeof(zstd_magic) && skippable_magic(s->buf);
 	if (skippable) {
 		ssize_t more = read_full(s->fd, s->buf + r, DELTA_STREAM_HEADER_LEN - (size_t)r);
 
@@ -378,7 +410,7 @@ static inline int next_record(struct stream *s, const uint8_t **msg, size_t *len
 				*len = (size_t)rlen;
 				s->offset = s->buf_off + s->pos;
 				s->pos += need;
-				if (s->mapped && s->pos - s->dropped >= 2 * MAP_KEEP)
+				if (s->mapped && !s->borrowed && s->pos - s->dropped >= 2 * MAP_KEEP)
 					drop_behind(s);
 				return 1;
 			}
@@ -471,9 +503,9 @@ void stream__free(struct stream *s)
 	ZSTD_freeDStream(s->zds);
 	delta__free(s->delta);
 	free(s->in);
-	if (s->mapped)
+	if (s->mapped && !s->borrowed)
 		munmap(s->buf, s->cap);
-	else
+	else if (!s->borrowed)
 		free(s->buf);
 	free(s->path);
 	free(s);

@@ -56,6 +56,15 @@ uint64_t stream__offset(const struct stream *s);
  */
 int stream__rewind(struct stream *s);
 
+/*
+ * Has s read its file through map (the whole file, len bytes) if the file
+ * is raw: a mapping made once for streams of the same file in several
+ * threads (shared_maps.h). s neither gives its pages back nor unmaps it:
+ * it must outlive s. Before the first read; a compressed file is read
+ * as usual.
+ */
+void stream__use_map(struct stream *s, const uint8_t *map, size_t len);
+
 const char *stream__path(const struct stream *s);
 
 /* Accepts NULL. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Stream files: records read back raw and from zstd frames, offsets,
- * passing over records (stream__skip), and every kind of damage (truncated tail, bad length, cut zstd) ending in
+ * passing over records (stream__skip), mappings lent by the caller,
+ * and every kind of damage (truncated tail, bad length, cut zstd) ending in
  * the documented error, never in a hang or a crash.
  */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -647,6 +649,71 @@ static void test_skip(void **state)
 	free(rs.b);
 }
 
+/*
+ * A lent mapping is what the stream reads, it stays the lender's (mapped
+ * after the stream is freed), and a compressed file ignores it.
+ */
+static void test_lent_map(void **state)
+{
+	struct rec_stream rs, other;
+	struct stream *s;
+	const uint8_t *msg;
+	size_t zlen, len;
+	uint8_t *z, *m;
+	const char *path;
+
+	make_stream(&rs);
+	memset(&other, 0, sizeof(other));
+	add_record(&other, 3);
+	add_record(&other, 200);
+	m = mmap(NULL, rs.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	memcpy(m, rs.b, rs.len);
+
+	/* the file holds other records: those of the lent bytes come out */
+	path = write_file("lent", other.b, other.len);
+	s = stream__open(path);
+	assert_non_null(s);
+	stream__use_map(s, m, rs.len);
+	expect_rest(s, &rs, 0);
+	assert_int_equal(stream__rewind(s), 0);
+	expect_rest(s, &rs, 0);
+	stream__free(s);
+	assert_memory_equal(m, rs.b, rs.len);
+
+	/* cut short: the same error as a file cut there */
+	s = stream__open(path);
+	assert_non_null(s);
+	stream__use_map(s, m, rs.off[6] + 100);
+	for (len = 0; len < 6; len++)
+		assert_int_equal(stream__next(s, &msg, &zlen), 1);
+	assert_int_equal(stream__next(s, &msg, &zlen), -ENODATA);
+	assert_int_equal(stream__offset(s), rs.off[6]);
+	stream__free(s);
+
+	/* lent after the first read: too late, the file is read */
+	s = stream__open(path);
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), 1);
+	stream__use_map(s, m, rs.len);
+	assert_int_equal(stream__rewind(s), 0);
+	expect_rest(s, &other, 0);
+	stream__free(s);
+
+	/* a zstd file with its own bytes lent: decompressed as usual */
+	z = zstd_two_frames(rs.b, rs.len, rs.off[2], &zlen);
+	path = write_file("lent.zst", z, zlen);
+	s = stream__open(path);
+	assert_non_null(s);
+	stream__use_map(s, z, zlen);
+	expect_rest(s, &rs, 0);
+	stream__free(s);
+	free(z);
+	munmap(m, rs.len);
+	free(other.b);
+	free(rs.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_delta_bad_record),
 		cmocka_unit_test(test_foreign_skippable),
 		cmocka_unit_test(test_skip),
+		cmocka_unit_test(test_lent_map),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
