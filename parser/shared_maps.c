@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "shared_maps.h"
 #include "stream.h"
 #include "trace.h"
 
 struct shared_map {
-	char *path;		/* NULL: not mapped (not a regular file, empty) */
+	const char *path;	/* NULL: not mapped (not a regular file, empty) */
 	const uint8_t *map;
 	size_t len;
 };
@@ -22,42 +21,22 @@ struct shared_maps {
 	size_t n;
 };
 
-/* 1 mapped, 0 not a file to map, -1 failed */
-static int map_file(const char *path, size_t room, struct shared_map *out)
+/* Whether s is a regular, non-empty file, and its length */
+static bool mappable(const struct stream *s, size_t *len)
 {
 	struct stat st;
-	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		close(fd);
-		return 0;
-	}
-	if ((uint64_t)st.st_size > room) {
-		close(fd);
-		return -1;
-	}
-	/* the mapping holds its own reference to the file */
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return -1;
-	out->path = strdup(path);
-	out->map = m;
-	out->len = (size_t)st.st_size;
-	if (!out->path) {
-		munmap(m, out->len);
-		return -1;
-	}
-	return 1;
+	if (fstat(stream__fd(s), &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SHARED_MAPS_MAX)
+		return false;
+	*len = (size_t)st.st_size;
+	return true;
 }
 
 struct shared_maps *shared_maps__new(const struct trace *t)
 {
 	struct shared_maps *sm;
-	size_t i, total = 0, mapped = 0;
+	size_t i, total = 0;
 
 	sm = calloc(1, sizeof(*sm));
 	if (!sm)
@@ -67,33 +46,39 @@ struct shared_maps *shared_maps__new(const struct trace *t)
 	if (!sm->m)
 		goto fail;
 	for (i = 0; i < sm->n; i++) {
-		int r = map_file(stream__path(trace__stream(t, i)), SHARED_MAPS_MAX - total,
-				 &sm->m[i]);
+		const struct stream *s = trace__stream(t, i);
+		struct shared_map *f = &sm->m[i];
+		void *m;
 
-		if (r < 0)
+		if (!mappable(s, &f->len))
+			continue;
+		total += f->len;
+		if (total > SHARED_MAPS_MAX)
 			goto fail;
-		if (r) {
-			total += sm->m[i].len;
-			mapped++;
-		}
+		m = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, stream__fd(s), 0);
+		if (m == MAP_FAILED)
+			goto fail;
+		f->map = m;
+		f->path = stream__path(s);
 	}
-	if (mapped)
+	if (total)
 		return sm;
 fail:
 	shared_maps__free(sm);
 	return NULL;
 }
 
-void shared_maps__lend(const struct shared_maps *m, struct trace *t)
+void shared_maps__lend(const struct shared_maps *sm, struct trace *t)
 {
 	size_t i, n = trace__stream_count(t);
 
 	/* the same listing of the same directory: a file that came or went between them is not lent */
-	for (i = 0; i < n && i < m->n; i++) {
+	for (i = 0; i < n && i < sm->n; i++) {
 		struct stream *s = trace__stream(t, i);
+		const struct shared_map *f = &sm->m[i];
 
-		if (m->m[i].path && !strcmp(m->m[i].path, stream__path(s)))
-			stream__use_map(s, m->m[i].map, m->m[i].len);
+		if (f->path && !strcmp(f->path, stream__path(s)))
+			stream__use_map(s, f->map, f->len);
 	}
 }
 
@@ -106,7 +91,6 @@ void shared_maps__free(struct shared_maps *sm)
 	for (i = 0; sm->m && i < sm->n; i++) {
 		if (sm->m[i].path)
 			munmap((void *)sm->m[i].map, sm->m[i].len);
-		free(sm->m[i].path);
 	}
 	free(sm->m);
 	free(sm);

@@ -27,9 +27,10 @@ struct trace;
 #define SHARED_MAPS_MAX ((size_t)32 << 20)
 
 /*
- * Maps the files of t's streams, read only. NULL when there is nothing to
- * share: no mappable file, more than SHARED_MAPS_MAX bytes, or no memory
- * (the halves then map their files themselves).
+ * Maps the files of t's streams, read only; t must stay open while the
+ * maps are lent. NULL when there is nothing to share: no mappable file,
+ * more than SHARED_MAPS_MAX bytes, or no memory (the halves then map
+ * their files themselves).
  */
 struct shared_maps *shared_maps__new(const struct trace *t);
 

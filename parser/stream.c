@@ -494,6 +494,11 @@ const char *stream__path(const struct stream *s)
 	return s->path;
 }
 
+int stream__fd(const struct stream *s)
+{
+	return s->fd;
+}
+
 void stream__free(struct stream *s)
 {
 	if (!s)

@@ -67,6 +67,9 @@ void stream__use_map(struct stream *s, const uint8_t *map, size_t len);
 
 const char *stream__path(const struct stream *s);
 
+/* The open file, for mapping it elsewhere (the stream keeps it). */
+int stream__fd(const struct stream *s);
+
 /* Accepts NULL. */
 void stream__free(struct stream *s);
 
