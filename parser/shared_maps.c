@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 
 #include "shared_maps.h"
 #include "stream.h"
@@ -21,18 +19,6 @@ struct shared_maps {
 	size_t n;
 };
 
-/* Whether s is a regular, non-empty file, and its length */
-static bool mappable(const struct stream *s, size_t *len)
-{
-	struct stat st;
-
-	if (fstat(stream__fd(s), &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > SHARED_MAPS_MAX)
-		return false;
-	*len = (size_t)st.st_size;
-	return true;
-}
-
 struct shared_maps *shared_maps__new(const struct trace *t)
 {
 	struct shared_maps *sm;
@@ -48,18 +34,14 @@ struct shared_maps *shared_maps__new(const struct trace *t)
 	for (i = 0; i < sm->n; i++) {
 		const struct stream *s = trace__stream(t, i);
 		struct shared_map *f = &sm->m[i];
-		void *m;
 
-		if (!mappable(s, &f->len))
+		f->map = stream__map_file(s, &f->len);
+		if (!f->map)
 			continue;
+		f->path = stream__path(s);
 		total += f->len;
 		if (total > SHARED_MAPS_MAX)
 			goto fail;
-		m = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, stream__fd(s), 0);
-		if (m == MAP_FAILED)
-			goto fail;
-		f->map = m;
-		f->path = stream__path(s);
 	}
 	if (total)
 		return sm;

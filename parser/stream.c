@@ -124,24 +124,36 @@ static ssize_t read_full(int fd, uint8_t *dst, size_t len)
 	return (ssize_t)got;
 }
 
-/*
- * Reads a raw file in place if it can be mapped; else (a pipe, an empty
- * file, no address space) it is read into the buffer.
- */
-static void map_raw(struct stream *s)
+const uint8_t *stream__map_file(const struct stream *s, size_t *len)
 {
 	struct stat st;
 	void *m;
 
 	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > SIZE_MAX)
-		return;
+		return NULL;
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
 	if (m == MAP_FAILED)
+		return NULL;
+	*len = (size_t)st.st_size;
+	return m;
+}
+
+/*
+ * Reads a raw file in place if it can be mapped; else (a pipe, an empty
+ * file, no address space) it is read into the buffer.
+ */
+static void map_raw(struct stream *s)
+{
+	const uint8_t *m;
+	size_t len;
+
+	m = stream__map_file(s, &len);
+	if (!m)
 		return;
 	free(s->buf);
-	s->buf = m;
-	s->cap = s->end = (size_t)st.st_size;
+	s->buf = (uint8_t *)m;
+	s->cap = s->end = len;
 	s->pos = 0;
 	s->mapped = true;
 	s->file_eof = true;
@@ -492,11 +504,6 @@ uint64_t stream__offset(const struct stream *s)
 const char *stream__path(const struct stream *s)
 {
 	return s->path;
-}
-
-int stream__fd(const struct stream *s)
-{
-	return s->fd;
 }
 
 void stream__free(struct stream *s)

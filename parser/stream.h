@@ -57,6 +57,12 @@ uint64_t stream__offset(const struct stream *s);
 int stream__rewind(struct stream *s);
 
 /*
+ * s's whole file mapped read only, its length in *len; NULL if it is not
+ * a regular, non-empty file or does not map. The caller unmaps it.
+ */
+const uint8_t *stream__map_file(const struct stream *s, size_t *len);
+
+/*
  * Has s read its file through map (the whole file, len bytes) if the file
  * is raw: a mapping made once for streams of the same file in several
  * threads (shared_maps.h). s neither gives its pages back nor unmaps it:
@@ -66,9 +72,6 @@ int stream__rewind(struct stream *s);
 void stream__use_map(struct stream *s, const uint8_t *map, size_t len);
 
 const char *stream__path(const struct stream *s);
-
-/* The open file, for mapping it elsewhere (the stream keeps it). */
-int stream__fd(const struct stream *s);
 
 /* Accepts NULL. */
 void stream__free(struct stream *s);
