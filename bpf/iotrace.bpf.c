@@ -47,6 +47,15 @@
 const volatile __u32 targ_devs[IOTRACE_MAX_DEVICES] = {};
 const volatile __u32 targ_ndevs = 0;
 
+/*
+ * Set by user space (--dispatch): report the dispatch of each request to
+ * the driver. Off, block_rq_issue only reports requests without a bio,
+ * which are I/Os of their own. A dispatch is a third record per I/O: it
+ * cost about 220 ns of program time per I/O (bpf_stats, fio random reads
+ * on a loop device at 100k IOPS) and a third of the collector's work.
+ */
+const volatile __u8 trace_dispatch = 0;
+
 /* log2 of the page size, set by user space (12 on x86-64) */
 const volatile __u32 page_shift = 12;
 
@@ -577,6 +586,10 @@ static __always_inline int on_rq_issue(struct request *rq)
 	struct bio *bio, *b;
 	__u32 opf, bio_dev, n;
 
+	/* the common case first, before anything else is read */
+	bio = rq->bio;
+	if (bio && !trace_dispatch)
+		return 0;
 	/* not I/O of the traced devices' users; see core_fixes.bpf.h */
 	opf = rq->cmd_flags;
 	if (iotrace_op_is_passthrough(opf & IOTRACE_REQ_OP_MASK))
@@ -590,7 +603,6 @@ static __always_inline int on_rq_issue(struct request *rq)
 	 * whole disk is traced.
 	 */
 	e.dev = iotrace_disk_devt(iotrace_rq_disk(rq));
-	bio = rq->bio;
 	if (bio) {
 		iotrace_bio_devs(bio, &bio_dev, &e.part);
 		if (bio_dev != e.dev)

@@ -49,6 +49,9 @@ void cmd_tracing_help(FILE *out)
 	      "                           about 12 bytes per block I/O; none, octf.trace.<cpu>,\n"
 	      "                           Open-CAS's raw OCTF (about 150 bytes per I/O)\n"
 	      "      --compress-level N   zstd level (1-19, default 3)\n"
+	      "      --dispatch           also record each request's dispatch to the driver:\n"
+	      "                           queue and device time per I/O (Q2D, D2C), at the cost\n"
+	      "                           of a third record per I/O\n"
 	      "      --vfs                also trace system calls on files of the traced devices:\n"
 	      "                           read/write families, open, close, fsync, lseek, mmap,\n"
 	      "                           ... and io_uring requests (iotrace -P --vfs shows them)\n"
@@ -105,7 +108,8 @@ static int device_error(const struct devices_error *e)
 	}
 }
 
-enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP, OPT_PATHS, OPT_COMPRESS, OPT_COMPRESS_LEVEL };
+enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP, OPT_PATHS, OPT_COMPRESS, OPT_COMPRESS_LEVEL,
+       OPT_DISPATCH };
 
 /* The cgroup2 mount point, for cgroup paths given relative to it. */
 static const char *cgroup2_root(void)
@@ -194,6 +198,7 @@ int cmd_tracing(int argc, char **argv)
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "vfs", no_argument, NULL, OPT_VFS },
+		{ "dispatch", no_argument, NULL, OPT_DISPATCH },
 		{ "pids", required_argument, NULL, OPT_PIDS },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
@@ -248,6 +253,9 @@ int cmd_tracing(int argc, char **argv)
 			break;
 		case OPT_VFS:
 			cfg.vfs = true;
+			break;
+		case OPT_DISPATCH:
+			cfg.dispatch = true;
 			break;
 		case OPT_COMPRESS:
 			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))

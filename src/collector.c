@@ -204,6 +204,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
 	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
 	c->skel->rodata->wake_bytes = ring_bytes(cfg) / 4;
+	c->skel->rodata->trace_dispatch = cfg->dispatch;
 	/*
 	 * The rings are made in collector__run(). An inner ring may differ
 	 * from the template in size (the kernel's bpf_map_meta_equal() does

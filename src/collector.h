@@ -26,6 +26,8 @@ struct collector_config {
 	const char *label;
 	/* --vfs: trace system calls on files of the traced devices */
 	bool vfs;
+	/* --dispatch: also record each request's dispatch to the driver */
+	bool dispatch;
 	/* --pids, --comm, --cgroup: which tasks' calls are traced (empty = all) */
 	struct trace_filters filters;
 	/* --paths: comma-separated globs on the full path (NULL = all) */

@@ -112,6 +112,8 @@ def main():
     ap.add_argument("--min-io", type=int, default=1)
     ap.add_argument("--min-split", type=int, default=0)
     ap.add_argument("--min-dispatch", type=int, default=0)
+    ap.add_argument("--no-dispatch", action="store_true",
+                    help="the trace was taken without --dispatch: no ioDispatch at all")
     ap.add_argument("--phases",
                     help="file of 'NAME MONOTONIC_NS <stat fields>' lines, one per workload "
                          "step: prints the sectors per step, trace vs stat")
@@ -266,6 +268,8 @@ def main():
     if a.min_dispatch:
         check(counts["ioDispatch"] >= a.min_dispatch,
               "at least %d ioDispatch (got %d)" % (a.min_dispatch, counts["ioDispatch"]))
+    if a.no_dispatch:
+        check(counts["ioDispatch"] == 0, "no ioDispatch without --dispatch (got %d)" % counts["ioDispatch"])
 
     # The kernel's /sys/block stat counts REQ_OP_WRITE_ZEROES as writes
     # (op_stat_group: every odd op that is not a discard is STAT_WRITE).

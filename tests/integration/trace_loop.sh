@@ -195,7 +195,7 @@ elapsed() { python3 -c "print('%.1f' % ($(now) - $1))"; }
 # =============================================================================
 echo "# run 1: known workload, stopped by SIGINT"
 t0=$(now)
-if want_run 1 && start_tracer run1 -l integration; then
+if want_run 1 && start_tracer run1 -l integration --dispatch; then
 	sync
 	sleep 0.5
 	: >"$T/phases"
@@ -353,7 +353,7 @@ if want_run 5 && sync && sleep 1 && start_tracer run5 --compress none; then
 		[ "$(wc -l <"$T/run5.jsonl")" = "$(iotrace_json_get "$T/run5.out" tracedEvents)" ]
 	RD=$(( $(field "$T/stat5.after" 3) - $(field "$T/stat5.before" 3) ))
 	WR=$(( $(field "$T/stat5.after" 7) - $(field "$T/stat5.before" 7) ))
-	run_checker "$T/run5.jsonl" --dev "$DEVT" --name "$LN" --min-io 100 \
+	run_checker "$T/run5.jsonl" --dev "$DEVT" --name "$LN" --min-io 100 --no-dispatch \
 		--read-sectors "$RD" --write-sectors "$WR"
 fi
 
