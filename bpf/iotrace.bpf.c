@@ -509,6 +509,22 @@ static __always_inline void file_of_bio(struct bio *bio,
 #include "vfs.bpf.h"
 #include "fs_events.bpf.h"
 
+/*
+ * The submitting task's name and cgroup v2 id by direct loads, which is
+ * what bpf_get_current_comm() and bpf_get_current_cgroup_id() read; the
+ * two helper calls took about 70 ns of the queue program's 590 (bpf_stats,
+ * fio random reads at 100k IOPS).
+ */
+static __always_inline void task_ids(struct iotrace_queue_event *q)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	const __u64 *comm = (const __u64 *)t->comm;
+
+	__builtin_memcpy(q->comm, &comm[0], 8);
+	__builtin_memcpy(q->comm + 8, &comm[1], 8);
+	q->cgroup = t->cgroups->dfl_cgrp->kn->id;
+}
+
 static __always_inline int on_bio_queue(struct bio *bio)
 {
 	struct iotrace_queue_event q = {};
@@ -523,8 +539,7 @@ static __always_inline int on_bio_queue(struct bio *bio)
 	set_bio_range(&q.io, bio);
 	set_op_flags(&q.io, bio->bi_opf);
 	q.io.write_hint = iotrace_bio_write_hint(bio);
-	q.cgroup = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(q.comm, sizeof(q.comm));
+	task_ids(&q);
 	dio = bio_iomap_dio(bio);
 	file_of_bio(bio, dio, &q);
 	if (vfs_enabled) {
