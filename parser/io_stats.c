@@ -106,6 +106,15 @@ void io_stats__merge(struct io_stats *dst, const struct io_stats *src)
 	dst->any = true;
 }
 
+void io_stats__settle(struct io_stats *s)
+{
+	unsigned int g;
+
+	for (g = 0; g < GRP_COUNT; g++)
+		workset__settle(&s->op[g].workset);
+	workset__settle(&s->other.workset);
+}
+
 uint64_t io_stats__duration(const struct io_stats *s)
 {
 	return s->any ? s->last_ts - s->first_ts : 0;

@@ -55,6 +55,8 @@ void io_stats__add(struct io_stats *s, const struct io_rec *r, bool workset);
 void io_stats__total(struct io_stats *s);
 /* Adds src (not yet totalled) to dst. */
 void io_stats__merge(struct io_stats *dst, const struct io_stats *src);
+/* Sorts what the worksets hold (workset__settle()). */
+void io_stats__settle(struct io_stats *s);
 /* ns from the first submission to the last completion; 0 if none */
 uint64_t io_stats__duration(const struct io_stats *s);
 void io_stats__free(struct io_stats *s);

@@ -434,6 +434,15 @@ static int stats_merge(void *p, void *q, const unsigned int *dev_map, size_t nde
 	return 0;
 }
 
+static void stats_settle(void *p)
+{
+	struct stats_view *v = p;
+	size_t i;
+
+	for (i = 0; i < v->ndev; i++)
+		io_stats__settle(&v->dev[i]);
+}
+
 static void stats_destroy(void *p)
 {
 	struct stats_view *v = p;
@@ -454,5 +463,6 @@ const struct view_ops stats_view_ops = {
 	.record = stats_record,
 	.finish = stats_finish,
 	.merge = stats_merge,
+	.settle = stats_settle,
 	.destroy = stats_destroy,
 };

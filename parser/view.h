@@ -46,6 +46,12 @@ struct view_ops {
 	 * records in order, or use queue depths or files.
 	 */
 	int (*merge)(void *v, void *src, const unsigned int *dev_map, size_t ndev);
+	/*
+	 * Split runs: the half's records are in (a few more may come); does
+	 * now, on the half's CPU, what merge and finish would do after both
+	 * halves (sorting). NULL if nothing.
+	 */
+	void (*settle)(void *v);
 	void (*destroy)(void *v);
 };
 

@@ -26,31 +26,42 @@ static void push(struct ws_range *out, size_t *n, const struct ws_range *r)
 	out[(*n)++] = *r;
 }
 
+/* Merges add[0..n), sorted by start, into merged[]. */
+static int merge_in(struct workset *w, const struct ws_range *add, size_t n)
+{
+	size_t i = 0, k = 0, m = 0, cap = w->nmerged + n;
+	struct ws_range *out;
+
+	if (!n)
+		return 0;
+	out = malloc(cap * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	while (i < w->nmerged || k < n) {
+		if (k == n || (i < w->nmerged && w->merged[i].start <= add[k].start))
+			push(out, &m, &w->merged[i++]);
+		else
+			push(out, &m, &add[k++]);
+	}
+	free(w->merged);
+	w->merged = out;
+	w->nmerged = m;
+	w->merged_cap = cap;
+	return 0;
+}
+
 /* Sorts the buffer and merges it into merged[]. */
 static int flush(struct workset *w)
 {
-	size_t i = 0, k = 0, n = 0, cap;
-	struct ws_range *out;
+	int err;
 
 	if (!w->nbuf)
 		return 0;
 	qsort(w->buf, w->nbuf, sizeof(*w->buf), by_start);
-	cap = w->nmerged + w->nbuf;
-	out = malloc(cap * sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	while (i < w->nmerged || k < w->nbuf) {
-		if (k == w->nbuf || (i < w->nmerged && w->merged[i].start <= w->buf[k].start))
-			push(out, &n, &w->merged[i++]);
-		else
-			push(out, &n, &w->buf[k++]);
-	}
-	free(w->merged);
-	w->merged = out;
-	w->nmerged = n;
-	w->merged_cap = cap;
-	w->nbuf = 0;
-	return 0;
+	err = merge_in(w, w->buf, w->nbuf);
+	if (!err)
+		w->nbuf = 0;
+	return err;
 }
 
 void workset__add(struct workset *w, uint64_t lba, uint64_t len)
@@ -92,10 +103,17 @@ void workset__merge(struct workset *dst, const struct workset *src)
 
 	if (src->err)
 		dst->err = src->err;
-	for (i = 0; i < src->nmerged; i++)
-		workset__add(dst, src->merged[i].start, src->merged[i].end - src->merged[i].start);
+	/* sorted already: no sort for them (a split run's halves settle theirs) */
+	if (!dst->err)
+		dst->err = merge_in(dst, src->merged, src->nmerged);
 	for (i = 0; i < src->nbuf; i++)
 		workset__add(dst, src->buf[i].start, src->buf[i].end - src->buf[i].start);
+}
+
+void workset__settle(struct workset *w)
+{
+	if (!w->err)
+		w->err = flush(w);
 }
 
 uint64_t workset__sectors(struct workset *w)

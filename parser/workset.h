@@ -30,6 +30,11 @@ struct workset {
 void workset__add(struct workset *w, uint64_t lba, uint64_t len);
 /* Adds every range of src to dst. */
 void workset__merge(struct workset *dst, const struct workset *src);
+/*
+ * Sorts in the ranges added so far, which workset__sectors() and
+ * workset__merge() would do: for a split run's half, on its own CPU.
+ */
+void workset__settle(struct workset *w);
 /* Sectors touched. */
 uint64_t workset__sectors(struct workset *w);
 void workset__free(struct workset *w);

@@ -56,11 +56,53 @@ static void test_random_against_bitmap(void **state)
 	workset__free(&w);
 }
 
+/*
+ * Worksets merged (as a split run's halves and the totals are), each
+ * settled or not, sorted ranges or still buffered: the union, against a
+ * bitmap; the merged ranges stay sorted, disjoint and apart.
+ */
+static void test_merge_settled(void **state)
+{
+	static uint8_t bits[1 << 16];
+	uint64_t want = 0, i;
+	int round, n, k;
+
+	srand(5);
+	for (round = 0; round < 8; round++) {
+		struct workset w[3] = { { 0 } };
+
+		memset(bits, 0, sizeof(bits));
+		for (k = 0; k < 3; k++) {
+			for (n = 0; n < 5000 + 1000 * round; n++) {
+				uint64_t lba = (uint64_t)rand() % ((1 << 16) - 300);
+				uint64_t len = (uint64_t)rand() % 64;
+
+				workset__add(&w[k], lba, len);
+				for (i = lba; i < lba + len; i++)
+					bits[i] = 1;
+			}
+			if ((round >> k) & 1)
+				workset__settle(&w[k]);
+		}
+		workset__merge(&w[0], &w[1]);
+		workset__merge(&w[2], &w[0]);
+		for (want = 0, i = 0; i < sizeof(bits); i++)
+			want += bits[i];
+		assert_true(workset__sectors(&w[2]) == want);
+		assert_int_equal(w[2].nbuf, 0);
+		for (i = 1; i < w[2].nmerged; i++)
+			assert_true(w[2].merged[i].start > w[2].merged[i - 1].end);
+		for (k = 0; k < 3; k++)
+			workset__free(&w[k]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overlaps),
 		cmocka_unit_test(test_random_against_bitmap),
+		cmocka_unit_test(test_merge_settled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
