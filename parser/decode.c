@@ -129,12 +129,12 @@ static inline bool next_varint_field(const uint8_t **p, const uint8_t *end, cons
 		}                                               \
 	} while (0)
 
-static bool fast_header(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
-			struct event *ev)
+/* The header's fields after an in-order sid (read by the caller). */
+static bool fast_header_rest(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+			     struct event *ev)
 {
 	uint64_t tag, v;
 
-	IN_ORDER(TAG(1, WT_VARINT), ev->sid = v);
 	IN_ORDER(TAG(2, WT_VARINT), ev->ts = v);
 	while (p < end) {
 		if (!next_varint_field(&p, end, lim, &tag, &v))
@@ -151,6 +151,15 @@ static bool fast_header(const uint8_t *p, const uint8_t *end, const uint8_t *lim
 		}
 	}
 	return true;
+}
+
+static bool fast_header(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+			struct event *ev)
+{
+	uint64_t v;
+
+	IN_ORDER(TAG(1, WT_VARINT), ev->sid = v);
+	return fast_header_rest(p, end, lim, ev);
 }
 
 /* As protobuf-c's string read as a C string: up to the first NUL, cut to fit. */
@@ -492,6 +501,27 @@ static inline enum event_type oneof_type(uint64_t tag)
 	}
 }
 
+/* The body [p, end) of an event of type ev->type. */
+static inline bool fast_body(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+			     struct event *ev)
+{
+	switch (ev->type) {
+	case EV_IO:
+		return fast_io(p, end, lim, ev);
+	case EV_FS_META:
+		return fast_meta(p, end, lim, ev);
+	case EV_COMPLETION:
+		return fast_completion(p, end, lim, ev);
+	case EV_SPLIT:
+		return fast_split(p, end, lim, ev);
+	case EV_DISPATCH:
+		return fast_dispatch(p, end, lim, ev);
+	default:
+		/* strings and rare events: protobuf-c */
+		return false;
+	}
+}
+
 /*
  * 1: decoded; DECODE_SKIPPED + 1: a type not asked for; 0: not sure,
  * protobuf-c's turn.
@@ -503,7 +533,6 @@ static int fast_event(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
 	const uint8_t *b, *be;
 	enum event_type t;
 	uint64_t tag;
-	bool ok;
 
 	while (p < end) {
 		if (!get_varint(&p, end, lim, &tag) || (tag & 7) != WT_LEN ||
@@ -524,28 +553,7 @@ static int fast_event(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
 			continue;
 		}
 		ev->type = t;
-		switch (t) {
-		case EV_IO:
-			ok = fast_io(b, be, lim, ev);
-			break;
-		case EV_FS_META:
-			ok = fast_meta(b, be, lim, ev);
-			break;
-		case EV_COMPLETION:
-			ok = fast_completion(b, be, lim, ev);
-			break;
-		case EV_SPLIT:
-			ok = fast_split(b, be, lim, ev);
-			break;
-		case EV_DISPATCH:
-			ok = fast_dispatch(b, be, lim, ev);
-			break;
-		default:
-			/* strings and rare events: protobuf-c */
-			ok = false;
-			break;
-		}
-		if (!ok)
+		if (!fast_body(b, be, lim, ev))
 			return 0;
 	}
 	if (skipped || !(types & EV_BIT(ev->type)))
@@ -675,33 +683,52 @@ static inline const uint8_t *header_end(const uint8_t *msg, size_t len)
 	return msg + 2 + msg[1];
 }
 
-/* The sid of such a header, if it is the header's first field */
+/* The sid of such a header, if it is the header's first field; *after: what follows it */
 static inline bool header_sid(const uint8_t *msg, const uint8_t *hend, const uint8_t *lim,
-			      uint64_t *sid)
+			      uint64_t *sid, const uint8_t **after)
 {
 	const uint8_t *p = msg + 3;
 
-	return p <= hend && msg[2] == TAG(1, WT_VARINT) && get_varint(&p, hend, lim, sid);
+	if (p > hend || msg[2] != TAG(1, WT_VARINT) || !get_varint(&p, hend, lim, sid))
+		return false;
+	*after = p;
+	return true;
 }
 
-unsigned int decode__peek(const uint8_t *msg, size_t len, enum event_type *type, uint64_t *sid)
+unsigned int decode__peek_record(const uint8_t *msg, size_t len, struct decode_peek *pk)
 {
 	const uint8_t *p, *hend = header_end(msg, len), *end = msg + len;
 	unsigned int got = 0;
 	uint64_t tag, n;
 
+	pk->got = 0;
 	if (!hend)
 		return 0;
-	if (header_sid(msg, hend, end, sid))
+	if (header_sid(msg, hend, end, &pk->sid, &pk->hsid))
 		got |= DECODE_PEEK_SID;
 	/* then one event field that ends the record */
 	p = hend;
 	if (p < end && get_varint(&p, end, end, &tag) && get_varint(&p, end, end, &n) &&
 	    n == (uint64_t)(end - p)) {
-		*type = oneof_type(tag);
-		if (*type != EV_NONE)
+		pk->type = oneof_type(tag);
+		if (pk->type != EV_NONE)
 			got |= DECODE_PEEK_TYPE;
 	}
+	pk->hend = hend;
+	pk->body = p;
+	pk->got = got;
+	return got;
+}
+
+unsigned int decode__peek(const uint8_t *msg, size_t len, enum event_type *type, uint64_t *sid)
+{
+	struct decode_peek pk;
+	unsigned int got = decode__peek_record(msg, len, &pk);
+
+	if (got & DECODE_PEEK_SID)
+		*sid = pk.sid;
+	if (got & DECODE_PEEK_TYPE)
+		*type = pk.type;
 	return got;
 }
 
@@ -710,7 +737,9 @@ bool decode__peek_sid(const uint8_t *msg, size_t len, uint64_t *sid)
 	const uint8_t *hend = header_end(msg, len);
 
 	/* the event field is not looked at */
-	return hend && header_sid(msg, hend, msg + len, sid);
+	const uint8_t *after;
+
+	return hend && header_sid(msg, hend, msg + len, sid, &after);
 }
 
 bool decode__peek_type(const uint8_t *msg, size_t len, enum event_type *type)
@@ -755,6 +784,32 @@ int decode__event(const uint8_t *msg, size_t len, struct event *ev, unsigned int
 	ret = fast_record(msg, len, ev, types);
 	if (ret)
 		return ret - 1;
+	ret = decode__event_slow(msg, len, ev);
+	if (!ret && !(types & EV_BIT(ev->type))) {
+		decode__release(ev);
+		return DECODE_SKIPPED;
+	}
+	return ret;
+}
+
+int decode__event_peeked(const uint8_t *msg, size_t len, const struct decode_peek *pk,
+			 struct event *ev, unsigned int types)
+{
+	static const struct event zero;
+	int ret;
+
+	if ((pk->got & (DECODE_PEEK_SID | DECODE_PEEK_TYPE)) != (DECODE_PEEK_SID | DECODE_PEEK_TYPE))
+		return decode__event(msg, len, ev, types);
+	/* fast_event() would find the header and the one event field where the peek did */
+	*ev = zero;
+	ev->sid = pk->sid;
+	if (fast_header_rest(pk->hsid, pk->hend, msg + len, ev)) {
+		if (!(types & EV_BIT(pk->type)))
+			return DECODE_SKIPPED;
+		ev->type = pk->type;
+		if (fast_body(pk->body, msg + len, msg + len, ev))
+			return 0;
+	}
 	ret = decode__event_slow(msg, len, ev);
 	if (!ret && !(types & EV_BIT(ev->type))) {
 		decode__release(ev);

@@ -60,6 +60,24 @@ bool decode__peek_type(const uint8_t *msg, size_t len, enum event_type *type);
 #define DECODE_PEEK_TYPE 2u
 unsigned int decode__peek(const uint8_t *msg, size_t len, enum event_type *type, uint64_t *sid);
 
+/*
+ * decode__peek() that keeps where it found things, so that
+ * decode__event_peeked() reads the record's header and top level once.
+ */
+struct decode_peek {
+	unsigned int got;	/* DECODE_PEEK_* */
+	enum event_type type;
+	uint64_t sid;
+	const uint8_t *hsid;	/* in the header, after the sid */
+	const uint8_t *hend;	/* the header's end */
+	const uint8_t *body;	/* the event field's body, which ends the record */
+};
+unsigned int decode__peek_record(const uint8_t *msg, size_t len, struct decode_peek *pk);
+
+/* decode__event() of the record pk was peeked from: the same result. */
+int decode__event_peeked(const uint8_t *msg, size_t len, const struct decode_peek *pk,
+			 struct event *ev, unsigned int types);
+
 /* The protobuf-c path alone (for tests and the fuzz target). */
 int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev);
 

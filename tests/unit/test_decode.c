@@ -79,7 +79,26 @@ static void assert_same(const struct event *a, const struct event *b)
 	}
 }
 
-/* Both paths on msg: same result, same event. Returns the result. */
+/* decode__event() from a peek: the same result and event as without. */
+static void same_peeked(const uint8_t *msg, size_t len, unsigned int types)
+{
+	struct decode_peek pk;
+	struct event a, b;
+	int ra, rb;
+
+	ra = decode__event(msg, len, &a, types);
+	decode__peek_record(msg, len, &pk);
+	rb = decode__event_peeked(msg, len, &pk, &b, types);
+	assert_int_equal(ra, rb);
+	if (!ra)
+		assert_same(&a, &b);
+	if (!ra)
+		decode__release(&a);
+	if (!rb)
+		decode__release(&b);
+}
+
+/* Both paths on msg (and from a peek): same result, same event. Returns the result. */
 static int both(const uint8_t *msg, size_t len, struct event *out)
 {
 	struct event fast, slow;
@@ -89,6 +108,8 @@ static int both(const uint8_t *msg, size_t len, struct event *out)
 	assert_int_equal(rf, rs);
 	if (!rf)
 		assert_same(&fast, &slow);
+	same_peeked(msg, len, EV_ALL);
+	same_peeked(msg, len, EV_BIT(EV_COMPLETION) | EV_BIT(EV_FS_META));
 	if (out && !rf)
 		*out = fast;
 	else
@@ -438,6 +459,17 @@ static void test_skipped(void **state)
 
 	assert_int_equal(decode__event(buf, len, &out, EV_BIT(EV_COMPLETION)), DECODE_SKIPPED);
 	assert_int_equal(decode__event(buf, len, &out, EV_BIT(EV_IO)), 0);
+	{
+		struct decode_peek pk;
+
+		assert_int_equal(decode__peek_record(buf, len, &pk),
+				 DECODE_PEEK_SID | DECODE_PEEK_TYPE);
+		assert_int_equal(decode__event_peeked(buf, len, &pk, &out, EV_BIT(EV_COMPLETION)),
+				 DECODE_SKIPPED);
+		assert_int_equal(decode__event_peeked(buf, len, &pk, &out, EV_BIT(EV_IO)), 0);
+		assert_true(out.sid == 123456789 && out.ts == 14196894550578ull);
+		assert_true(out.io.lba == 1652296);
+	}
 	assert_int_equal(decode__event(cpl_unknown, sizeof(cpl_unknown), &out, EV_BIT(EV_IO)),
 			 DECODE_SKIPPED);
 	assert_int_equal(decode__event(cpl_unknown, sizeof(cpl_unknown), &out,
