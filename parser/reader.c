@@ -55,6 +55,10 @@ struct rstream {
 	uint64_t pos;		/* records read */
 	uint64_t max_sid;	/* highest sid read, for reader__set_range() */
 	bool skim;		/* records below the range's start come first: pass over them */
+	bool cut_marked;	/* the next range's reader starts at cut_off, marked */
+	uint64_t cut_off;
+	uint64_t first_above;	/* offset of the first record at hi or past it, or UINT64_MAX */
+	uint64_t first_near;	/* ... at READER_CUT_SID(hi) or past it */
 	bool has_pending;
 	bool done;
 };
@@ -102,6 +106,7 @@ struct reader {
 	/* reader__set_range() */
 	bool ranged;
 	uint64_t lo, hi;	/* hi = UINT64_MAX: no end */
+	uint64_t near;		/* READER_CUT_SID(hi), UINT64_MAX for none */
 	uint64_t stragglers;
 	struct merge_error *errs;
 	size_t nerr;
@@ -140,7 +145,7 @@ static void damaged(struct filler *f, struct rstream *rs, size_t i, int err)
  * lo after the stream passed lo by the slack, the lower range's reader
  * stopped before it: a straggler.
  */
-static bool in_range(struct reader *r, struct rstream *rs, uint64_t sid)
+static inline bool in_range(struct reader *r, struct rstream *rs, uint64_t sid)
 {
 	if (sid < r->lo) {
 		if (rs->max_sid >= r->lo && rs->max_sid - r->lo >= READER_RANGE_SLACK)
@@ -149,8 +154,12 @@ static bool in_range(struct reader *r, struct rstream *rs, uint64_t sid)
 	}
 	if (sid > rs->max_sid)
 		rs->max_sid = sid;
+	if (sid >= r->near && rs->first_near == UINT64_MAX)
+		rs->first_near = stream__offset(rs->s);
 	if (r->hi == UINT64_MAX || sid < r->hi)
 		return true;
+	if (rs->first_above == UINT64_MAX)
+		rs->first_above = stream__offset(rs->s);
 	if (sid - r->hi >= READER_RANGE_SLACK)
 		rs->done = true;
 	return false;
@@ -175,7 +184,7 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 {
 	struct rstream *rs = &r->rs[i];
 	uint64_t sid, idx = 0, bit = 0;
-	enum event_type type;
+	struct decode_peek pk;
 	const uint8_t *msg;
 	struct event *ev;
 	unsigned int peek;
@@ -206,14 +215,15 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 			rs->done = true;
 			break;
 		}
-		peek = decode__peek(msg, len, &type, &sid);
+		peek = decode__peek_record(msg, len, &pk);
+		sid = pk.sid;
 		if (r->ranged && (peek & DECODE_PEEK_SID) && !in_range(r, rs, sid)) {
 			if (rs->done)
 				break;
 			continue;
 		}
 		/* a third of the records are file metadata, which most views skip */
-		if ((peek & DECODE_PEEK_TYPE) && !(r->types & EV_BIT(type)))
+		if ((peek & DECODE_PEEK_TYPE) && !(r->types & EV_BIT(pk.type)))
 			continue;
 		direct = (peek & DECODE_PEEK_SID) && sid >= r->late_limit &&
 			 sid < r->fill_limit && sid <= SID_WINDOWED_MAX;
@@ -223,7 +233,7 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 			direct = !(f->bits[idx >> 6] & bit);
 		}
 		ev = direct ? &f->slots[idx] : &rs->pending;
-		ret = decode__event(msg, len, ev, r->types);
+		ret = decode__event_peeked(msg, len, &pk, ev, r->types);
 		if (ret < 0) {
 			damaged(f, rs, i, ret);
 			break;
@@ -615,10 +625,11 @@ int reader__next(struct reader *r, const struct event **ev)
 				goto fail;
 			continue;
 		}
-		/* the next slot of quarter 0 occupied in either window, or QUARTER */
+		/* the next slot of quarter 0 occupied in either window (one without a helper), or QUARTER */
 		while (!r->ended && o < QUARTER) {
 			size_t k = (size_t)((hb + o) >> 6);
-			uint64_t w = (r->fill[0].bits[k] | r->fill[1].bits[k]) >> (o & 63);
+			uint64_t w = (r->fill[0].bits[k] | (r->threaded ? r->fill[1].bits[k] : 0)) >>
+				     (o & 63);
 
 			if (w) {
 				o += (uint64_t)__builtin_ctzll(w);
@@ -638,7 +649,7 @@ int reader__next(struct reader *r, const struct event **ev)
 			uint64_t idx = hb + o, bit = 1ull << (idx & 63);
 			size_t k = (size_t)(idx >> 6);
 			struct filler *a = &r->fill[0], *b = &r->fill[1];
-			bool in_a = a->bits[k] & bit, in_b = b->bits[k] & bit;
+			bool in_a = a->bits[k] & bit, in_b = r->threaded && (b->bits[k] & bit);
 
 			r->scan = o + 1;
 			/*
@@ -648,8 +659,10 @@ int reader__next(struct reader *r, const struct event **ev)
 			if (o + PREFETCH_AHEAD < QUARTER) {
 				__builtin_prefetch(&a->slots[idx + PREFETCH_AHEAD]);
 				__builtin_prefetch((char *)&a->slots[idx + PREFETCH_AHEAD] + 64);
-				__builtin_prefetch(&b->slots[idx + PREFETCH_AHEAD]);
-				__builtin_prefetch((char *)&b->slots[idx + PREFETCH_AHEAD] + 64);
+				if (r->threaded) {
+					__builtin_prefetch(&b->slots[idx + PREFETCH_AHEAD]);
+					__builtin_prefetch((char *)&b->slots[idx + PREFETCH_AHEAD] + 64);
+				}
 			}
 			if (in_a && !in_b && !(a->dup[k] & bit)) {
 				a->bits[k] &= ~bit;
@@ -737,8 +750,11 @@ struct reader *reader__new(struct trace *t, unsigned int types, unsigned int thr
 		if (!r->fill[i].errs || !r->fill[i].slots)
 			goto nomem;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		r->rs[i].s = trace__stream(t, i);
+		r->rs[i].first_above = UINT64_MAX;
+		r->rs[i].first_near = UINT64_MAX;
+	}
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	/* a helper only pays off with streams to share */
@@ -768,13 +784,64 @@ void reader__set_range(struct reader *r, uint64_t lo, uint64_t hi)
 	r->ranged = true;
 	r->lo = lo;
 	r->hi = hi;
+	r->near = hi != UINT64_MAX ? READER_CUT_SID(hi) : UINT64_MAX;
 	for (i = 0; i < r->n; i++)
 		r->rs[i].skim = lo > 0;
 }
 
+void reader__set_cut(struct reader *r, const struct reader_cut *cut, size_t n)
+{
+	size_t i, len;
+
+	for (i = 0; i < r->n && i < n; i++) {
+		struct rstream *rs = &r->rs[i];
+
+		if (!cut[i].off)
+			continue;
+		/* the records passed over are the few between the guess and lo */
+		if (r->lo > 0)
+			(void)stream__seek(rs->s, cut[i].map, cut[i].off);
+		if (r->hi != UINT64_MAX && stream__lent_bytes(rs->s, &len) == cut[i].map) {
+			stream__mark(rs->s, cut[i].off);
+			rs->cut_marked = true;
+			rs->cut_off = cut[i].off;
+		}
+	}
+}
+
 uint64_t reader__stragglers(const struct reader *r)
 {
-	return r->stragglers;
+	uint64_t n = r->stragglers;
+	size_t i;
+
+	/*
+	 * where the reader of the next range started a stream: a record of
+	 * that range before it, which neither reader took, or no record start
+	 * that this reader met (marked, or the first it read of that range
+	 * or from READER_CUT_SID(hi) on: it may have read past the cut before
+	 * it had it, passing over records of types it does not want)
+	 */
+	for (i = 0; i < r->n; i++) {
+		const struct rstream *rs = &r->rs[i];
+
+		n += rs->cut_marked &&
+		     (rs->first_above < rs->cut_off ||
+		      (stream__mark_met(rs->s) != 1 && rs->first_above != rs->cut_off &&
+		       rs->first_near != rs->cut_off));
+	}
+	return n;
+}
+
+bool reader__read_past(const struct reader *r, const char *path, uint64_t off)
+{
+	size_t i;
+
+	/* streams are read in order: where one is now is the furthest it was read */
+	for (i = 0; i < r->n; i++) {
+		if (!strcmp(stream__path(r->rs[i].s), path))
+			return stream__offset(r->rs[i].s) > off;
+	}
+	return false;
 }
 
 size_t reader__error_count(const struct reader *r)

@@ -37,6 +37,7 @@
 #ifndef IOTRACE_READER_H
 #define IOTRACE_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,7 +68,9 @@ struct reader *reader__new(struct trace *t, unsigned int types, unsigned int thr
  * Split runs (split.h): only the events with lo <= sid < hi (no end for
  * hi = UINT64_MAX), on a reader
  * without a helper thread, set before the first reader__next(). Records
- * outside are dropped before they are decoded, and a stream ends at the
+ * outside are dropped before they are decoded (with lo > 0, those a
+ * stream starts with are passed over in one call, unless
+ * reader__set_cut() starts it further on), and a stream ends at the
  * first record READER_RANGE_SLACK or more past hi: what follows belongs to
  * the next range. That is exact as long as no stream holds a record below
  * a range's start after one READER_RANGE_SLACK past it; the reader of
@@ -76,6 +79,38 @@ struct reader *reader__new(struct trace *t, unsigned int types, unsigned int thr
  */
 void reader__set_range(struct reader *r, uint64_t lo, uint64_t hi);
 uint64_t reader__stragglers(const struct reader *r);
+
+/* The sid the cuts below are sought for, a slack before the ranges meet at hi */
+#define READER_CUT_SID(hi) ((hi) > READER_RANGE_SLACK ? (hi) - READER_RANGE_SLACK : 0)
+
+/*
+ * Where the streams cross from one range into the next: for stream i, a
+ * record start (a sid_seek.h guess) in the map cut[i].map lent to it
+ * (stream__use_map()), before which no record is of the upper range; off
+ * 0 for none. After reader__set_range() with the same cut sid. The upper
+ * range's reader starts each stream there instead of passing over the
+ * records before it; the lower range's checks that the guess holds: a
+ * record starts there and none before it is of the upper range, else
+ * each miss is a straggler (the ranges would not hold every record
+ * once). Streams not lent that map are read as without a cut. The upper
+ * range's reader takes it before its first reader__next(); the lower
+ * one's may take it later, between two calls, until its streams are read
+ * past a cut (a cut it has passed already is a straggler): before the
+ * events it hands out come within 2 * READER_WINDOW of the cut's sids.
+ */
+struct reader_cut {
+	const uint8_t *map;
+	uint64_t off;
+};
+void reader__set_cut(struct reader *r, const struct reader_cut *cut, size_t n);
+
+/*
+ * Whether the reader read the stream of path past byte off. A reader of a
+ * range drops the records outside it without decoding them, so it reads
+ * on past damage that the reader of the other range finds (a record that
+ * does not decode), where one pass would have stopped the stream.
+ */
+bool reader__read_past(const struct reader *r, const char *path, uint64_t off);
 
 /*
  * Returns 1 and the next event in *ev (owned by the reader, valid until

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +12,12 @@
 #include "join.h"
 #include "reader.h"
 #include "shared_maps.h"
+#include "sid_seek.h"
 #include "split.h"
 #include "stream.h"
 #include "trace.h"
 
-/*
- * Where the upper half starts, as a share of the events: its reader also
- * skims the lower half's records, so it gets a little less to decode.
- */
-#define SPLIT_SHARE_NUM 53
-#define SPLIT_SHARE_DEN 100
+struct split;
 
 struct half {
 	/* what to run */
@@ -31,7 +28,11 @@ struct half {
 	unsigned int join_flags;
 	uint64_t events;
 	bool upper;
-	const struct shared_maps *maps;	/* NULL: the streams map their files */
+	const struct shared_maps *maps;	/* the lower half's; NULL: the streams map their files */
+	struct split *s;
+	/* the lower half: it has the upper half's cut; it waits for it from this sid on */
+	bool cut_taken;
+	uint64_t cut_due;
 
 	struct trace *t;	/* the lower half's is opened before the split starts */
 	struct reader *rd;
@@ -40,9 +41,28 @@ struct half {
 	int ret;	/* 1 done, 0 not for a split, -errno */
 };
 
+/*
+ * How the halves meet. The lower half finds the sid where they do (mid),
+ * the upper one, waiting for it while it opens its own copy of the
+ * trace, then finds where each stream crosses it (cut) and hands that
+ * back: the lower half needs it only when its reading nears mid, so it
+ * starts reading at once and never waits, unless the upper half is late
+ * by most of a run.
+ */
+struct meet {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool mid_ready;
+	uint64_t mid;		/* 0: no split */
+	_Atomic bool cut_ready;
+	struct reader_cut *cut;	/* NULL: none found */
+	size_t ncut;
+};
+
 struct split {
 	struct half h[2];
 	struct shared_maps *maps;
+	struct meet meet;
 	struct merge_error *errs;
 	size_t nerr;
 };
@@ -106,40 +126,160 @@ static int half_open(struct half *h)
 }
 
 /*
- * Opens its own copy of the trace, finds where the halves meet and reads,
- * joins and counts its half. Both halves find the same place from the
- * same files, so neither waits for the other: a thread's first run on an
- * idle virtual CPU can take milliseconds to come.
+ * Where t's streams cross mid, for those that read a lent map: sid_seek.h
+ * guesses, READER_RANGE_SLACK early (READER_CUT_SID(): a record of the
+ * upper half is rarely that far out of order). The lower half's reader
+ * checks them. NULL if out of memory.
  */
-static void *half_main(void *p)
+static struct reader_cut *find_cut(struct trace *t, uint64_t mid, size_t *n)
 {
-	struct half *h = p;
-	const struct event *ev;
-	uint64_t first = 0, mid;
-	int r;
+	struct reader_cut *cut;
+	size_t i, len;
 
-	r = half_open(h);
-	if (r > 0)
-		r = 0;
-	else if (!r)
+	*n = trace__stream_count(t);
+	cut = calloc(*n ? *n : 1, sizeof(*cut));
+	for (i = 0; cut && i < *n && READER_CUT_SID(mid); i++) {
+		cut[i].map = stream__lent_bytes(trace__stream(t, i), &len);
+		if (cut[i].map)
+			cut[i].off = sid_seek__offset(cut[i].map, len, READER_CUT_SID(mid));
+	}
+	return cut;
+}
+
+static void meet_mid(struct meet *m, uint64_t mid)
+{
+	pthread_mutex_lock(&m->mu);
+	m->mid = mid;
+	m->mid_ready = true;
+	pthread_cond_broadcast(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+static uint64_t meet_wait_mid(struct meet *m)
+{
+	uint64_t mid;
+
+	pthread_mutex_lock(&m->mu);
+	while (!m->mid_ready)
+		pthread_cond_wait(&m->cv, &m->mu);
+	mid = m->mid;
+	pthread_mutex_unlock(&m->mu);
+	return mid;
+}
+
+/* The upper half's last word to the lower one: cut (NULL for none). */
+static void meet_cut(struct meet *m, struct reader_cut *cut, size_t n)
+{
+	pthread_mutex_lock(&m->mu);
+	m->cut = cut;
+	m->ncut = cut ? n : 0;
+	atomic_store(&m->cut_ready, true);
+	pthread_cond_broadcast(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+/*
+ * The lower half takes the cut, if the upper half has found it; it waits
+ * for it if wait, or once the events it hands out (at sid) come near
+ * where the streams cross (its streams are read ahead by a window).
+ */
+static void lower_take_cut(struct half *h, uint64_t sid, bool wait)
+{
+	struct meet *m = &h->s->meet;
+
+	if (!wait && !atomic_load(&m->cut_ready) && sid < h->cut_due)
+		return;
+	pthread_mutex_lock(&m->mu);
+	while (!atomic_load(&m->cut_ready))
+		pthread_cond_wait(&m->cv, &m->mu);
+	pthread_mutex_unlock(&m->mu);
+	if (m->cut)
+		reader__set_cut(h->rd, m->cut, m->ncut);
+	h->cut_taken = true;
+}
+
+/* The lower half finds mid and starts; 1 to read, 0 for no split, -errno. */
+static int lower_start(struct half *h, int r)
+{
+	struct meet *m = &h->s->meet;
+	uint64_t first = 0, mid;
+
+	if (!r)
 		r = first_sid(h->t, &first);
+	else
+		r = r < 0 ? r : 0;
 	if (r <= 0) {
-		h->ret = r;
-		return NULL;
+		meet_mid(m, 0);
+		return r;
 	}
 	mid = first + h->events / SPLIT_SHARE_DEN * SPLIT_SHARE_NUM +
 	      h->events % SPLIT_SHARE_DEN * SPLIT_SHARE_NUM / SPLIT_SHARE_DEN;
 	if (mid < first)
 		mid = UINT64_MAX;
-	if (h->upper)
+	meet_mid(m, mid);
+	reader__set_range(h->rd, 0, mid);
+	/* the readers read ahead a window */
+	h->cut_due = READER_CUT_SID(mid) > 2 * READER_WINDOW ?
+			     READER_CUT_SID(mid) - 2 * READER_WINDOW :
+			     0;
+	return 1;
+}
+
+/* The upper half waits for mid, then finds the cut and starts there. */
+static int upper_start(struct half *h, int r)
+{
+	struct meet *m = &h->s->meet;
+	struct reader_cut *cut = NULL;
+	uint64_t mid;
+	size_t n = 0;
+
+	mid = meet_wait_mid(m);
+	if (!r && mid) {
+		/* not read yet: the maps can still be lent */
+		if (h->s->maps)
+			shared_maps__lend(h->s->maps, h->t);
 		reader__set_range(h->rd, mid, UINT64_MAX);
-	else
-		reader__set_range(h->rd, 0, mid);
+		cut = find_cut(h->t, mid, &n);
+		if (cut)
+			reader__set_cut(h->rd, cut, n);
+	}
+	meet_cut(m, cut, n);
+	if (r)
+		return r < 0 ? r : 0;
+	return mid ? 1 : 0;
+}
+
+/* Opens the half's own copy of the trace and, with the other half, where they meet. */
+static int half_start(struct half *h)
+{
+	/* 1: not a trace, which one pass reports */
+	int r = half_open(h);
+
+	return h->upper ? upper_start(h, r) : lower_start(h, r);
+}
+
+static void *half_main(void *p)
+{
+	struct half *h = p;
+	const struct event *ev;
+	int r = half_start(h);
+
+	if (r <= 0) {
+		h->ret = r;
+		return NULL;
+	}
 	while ((r = reader__next(h->rd, &ev)) == 1) {
+		if (!h->upper && !h->cut_taken)
+			lower_take_cut(h, ev->sid, false);
 		r = join__event(h->j, ev);
 		if (r)
 			break;
 	}
+	/* the upper half's cut is checked even when read before it came */
+	if (!h->upper && !h->cut_taken)
+		lower_take_cut(h, 0, true);
+	if (!r && h->ops->settle)
+		h->ops->settle(h->view);
 	h->ret = r < 0 ? r : 1;
 	return NULL;
 }
@@ -177,6 +317,25 @@ static int collect_errors(struct split *s)
 			s->errs[s->nerr++] = *e;
 	}
 	return 0;
+}
+
+/*
+ * Damage one half found in a stream that the other read on past (the
+ * halves read records of the other's range without decoding them): one
+ * pass stops the stream at the first damage, the other half may have
+ * counted records after it.
+ */
+static bool read_past_damage(const struct reader *a, const struct reader *b)
+{
+	size_t i, n = reader__error_count(a);
+
+	for (i = 0; i < n; i++) {
+		const struct merge_error *e = reader__error(a, i);
+
+		if (reader__read_past(b, e->path, e->offset))
+			return true;
+	}
+	return false;
 }
 
 /* Both halves are read: the lower one takes in the upper one. */
@@ -240,6 +399,8 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 		*err = -ENOMEM;
 		return NULL;
 	}
+	pthread_mutex_init(&s->meet.mu, NULL);
+	pthread_cond_init(&s->meet.cv, NULL);
 	for (k = 0; k < 2; k++) {
 		struct half *h = &s->h[k];
 
@@ -250,16 +411,17 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 		h->join_flags = join_flags;
 		h->events = events;
 		h->upper = k == 1;
+		h->s = s;
 	}
-	/* a listing for the maps, then the lower half's trace */
+	/* the lower half's trace, a listing for the maps made while the thread starts */
 	s->h[0].t = trace__open(dir);
-	if (s->h[0].t)
-		s->maps = shared_maps__new(s->h[0].t);
-	s->h[0].maps = s->h[1].maps = s->maps;
 	if (start_thread(&th, &s->h[1])) {
 		r = 0;
 		goto out;
 	}
+	if (s->h[0].t)
+		s->maps = shared_maps__new(s->h[0].t);
+	s->h[0].maps = s->maps;
 	half_main(&s->h[0]);
 	pthread_join(th, NULL);
 	r = s->h[0].ret < 0 ? s->h[0].ret : s->h[1].ret < 0 ? s->h[1].ret : 1;
@@ -268,10 +430,13 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 		goto out;
 	}
 	/*
-	 * a record of the lower half that its reader had stopped before, or
-	 * a request with bios in both halves
+	 * a record of the lower half that its reader had stopped before, one
+	 * of the upper half before where its reader started, records read
+	 * past damage, or a request with bios in both halves
 	 */
-	if (reader__stragglers(s->h[1].rd) || join__needs_one_pass(s->h[1].j)) {
+	if (reader__stragglers(s->h[1].rd) || reader__stragglers(s->h[0].rd) ||
+	    read_past_damage(s->h[0].rd, s->h[1].rd) || read_past_damage(s->h[1].rd, s->h[0].rd) ||
+	    join__needs_one_pass(s->h[1].j)) {
 		r = 0;
 		goto out;
 	}
@@ -311,6 +476,9 @@ void split__free(struct split *s)
 	half_close(&s->h[0]);
 	half_close(&s->h[1]);
 	shared_maps__free(s->maps);
+	pthread_mutex_destroy(&s->meet.mu);
+	pthread_cond_destroy(&s->meet.cv);
+	free(s->meet.cut);
 	free(s->errs);
 	free(s);
 }

@@ -7,17 +7,23 @@
  * One pass hands events from a reading thread to a joining one, which
  * moves every decoded event between the CPUs' caches and keeps one of
  * them waiting for the other. Here nothing crosses until the end: the
- * upper half's reader drops the lower half's records before decoding
- * them (raw files read in place make that a few byte reads), its join
- * keeps what concerns I/Os it has not seen (JOIN_DEFER), and at the end
- * the lower half's join takes those, both finish, and the views merge.
- * Both halves read the files through one mapping (shared_maps.h).
+ * upper half's reader starts each stream where the upper half's sids
+ * begin (found by a bisection, sid_seek.h) and drops the few lower
+ * records after that undecoded, its join keeps what concerns I/Os it
+ * has not seen (JOIN_DEFER), and at the end the lower half's join takes
+ * those, both finish, and the views merge. Both halves read the files
+ * through one mapping (shared_maps.h), which the lower half makes while
+ * the upper one's thread starts; the lower half finds the sid where they
+ * meet, the upper one where each stream crosses it, and the lower half's
+ * reader checks those places against the records it reads.
  * The result is that of one pass; where it could differ, the split gives
  * up and the caller runs one pass: a stream with a record of the lower
- * half far into the upper one (reader.h), or a request with bios on both
- * sides of the cut (join.h). Traces with dispatch events nearly always
- * have a request in flight at any sid, so the split serves the traces
- * without them, such as Open-CAS's.
+ * half far into the upper one, or one of the upper half before where its
+ * reader started it (reader.h), damage that one half found and the other
+ * read past, or a request with bios on both sides of the cut (join.h).
+ * Traces with dispatch events nearly always have a request in flight at
+ * any sid, so the split serves the traces without them, such as
+ * Open-CAS's.
  */
 #ifndef IOTRACE_SPLIT_H
 #define IOTRACE_SPLIT_H
@@ -30,6 +36,15 @@
 
 /* below this many events one pass is as fast: the split costs a second opening */
 #define SPLIT_MIN_EVENTS 65536
+
+/*
+ * Where the upper half starts: the lowest first sid of the streams, plus
+ * this share of the events. A little past the middle: the upper half
+ * starts later (its thread, its own opening, finding where each stream
+ * crosses).
+ */
+#define SPLIT_SHARE_NUM 52
+#define SPLIT_SHARE_DEN 100
 
 struct split;
 

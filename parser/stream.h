@@ -71,6 +71,31 @@ const uint8_t *stream__map_file(const struct stream *s, size_t *len);
  */
 void stream__use_map(struct stream *s, const uint8_t *map, size_t len);
 
+/*
+ * The bytes of the map lent to s (stream__use_map()) if s reads them in
+ * place (a raw file), even after an error; else NULL.
+ */
+const uint8_t *stream__lent_bytes(const struct stream *s, size_t *len);
+
+/*
+ * Goes on at byte off (up to its length) of map, if s reads map in place
+ * (lent by stream__use_map(), the file raw), starting s if it has not
+ * read yet; else -ENOTSUP and s is as it was (or the error that starting
+ * it met). The caller believes a record starts there (sid_seek.h).
+ */
+int stream__seek(struct stream *s, const uint8_t *map, uint64_t off);
+
+/*
+ * Watches for byte off of the record stream: stream__mark_met() tells
+ * whether a record started there (or an error or the clean end was found
+ * there), once the stream is read up to it or past it; a stream already
+ * there (the record it returned last) has met it. To check an offset
+ * another reader took from sid_seek.h. One mark at a time.
+ *   1   met exactly    0  not read up to it yet    -1  passed over it
+ */
+void stream__mark(struct stream *s, uint64_t off);
+int stream__mark_met(const struct stream *s);
+
 const char *stream__path(const struct stream *s);
 
 /* Accepts NULL. */

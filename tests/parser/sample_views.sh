@@ -240,6 +240,22 @@ IOTRACE_PARSER_THREADS=1 "$bin" -P --statistics -p "$tmp/cut" >"$tmp/cut1.out" 2
 cmp -s "$tmp/cut1.out" "$tmp/cut2.out" || fail "cut: one pass and the split differ"
 cmp -s "$tmp/cut1.err" "$tmp/cut2.err" || fail "cut: stderr '$(cat "$tmp/cut2.err")' != '$(cat "$tmp/cut1.err")'"
 
+# bytes overwritten in the middle of the longest stream, near where the
+# split's halves meet: the split says and writes what one pass does (the
+# lower half meets the damage before where the upper one starts)
+big=$(ls -S "$trace" | grep -m1 '^octf\.trace\.')
+cp -r "$trace" "$tmp/mid" && chmod -R u+w "$tmp/mid"
+size=$(stat -c %s "$tmp/mid/$big")
+printf '\377\377\377\377\377\377\377\377\377\377\377\377' |
+	dd of="$tmp/mid/$big" bs=1 seek=$((size / 2)) conv=notrunc status=none
+IOTRACE_PARSER_THREADS=1 "$bin" -P --statistics -p "$tmp/mid" >"$tmp/mid1.out" 2>"$tmp/mid1.err"
+rc1=$?
+"$bin" -P --statistics -p "$tmp/mid" >"$tmp/mid2.out" 2>"$tmp/mid2.err"
+rc2=$?
+[ $rc1 -eq 3 ] && [ $rc2 -eq 3 ] || fail "mid: exit $rc1 and $rc2, want 3"
+cmp -s "$tmp/mid1.out" "$tmp/mid2.out" || fail "mid: one pass and the split differ"
+cmp -s "$tmp/mid1.err" "$tmp/mid2.err" || fail "mid: stderr '$(cat "$tmp/mid2.err")' != '$(cat "$tmp/mid1.err")'"
+
 if [ $fails -ne 0 ]; then
 	echo "sample_views: $fails failure(s)" >&2
 	exit 1

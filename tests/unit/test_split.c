@@ -20,12 +20,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "framing.h"
 #include "join_events.h"
 #include "reader.h"
+#include "shared_maps.h"
+#include "sid_seek.h"
+#include "split.h"
+#include "stream.h"
 #include "trace.h"
 #include "view.h"
 
@@ -104,6 +110,9 @@ static void run(const struct event *ev, size_t n, size_t k, enum view_format fmt
 	for (i = 0; i < n; i++)
 		assert_int_equal(join__event(i < k ? lo.j : hi.j, &ev[i]), 0);
 	if (k <= n) {
+		/* as split.c: each half settles its view when its records are in */
+		stats_view_ops.settle(lo.view);
+		stats_view_ops.settle(hi.view);
 		o->gave_up = join__needs_one_pass(hi.j);
 		ndev = join__device_count(hi.j);
 		map = calloc(ndev + 1, sizeof(*map));
@@ -741,6 +750,64 @@ static uint64_t *read_ids(uint64_t lo, uint64_t hi, size_t *n, uint64_t *straggl
 	return ids;
 }
 
+/*
+ * As read_ids(), the streams reading a shared mapping and cut where
+ * sid_seek.h finds sid (0: the split's guess, MID less the slack), stream
+ * 1's cut moved by shift bytes, the cut given once late events are read
+ * (SIZE_MAX: after the last).
+ */
+static uint64_t *read_ids_cut(uint64_t lo, uint64_t hi, uint64_t sid, int shift, size_t late,
+			      size_t *n, uint64_t *stragglers)
+{
+	uint64_t *ids = malloc(NREC * sizeof(*ids));
+	struct reader_cut cut[NSTREAMS + 1];
+	struct shared_maps *maps;
+	const struct event *ev;
+	struct reader *r;
+	struct trace *t;
+	size_t i, len, ns;
+	int ret;
+
+	assert_non_null(ids);
+	t = trace__open(dir);
+	assert_non_null(t);
+	maps = shared_maps__new(t);
+	assert_non_null(maps);
+	shared_maps__lend(maps, t);
+	r = reader__new(t, EV_ALL, 1);
+	assert_non_null(r);
+	reader__set_range(r, lo, hi);
+	ns = trace__stream_count(t);
+	assert_true(ns <= NSTREAMS + 1);
+	for (i = 0; i < ns; i++) {
+		cut[i].map = stream__lent_bytes(trace__stream(t, i), &len);
+		assert_non_null(cut[i].map);
+		cut[i].off = sid_seek__offset(cut[i].map, len, sid ? sid : READER_CUT_SID(MID));
+		assert_true(cut[i].off > 0 && cut[i].off <= len);
+		if (i == 1)
+			cut[i].off += shift;
+	}
+	*n = 0;
+	if (!late)
+		reader__set_cut(r, cut, ns);
+	while ((ret = reader__next(r, &ev)) == 1) {
+		assert_true(ev->sid >= lo && ev->sid < hi);
+		assert_true(*n < NREC);
+		ids[(*n)++] = ev->io.id;
+		if (*n == late)
+			reader__set_cut(r, cut, ns);
+	}
+	assert_int_equal(ret, 0);
+	if (late == SIZE_MAX)
+		reader__set_cut(r, cut, ns);
+	*stragglers = reader__stragglers(r);
+	reader__free(r);
+	trace__free(t);
+	shared_maps__free(maps);
+	qsort(ids, *n, sizeof(*ids), by_u64);
+	return ids;
+}
+
 static bool has(const uint64_t *ids, size_t n, uint64_t id)
 {
 	return bsearch(&id, ids, n, sizeof(id), by_u64) != NULL;
@@ -783,6 +850,272 @@ static void test_reader_ranges(void **state)
 	free(upper);
 }
 
+/*
+ * Cut where sid_seek.h finds the ranges meet, the upper reader starts
+ * each stream there and reads what it read from the start; the lower
+ * reader finds the guesses right. A guess that is no record start, or
+ * that a record of the upper range comes before, is a straggler.
+ */
+static void test_reader_cut(void **state)
+{
+	uint64_t *all, *lower, *upper, st;
+	size_t n, nl, nu, i;
+
+	write_trace(false, NULL);
+	all = read_ids(0, 0, &n, &st);
+	lower = read_ids_cut(0, MID, 0, 0, 0, &nl, &st);
+	assert_int_equal(st, 0);
+	upper = read_ids_cut(MID, UINT64_MAX, 0, 0, 0, &nu, &st);
+	assert_int_equal(st, 0);
+	assert_int_equal(nl + nu, n);
+	assert_memory_equal(all, lower, nl * sizeof(*all));
+	assert_memory_equal(all + nl, upper, nu * sizeof(*all));
+	free(lower);
+	free(upper);
+
+	/* stream 1 cut a byte into a record: the lower reader passes over it */
+	lower = read_ids_cut(0, MID, 0, 1, 0, &nl, &st);
+	assert_true(st > 0);
+	free(lower);
+
+	/* stream 1 cut past records of the upper range: the upper reader misses them */
+	lower = read_ids_cut(0, MID, MID + 1000, 0, 0, &nl, &st);
+	assert_true(st > 0);
+	upper = read_ids_cut(MID, UINT64_MAX, MID + 1000, 0, 0, &nu, &st);
+	assert_true(nl + nu < n);
+	for (i = 0; i < nu; i++)
+		assert_true(upper[i] % 4 != 1 || upper[i] >= (MID + 1000) * 4);
+	free(lower);
+	free(upper);
+	free(all);
+}
+
+/*
+ * The lower reader may get the cut late: before its streams reach it,
+ * the same; once they are past it, a straggler, unless it read there the
+ * first record from READER_CUT_SID() on or of the upper range (a short
+ * stream read to its end at once); a stream damaged before the cut never
+ * reaches it.
+ */
+static void test_reader_late_cut(void **state)
+{
+	uint64_t *all, *lower, st;
+	size_t n, nl;
+	struct buf b = { NULL, 0 };
+	char path[128];
+	FILE *f;
+
+	write_trace(false, NULL);
+	all = read_ids(0, 0, &n, &st);
+	lower = read_ids_cut(0, MID, 0, 0, 100, &nl, &st);
+	assert_int_equal(st, 0);
+	assert_memory_equal(all, lower, nl * sizeof(*all));
+	free(lower);
+	/* given after the end: the cuts are the first records from READER_CUT_SID(MID) it read */
+	lower = read_ids_cut(0, MID, 0, 0, SIZE_MAX, &nl, &st);
+	assert_int_equal(st, 0);
+	free(lower);
+	/* record starts further on: met if marked in time, else not known to be ones */
+	lower = read_ids_cut(0, MID, MID - 100, 0, 0, &nl, &st);
+	assert_int_equal(st, 0);
+	free(lower);
+	lower = read_ids_cut(0, MID, MID - 100, 0, SIZE_MAX, &nl, &st);
+	assert_int_equal(st, NSTREAMS);
+	free(lower);
+	/* at the first record of the upper range: known to be one */
+	lower = read_ids_cut(0, MID, MID, 0, SIZE_MAX, &nl, &st);
+	assert_int_equal(st, 0);
+	free(lower);
+
+	/* a fourth stream of two records, the second of the upper range */
+	add_io(&b, 7, 7 * 4 + 3);
+	add_io(&b, MID + 10, (MID + 10) * 4 + 3);
+	snprintf(path, sizeof(path), "%s/octf.trace.%d", dir, NSTREAMS);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.b, 1, b.len, f), b.len);
+	assert_int_equal(fclose(f), 0);
+	free(b.b);
+	lower = read_ids_cut(0, MID, 0, 0, 100, &nl, &st);
+	assert_int_equal(st, 0);
+	free(lower);
+
+	/*
+	 * stream 1's framing damaged near its start (a record's length), met
+	 * before the cut came: it never meets the cut
+	 */
+	snprintf(path, sizeof(path), "%s/octf.trace.1", dir);
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	{
+		uint8_t head[4096];
+		size_t got = fread(head, 1, sizeof(head), f);
+
+		assert_true(got == sizeof(head));
+		assert_int_equal(fseek(f, (long)sid_seek__offset(head, got, 200), SEEK_SET), 0);
+	}
+	assert_int_equal(fwrite("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 1, 12, f), 12);
+	assert_int_equal(fclose(f), 0);
+	lower = read_ids_cut(0, MID, 0, 0, 1000, &nl, &st);
+	assert_int_equal(st, 1);
+	free(lower);
+	free(all);
+}
+
+static void one_record(void *ctx, const struct io_rec *r)
+{
+	stats_view_ops.record(ctx, r);
+}
+
+/* --statistics of the trace in dir by one pass; its damage in *e (if any). */
+static char *one_pass_text(size_t *len, struct merge_error *e, size_t *nerr)
+{
+	struct view_opts opts = { .format = VIEW_JSON };
+	const struct event *ev;
+	struct join_sink sink = { one_record, NULL, NULL };
+	struct reader *r;
+	struct trace *t;
+	struct join *j;
+	char *text;
+	FILE *out = open_memstream(&text, len);
+	int ret;
+
+	assert_non_null(out);
+	sink.ctx = stats_view_ops.create(out, &opts);
+	j = join__new(0, &sink);
+	t = trace__open(dir);
+	assert_true(sink.ctx && j && t);
+	r = reader__new(t, join__event_types(j), 1);
+	assert_non_null(r);
+	while ((ret = reader__next(r, &ev)) == 1)
+		assert_int_equal(join__event(j, ev), 0);
+	assert_int_equal(ret, 0);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(stats_view_ops.finish(sink.ctx, j), 0);
+	*nerr = reader__error_count(r);
+	if (*nerr) {
+		*e = *reader__error(r, 0);
+		/* the stream's, freed with the trace */
+		e->path = strdup(e->path);
+		assert_non_null(e->path);
+	}
+	stats_view_ops.destroy(sink.ctx);
+	reader__free(r);
+	join__free(j);
+	trace__free(t);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
+/*
+ * split__run(), the halves meeting where the lower one finds mid and the
+ * upper one the streams' cut: what one pass writes, with its damage; or
+ * it gives up where it must (damage before where the upper half starts).
+ */
+/* the events a summary says for split.c's mid to fall at MID, for write_trace()'s first sid */
+static uint64_t events_for_mid(void)
+{
+	uint64_t first = STEP, e;
+
+	for (e = (MID - first) / SPLIT_SHARE_NUM * SPLIT_SHARE_DEN;; e++) {
+		if (first + e / SPLIT_SHARE_DEN * SPLIT_SHARE_NUM +
+			    e % SPLIT_SHARE_DEN * SPLIT_SHARE_NUM / SPLIT_SHARE_DEN >= MID)
+			return e;
+	}
+}
+
+static void expect_split(bool gives_up)
+{
+	struct view_opts opts = { .format = VIEW_JSON };
+	struct merge_error e1 = { 0 };
+	size_t len1, len2, nerr1;
+	char *one = one_pass_text(&len1, &e1, &nerr1), *text;
+	struct split *sp;
+	FILE *out;
+	int err;
+
+	out = open_memstream(&text, &len2);
+	assert_non_null(out);
+	sp = split__run(dir, events_for_mid(), &stats_view_ops, out, &opts, 0, &err);
+	assert_int_equal(err, 0);
+	if (gives_up) {
+		assert_null(sp);
+	} else {
+		assert_non_null(sp);
+		assert_int_equal(stats_view_ops.finish(split__view(sp), split__join(sp)), 0);
+		assert_int_equal(split__error_count(sp), nerr1);
+		if (nerr1) {
+			assert_string_equal(split__error(sp, 0)->path, e1.path);
+			assert_true(split__error(sp, 0)->offset == e1.offset);
+			assert_int_equal(split__error(sp, 0)->err, e1.err);
+		}
+	}
+	assert_int_equal(fclose(out), 0);
+	if (!gives_up) {
+		assert_int_equal(len1, len2);
+		assert_memory_equal(one, text, len1);
+	}
+	split__free(sp);
+	free((char *)e1.path);
+	free(one);
+	free(text);
+}
+
+static void test_split_run(void **state)
+{
+	static const uint8_t junk[12] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					  0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	char path[128];
+	struct stat st;
+	FILE *f;
+
+	write_trace(false, NULL);
+	expect_split(false);
+	snprintf(path, sizeof(path), "%s/octf.trace.1", dir);
+	assert_int_equal(stat(path, &st), 0);
+	/* bytes overwritten in stream 1's lower half: the upper half would read on past them */
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, st.st_size / 4, SEEK_SET), 0);
+	assert_int_equal(fwrite(junk, 1, sizeof(junk), f), sizeof(junk));
+	assert_int_equal(fclose(f), 0);
+	expect_split(true);
+	/* stream 1 cut short in its upper half: damage both ways, the same */
+	write_trace(false, NULL);
+	assert_int_equal(truncate(path, st.st_size * 3 / 4 + 3), 0);
+	expect_split(false);
+	/* in its lower half: the upper half starts at the damage, which both meet */
+	assert_int_equal(truncate(path, st.st_size / 4 + 3), 0);
+	expect_split(false);
+
+	/*
+	 * a record of the upper half that does not decode, in stream 0 before
+	 * one of the lower half (write_trace() moved it there): the lower half
+	 * drops the record undecoded and reads on, one pass stops there
+	 */
+	write_trace(false, NULL);
+	snprintf(path, sizeof(path), "%s/octf.trace.0", dir);
+	{
+		uint8_t *b;
+		uint64_t off;
+
+		f = fopen(path, "r+");
+		assert_non_null(f);
+		assert_int_equal(stat(path, &st), 0);
+		b = malloc((size_t)st.st_size);
+		assert_non_null(b);
+		assert_int_equal(fread(b, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+		off = sid_seek__offset(b, (size_t)st.st_size, MID + 1000);
+		assert_true(b[off] < 0x80);
+		/* its last byte (a varint's) continued: the record ends inside it */
+		assert_int_equal(fseek(f, (long)(off + b[off]), SEEK_SET), 0);
+		assert_int_equal(fputc(0x80, f), 0x80);
+		assert_int_equal(fclose(f), 0);
+		free(b);
+	}
+	expect_split(true);
+}
+
 static int setup(void **state)
 {
 	strcpy(dir, "/tmp/iotrace-split-XXXXXX");
@@ -805,6 +1138,9 @@ int main(void)
 		cmocka_unit_test(test_back_merge),
 		cmocka_unit_test(test_gap_filled),
 		cmocka_unit_test_setup_teardown(test_reader_ranges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_late_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_run, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -714,10 +714,160 @@ static void test_lent_map(void **state)
 	free(rs.b);
 }
 
+/*
+ * A stream lent m[0..mlen) and marked at mark: not met through reads
+ * records, then (one more read: a record, the end or the damage) after.
+ */
+static void expect_mark(const uint8_t *m, size_t mlen, const char *path, uint64_t mark,
+			size_t reads, int after)
+{
+	struct stream *s = stream__open(path);
+	const uint8_t *msg;
+	size_t i, len;
+
+	assert_non_null(s);
+	stream__use_map(s, m, mlen);
+	stream__mark(s, mark);
+	for (i = 0; i < reads; i++) {
+		assert_int_equal(stream__mark_met(s), 0);
+		assert_int_equal(stream__next(s, &msg, &len), 1);
+	}
+	assert_int_equal(stream__mark_met(s), 0);
+	(void)stream__next(s, &msg, &len);
+	assert_int_equal(stream__mark_met(s), after);
+	stream__free(s);
+}
+
+/*
+ * A lent map is where the stream can seek to (and no other), a record
+ * or its end; a mark tells whether a record started where it was put.
+ */
+static void test_seek_and_mark(void **state)
+{
+	struct rec_stream rs;
+	struct stream *s;
+	const uint8_t *msg;
+	size_t zlen, len;
+	uint8_t *z, *m;
+	const char *path;
+
+	make_stream(&rs);
+	m = mmap(NULL, rs.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	memcpy(m, rs.b, rs.len);
+	path = write_file("seek", rs.b, rs.len);
+
+	/* before the first read: the stream starts there */
+	s = stream__open(path);
+	assert_non_null(s);
+	stream__use_map(s, m, rs.len);
+	assert_int_equal(stream__seek(s, m, rs.off[5]), 0);
+	assert_true(stream__lent_bytes(s, &len) == m);
+	assert_int_equal(len, rs.len);
+	expect_rest(s, &rs, 5);
+	assert_int_equal(stream__seek(s, m, rs.off[2]), 0);
+	expect_rest(s, &rs, 2);
+	assert_int_equal(stream__seek(s, m, rs.len), 0);
+	expect_rest(s, &rs, rs.nrec);
+	assert_int_equal(stream__seek(s, m, rs.len + 1), -ENOTSUP);
+	/* another map: not what the stream reads */
+	assert_int_equal(stream__seek(s, rs.b, rs.off[2]), -ENOTSUP);
+	stream__free(s);
+
+	/* not lent: read from the start, in the stream's own mapping */
+	s = stream__open(path);
+	assert_non_null(s);
+	assert_int_equal(stream__seek(s, m, rs.off[5]), -ENOTSUP);
+	assert_null(stream__lent_bytes(s, &len));
+	expect_rest(s, &rs, 0);
+	stream__free(s);
+
+	/* a zstd file lent its bytes: decompressed from the start */
+	z = zstd_two_frames(rs.b, rs.len, rs.off[2], &zlen);
+	path = write_file("seek.zst", z, zlen);
+	s = stream__open(path);
+	assert_non_null(s);
+	stream__use_map(s, z, zlen);
+	assert_int_equal(stream__seek(s, z, 3), -ENOTSUP);
+	assert_null(stream__lent_bytes(s, &len));
+	expect_rest(s, &rs, 0);
+	stream__free(s);
+	free(z);
+
+	path = write_file("mark", rs.b, rs.len);
+	/* met at record 3, not before */
+	expect_mark(m, rs.len, path, rs.off[3], 3, 1);
+	/* a byte into record 3: passed over by record 4 */
+	expect_mark(m, rs.len, path, rs.off[3] + 1, 4, -1);
+	/* at the first record and at the clean end */
+	expect_mark(m, rs.len, path, 0, 0, 1);
+	expect_mark(m, rs.len, path, rs.len, rs.nrec, 1);
+	/* at the damage: the stream ends inside record 6 */
+	expect_mark(m, rs.off[6] + 100, path, rs.off[6], 6, 1);
+	expect_mark(m, rs.off[6] + 100, path, rs.off[5] + 1, 6, -1);
+
+	/*
+	 * a record with a one-byte length (the third: past the first read,
+	 * which starts the stream) lacking its last byte: truncated, lent or
+	 * mapped
+	 */
+	assert_true(rs.rlen[2] < 0x80 && rs.pay[2] == rs.off[2] + 1);
+	for (len = 0; len < 2; len++) {
+		size_t cut = rs.pay[2] + rs.rlen[2] - 1;
+
+		/* the file whole, the lent map cut; then the file cut */
+		s = stream__open(write_file("short", rs.b, len ? cut : rs.len));
+		assert_non_null(s);
+		if (!len)
+			stream__use_map(s, m, cut);
+		assert_int_equal(stream__next(s, &msg, &zlen), 1);
+		assert_int_equal(stream__next(s, &msg, &zlen), 1);
+		assert_int_equal(stream__next(s, &msg, &zlen), -ENODATA);
+		assert_int_equal(stream__offset(s), rs.off[2]);
+		stream__free(s);
+	}
+	path = write_file("mark", rs.b, rs.len);
+
+	/* a mark where the stream stands: met; behind it: passed over */
+	s = stream__open(path);
+	assert_non_null(s);
+	stream__use_map(s, m, rs.len);
+	stream__mark(s, 0);
+	assert_int_equal(stream__mark_met(s), 0);
+	for (len = 0; len < 3; len++)
+		assert_int_equal(stream__next(s, &msg, &zlen), 1);
+	assert_int_equal(stream__mark_met(s), 1);
+	stream__mark(s, rs.off[2]);
+	assert_int_equal(stream__mark_met(s), 1);
+	stream__mark(s, rs.off[1]);
+	assert_int_equal(stream__mark_met(s), -1);
+	/* after a rewind nothing is met yet */
+	assert_int_equal(stream__rewind(s), 0);
+	stream__mark(s, 0);
+	assert_int_equal(stream__mark_met(s), 0);
+	assert_int_equal(stream__next(s, &msg, &zlen), 1);
+	assert_int_equal(stream__mark_met(s), 1);
+	stream__free(s);
+
+	/* a mark after a seek past it: passed over */
+	s = stream__open(path);
+	assert_non_null(s);
+	stream__use_map(s, m, rs.len);
+	assert_int_equal(stream__seek(s, m, rs.off[5]), 0);
+	stream__mark(s, rs.off[3]);
+	assert_int_equal(stream__next(s, &msg, &len), 1);
+	assert_int_equal(stream__mark_met(s), -1);
+	stream__free(s);
+
+	munmap(m, rs.len);
+	free(rs.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_raw_records),
+		cmocka_unit_test(test_seek_and_mark),
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_open_missing),
 		cmocka_unit_test(test_truncated_tail),
