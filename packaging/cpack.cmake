@@ -48,11 +48,16 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
-# Minimum versions as dpkg-shlibdeps computes them from the symbols the
-# binary uses (Debian 12); libelf1 and zlib1g are libbpf's, named because
-# the tracer needs them whatever libbpf1's packaging says.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS
-  "libbpf1 (>= 1:1.0.0), libc6 (>= IOTRACE_GLIBC_MIN), libelf1, libprotobuf-c1 (>= 1.3.1), libzstd1 (>= 1.5.2), zlib1g")
+# IOTRACE_STATIC_LIBS (the default) links everything but the C library in.
+# Otherwise: minimum versions as dpkg-shlibdeps computes them from the
+# symbols the binary uses (Debian 12); libelf1 and zlib1g are libbpf's,
+# named because the tracer needs them whatever libbpf1's packaging says.
+if(IOTRACE_STATIC_LIBS)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= IOTRACE_GLIBC_MIN)")
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "libbpf1 (>= 1:1.0.0), libc6 (>= IOTRACE_GLIBC_MIN), libelf1, libprotobuf-c1 (>= 1.3.1), libzstd1 (>= 1.5.2), zlib1g")
+endif()
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
   ${CMAKE_CURRENT_LIST_DIR}/deb/conffiles
   ${CMAKE_CURRENT_LIST_DIR}/deb/postinst
@@ -75,8 +80,12 @@ set(CPACK_RPM_PACKAGE_AUTOPROV OFF)
 # glibc: the newest GLIBC_x symbol version the binary imports. libbpf: the binary links
 # libbpf.so.1, which is libbpf >= 1.0 (Fedora's libbpf has epoch 2; its 0.x
 # releases were libbpf.so.0). protobuf-c: symbols of LIBPROTOBUF_C_1.3.0.
-set(CPACK_RPM_PACKAGE_REQUIRES
-  "glibc >= IOTRACE_GLIBC_MIN, libbpf >= 2:1.0.0, protobuf-c >= 1.3.0, libzstd, elfutils-libelf, zlib")
+if(IOTRACE_STATIC_LIBS)
+  set(CPACK_RPM_PACKAGE_REQUIRES "glibc >= IOTRACE_GLIBC_MIN")
+else()
+  set(CPACK_RPM_PACKAGE_REQUIRES
+    "glibc >= IOTRACE_GLIBC_MIN, libbpf >= 2:1.0.0, protobuf-c >= 1.3.0, libzstd, elfutils-libelf, zlib")
+endif()
 set(CPACK_RPM_POST_INSTALL_SCRIPT_FILE ${CMAKE_CURRENT_LIST_DIR}/rpm/post.sh)
 set(CPACK_RPM_PRE_UNINSTALL_SCRIPT_FILE ${CMAKE_CURRENT_LIST_DIR}/rpm/preun.sh)
 set(CPACK_RPM_POST_UNINSTALL_SCRIPT_FILE ${CMAKE_CURRENT_LIST_DIR}/rpm/postun.sh)

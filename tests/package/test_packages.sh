@@ -90,8 +90,16 @@ phase() {
 }
 
 # --- what the packages must declare ------------------------------------------
-DEB_DEPENDS_NAMES="libbpf1 libc6 libelf1 libprotobuf-c1 libzstd1 zlib1g"
-RPM_REQUIRES_NAMES="elfutils-libelf glibc libbpf libzstd protobuf-c zlib"
+# (IOTRACE_STATIC_LIBS, the default, links everything but the C library in)
+if grep -qx 'IOTRACE_STATIC_LIBS:BOOL=ON' "$BUILD/CMakeCache.txt"; then
+	STATIC_LIBS=1
+	DEB_DEPENDS_NAMES="libc6"
+	RPM_REQUIRES_NAMES="glibc"
+else
+	STATIC_LIBS=0
+	DEB_DEPENDS_NAMES="libbpf1 libc6 libelf1 libprotobuf-c1 libzstd1 zlib1g"
+	RPM_REQUIRES_NAMES="elfutils-libelf glibc libbpf libzstd protobuf-c zlib"
+fi
 # soname -> rpm package that provides it (Fedora/RHEL); a NEEDED library
 # missing here fails the test: add it to CPACK_RPM_PACKAGE_REQUIRES too.
 declare -A RPM_PKG_OF=([libbpf.so.1]=libbpf [libprotobuf-c.so.1]=protobuf-c
@@ -272,6 +280,11 @@ check "deb /var/lib/iotrace drwx------ root/root" grep -qx -- 'drwx------ root/r
 check "deb /etc/iotrace/iotrace.conf -rw-r--r--" grep -qx -- '-rw-r--r-- root/root /etc/iotrace/iotrace.conf' "$T/deb.list"
 check "deb holds only iotrace's files (no stray install)" \
 	test -z "$(awk '$1 !~ /^d/ { print $3 }' "$T/deb.list" | grep -vxF "$PKG_FILES")"
+if [ "$STATIC_LIBS" = 1 ]; then
+	check "deb binary links only the C library (IOTRACE_STATIC_LIBS)" test \
+		-z "$(readelf -d "$T/deb/usr/sbin/iotrace" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' |
+			grep -vx -e libc.so.6 -e libm.so.6)"
+fi
 check "deb binary is stripped" bash -c "! readelf -S '$T/deb/usr/sbin/iotrace' | grep -q '\.debug_info'"
 check "deb unit runs /usr/sbin/iotrace" grep -q '^ExecStart=/usr/sbin/iotrace ' "$T/deb/usr/lib/systemd/system/iotrace@.service"
 check "deb config: trace-repository-path=/var/lib/iotrace" \
