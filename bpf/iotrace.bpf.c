@@ -292,18 +292,22 @@ static __always_inline void emit(struct iotrace_event *e)
 
 /*
  * The FileId of inode and its entry in files, inserted at first sight.
- * Returns NULL only if the map refused the insert.
+ * Returns NULL only if the map refused the insert. cast: see
+ * IOTRACE_READ (core_fixes.bpf.h).
  */
-static __always_inline struct file_seen *file_entry(struct inode *inode,
-						    struct iotrace_file_id *id)
+static __always_inline struct file_seen *file_entry_of(struct inode *inode,
+						       struct iotrace_file_id *id,
+						       const bool cast)
 {
 	struct file_key key = {};
 	struct file_seen *f, nf = {};
+	struct super_block *sb;
 	__u32 gen;
 
-	key.ino = BPF_CORE_READ(inode, i_ino);
-	key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	gen = BPF_CORE_READ(inode, i_generation);
+	key.ino = IOTRACE_READ(cast, inode, i_ino);
+	sb = IOTRACE_READ(cast, inode, i_sb);
+	key.dev = IOTRACE_READ(cast, sb, s_dev);
+	gen = IOTRACE_READ(cast, inode, i_generation);
 	id->ino = key.ino;
 	id->dev = key.dev;
 	f = bpf_map_lookup_elem(&files, &key);
@@ -319,6 +323,12 @@ static __always_inline struct file_seen *file_entry(struct inode *inode,
 	id->ctime_sec = f->ctime_sec;
 	id->ctime_nsec = f->ctime_nsec;
 	return f;
+}
+
+static __always_inline struct file_seen *file_entry(struct inode *inode,
+						    struct iotrace_file_id *id)
+{
+	return file_entry_of(inode, id, false);
 }
 
 /*
@@ -405,7 +415,8 @@ static __always_inline struct iomap_dio *bio_iomap_dio(struct bio *bio)
 
 static __always_inline bool file_of_dio(struct bio *bio,
 					struct iomap_dio *dio,
-					struct iotrace_queue_event *q)
+					struct iotrace_queue_event *q,
+					const bool cast)
 {
 	struct kiocb *iocb;
 	struct file *file;
@@ -415,20 +426,21 @@ static __always_inline bool file_of_dio(struct bio *bio,
 
 	if (!dio)
 		return false;
-	iocb = BPF_CORE_READ(dio, iocb);
-	file = BPF_CORE_READ(iocb, ki_filp);
-	inode = BPF_CORE_READ(file, f_inode);
+	iocb = IOTRACE_READ(cast, dio, iocb);
+	file = IOTRACE_READ(cast, iocb, ki_filp);
+	inode = IOTRACE_READ(cast, file, f_inode);
 	if (!inode ||
-	    (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
+	    (IOTRACE_READ(cast, inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
 		return false;
-	f = file_entry(inode, &q->file);
+	f = file_entry_of(inode, &q->file, cast);
 	if (!f)
 		return false;
 	q->file_kind = IOTRACE_FILE_REG;
 	q->io.flags |= IOTRACE_F_DIRECT;
-	pos = BPF_CORE_READ(iocb, ki_pos) + BPF_CORE_READ(dio, size) - bio->bi_iter.bi_size;
+	pos = IOTRACE_READ(cast, iocb, ki_pos) + IOTRACE_READ(cast, dio, size) -
+	      bio->bi_iter.bi_size;
 	q->file_offset = pos > 0 ? (__u64)pos >> 9 : 0;
-	q->file_size = BPF_CORE_READ(inode, i_size) >> 9;
+	q->file_size = IOTRACE_READ(cast, inode, i_size) >> 9;
 	if (f->sent_epoch != rename_epoch + 1)
 		send_chain(BPF_CORE_READ(file, f_path.dentry), f, &q->file);
 	return true;
@@ -445,7 +457,8 @@ static __always_inline bool file_of_dio(struct bio *bio,
  */
 static __always_inline void file_of_bio(struct bio *bio,
 					struct iomap_dio *dio,
-					struct iotrace_queue_event *q)
+					struct iotrace_queue_event *q,
+					const bool cast)
 {
 	struct bio_vec *bv = bio->bi_io_vec;
 	struct address_space *mapping;
@@ -457,22 +470,25 @@ static __always_inline void file_of_bio(struct bio *bio,
 
 	if (!bv || !bio->bi_vcnt || !q->io.nr_sector)
 		return;
-	if (file_of_dio(bio, dio, q))
+	if (file_of_dio(bio, dio, q, cast))
 		return;
 	/* a clone (dm) shares its parent's vector from bi_idx on */
 	idx = bio->bi_iter.bi_idx;
 	bv += idx;
 	/*
 	 * bv has a variable offset now, which the verifier allows only for
-	 * probe-reads; the page read so is a number to it, as everything
-	 * reached from the page must be anyway: the folio offset below is
-	 * pointer arithmetic, and the mapping word is tested for flag bits
+	 * probe-reads or a cast; the page read so is a number to it, as
+	 * everything reached from the page must be anyway: the folio offset
+	 * below is pointer arithmetic, and the mapping word is tested for
+	 * flag bits
 	 */
-	page = BPF_CORE_READ(bv, bv_page);
+	page = (struct page *)iotrace_word_at(
+		(char *)bv + bpf_core_field_offset(struct bio_vec, bv_page), cast);
 	if (!page)
 		return;
-	head = iotrace_page_head(page);
-	mapping = BPF_CORE_READ(head, mapping);
+	head = iotrace_page_head(page, cast);
+	mapping = (struct address_space *)iotrace_word_at(
+		(char *)head + bpf_core_field_offset(struct page, mapping), cast);
 	if (!mapping) {
 		q->io.flags |= IOTRACE_F_FSMETA;
 		return;
@@ -490,12 +506,12 @@ static __always_inline void file_of_bio(struct bio *bio,
 			q->io.flags |= IOTRACE_F_DIRECT;
 		return;
 	}
-	inode = BPF_CORE_READ(mapping, host);
-	if (!inode || BPF_CORE_READ(inode, i_mapping) != mapping) {
+	inode = IOTRACE_READ(cast, mapping, host);
+	if (!inode || (__u64)IOTRACE_READ(cast, inode, i_mapping) != (__u64)mapping) {
 		q->io.flags |= IOTRACE_F_FSMETA;
 		return;
 	}
-	mode = BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT;
+	mode = IOTRACE_READ(cast, inode, i_mode) & IOTRACE_S_IFMT;
 	if (mode == IOTRACE_S_IFBLK) {
 		q->file_kind = IOTRACE_FILE_BDEV;
 		q->io.flags |= IOTRACE_F_FSMETA;
@@ -511,17 +527,17 @@ static __always_inline void file_of_bio(struct bio *bio,
 		return;
 	}
 
-	f = file_entry(inode, &q->file);
+	f = file_entry_of(inode, &q->file, cast);
 	if (!f)
 		return;
 	q->file_kind = IOTRACE_FILE_REG;
 	psize = bpf_core_type_size(struct page);
-	pos = iotrace_page_index(head);
+	pos = iotrace_page_index(head, cast);
 	if (psize)
 		pos += ((__u64)page - (__u64)head) / psize;
-	pos = (pos << page_shift) + BPF_CORE_READ(bv, bv_offset) + bio->bi_iter.bi_bvec_done;
+	pos = (pos << page_shift) + IOTRACE_READ(cast, bv, bv_offset) + bio->bi_iter.bi_bvec_done;
 	q->file_offset = pos >> 9;
-	q->file_size = BPF_CORE_READ(inode, i_size) >> 9;
+	q->file_size = IOTRACE_READ(cast, inode, i_size) >> 9;
 	/* the one map lookup per I/O is in file_entry(); names are rare */
 	if (f->sent_epoch != rename_epoch + 1)
 		send_names(inode, f, &q->file);
@@ -546,7 +562,7 @@ static __always_inline void task_ids(struct iotrace_queue_event *q)
 	q->cgroup = t->cgroups->dfl_cgrp->kn->id;
 }
 
-static __always_inline int on_bio_queue(struct bio *bio)
+static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 {
 	struct iotrace_queue_event q = {};
 	struct iomap_dio *dio;
@@ -562,7 +578,7 @@ static __always_inline int on_bio_queue(struct bio *bio)
 	q.io.write_hint = iotrace_bio_write_hint(bio);
 	task_ids(&q);
 	dio = bio_iomap_dio(bio);
-	file_of_bio(bio, dio, &q);
+	file_of_bio(bio, dio, &q, cast);
 	if (vfs_enabled) {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 		struct vfs_state *st = bpf_map_lookup_elem(&vfs_calls, &tid);
@@ -672,14 +688,21 @@ static __always_inline int on_rq_issue(struct request *rq)
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(handle_bio_queue, struct bio *bio)
 {
-	return on_bio_queue(bio);
+	return on_bio_queue(bio, false);
 }
 
-/* before v5.11 (see core_fixes.bpf.h); user space picks one of the pair */
+/* where the kernel has bpf_rdonly_cast() (v6.2; see core_fixes.bpf.h) */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(handle_bio_queue_cast, struct bio *bio)
+{
+	return on_bio_queue(bio, true);
+}
+
+/* before v5.11 (see core_fixes.bpf.h); user space picks one of the three */
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(handle_bio_queue_old, struct request_queue *q, struct bio *bio)
 {
-	return on_bio_queue(bio);
+	return on_bio_queue(bio, false);
 }
 
 SEC("tp_btf/block_split")

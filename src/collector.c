@@ -129,6 +129,8 @@ static void pick_programs(struct iotrace *skel, const struct btf *btf)
 	};
 	size_t i;
 
+	bool cast;
+
 	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		/* without BTF the load fails anyway, with a clearer message */
 		bool old = btf && probe__tp_btf_args(btf, pairs[i].tp) == pairs[i].new_args + 1;
@@ -136,6 +138,17 @@ static void pick_programs(struct iotrace *skel, const struct btf *btf)
 		bpf_program__set_autoload(pairs[i].new_prog, !old);
 		bpf_program__set_autoload(pairs[i].old_prog, old);
 	}
+	/*
+	 * The queue program's variant with helper-free loads, where the kfunc
+	 * it needs exists (core_fixes.bpf.h). IOTRACE_PROBE_READS=1 keeps the
+	 * probe-read variant, so the tests cover both on a new kernel.
+	 */
+	cast = btf && bpf_program__autoload(skel->progs.handle_bio_queue) &&
+	       btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0 &&
+	       !(getenv("IOTRACE_PROBE_READS") && *getenv("IOTRACE_PROBE_READS") == '1');
+	bpf_program__set_autoload(skel->progs.handle_bio_queue_cast, cast);
+	if (cast)
+		bpf_program__set_autoload(skel->progs.handle_bio_queue, false);
 	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
 		bpf_program__set_autoload(optional[i].prog,
 					  probe__tracepoint_exists("syscalls", optional[i].tp));

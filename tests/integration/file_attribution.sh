@@ -12,7 +12,8 @@
 # `iotrace -P --io --raw`, the filesystemMeta events (inode, offsets,
 # size, sectors per direction), the name chain (/a/b/c/d/e/f.dat, then
 # /a/b/c/d/e/g.dat after the rename), the pid, comm and cgroup of each
-# I/O, and the direct and metadata flags.
+# I/O, and the direct and metadata flags. IOTRACE_PROBE_READS=1 runs it
+# with the queue program's probe-read variant (core_fixes.bpf.h).
 #
 # Needs root, BTF, loop devices, mkfs.ext4, a cgroup2 mount and python3;
 # a missing one is a failure, never a skip. Everything set up is torn
@@ -32,7 +33,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 iotrace_test_harness
 
 iotrace_require_root_bpf "loop devices, mount, cgroups, BPF" \
-	losetup mkfs.ext4 mount umount dd python3 stat truncate findmnt
+	losetup mkfs.ext4 mount umount dd python3 stat truncate findmnt bpftool
 iotrace_require_loop
 iotrace_require_cgroup2
 
@@ -87,6 +88,15 @@ if [ -z "$TRACE" ]; then
 	err=$(tail -3 "$T/trace.err")
 	die "tracer did not reach RUNNING: $err"
 fi
+# which variant of the queue program reads the pages and inodes: ctest
+# runs this test once more with IOTRACE_PROBE_READS=1, so both are covered
+if [ "${IOTRACE_PROBE_READS:-}" != 1 ] &&
+	bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "FUNC 'bpf_rdonly_cast'"; then
+	want=handle_bio_queue_cast
+else
+	want=handle_bio_queue
+fi
+check "queue program $want is the one loaded" bash -c "bpftool prog show | grep -qw 'name $want'"
 
 F=$MNT/a/b/c/d/e/f.dat
 G=$MNT/a/b/c/d/e/g.dat
