@@ -262,7 +262,7 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath)
 		mnt = BPF_CORE_READ(task, fs, pwd.mnt);
 		w->d = BPF_CORE_READ(task, fs, pwd.dentry);
 	} else {
-		file = fd_file(dfd);
+		file = fd_file(dfd, false);
 		if (!file)
 			return NULL;
 		mnt = BPF_CORE_READ(file, f_path.mnt);

@@ -164,18 +164,24 @@ __noinline int task_selected(__u32 pid)
 	return 1;
 }
 
-/* The open file fd of the current task, or NULL. */
-static __always_inline struct file *fd_file(__s64 fd)
+/*
+ * The open file fd of the current task, or NULL. The fd array and its
+ * slot are read as numbers: a cast load of them would be a pointer to
+ * the verifier, which refuses the variable index (cast: IOTRACE_READ).
+ */
+static __always_inline struct file *fd_file(__s64 fd, const bool cast)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds, *file = NULL;
+	struct files_struct *files = IOTRACE_READ(cast, task, files);
+	struct fdtable *fdt = files ? IOTRACE_READ(cast, files, fdt) : NULL;
+	unsigned long fds;
 
-	if (fd < 0 || !fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (fd < 0 || !fdt || fd >= IOTRACE_READ(cast, fdt, max_fds))
 		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	return file;
+	fds = iotrace_word_at((char *)fdt + bpf_core_field_offset(struct fdtable, fd), cast);
+	if (!fds)
+		return NULL;
+	return (struct file *)iotrace_word_at((char *)fds + fd * sizeof(struct file *), cast);
 }
 
 /*
@@ -184,19 +190,22 @@ static __always_inline struct file *fd_file(__s64 fd)
  * the file is not traced.
  */
 static __always_inline __u32 traced_file(struct file *file,
-					 struct iotrace_file_id *id)
+					 struct iotrace_file_id *id,
+					 const bool cast)
 {
-	struct inode *inode = BPF_CORE_READ(file, f_inode);
+	struct inode *inode = IOTRACE_READ(cast, file, f_inode);
+	struct super_block *sb;
 	struct file_seen *f;
 	__u32 dev;
 
 	if (!inode ||
-	    (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
+	    (IOTRACE_READ(cast, inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
 		return 0;
-	dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	sb = IOTRACE_READ(cast, inode, i_sb);
+	dev = IOTRACE_READ(cast, sb, s_dev);
 	if (!fs_dev_traced(dev))
 		return 0;
-	f = file_entry(inode, id);
+	f = file_entry_of(inode, id, cast);
 	if (!f)
 		return 0;
 	if (f->sent_epoch != rename_epoch + 1)
@@ -364,8 +373,7 @@ static __always_inline __u32 call_of(long id)
 	return sys_call_of[nr & (IOTRACE_MAX_SYSCALL_NR - 1)];
 }
 
-SEC("tracepoint")
-int handle_sys_enter(struct trace_event_raw_sys_enter *ctx)
+static __always_inline int on_sys_enter(struct trace_event_raw_sys_enter *ctx, const bool cast)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct vfs_state st = {};
@@ -392,16 +400,16 @@ int handle_sys_enter(struct trace_event_raw_sys_enter *ctx)
 		file = NULL;
 		bpf_find_vma(task, a[0], vma_file_cb, &file, 0);
 		if (file)
-			st.dev = traced_file(file, &st.file);
+			st.dev = traced_file(file, &st.file, cast);
 		if (!st.dev)
 			return 0;
 	} else if (!is_open(call)) {
-		file = fd_file(st.fd);
+		file = fd_file(st.fd, cast);
 		if (file)
-			st.dev = traced_file(file, &st.file);
+			st.dev = traced_file(file, &st.file, cast);
 		if (st.fd2 >= 0) {
-			struct file *out = fd_file(st.fd2);
-			__u32 dev2 = out ? traced_file(out, &st.file2) : 0;
+			struct file *out = fd_file(st.fd2, cast);
+			__u32 dev2 = out ? traced_file(out, &st.file2, cast) : 0;
 
 			if (!st.dev)
 				st.dev = dev2;
@@ -412,7 +420,7 @@ int handle_sys_enter(struct trace_event_raw_sys_enter *ctx)
 		if (st.offset < 0 && file &&
 		    (call <= IOTRACE_VFS_WRITEV || call >= IOTRACE_VFS_PREADV2) &&
 		    call <= IOTRACE_VFS_PWRITEV2)
-			st.offset = BPF_CORE_READ(file, f_pos);
+			st.offset = IOTRACE_READ(cast, file, f_pos);
 	}
 	/* opens are decided at exit, once the fd names a file */
 	st.cgroup = bpf_get_current_cgroup_id();
@@ -423,6 +431,19 @@ int handle_sys_enter(struct trace_event_raw_sys_enter *ctx)
 	st.start = bpf_ktime_get_ns();
 	bpf_map_update_elem(&vfs_calls, &tid, &st, BPF_ANY);
 	return 0;
+}
+
+SEC("tracepoint")
+int handle_sys_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_sys_enter(ctx, false);
+}
+
+/* where the kernel has bpf_rdonly_cast() (v6.2; see core_fixes.bpf.h) */
+SEC("tracepoint")
+int handle_sys_enter_cast(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_sys_enter(ctx, true);
 }
 
 static __always_inline void emit_vfs(struct vfs_state *st,
@@ -487,10 +508,10 @@ static __always_inline void on_open_exit(struct vfs_state *st,
 
 	if (ret < 0)
 		return;
-	file = fd_file(ret);
+	file = fd_file(ret, false);
 	if (!file)
 		return;
-	dev = traced_file(file, &id);
+	dev = traced_file(file, &id, false);
 	if (!dev)
 		return;
 	created = !!(BPF_CORE_READ(file, f_mode) & IOTRACE_FMODE_CREATED);
@@ -621,7 +642,7 @@ int BPF_PROG(handle_uring_complete, struct io_ring_ctx *rctx, void *req,
 	bpf_map_delete_elem(&uring_reqs, &key);
 	file = BPF_CORE_READ(r, file);
 	if (file)
-		st.dev = traced_file(file, &st.file);
+		st.dev = traced_file(file, &st.file, false);
 	if (st.dev)
 		emit_vfs(&st, BPF_CORE_READ(cqe, res), 0);
 	return 0;

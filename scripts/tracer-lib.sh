@@ -182,6 +182,19 @@ iotrace_wait_running() {
 	return 2
 }
 
+# iotrace_check_program BASE: a check (iotrace_test_harness) that the
+# tracer loaded the variant of program BASE it should: BASE_cast where the
+# kernel's BTF has bpf_rdonly_cast(), BASE with IOTRACE_PROBE_READS=1 or
+# on older kernels (bpf/core_fixes.bpf.h). Needs bpftool.
+iotrace_check_program() {
+	local want=$1
+	if [ "${IOTRACE_PROBE_READS:-}" != 1 ] &&
+		bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "FUNC 'bpf_rdonly_cast'"; then
+		want=${1}_cast
+	fi
+	check "program $want is the one loaded" bash -c "bpftool prog show | grep -qw 'name $want'"
+}
+
 # iotrace_kill_wait PID...: kills (SIGKILL) and reaps each of a test's
 # workload processes; empty and gone PIDs are fine, so cleanup code can
 # call it whatever state the test was left in.

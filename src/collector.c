@@ -138,14 +138,8 @@ static void pick_programs(struct iotrace *skel, const struct btf *btf)
 		bpf_program__set_autoload(pairs[i].new_prog, !old);
 		bpf_program__set_autoload(pairs[i].old_prog, old);
 	}
-	/*
-	 * The queue program's variant with helper-free loads, where the kfunc
-	 * it needs exists (core_fixes.bpf.h). IOTRACE_PROBE_READS=1 keeps the
-	 * probe-read variant, so the tests cover both on a new kernel.
-	 */
-	cast = btf && bpf_program__autoload(skel->progs.handle_bio_queue) &&
-	       btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0 &&
-	       !(getenv("IOTRACE_PROBE_READS") && *getenv("IOTRACE_PROBE_READS") == '1');
+	/* the variant with helper-free loads, where it loads */
+	cast = bpf_program__autoload(skel->progs.handle_bio_queue) && probe__cast_loads(btf);
 	bpf_program__set_autoload(skel->progs.handle_bio_queue_cast, cast);
 	if (cast)
 		bpf_program__set_autoload(skel->progs.handle_bio_queue, false);

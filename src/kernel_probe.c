@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -38,4 +40,13 @@ bool probe__tracepoint_exists(const char *category, const char *name)
 			return true;
 	}
 	return false;
+}
+
+bool probe__cast_loads(const struct btf *btf)
+{
+	const char *env = getenv("IOTRACE_PROBE_READS");
+
+	if (env && strcmp(env, "1") == 0)
+		return false;
+	return btf && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
 }

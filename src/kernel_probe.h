@@ -22,4 +22,11 @@ int probe__tp_btf_args(const struct btf *vmlinux, const char *tp);
 /* A classic tracepoint category:name in tracefs (either mount point). */
 bool probe__tracepoint_exists(const char *category, const char *name);
 
+/*
+ * Whether to load the *_cast programs, which read kernel memory with
+ * bpf_rdonly_cast() loads (core_fixes.bpf.h): the kernel's BTF has the
+ * kfunc, and IOTRACE_PROBE_READS=1 does not ask for the probe-read ones.
+ */
+bool probe__cast_loads(const struct btf *vmlinux);
+
 #endif

@@ -110,7 +110,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 {
 	struct iotrace__rodata *ro = skel->rodata;
 	const struct trace_filters *f = &cfg->filters;
-	bool uring, ns;
+	bool uring, ns, cast;
 	size_t i;
 	int err;
 
@@ -133,8 +133,12 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 
 	/* attached by hand, to many tracepoints each */
 	bpf_program__set_autoattach(skel->progs.handle_sys_enter, false);
+	bpf_program__set_autoattach(skel->progs.handle_sys_enter_cast, false);
 	bpf_program__set_autoattach(skel->progs.handle_sys_exit, false);
-	bpf_program__set_autoload(skel->progs.handle_sys_enter, cfg->vfs);
+	/* one of the two: with helper-free loads where the kernel allows */
+	cast = probe__cast_loads(vmlinux);
+	bpf_program__set_autoload(skel->progs.handle_sys_enter, cfg->vfs && !cast);
+	bpf_program__set_autoload(skel->progs.handle_sys_enter_cast, cfg->vfs && cast);
 	bpf_program__set_autoload(skel->progs.handle_sys_exit, probe__tracepoint_exists("syscalls", "sys_exit_openat"));
 	bpf_program__set_autoattach(skel->progs.handle_ns_enter, false);
 	bpf_program__set_autoattach(skel->progs.handle_ns_exit, false);
@@ -171,6 +175,8 @@ static int attach_one(struct bpf_program *prog, const char *dir, const char *tp,
 
 int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 {
+	struct bpf_program *enter = bpf_program__autoload(skel->progs.handle_sys_enter_cast) ?
+		skel->progs.handle_sys_enter_cast : skel->progs.handle_sys_enter;
 	size_t i;
 	int err;
 
@@ -197,7 +203,7 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 		if (err == -ENOENT)
 			continue;
 		if (!err && vfs)
-			err = attach_one(skel->progs.handle_sys_enter, "enter", calls[i].tp, l);
+			err = attach_one(enter, "enter", calls[i].tp, l);
 		if (err)
 			return err;
 		l->calls++;

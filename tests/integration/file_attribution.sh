@@ -90,13 +90,7 @@ if [ -z "$TRACE" ]; then
 fi
 # which variant of the queue program reads the pages and inodes: ctest
 # runs this test once more with IOTRACE_PROBE_READS=1, so both are covered
-if [ "${IOTRACE_PROBE_READS:-}" != 1 ] &&
-	bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "FUNC 'bpf_rdonly_cast'"; then
-	want=handle_bio_queue_cast
-else
-	want=handle_bio_queue
-fi
-check "queue program $want is the one loaded" bash -c "bpftool prog show | grep -qw 'name $want'"
+iotrace_check_program handle_bio_queue
 
 F=$MNT/a/b/c/d/e/f.dat
 G=$MNT/a/b/c/d/e/g.dat

@@ -18,6 +18,8 @@
 # order: call, fd, fd2, offset, offset2, size, result, flags, created,
 # fileId, fileId2) and `iotrace -P --vfs -f csv` (the same records, with
 # file.path and file2.path), plus the Create/Delete/Move events.
+# IOTRACE_PROBE_READS=1 runs it with the probe-read variant of the
+# sys_enter program (bpf/core_fixes.bpf.h).
 #
 # Needs root, BTF, loop devices, mkfs.ext4 and python3; a missing one is
 # a failure, never a skip. Everything set up is torn down at exit, also
@@ -39,7 +41,7 @@ iotrace_test_harness --list-failures
 
 # --- capabilities: fail loudly -----------------------------------------------
 iotrace_require_root_bpf "loop devices, mount, BPF" \
-	losetup mkfs.ext4 mount umount mountpoint python3 truncate timeout
+	losetup mkfs.ext4 mount umount mountpoint python3 truncate timeout bpftool
 iotrace_require_loop
 TRACEFS=
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
@@ -94,6 +96,9 @@ case $? in
 2) die "summary never rewritten after start (collector loop not running?)" ;;
 esac
 echo "# tracing $LN --vfs: $TRACE"
+# which variant reads the files of the calls' fds: ctest runs this test
+# once more with IOTRACE_PROBE_READS=1, so both are covered
+iotrace_check_program handle_sys_enter
 
 "$CALLS" "$MNT/calls" >"$T/calls.out" 2>"$T/calls.err" &
 CPID=$!
