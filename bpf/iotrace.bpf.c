@@ -98,28 +98,28 @@ struct {
 } rings SEC(".maps");
 
 /*
- * A record wakes the collector only once its ring holds this many bytes
+ * An output wakes the collector only once its ring holds this many bytes
  * (set by user space: a quarter of the ring); below that the collector
  * reads the rings on its own timer. A wakeup per record would cost the
  * traced workload several microseconds per I/O.
  */
 const volatile __u64 wake_bytes = 1 << 14;
 
-/*
- * Records written on this CPU since its ring's fill was last looked at.
- * The fill is looked at every WAKE_CHECK_EVERY records only: the query
- * cost 25-50 ns a record, and the quarter ring is thousands of records.
- * Per CPU, not derived from the sid: the records of one CPU may fall on
- * sids in a fixed pattern that never meets a multiple.
- */
-#define WAKE_CHECK_EVERY 16
-
+/* Each CPU's batch in the making, by CPU number; see iotrace_event.h. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);	/* set to the number of possible CPUs */
 	__type(key, __u32);
-	__type(value, __u32);
-} since_wake_check SEC(".maps");
+	__type(value, struct iotrace_stage);
+} stages SEC(".maps");
+
+static __always_inline struct iotrace_stage *this_stage(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&stages, &cpu);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -242,35 +242,104 @@ static __always_inline void stamp(struct iotrace_event *e)
 }
 
 /*
- * Writes a filled, stamped record. The sid is taken last, right before the
- * output, to keep small the window in which an interrupt on this CPU can
- * emit a record with a higher sid ahead of this one. A failed output still
- * consumes its sid: a gap in sids is a lost record, also counted in
- * counters.lost.
+ * Keeps the compiler from moving the stage's writes past the release of
+ * busy. A plain store releases it: programs run with migration disabled,
+ * so only programs on this CPU ever see the stage, in program order.
  */
-static __always_inline void output_sized(struct iotrace_event *e,
-					 __u64 size, __u64 nsids)
+#define stage_barrier() asm volatile("" ::: "memory")
+
+static __always_inline void count_lost(__u64 n)
 {
 	struct iotrace_counters *c;
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), *since;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&counters, &zero);
+	/* atomic: a program in an interrupt may nest on this CPU's slot */
+	if (c)
+		__sync_fetch_and_add(&c->lost, n);
+}
+
+/*
+ * One ring record of n records. The fill is looked at on each output:
+ * with batches that is once per dozens of records.
+ */
+static __always_inline void ring_out(void *data, __u64 size, __u64 n)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 flags = BPF_RB_NO_WAKEUP;
 	void *ring;
 
 	ring = bpf_map_lookup_elem(&rings, &cpu);
-	since = bpf_map_lookup_elem(&since_wake_check, &zero);
-	/* not atomic: a program nested on this CPU only delays a check */
-	if (ring && since && ++*since >= WAKE_CHECK_EVERY) {
-		*since = 0;
-		if (bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wake_bytes)
+	if (ring) {
+		if (bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) + size >= wake_bytes)
 			flags = BPF_RB_FORCE_WAKEUP;
+		if (!bpf_ringbuf_output(ring, data, size, flags))
+			return;
+	}
+	count_lost(n);
+}
+
+/* Outputs the staged records; the caller holds the stage (busy). */
+static __always_inline void stage_flush(struct iotrace_stage *st)
+{
+	__u32 len = st->len, n = st->nrec;
+
+	st->len = 0;
+	st->nrec = 0;
+	st->flushes++;
+	if (!len || len > IOTRACE_STAGE_BYTES)
+		return;
+	ring_out(st->buf, len, n);
+}
+
+/*
+ * Stages a filled, stamped record, after outputting the batch if it has
+ * no room. The sid is taken last, once the stage is this program's: a
+ * program nested in an interrupt on this CPU meanwhile outputs its record
+ * alone, ahead of the staged ones, and a record that waits in the stage
+ * is that much out of place in its stream, which the parser's window
+ * absorbs. A record that cannot be output still consumes its sid: a gap
+ * in sids is a lost record, also counted in counters.lost.
+ */
+static __always_inline void output_sized(struct iotrace_event *e,
+					 __u64 size, __u64 nsids)
+{
+	struct iotrace_stage *st = this_stage();
+	__u32 len;
+
+	if (!st || __sync_lock_test_and_set(&st->busy, 1)) {
+		e->sid = __sync_fetch_and_add(&next_sid, nsids) + 1;
+		ring_out(e, size, 1);
+		return;
+	}
+	len = st->len;
+	if (len > IOTRACE_STAGE_BYTES - size) {
+		stage_flush(st);
+		len = 0;
 	}
 	e->sid = __sync_fetch_and_add(&next_sid, nsids) + 1;
-	if (ring && !bpf_ringbuf_output(ring, e, size, flags))
-		return;
-	c = bpf_map_lookup_elem(&counters, &zero);
-	/* atomic: a program in an interrupt may nest on this CPU's slot */
-	if (c)
-		__sync_fetch_and_add(&c->lost, 1);
+	__builtin_memcpy(&st->buf[len / 8], e, size);
+	st->len = len + size;
+	st->nrec++;
+	stage_barrier();
+	st->busy = 0;
+}
+
+/*
+ * Outputs a record at once, after what the stage holds: names, which
+ * must be in the ring before the mark that they were sent is set.
+ */
+static __always_inline void output_now(struct iotrace_event *e, __u64 size)
+{
+	struct iotrace_stage *st = this_stage();
+
+	if (st && !__sync_lock_test_and_set(&st->busy, 1)) {
+		stage_flush(st);
+		stage_barrier();
+		st->busy = 0;
+	}
+	e->sid = __sync_fetch_and_add(&next_sid, 1) + 1;
+	ring_out(e, size, 1);
 }
 
 static __always_inline void output(struct iotrace_event *e)
@@ -371,7 +440,7 @@ static __always_inline void send_chain(struct dentry *d,
 		name = BPF_CORE_READ(d, d_name.name);
 		if (bpf_probe_read_kernel_str(n->name, sizeof(n->name), name) < 0)
 			n->name[0] = 0;
-		output_sized(&n->hdr, sizeof(*n), 1);
+		output_now(&n->hdr, sizeof(*n));
 		f->sent_epoch = epoch;
 		if (parent == d || !pf || pf->sent_epoch == epoch)
 			break;
@@ -877,6 +946,27 @@ SEC("tracepoint/syscalls/sys_exit_renameat2")
 int handle_exit_renameat2(struct syscall_exit *ctx)
 {
 	return on_rename_exit(ctx);
+}
+
+/*
+ * Outputs this CPU's stage. Never attached: user space runs it on a CPU
+ * whose stage it sees waiting (BPF_PROG_TEST_RUN, BPF_F_TEST_RUN_ON_CPU),
+ * so that the records of a quiet CPU do not wait for more. Run in an
+ * interrupt, it may find the stage busy, and leaves it to the next look.
+ */
+SEC("raw_tp")
+int flush_stage(void *ctx)
+{
+	struct iotrace_stage *st = this_stage();
+
+	if (!st)
+		return 0;
+	if (__sync_lock_test_and_set(&st->busy, 1))
+		return 1;
+	stage_flush(st);
+	stage_barrier();
+	st->busy = 0;
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -323,6 +323,62 @@ struct iotrace_fs_event {
 };
 
 /*
+ * Records reach the ring buffers in batches. Each CPU stages its records
+ * in its struct iotrace_stage and outputs them as one ring record when the
+ * next would not fit. A ring record is thus one or more records back to
+ * back, each of the size its type gives (iotrace_record_size(), all
+ * multiples of 8). One output per record cost the queue program about 150
+ * of its 390 ns (bpf_stats, fio random reads at 100k IOPS).
+ *
+ * User space maps the stages (an mmapable array, one per CPU): a stage
+ * that holds records and was not output since user space last looked,
+ * it has output by the program flush_stage run on that CPU; at the end it
+ * reads what is left.
+ */
+#define IOTRACE_STAGE_BYTES 4096
+
+struct iotrace_stage {
+	/* bytes staged */
+	__u32 len;
+	/* records staged */
+	__u32 nrec;
+	/*
+	 * a program on this CPU is using the stage: one nested on it (in an
+	 * interrupt) outputs its record alone. Taken with an atomic exchange,
+	 * which also holds where a program could be preempted.
+	 */
+	__u64 busy;
+	/* outputs of the stage so far */
+	__u64 flushes;
+	/* the header fills a cache line; __u64: copies go 8 bytes at a time */
+	__u64 pad[5];
+	__u64 buf[IOTRACE_STAGE_BYTES / 8];
+};
+
+/* Bytes a record of this type takes in a ring record; 0 for an unknown type. */
+static inline __u32 iotrace_record_size(__u32 type)
+{
+	switch (type) {
+	case IOTRACE_EV_QUEUE:
+		return sizeof(struct iotrace_queue_event);
+	case IOTRACE_EV_SPLIT:
+	case IOTRACE_EV_COMPLETE:
+	case IOTRACE_EV_ISSUE:
+	case IOTRACE_EV_RQ_QUEUE:
+	case IOTRACE_EV_RQ_COMPLETE:
+		return sizeof(struct iotrace_event);
+	case IOTRACE_EV_FILE_NAME:
+		return sizeof(struct iotrace_name_event);
+	case IOTRACE_EV_VFS:
+		return sizeof(struct iotrace_vfs_event);
+	case IOTRACE_EV_FS:
+		return sizeof(struct iotrace_fs_event);
+	default:
+		return 0;
+	}
+}
+
+/*
  * Per-CPU counters the programs keep; user space sums and reports them.
  * Only failures are counted: a count of every record would cost each one
  * a map lookup and a locked add, and the trace files count them anyway.

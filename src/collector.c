@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,10 @@ struct collector {
 	struct batch *batches;	/* per CPU, with paths */
 	int write_err;
 	bool size_reached;
+	const struct iotrace_stage *stages;	/* per CPU, mapped */
+	size_t stages_size;
+	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */
+	bool no_stage_flush;	/* flush_stage cannot be run on a CPU here */
 	char err[256];
 };
 
@@ -194,6 +199,8 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 		return -ENOMEM;
 	c->cfg = cfg;
 	c->size_limit = cfg->size_mib << 20;
+	/* records then wait in their stage until it is full or the trace ends: for tests */
+	c->no_stage_flush = getenv("IOTRACE_NO_STAGE_FLUSH") && *getenv("IOTRACE_NO_STAGE_FLUSH") == '1';
 
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0)
@@ -219,6 +226,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	 * resizing an inner map template.
 	 */
 	bpf_map__set_max_entries(c->skel->maps.rings, (__u32)c->ncpus);
+	bpf_map__set_max_entries(c->skel->maps.stages, (__u32)c->ncpus);
 
 	if (cfg->paths) {
 		char bad[256];
@@ -230,6 +238,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	/* parsed once: several programs are picked by their prototypes */
 	btf = btf__load_vmlinux_btf();
 	pick_programs(c->skel, btf);
+	bpf_program__set_autoattach(c->skel->progs.flush_stage, false);
 	err = vfs__configure(c->skel, cfg, btf);
 	btf__free(btf);
 	if (err)
@@ -356,19 +365,17 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 	put(c, cpu, buf, encode__event(&r.e, buf, &split), &split);
 }
 
-static int on_ring_record(void *ctx, void *data, size_t size)
+/* One record of CPU cpu: written now, or with --paths kept for the round's end. */
+static void take_record(struct collector *c, int cpu, const void *data, uint32_t sz)
 {
-	struct ring_ctx *rc = ctx;
-	struct collector *c = rc->c;
 	struct batch *b;
-	uint32_t sz = size > UINT32_MAX - 8 ? UINT32_MAX - 8 : (uint32_t)size;
 	size_t need = 8 + ((sz + 7u) & ~7u);
 
 	if (!c->paths) {
-		on_sample(c, rc->cpu, data, sz);
-		return 0;
+		on_sample(c, cpu, data, sz);
+		return;
 	}
-	b = &c->batches[rc->cpu];
+	b = &c->batches[cpu];
 	if (b->used + need > b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1u << 16;
 		uint8_t *nb;
@@ -378,7 +385,7 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 		nb = realloc(b->buf, cap);
 		if (!nb) {
 			c->write_err = -ENOMEM;
-			return 0;
+			return;
 		}
 		b->buf = nb;
 		b->cap = cap;
@@ -386,6 +393,33 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	memcpy(b->buf + b->used, &sz, sizeof(sz));
 	memcpy(b->buf + b->used + 8, data, sz);
 	b->used += need;
+}
+
+/*
+ * The records of one batch (iotrace_event.h), each as long as its type
+ * says. A record of an unknown type ends the batch: what follows it
+ * cannot be found (programs and collector are built together).
+ */
+static void take_batch(struct collector *c, int cpu, const uint8_t *data, size_t size)
+{
+	size_t off = 0;
+
+	while (size - off >= sizeof(struct iotrace_event)) {
+		const struct iotrace_event *e = (const void *)(data + off);
+		uint32_t sz = iotrace_record_size(e->type);
+
+		if (!sz || sz > size - off)
+			return;
+		take_record(c, cpu, data + off, sz);
+		off += sz;
+	}
+}
+
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct ring_ctx *rc = ctx;
+
+	take_batch(rc->c, rc->cpu, data, size);
 	return 0;
 }
 
@@ -438,6 +472,57 @@ static int consume_rings(struct collector *c)
 	if (c->paths)
 		write_batches(c);
 	return n < 0 ? n : 0;
+}
+
+/*
+ * Has each CPU whose stage holds records that waited a whole round (it
+ * was not output since the last look) output them, by running
+ * flush_stage on that CPU: the records of a quiet CPU then wait at most
+ * two rounds, and a busy or idle CPU costs no interrupt. A stage found in
+ * use is left to the next round. Without the run-on-CPU test run
+ * (refused), records wait until their stage is full or the trace ends.
+ */
+static void flush_stages(struct collector *c)
+{
+	int fd = bpf_program__fd(c->skel->progs.flush_stage), cpu;
+
+	for (cpu = 0; cpu < c->ncpus && !c->no_stage_flush; cpu++) {
+		const volatile struct iotrace_stage *st = &c->stages[cpu];
+		uint64_t flushes = st->flushes;
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
+
+		if (st->len && flushes == c->stage_flushes[cpu] &&
+		    bpf_prog_test_run_opts(fd, &opts) && errno != ENXIO)
+			c->no_stage_flush = true;	/* ENXIO: the CPU is offline */
+		c->stage_flushes[cpu] = st->flushes;
+	}
+}
+
+/* What the stages still hold once the programs are detached: nothing writes to them any more. */
+static void drain_stages(struct collector *c)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		const struct iotrace_stage *st = &c->stages[cpu];
+
+		if (st->len <= sizeof(st->buf))
+			take_batch(c, cpu, (const uint8_t *)st->buf, st->len);
+	}
+}
+
+/* The stages, mapped for reading (the map is BPF_F_MMAPABLE). */
+static int map_stages(struct collector *c)
+{
+	c->stages_size = (size_t)c->ncpus * sizeof(struct iotrace_stage);
+	c->stages = mmap(NULL, c->stages_size, PROT_READ, MAP_SHARED,
+			 bpf_map__fd(c->skel->maps.stages), 0);
+	if (c->stages == MAP_FAILED) {
+		c->stages = NULL;
+		return -errno;
+	}
+	c->stage_flushes = calloc((size_t)c->ncpus, sizeof(*c->stage_flushes));
+	return c->stage_flushes ? 0 : -ENOMEM;
 }
 
 /* Records lost per CPU: the programs count the records their ring refused. */
@@ -605,10 +690,11 @@ static void init_summary(struct collector *c, struct summary *s, const char *rel
 }
 
 /*
- * The per-CPU rings, into the programs' array of rings. The programs
- * wake the collector only when a ring is a quarter full (wake_bytes);
- * the poll loop reads every ring each round, so records still reach the
- * streams within POLL_TIMEOUT_MS when the rate is low.
+ * The per-CPU rings, into the programs' array of rings, and the stages
+ * before them. The programs wake the collector only when a ring is a
+ * quarter full (wake_bytes); the poll loop reads every ring each round,
+ * and has waiting stages output, so records still reach the streams
+ * within two rounds (POLL_TIMEOUT_MS) when the rate is low.
  */
 static int open_rings(struct collector *c)
 {
@@ -641,13 +727,13 @@ static int open_rings(struct collector *c)
 		if (!c->rb)
 			return -errno;
 	}
-	return 0;
+	return map_stages(c);
 }
 
 int collector__run(struct collector *c, const char *dir, const char *rel,
 		   volatile sig_atomic_t *stop, struct summary *s)
 {
-	uint64_t start, now, last_flush, deadline;
+	uint64_t start, now, last_flush, last_stages, deadline;
 	int err, werr;
 
 	init_summary(c, s, rel);
@@ -690,12 +776,17 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		goto finish;
 	}
 
-	start = last_flush = now_ns(CLOCK_MONOTONIC);
+	start = last_flush = last_stages = now_ns(CLOCK_MONOTONIC);
 	deadline = c->cfg->time_s ? start + c->cfg->time_s * 1000000000ull : 0;
 	strcpy(s->stop_reason, "signal");
 	while (!*stop) {
 		/* woken or timed out, every ring is read: the wakeups are rare */
 		err = ring_buffer__poll(c->rb, POLL_TIMEOUT_MS);
+		now = now_ns(CLOCK_MONOTONIC);
+		if (now - last_stages >= POLL_TIMEOUT_MS * 1000000ull) {
+			last_stages = now;
+			flush_stages(c);
+		}
 		if (err >= 0)
 			err = consume_rings(c);
 		if (err < 0 && err != -EINTR) {
@@ -710,7 +801,6 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			strcpy(s->stop_reason, "size limit");
 			break;
 		}
-		now = now_ns(CLOCK_MONOTONIC);
 		if (deadline && now >= deadline) {
 			strcpy(s->stop_reason, "time limit");
 			break;
@@ -727,8 +817,13 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	/* stop the programs, then take what is still in the buffers */
 	vfs__detach(&c->vfs);
 	iotrace__detach(c->skel);
-	if (!err && !c->write_err)
-		consume_rings(c);
+	if (!err && !c->write_err) {
+		/* the stages' records come last: staged, they were not output */
+		ring_buffer__consume(c->rb);
+		drain_stages(c);
+		if (c->paths)
+			write_batches(c);
+	}
 	/*
 	 * Every stream that can still write is flushed, also after another
 	 * one failed (space its truncation freed may take more records),
@@ -777,6 +872,9 @@ void collector__free(struct collector *c)
 				close(c->ring_fds[i]);
 	free(c->ring_fds);
 	free(c->ring_ctx);
+	if (c->stages)
+		munmap((void *)c->stages, c->stages_size);
+	free(c->stage_flushes);
 	if (c->batches)
 		for (i = 0; i < c->ncpus; i++)
 			free(c->batches[i].buf);
