@@ -26,6 +26,18 @@ iotrace_temp_repository() {
 	export IOTRACE_CONFIG=$1/iotrace.conf
 }
 
+# iotrace_shm_loop SIZE: for a test with its temporary directory in T, a
+# loop device over a SIZE file in /dev/shm named after T, and a trace
+# repository in T/repo (iotrace_temp_repository). Sets IMG and LOOP in the
+# caller as soon as each exists, for its cleanup; returns 1 if losetup
+# fails.
+iotrace_shm_loop() {
+	IMG=/dev/shm/$(basename "$T").img
+	truncate -s "$1" "$IMG" || return 1
+	LOOP=$(losetup -f --show "$IMG") || { LOOP=; return 1; }
+	iotrace_temp_repository "$T/repo"
+}
+
 # iotrace_quiet_ext4 SIZE TAG WORKDIR: an ext4 file system on a loop device
 # backed by /dev/shm, quiet enough that /sys/block stat deltas can be
 # compared with a trace exactly. Sets IMG, LOOP, LN (loopN), MAJ, MIN, DEVT

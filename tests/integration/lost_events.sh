@@ -26,7 +26,7 @@ iotrace_test_harness
 iotrace_require_root_bpf "loop devices, BPF"
 
 T=$(mktemp -d /tmp/iotrace-lost.XXXXXX)
-IMG=/dev/shm/$(basename "$T").img
+IMG=
 LOOP=
 TRACER=
 WRITER=
@@ -40,10 +40,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-truncate -s 64M "$IMG"
-LOOP=$(losetup -f --show "$IMG") || die "losetup"
-mkdir -p "$T/repo"
-iotrace_temp_repository "$T/repo"
+iotrace_shm_loop 64M || die "losetup"
 
 "$BIN" --start-tracing --devices "$(basename "$LOOP")" --buffer 1 >"$T/out" 2>"$T/err" &
 TRACER=$!

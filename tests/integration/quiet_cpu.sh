@@ -28,7 +28,7 @@ iotrace_test_harness
 iotrace_require_root_bpf "loop devices, BPF" losetup taskset dd
 
 T=$(mktemp -d /tmp/iotrace-quiet.XXXXXX)
-IMG=/dev/shm/$(basename "$T").img
+IMG=
 LOOP=
 TRACER=
 cleanup() {
@@ -38,10 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-truncate -s 64M "$IMG"
-LOOP=$(losetup -f --show "$IMG") || die "losetup"
-mkdir -p "$T/repo"
-iotrace_temp_repository "$T/repo"
+iotrace_shm_loop 64M || die "losetup"
 CPUS=$(nproc)
 
 # one direct read per CPU, at a different offset each
