@@ -241,13 +241,6 @@ static __always_inline void stamp(struct iotrace_event *e)
 	e->ts = bpf_ktime_get_ns();
 }
 
-/*
- * Keeps the compiler from moving the stage's writes past the release of
- * busy. A plain store releases it: programs run with migration disabled,
- * so only programs on this CPU ever see the stage, in program order.
- */
-#define stage_barrier() asm volatile("" ::: "memory")
-
 static __always_inline void count_lost(__u64 n)
 {
 	struct iotrace_counters *c;
@@ -293,6 +286,31 @@ static __always_inline void stage_flush(struct iotrace_stage *st)
 }
 
 /*
+ * Lets go of the stage. A plain store does: programs run with migration
+ * disabled, so only programs on this CPU ever see the stage, in program
+ * order; the barrier keeps the compiler from moving the stage's writes
+ * past it.
+ */
+static __always_inline void stage_release(struct iotrace_stage *st)
+{
+	asm volatile("" ::: "memory");
+	st->busy = 0;
+}
+
+/*
+ * Outputs the staged records, unless a program that this one interrupted
+ * is using the stage: false then.
+ */
+static __always_inline bool stage_try_flush(struct iotrace_stage *st)
+{
+	if (__sync_lock_test_and_set(&st->busy, 1))
+		return false;
+	stage_flush(st);
+	stage_release(st);
+	return true;
+}
+
+/*
  * Stages a filled, stamped record, after outputting the batch if it has
  * no room. The sid is taken last, once the stage is this program's: a
  * program nested in an interrupt on this CPU meanwhile outputs its record
@@ -321,8 +339,7 @@ static __always_inline void output_sized(struct iotrace_event *e,
 	__builtin_memcpy(&st->buf[len / 8], e, size);
 	st->len = len + size;
 	st->nrec++;
-	stage_barrier();
-	st->busy = 0;
+	stage_release(st);
 }
 
 /*
@@ -333,11 +350,8 @@ static __always_inline void output_now(struct iotrace_event *e, __u64 size)
 {
 	struct iotrace_stage *st = this_stage();
 
-	if (st && !__sync_lock_test_and_set(&st->busy, 1)) {
-		stage_flush(st);
-		stage_barrier();
-		st->busy = 0;
-	}
+	if (st)
+		stage_try_flush(st);
 	e->sid = __sync_fetch_and_add(&next_sid, 1) + 1;
 	ring_out(e, size, 1);
 }
@@ -959,14 +973,7 @@ int flush_stage(void *ctx)
 {
 	struct iotrace_stage *st = this_stage();
 
-	if (!st)
-		return 0;
-	if (__sync_lock_test_and_set(&st->busy, 1))
-		return 1;
-	stage_flush(st);
-	stage_barrier();
-	st->busy = 0;
-	return 0;
+	return st && !stage_try_flush(st);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
