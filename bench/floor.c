@@ -2,7 +2,8 @@
 /*
  * bench/floor DEVICE: attach the counting-only programs of floor.bpf.c to
  * one device until SIGINT/SIGTERM, then print "hits N" (tracepoint hits on
- * that device). Used by bench/overhead; built only for benchmarks.
+ * that device) and "queue N issue N complete N", the hits of each. Used by
+ * bench/overhead; built only for benchmarks.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 
 #include <bpf/bpf.h>
 
+#include "floor.h"
 #include "floor.skel.h"
 #include "iotrace_event.h"
 
@@ -28,8 +30,8 @@ int main(int argc, char **argv)
 	unsigned int ma, mi;
 	struct floor *skel;
 	char path[256];
-	__u64 *vals, total = 0;
-	__u32 zero = 0;
+	__u64 *vals, total = 0, counts[FLOOR_NR_COUNTS] = {};
+	__u32 which;
 	int ncpus, i, err;
 	FILE *f;
 
@@ -60,10 +62,16 @@ int main(int argc, char **argv)
 		pause();
 	ncpus = libbpf_num_possible_cpus();
 	vals = calloc(ncpus, sizeof(*vals));
-	if (vals && !bpf_map_lookup_elem(bpf_map__fd(skel->maps.hits), &zero, vals))
+	for (which = 0; vals && which < FLOOR_NR_COUNTS; which++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.hits), &which, vals))
+			continue;
 		for (i = 0; i < ncpus; i++)
-			total += vals[i];
-	printf("hits %llu\n", (unsigned long long)total);
+			counts[which] += vals[i];
+		total += counts[which];
+	}
+	printf("hits %llu\nqueue %llu issue %llu complete %llu\n", (unsigned long long)total,
+	       (unsigned long long)counts[FLOOR_QUEUE], (unsigned long long)counts[FLOOR_ISSUE],
+	       (unsigned long long)counts[FLOOR_COMPLETE]);
 	free(vals);
 	floor__destroy(skel);
 	return 0;
