@@ -310,6 +310,13 @@ static __always_inline bool stage_try_flush(struct iotrace_stage *st)
 	return true;
 }
 
+/* Outputs a record as a ring record of its own, with the sids it takes. */
+static __always_inline void output_alone(struct iotrace_event *e, __u64 size, __u64 nsids)
+{
+	e->sid = __sync_fetch_and_add(&next_sid, nsids) + 1;
+	ring_out(e, size, 1);
+}
+
 /*
  * Stages a filled, stamped record, after outputting the batch if it has
  * no room. The sid is taken last, once the stage is this program's: a
@@ -326,8 +333,7 @@ static __always_inline void output_sized(struct iotrace_event *e,
 	__u32 len;
 
 	if (!st || __sync_lock_test_and_set(&st->busy, 1)) {
-		e->sid = __sync_fetch_and_add(&next_sid, nsids) + 1;
-		ring_out(e, size, 1);
+		output_alone(e, size, nsids);
 		return;
 	}
 	len = st->len;
@@ -352,8 +358,7 @@ static __always_inline void output_now(struct iotrace_event *e, __u64 size)
 
 	if (st)
 		stage_try_flush(st);
-	e->sid = __sync_fetch_and_add(&next_sid, 1) + 1;
-	ring_out(e, size, 1);
+	output_alone(e, size, 1);
 }
 
 static __always_inline void output(struct iotrace_event *e)
