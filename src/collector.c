@@ -14,6 +14,7 @@
 
 #include "collector.h"
 #include "delta.h"
+#include "detach.h"
 #include "encode.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
@@ -498,6 +499,32 @@ static void flush_stages(struct collector *c)
 	}
 }
 
+/*
+ * Takes every program off its tracepoint, all at once (detach.h); out of
+ * memory for the list, one at a time.
+ */
+static void detach_all(struct collector *c)
+{
+	const struct bpf_object_skeleton *sk = c->skel->skeleton;
+	struct bpf_link ***slots = calloc((size_t)sk->prog_cnt + c->vfs.n + 1, sizeof(*slots));
+	size_t n = 0, i;
+	int p;
+
+	for (p = 0; slots && p < sk->prog_cnt; p++) {
+		const struct bpf_prog_skeleton *ps =
+			(const void *)((const char *)sk->progs + (size_t)p * sk->prog_skel_sz);
+
+		if (*ps->link)
+			slots[n++] = ps->link;
+	}
+	for (i = 0; slots && i < c->vfs.n; i++)
+		slots[n++] = &c->vfs.link[i];
+	detach__links(slots, n);
+	free(slots);
+	vfs__detach(&c->vfs);
+	iotrace__detach(c->skel);
+}
+
 /* What the stages still hold once the programs are detached: nothing writes to them any more. */
 static void drain_stages(struct collector *c)
 {
@@ -815,8 +842,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	}
 
 	/* stop the programs, then take what is still in the buffers */
-	vfs__detach(&c->vfs);
-	iotrace__detach(c->skel);
+	detach_all(c);
 	if (!err && !c->write_err) {
 		/* the stages' records come last: staged, they were not output */
 		ring_buffer__consume(c->rb);
@@ -879,7 +905,8 @@ void collector__free(struct collector *c)
 		for (i = 0; i < c->ncpus; i++)
 			free(c->batches[i].buf);
 	free(c->batches);
-	vfs__detach(&c->vfs);
+	if (c->skel)
+		detach_all(c);
 	path_filter__free(c->paths);
 	iotrace__destroy(c->skel);
 	if (c->streams)

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * detach__links(): every link destroyed once, slots cleared, and the
+ * destroys under way at the same time (the point of it: a link's close
+ * waits for a grace period). bpf_link__destroy and pthread_create are
+ * wrapped (-Wl,--wrap): links here are just addresses.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "detach.h"
+
+#define NLINKS 24
+
+struct bpf_link;
+
+static char objs[NLINKS];	/* the links' addresses */
+static _Atomic int destroyed[NLINKS];
+static _Atomic int stray;	/* destroys of something else */
+static _Atomic int in_flight, max_in_flight;
+static bool wait_for_all;	/* each destroy waits until all have begun */
+static _Atomic bool gave_up;
+static int fail_creates;	/* pthread_create fails for the first ones */
+static _Atomic int creates;
+
+int __real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			  void *arg);
+
+int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			  void *arg)
+{
+	if (atomic_fetch_add(&creates, 1) < fail_creates)
+		return EAGAIN;
+	return __real_pthread_create(th, attr, fn, arg);
+}
+
+void __wrap_bpf_link__destroy(struct bpf_link *link)
+{
+	char *p = (char *)link;
+	int now, max, expect, waited;
+
+	if (!link)
+		return;
+	if (p < objs || p >= objs + NLINKS) {
+		atomic_fetch_add(&stray, 1);
+		return;
+	}
+	atomic_fetch_add(&destroyed[p - objs], 1);
+	now = atomic_fetch_add(&in_flight, 1) + 1;
+	max = atomic_load(&max_in_flight);
+	while (now > max && !atomic_compare_exchange_weak(&max_in_flight, &max, now))
+		;
+	/* 5 s at most, and once: one at a time, the first never sees the others come */
+	expect = NLINKS - fail_creates;
+	for (waited = 0; wait_for_all && !atomic_load(&gave_up) &&
+			 atomic_load(&max_in_flight) < expect;
+	     waited++) {
+		if (waited == 5000)
+			atomic_store(&gave_up, true);
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	atomic_fetch_sub(&in_flight, 1);
+}
+
+static int reset(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < NLINKS; i++)
+		atomic_store(&destroyed[i], 0);
+	atomic_store(&stray, 0);
+	atomic_store(&in_flight, 0);
+	atomic_store(&max_in_flight, 0);
+	atomic_store(&creates, 0);
+	wait_for_all = false;
+	atomic_store(&gave_up, false);
+	fail_creates = 0;
+	return 0;
+}
+
+/* slots for every link; those whose index is in holes hold NULL */
+static void fill(struct bpf_link **links, struct bpf_link ***slots, unsigned int holes_every)
+{
+	int i;
+
+	for (i = 0; i < NLINKS; i++) {
+		links[i] = holes_every && i % holes_every == 0 ? NULL : (struct bpf_link *)&objs[i];
+		slots[i] = &links[i];
+	}
+}
+
+static void assert_all_gone(struct bpf_link **links, unsigned int holes_every)
+{
+	int i;
+
+	for (i = 0; i < NLINKS; i++) {
+		int want = holes_every && i % holes_every == 0 ? 0 : 1;
+
+		assert_null(links[i]);
+		assert_int_equal(atomic_load(&destroyed[i]), want);
+	}
+	assert_int_equal(atomic_load(&stray), 0);
+	assert_int_equal(atomic_load(&in_flight), 0);
+}
+
+static void test_each_once_and_cleared(void **state)
+{
+	struct bpf_link *links[NLINKS], **slots[NLINKS];
+
+	(void)state;
+	fill(links, slots, 5);
+	detach__links(slots, NLINKS);
+	assert_all_gone(links, 5);
+	/* no threads for the empty slots */
+	assert_int_equal(atomic_load(&creates), NLINKS - (NLINKS + 4) / 5);
+}
+
+static void test_concurrent(void **state)
+{
+	struct bpf_link *links[NLINKS], **slots[NLINKS];
+
+	(void)state;
+	wait_for_all = true;
+	fill(links, slots, 0);
+	detach__links(slots, NLINKS);
+	assert_all_gone(links, 0);
+	assert_int_equal(atomic_load(&max_in_flight), NLINKS);
+}
+
+/* threads refused: the caller's thread destroys those links itself */
+static void test_threads_refused(void **state)
+{
+	struct bpf_link *links[NLINKS], **slots[NLINKS];
+
+	(void)state;
+	fail_creates = 3;
+	fill(links, slots, 0);
+	detach__links(slots, NLINKS);
+	assert_all_gone(links, 0);
+
+	reset(NULL);
+	fail_creates = NLINKS;
+	fill(links, slots, 0);
+	detach__links(slots, NLINKS);
+	assert_all_gone(links, 0);
+	assert_int_equal(atomic_load(&max_in_flight), 1);
+}
+
+static void test_none(void **state)
+{
+	struct bpf_link **slots[1] = { NULL };
+
+	(void)state;
+	detach__links(slots, 0);
+	assert_int_equal(atomic_load(&creates), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_each_once_and_cleared, reset),
+		cmocka_unit_test_setup(test_concurrent, reset),
+		cmocka_unit_test_setup(test_threads_refused, reset),
+		cmocka_unit_test_setup(test_none, reset),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
