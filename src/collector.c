@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "cli.h"
 #include "collector.h"
 #include "delta.h"
 #include "detach.h"
@@ -493,8 +494,12 @@ static void flush_stages(struct collector *c)
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
 
 		if (st->len && flushes == c->stage_flushes[cpu] &&
-		    bpf_prog_test_run_opts(fd, &opts) && errno != ENXIO)
-			c->no_stage_flush = true;	/* ENXIO: the CPU is offline */
+		    bpf_prog_test_run_opts(fd, &opts) && errno != ENXIO) {
+			/* ENXIO: the CPU is offline */
+			cli_warn("cannot have CPU %d output its staged records: %s; from now on a quiet CPU's records reach the trace only when its stage fills or the tracer stops",
+				 cpu, strerror(errno));
+			c->no_stage_flush = true;
+		}
 		c->stage_flushes[cpu] = st->flushes;
 	}
 }
