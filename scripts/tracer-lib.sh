@@ -167,11 +167,12 @@ for t in json.load(sys.stdin)["trace"]:
 
 # iotrace_wait_running BIN PID REPO: waits (10 s at most, while the tracer
 # PID lives) until a trace in REPO is RUNNING, and sets TRACE in the caller
-# to its path relative to REPO (empty if none). RUNNING is written before
-# the BPF programs are attached, so it then waits (5 s at most) for one
-# rewrite of REPO/TRACE/octf.summary by the collector's loop, which runs
-# once they are: I/O done after that is traced. Returns 0, 1 when no trace
-# became RUNNING, or 2 when its summary was never rewritten. TRACE is set,
+# to its path relative to REPO (empty if none). The first summary, which
+# says RUNNING, is written once the BPF programs are attached: I/O done
+# after it is traced. It then waits (5 s at most) for one rewrite of
+# REPO/TRACE/octf.summary, which the collector's loop makes every second:
+# the loop runs. Returns 0, 1 when no trace became RUNNING, or 2 when its
+# summary was never rewritten. TRACE is set,
 # not printed, so the caller needs no long command substitution (a signal
 # landing in one upsets bash 5.2's traps).
 iotrace_wait_running() {
