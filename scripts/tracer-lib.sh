@@ -16,6 +16,20 @@ iotrace_stop() {
 	return 0
 }
 
+# iotrace_bench_alone NAME: fails, with one line on stderr, while another
+# iotrace or bench/floor runs on this machine. Their programs run for
+# every bio of every device, traced or not, so they would slow a
+# benchmark's untraced runs as well and skew every ratio it prints; a
+# tracer left behind by an interrupted experiment did exactly that.
+iotrace_bench_alone() {
+	local pids
+
+	pids=$(pgrep -x 'iotrace|floor' | tr '\n' ' ')
+	[ -z "$pids" ] && return 0
+	echo "$1: another tracer is running (pid ${pids% }: $(ps -o comm= -p "${pids%% *}")); stop it first, its programs would slow the untraced runs too" >&2
+	return 1
+}
+
 # iotrace_temp_repository DIR: traces, the tracer lock and the config file all
 # under DIR, so a run never touches /var/lib/iotrace, never waits on or
 # blocks a real tracer, and never rewrites /etc/iotrace.
