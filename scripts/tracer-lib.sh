@@ -30,6 +30,12 @@ iotrace_bench_alone() {
 	return 1
 }
 
+# iotrace_median: the median of the numbers on stdin, one per line (the
+# mean of the middle two for an even count); the benchmarks' figures.
+iotrace_median() {
+	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # iotrace_temp_repository DIR: traces, the tracer lock and the config file all
 # under DIR, so a run never touches /var/lib/iotrace, never waits on or
 # blocks a real tracer, and never rewrites /etc/iotrace.
