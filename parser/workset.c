@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "workset.h"
 
 #define BUF_MAX 4096
-
-static int by_start(const void *a, const void *b)
-{
-	const struct ws_range *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return 0;
-}
 
 /* Appends r to out[0..*n), joining it with the last range if they touch. */
 static void push(struct ws_range *out, size_t *n, const struct ws_range *r)
@@ -50,6 +42,61 @@ static int merge_in(struct workset *w, const struct ws_range *add, size_t n)
 	return 0;
 }
 
+/*
+ * Sorts the buffer by start: least significant byte first, one pass for
+ * each byte in which the starts differ (three to five for a device's
+ * LBAs). With qsort()'s comparator calls the sort took a sixth of
+ * --statistics on a trace of random 4 KiB reads.
+ */
+static int sort_buf(struct workset *w)
+{
+	struct ws_range *src = w->buf, *dst;
+	size_t n = w->nbuf, i, at[256], cap;
+	uint64_t differ = 0;
+	unsigned int shift;
+
+	if (w->tmp_cap < n) {
+		free(w->tmp);
+		w->tmp = malloc(w->buf_cap * sizeof(*w->tmp));
+		w->tmp_cap = w->tmp ? w->buf_cap : 0;
+		if (!w->tmp)
+			return -ENOMEM;
+	}
+	dst = w->tmp;
+	for (i = 1; i < n; i++)
+		differ |= src[i].start ^ src[0].start;
+	for (shift = 0; shift < 64; shift += 8) {
+		size_t sum = 0, c;
+		struct ws_range *t;
+
+		if (!((differ >> shift) & 0xff))
+			continue;
+		memset(at, 0, sizeof(at));
+		for (i = 0; i < n; i++)
+			at[(src[i].start >> shift) & 0xff]++;
+		for (c = 0; c < 256; c++) {
+			size_t k = at[c];
+
+			at[c] = sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[at[(src[i].start >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	/* an odd number of passes leaves the result in tmp: the two trade places */
+	if (src != w->buf) {
+		w->tmp = w->buf;
+		w->buf = src;
+		cap = w->tmp_cap;
+		w->tmp_cap = w->buf_cap;
+		w->buf_cap = cap;
+	}
+	return 0;
+}
+
 /* Sorts the buffer and merges it into merged[]. */
 static int flush(struct workset *w)
 {
@@ -57,8 +104,9 @@ static int flush(struct workset *w)
 
 	if (!w->nbuf)
 		return 0;
-	qsort(w->buf, w->nbuf, sizeof(*w->buf), by_start);
-	err = merge_in(w, w->buf, w->nbuf);
+	err = sort_buf(w);
+	if (!err)
+		err = merge_in(w, w->buf, w->nbuf);
 	if (!err)
 		w->nbuf = 0;
 	return err;
@@ -132,6 +180,7 @@ void workset__free(struct workset *w)
 {
 	free(w->merged);
 	free(w->buf);
-	w->merged = w->buf = NULL;
-	w->nmerged = w->nbuf = w->merged_cap = w->buf_cap = 0;
+	free(w->tmp);
+	w->merged = w->buf = w->tmp = NULL;
+	w->nmerged = w->nbuf = w->merged_cap = w->buf_cap = w->tmp_cap = 0;
 }

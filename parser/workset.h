@@ -23,6 +23,8 @@ struct workset {
 	size_t nmerged, merged_cap;
 	struct ws_range *buf;		/* not yet merged */
 	size_t nbuf, buf_cap;
+	struct ws_range *tmp;		/* the radix sort's other half */
+	size_t tmp_cap;
 	int err;			/* -ENOMEM once: the result is a lower bound */
 };
 

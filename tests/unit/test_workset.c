@@ -56,6 +56,63 @@ static void test_random_against_bitmap(void **state)
 	workset__free(&w);
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const struct ws_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sectors in the union of r[0..n), the plain way: sorted by qsort(), then one sweep. */
+static uint64_t union_sectors(struct ws_range *r, size_t n)
+{
+	uint64_t total = 0, end = 0;
+	size_t i;
+
+	qsort(r, n, sizeof(*r), by_start);
+	for (i = 0; i < n; i++) {
+		uint64_t from = r[i].start > end ? r[i].start : end;
+
+		if (r[i].end > from)
+			total += r[i].end - from;
+		if (r[i].end > end)
+			end = r[i].end;
+	}
+	return total;
+}
+
+/*
+ * LBAs of a large device, whose starts differ in some bytes and agree in
+ * others (the sort skips those), in every byte, and the last sectors of
+ * the address space: the union against a plain sort and sweep.
+ */
+static void test_large_lbas(void **state)
+{
+	static const uint64_t spread[] = { 0xff00ffull, 0xffffffffffull, UINT64_MAX };
+	static struct ws_range all[20000];
+	size_t s, n;
+
+	srand(11);
+	for (s = 0; s < sizeof(spread) / sizeof(spread[0]); s++) {
+		struct workset w = { 0 };
+		uint64_t base = s < 2 ? 0x123400000000ull : 0;
+
+		for (n = 0; n < sizeof(all) / sizeof(all[0]); n++) {
+			uint64_t r = (uint64_t)rand() << 40 ^ (uint64_t)rand() << 20 ^ (uint64_t)rand();
+			uint64_t lba = base + (r & spread[s]), len = 1 + (uint64_t)rand() % 64;
+
+			if (lba + len < lba)
+				lba = UINT64_MAX - len;
+			workset__add(&w, lba, len);
+			all[n] = (struct ws_range){ lba, lba + len };
+		}
+		assert_true(workset__sectors(&w) == union_sectors(all, n));
+		for (n = 1; n < w.nmerged; n++)
+			assert_true(w.merged[n].start > w.merged[n - 1].end);
+		workset__free(&w);
+	}
+}
+
 /*
  * Worksets merged (as a split run's halves and the totals are), each
  * settled or not, sorted ranges or still buffered: the union, against a
@@ -102,6 +159,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overlaps),
 		cmocka_unit_test(test_random_against_bitmap),
+		cmocka_unit_test(test_large_lbas),
 		cmocka_unit_test(test_merge_settled),
 	};
 
