@@ -78,6 +78,20 @@ unsigned int decode__peek_record(const uint8_t *msg, size_t len, struct decode_p
 int decode__event_peeked(const uint8_t *msg, size_t len, const struct decode_peek *pk,
 			 struct event *ev, unsigned int types);
 
+/*
+ * decode__event() of the message of s, a record as delta__decode_split()
+ * gives it, read from its fields: the same result (but never -EPROTO),
+ * or DECODE_UNSURE when the fast path would not take the message: then
+ * decode the message (delta__split_msg()) instead. Spares a reader of
+ * our own traces rebuilding each message and parsing it again.
+ */
+#define DECODE_UNSURE 2
+struct delta_split;
+int decode__split(const struct delta_split *s, struct event *ev, unsigned int types);
+
+/* The event type of s's body field, EV_NONE for one the decoder does not know */
+enum event_type decode__split_type(const struct delta_split *s);
+
 /* The protobuf-c path alone (for tests and the fuzz target). */
 int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev);
 

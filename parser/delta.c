@@ -22,6 +22,7 @@
 
 #define MAX_TYPES 15
 #define MAX_SLOTS 64
+_Static_assert(DELTA_SPLIT_MAX >= MAX_SLOTS, "a decoded record fits a split");
 /*
  * Recent kernel addresses. Bios come from a small slab pool and are
  * reused soon after their completion: with iodepth 32, 90% of the ids of
@@ -122,6 +123,7 @@ struct walk {
 /* One record, in the terms of the model */
 struct rec {
 	uint64_t sid, ts;
+	size_t bytes;		/* decoding: the lengths of its bytes values */
 	unsigned type;		/* == d->ntypes: a new type */
 	uint32_t field;
 	/*
@@ -936,6 +938,7 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 	}
 	r->nnew = 0;
 	r->fresh = 0;
+	r->bytes = 0;
 	if (k & 0x80) {
 		ret = read_layout(r, &p, end);
 		if (ret <= 0)
@@ -967,6 +970,7 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 					v->present = true;
 					v->p = s->recent->data[0];
 					v->len = s->recent->len[0];
+					r->bytes += v->len;
 				}
 				continue;
 			}
@@ -979,6 +983,7 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 					return -EBADMSG;
 				v->p = s->recent->data[x - 1];
 				v->len = s->recent->len[x - 1];
+				r->bytes += v->len;
 				continue;
 			}
 			if (x > BYTES_LITERAL)
@@ -990,6 +995,7 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 				return 0;
 			v->p = p;
 			v->len = (uint32_t)x;
+			r->bytes += v->len;
 			p += x;
 			continue;
 		}
@@ -1020,11 +1026,10 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 	return 1;
 }
 
-/* Writes r as an OCTF message into d->out; its length, or -EBADMSG if too long */
-static int rec_to_msg(struct delta *d, const struct rec *r)
+/* The length of r's OCTF message */
+static size_t rec_msg_len(const struct rec *r)
 {
-	size_t hlen, blen = 0, total, n = 0;
-	uint8_t *o = d->out;
+	size_t hlen, blen = 0;
 	unsigned i;
 
 	hlen = (r->sid ? 1 + varint_len(r->sid) : 0) + (r->ts ? 1 + varint_len(r->ts) : 0);
@@ -1038,81 +1043,158 @@ static int rec_to_msg(struct delta *d, const struct rec *r)
 		else if (!s->lenfield && v->v)
 			blen += varint_len(tag) + varint_len(v->v);
 	}
-	total = 1 + varint_len(hlen) + hlen + varint_len((uint64_t)r->field << 3 | 2) +
-		varint_len(blen) + blen;
-	if (total > DELTA_MSG_MAX)
-		return -EBADMSG;
+	return 1 + varint_len(hlen) + hlen + varint_len((uint64_t)r->field << 3 | 2) +
+	       varint_len(blen) + blen;
+}
 
-	o[n++] = F_HEADER << 3 | 2;
-	n += put(o + n, hlen);
-	if (r->sid) {
-		o[n++] = 1 << 3;
-		n += put(o + n, r->sid);
-	}
-	if (r->ts) {
-		o[n++] = 2 << 3;
-		n += put(o + n, r->ts);
-	}
-	n += put(o + n, (uint64_t)r->field << 3 | 2);
-	n += put(o + n, blen);
-	for (i = 0; i < r->t->nslots; i++) {
+/*
+ * Whether r's message fits DELTA_MSG_MAX. Without its bytes a message is
+ * far shorter (a header of two 10-byte varints, at most MAX_SLOTS fields
+ * of a tag and a 10-byte varint or length), so it is counted only when
+ * the bytes are long.
+ */
+_Static_assert(1 + 1 + 22 + 5 + 3 + MAX_SLOTS * (5 + 10) <= 1024, "the bound below");
+static bool rec_fits(const struct rec *r)
+{
+	return r->bytes <= DELTA_MSG_MAX - 1024 || rec_msg_len(r) <= DELTA_MSG_MAX;
+}
+
+/*
+ * The split of a committed record r: the fields of its message, in order.
+ * A bytes value the commit kept is now the first of its slot's recent
+ * values; others still point into the record.
+ */
+static void split_of(const struct delta *d, const struct rec *r, struct delta_split *s)
+{
+	const struct type *t = d->type[r->type];
+	unsigned i, n = 0;
+
+	s->sid = r->sid;
+	s->ts = r->ts;
+	s->type = r->field;
+	for (i = 0; i < t->nslots; i++) {
 		const struct value *v = &r->val[i];
-		const struct slot *s = &r->t->slot[i];
-		uint64_t tag = (uint64_t)s->field << 3;
+		const struct slot *sl = &t->slot[i];
+		struct delta_field *f = &s->f[n];
 
-		if (s->lenfield && v->present) {
-			n += put(o + n, tag | 2);
-			n += put(o + n, v->len);
-			memcpy(o + n, v->p, v->len);
-			n += v->len;
-		} else if (!s->lenfield && v->v) {
-			n += put(o + n, tag);
-			n += put(o + n, v->v);
+		if (sl->lenfield) {
+			if (!v->present)
+				continue;
+			f->p = sl->kept ? sl->recent->data[0] : v->p;
+			f->v = v->len;
+		} else {
+			if (!v->v)
+				continue;
+			f->p = NULL;
+			f->v = v->v;
+		}
+		f->field = sl->field;
+		n++;
+	}
+	s->n = n;
+}
+
+size_t delta__split_msg(const struct delta_split *s, uint8_t *out)
+{
+	size_t hlen, blen = 0, n = 0;
+	unsigned i;
+
+	hlen = (s->sid ? 1 + varint_len(s->sid) : 0) + (s->ts ? 1 + varint_len(s->ts) : 0);
+	for (i = 0; i < s->n; i++) {
+		const struct delta_field *f = &s->f[i];
+		uint64_t tag = (uint64_t)f->field << 3;
+
+		blen += f->p ? varint_len(tag | 2) + varint_len(f->v) + f->v
+			     : varint_len(tag) + varint_len(f->v);
+	}
+	out[n++] = F_HEADER << 3 | 2;
+	n += put(out + n, hlen);
+	if (s->sid) {
+		out[n++] = 1 << 3;
+		n += put(out + n, s->sid);
+	}
+	if (s->ts) {
+		out[n++] = 2 << 3;
+		n += put(out + n, s->ts);
+	}
+	n += put(out + n, (uint64_t)s->type << 3 | 2);
+	n += put(out + n, blen);
+	for (i = 0; i < s->n; i++) {
+		const struct delta_field *f = &s->f[i];
+		uint64_t tag = (uint64_t)f->field << 3;
+
+		if (f->p) {
+			n += put(out + n, tag | 2);
+			n += put(out + n, f->v);
+			memcpy(out + n, f->p, f->v);
+			n += f->v;
+		} else {
+			n += put(out + n, tag);
+			n += put(out + n, f->v);
 		}
 	}
-	return (int)n;
+	return n;
+}
+
+/* A verbatim record at in[0..avail), which starts with its two zero bytes: as delta__decode() */
+static int verbatim_rec(const uint8_t *in, size_t avail, const uint8_t **msg, size_t *len,
+			size_t *used)
+{
+	const uint8_t *p = in + 2;
+	uint64_t x;
+	int ret;
+
+	/* no state change */
+	ret = get(&p, in + avail, &x);
+	if (ret == 0 && avail >= DELTA_RECORD_MAX)
+		return -EBADMSG;
+	if (ret <= 0)
+		return ret;
+	if (x > FRAMING_RECORD_MAX)
+		return -EBADMSG;
+	if (x > (uint64_t)(in + avail - p))
+		return 0;
+	*msg = p;
+	*len = (size_t)x;
+	*used = (size_t)(p - in) + (size_t)x;
+	return 1;
+}
+
+int delta__decode_split(struct delta *d, const uint8_t *in, size_t avail, struct delta_split *s,
+			const uint8_t **msg, size_t *len, size_t *used)
+{
+	const uint8_t *p = in;
+	struct rec r;
+	int ret;
+
+	if (!avail)
+		return 0;
+	if (in[0] == 0 && avail >= 2 && in[1] == 0)
+		return verbatim_rec(in, avail, msg, len, used);
+	ret = rec_from_delta(d, &r, &p, in + avail);
+	if (ret == 0 && avail >= DELTA_RECORD_MAX)
+		return -EBADMSG;
+	if (ret <= 0)
+		return ret;
+	if (!rec_fits(&r))
+		return -EBADMSG;
+	if (!prepare(d, &r))
+		return -ENOMEM;
+	commit(d, &r);
+	split_of(d, &r, s);
+	*used = (size_t)(p - in);
+	return DELTA_FIELDS;
 }
 
 int delta__decode(struct delta *d, const uint8_t *in, size_t avail, const uint8_t **msg,
 		  size_t *len, size_t *used)
 {
-	const uint8_t *p = in, *end = in + avail;
-	struct rec r;
-	uint64_t x;
-	int ret;
+	struct delta_split s;
+	int ret = delta__decode_split(d, in, avail, &s, msg, len, used);
 
-	if (!avail)
-		return 0;
-	if (in[0] == 0 && avail >= 2 && in[1] == 0) {
-		/* verbatim: no state change */
-		p += 2;
-		ret = get(&p, end, &x);
-		if (ret == 0 && avail >= DELTA_RECORD_MAX)
-			return -EBADMSG;
-		if (ret <= 0)
-			return ret;
-		if (x > FRAMING_RECORD_MAX)
-			return -EBADMSG;
-		if (x > (uint64_t)(end - p))
-			return 0;
-		*msg = p;
-		*len = (size_t)x;
-		*used = (size_t)(p - in) + (size_t)x;
-		return 1;
-	}
-	ret = rec_from_delta(d, &r, &p, end);
-	if (ret == 0 && avail >= DELTA_RECORD_MAX)
-		return -EBADMSG;
-	if (ret <= 0)
+	if (ret != DELTA_FIELDS)
 		return ret;
-	ret = rec_to_msg(d, &r);
-	if (ret < 0)
-		return ret;
-	if (!prepare(d, &r))
-		return -ENOMEM;
-	commit(d, &r);
+	*len = delta__split_msg(&s, d->out);
 	*msg = d->out;
-	*len = (size_t)ret;
-	*used = (size_t)(p - in);
 	return 1;
 }

@@ -99,8 +99,11 @@ void delta__free(struct delta *d);
  */
 size_t delta__encode(struct delta *d, const uint8_t *msg, size_t len, uint8_t *out);
 
-/* The most body fields a split holds: a message with more goes to delta__encode() */
-#define DELTA_SPLIT_MAX 32
+/*
+ * The most body fields a split holds: as many as a type has slots, so
+ * that every decoded record fits one
+ */
+#define DELTA_SPLIT_MAX 64
 
 /* A body field of a message: a number (non-zero), or p[0..v) if p is set */
 struct delta_field {
@@ -109,7 +112,7 @@ struct delta_field {
 	const uint8_t *p;
 };
 
-/* A message split into its fields by the code that wrote it */
+/* A message split into its fields by the code that wrote it (or read it) */
 struct delta_split {
 	uint64_t sid, ts;	/* the header's */
 	uint32_t type;		/* the body's field number in Event */
@@ -138,5 +141,25 @@ size_t delta__encode_split(struct delta *d, const struct delta_split *s, const u
  */
 int delta__decode(struct delta *d, const uint8_t *in, size_t avail, const uint8_t **msg,
 		  size_t *len, size_t *used);
+
+/*
+ * delta__decode() that gives a coded record as its fields instead of
+ * rebuilding its message, which most readers would only parse again:
+ *   2        *s holds the record: numbers, and bytes valid until the next
+ *            call (they may point into in); *used as for 1
+ *   1        a verbatim record: *msg, *len, *used as delta__decode() gives
+ *   0, -EBADMSG, -ENOMEM as delta__decode()
+ * The same records, errors and state changes as delta__decode().
+ */
+#define DELTA_FIELDS 2
+int delta__decode_split(struct delta *d, const uint8_t *in, size_t avail, struct delta_split *s,
+			const uint8_t **msg, size_t *len, size_t *used);
+
+/*
+ * The OCTF message of a split delta__decode_split() gave, into out
+ * (DELTA_MSG_MAX bytes, which it fits): byte for byte what
+ * delta__decode() gives for that record. Returns its length.
+ */
+size_t delta__split_msg(const struct delta_split *s, uint8_t *out);
 
 #endif

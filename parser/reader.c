@@ -33,6 +33,7 @@
 #include <sys/mman.h>
 
 #include "decode.h"
+#include "delta.h"
 #include "reader.h"
 #include "stream.h"
 #include "trace.h"
@@ -174,6 +175,18 @@ static bool below_range(const uint8_t *msg, size_t len, void *ctx)
 	return decode__peek_sid(msg, len, &sid) && sid < r->lo;
 }
 
+/* A delta record from its fields, or from its message when they do not do */
+static int decode_fields(struct stream *s, struct stream_rec *rec, struct event *ev,
+			 unsigned int types)
+{
+	int ret = decode__split(rec->split, ev, types);
+
+	if (ret != DECODE_UNSURE)
+		return ret;
+	stream__rec_msg(s, rec);
+	return decode__event(rec->msg, rec->len, ev, types);
+}
+
 /*
  * Reads stream i's next wanted record. One whose sid has a free slot in
  * this filler's window is decoded straight into it (returns 2); any other
@@ -185,11 +198,10 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 	struct rstream *rs = &r->rs[i];
 	uint64_t sid, idx = 0, bit = 0;
 	struct decode_peek pk;
-	const uint8_t *msg;
+	struct stream_rec rec;
 	struct event *ev;
 	unsigned int peek;
 	bool direct;
-	size_t len;
 	int ret;
 
 	/*
@@ -202,7 +214,7 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 		(void)stream__skip(rs->s, below_range, r);
 	}
 	while (!rs->done) {
-		ret = stream__next(rs->s, &msg, &len);
+		ret = stream__next_rec(rs->s, &rec);
 		if (ret == -ENOMEM) {
 			f->err = ret;
 			break;
@@ -215,7 +227,14 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 			rs->done = true;
 			break;
 		}
-		peek = decode__peek_record(msg, len, &pk);
+		if (rec.split) {
+			/* what decoding gives: its sid, always; its type, if one of ours */
+			pk.sid = rec.split->sid;
+			pk.type = decode__split_type(rec.split);
+			peek = DECODE_PEEK_SID | (pk.type != EV_NONE ? DECODE_PEEK_TYPE : 0);
+		} else {
+			peek = decode__peek_record(rec.msg, rec.len, &pk);
+		}
 		sid = pk.sid;
 		if (r->ranged && (peek & DECODE_PEEK_SID) && !in_range(r, rs, sid)) {
 			if (rs->done)
@@ -233,7 +252,8 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 			direct = !(f->bits[idx >> 6] & bit);
 		}
 		ev = direct ? &f->slots[idx] : &rs->pending;
-		ret = decode__event_peeked(msg, len, &pk, ev, r->types);
+		ret = rec.split ? decode_fields(rs->s, &rec, ev, r->types)
+				: decode__event_peeked(rec.msg, rec.len, &pk, ev, r->types);
 		if (ret < 0) {
 			damaged(f, rs, i, ret);
 			break;

@@ -70,6 +70,8 @@ struct stream {
 	size_t zhint;		/* last ZSTD_decompressStream result: 0 = frame complete */
 	/* the frames hold delta records (delta.h), not OCTF framing */
 	struct delta *delta;
+	struct delta_split *split;	/* the last record's fields */
+	uint8_t *rebuilt;		/* its message, if asked for (DELTA_MSG_MAX) */
 
 	/* stream__mark(): UINT64_MAX for none; what was found there */
 	uint64_t mark;
@@ -241,7 +243,9 @@ static int stream_start(struct stream *s)
 		if ((size_t)r == DELTA_STREAM_HEADER_LEN &&
 		    !memcmp(s->buf, DELTA_STREAM_HEADER, DELTA_STREAM_HEADER_LEN)) {
 			s->delta = delta__new();
-			if (!s->delta)
+			s->split = malloc(sizeof(*s->split));
+			s->rebuilt = malloc(DELTA_MSG_MAX);
+			if (!s->delta || !s->split || !s->rebuilt)
 				return -ENOMEM;
 			/* the frames start after it */
 			r = 0;
@@ -368,21 +372,28 @@ static int fail(struct stream *s, int err)
 }
 
 /*
- * stream__next for delta records: the decoder turns each back into the
- * OCTF message the collector wrote. It takes a record only when it has
- * all of it, so a cut record is asked again with more bytes.
+ * stream__next_rec() for delta records: the decoder gives each as its
+ * fields (or, stored verbatim, as its message). It takes a record only
+ * when it has all of it, so a cut record is asked again with more bytes.
  */
-static int next_delta(struct stream *s, const uint8_t **msg, size_t *len)
+static int next_delta(struct stream *s, struct stream_rec *rec)
 {
 	for (;;) {
 		size_t avail = s->end - s->pos, used, need;
 		ssize_t r;
 		int err;
 
-		err = delta__decode(s->delta, s->buf + s->pos, avail, msg, len, &used);
+		err = delta__decode_split(s->delta, s->buf + s->pos, avail, s->split, &rec->msg,
+					  &rec->len, &used);
 		if (err < 0)
 			return fail(s, err);
-		if (err == 1) {
+		if (err > 0) {
+			rec->split = NULL;
+			if (err == DELTA_FIELDS) {
+				rec->split = s->split;
+				rec->msg = NULL;
+				rec->len = 0;
+			}
 			at_offset(s, s->buf_off + s->pos);
 			s->pos += used;
 			return 1;
@@ -407,6 +418,14 @@ static int next_delta(struct stream *s, const uint8_t **msg, size_t *len)
 	}
 }
 
+void stream__rec_msg(struct stream *s, struct stream_rec *rec)
+{
+	if (rec->split) {
+		rec->len = delta__split_msg(rec->split, s->rebuilt);
+		rec->msg = s->rebuilt;
+	}
+}
+
 static inline int next_record(struct stream *s, const uint8_t **msg, size_t *len)
 {
 	int err;
@@ -418,8 +437,17 @@ static inline int next_record(struct stream *s, const uint8_t **msg, size_t *len
 		if (err)
 			return fail(s, err);
 	}
-	if (s->delta)
-		return next_delta(s, msg, len);
+	if (s->delta) {
+		struct stream_rec rec;
+
+		err = next_delta(s, &rec);
+		if (err == 1) {
+			stream__rec_msg(s, &rec);
+			*msg = rec.msg;
+			*len = rec.len;
+		}
+		return err;
+	}
 
 	for (;;) {
 		size_t avail = s->end - s->pos;
@@ -507,6 +535,15 @@ int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
 		}
 	}
 	return next_record(s, msg, len);
+}
+
+int stream__next_rec(struct stream *s, struct stream_rec *rec)
+{
+	/* held records are messages, and the first record starts the stream */
+	if (s->delta && !s->held && !s->err)
+		return next_delta(s, rec);
+	rec->split = NULL;
+	return stream__next(s, &rec->msg, &rec->len);
 }
 
 int stream__skip(struct stream *s, stream_skip_fn skip, void *ctx)
@@ -599,6 +636,8 @@ void stream__free(struct stream *s)
 		close(s->fd);
 	ZSTD_freeDStream(s->zds);
 	delta__free(s->delta);
+	free(s->split);
+	free(s->rebuilt);
 	free(s->in);
 	if (s->mapped && !s->borrowed)
 		munmap(s->buf, s->cap);

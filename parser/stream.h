@@ -33,6 +33,25 @@ struct stream *stream__open(const char *path);
 int stream__next(struct stream *s, const uint8_t **msg, size_t *len);
 
 /*
+ * A record as stream__next_rec() gives it: its message msg[0..len) or,
+ * from a stream of delta records, its fields (split, and msg NULL), which
+ * spares the reader parsing a message rebuilt for it. Valid until the
+ * next call.
+ */
+struct delta_split;
+struct stream_rec {
+	const uint8_t *msg;
+	size_t len;
+	const struct delta_split *split;
+};
+
+/* stream__next() that gives delta records as their fields: the same records, results, errors */
+int stream__next_rec(struct stream *s, struct stream_rec *rec);
+
+/* The message of rec, built from its fields if it has none (stream__next() gives that one) */
+void stream__rec_msg(struct stream *s, struct stream_rec *rec);
+
+/*
  * Passes over the records for which skip(msg, len, ctx) is true, in one
  * call instead of one stream__next() each (a split run's upper half
  * passes over the lower half's records). Returns 1 when it stopped at a

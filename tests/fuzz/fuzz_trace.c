@@ -2,7 +2,9 @@
 /*
  * libFuzzer target for the trace reader: bytes -> stream files -> reader
  * (sid merge) -> join -> every view. Also checks, for every record the
- * framing finds, that the fast decoder gives what protobuf-c gives.
+ * framing finds, that the fast decoder gives what protobuf-c gives; and,
+ * reading the bytes as delta records, that records read as fields
+ * (delta__decode_split(), decode__split()) are the messages read whole.
  *
  * Input: byte 0 selects the streams (1-3, even split of the rest), one
  * thread or two, and the LBA histogram's bucket size; the rest is the
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "delta.h"
 #include "framing.h"
 #include "join.h"
 #include "reader.h"
@@ -106,6 +109,89 @@ static void check_decoder(const uint8_t *data, size_t len)
 	}
 }
 
+/* Events decoded two ways: the same (the fields decode__split() sets) */
+static bool same_event(const struct event *a, const struct event *b)
+{
+	if (a->type != b->type || a->sid != b->sid || a->ts != b->ts)
+		return false;
+	switch (a->type) {
+	case EV_IO:
+		return a->io.id == b->io.id && a->io.lba == b->io.lba && a->io.dev == b->io.dev &&
+		       a->io.part == b->io.part && a->io.cgroup == b->io.cgroup &&
+		       a->io.vfs_call == b->io.vfs_call && a->io.len == b->io.len &&
+		       a->io.io_class == b->io.io_class && a->io.write_hint == b->io.write_hint &&
+		       a->io.pid == b->io.pid && a->io.tid == b->io.tid && a->io.op == b->io.op &&
+		       a->io.flags == b->io.flags && !strcmp(a->io.comm, b->io.comm);
+	case EV_COMPLETION:
+		return a->cpl.ref == b->cpl.ref && a->cpl.lba == b->cpl.lba &&
+		       a->cpl.dev == b->cpl.dev && a->cpl.len == b->cpl.len &&
+		       a->cpl.status == b->cpl.status && a->cpl.error == b->cpl.error;
+	case EV_FS_META:
+		return a->meta.ref == b->meta.ref && a->meta.fid.part == b->meta.fid.part &&
+		       a->meta.fid.ino == b->meta.fid.ino && a->meta.fid.sec == b->meta.fid.sec &&
+		       a->meta.fid.nsec == b->meta.fid.nsec && a->meta.offset == b->meta.offset &&
+		       a->meta.size == b->meta.size;
+	case EV_SPLIT:
+		return a->split.id == b->split.id && a->split.parent == b->split.parent &&
+		       a->split.dev == b->split.dev && a->split.lba == b->split.lba &&
+		       a->split.parent_lba == b->split.parent_lba && a->split.len == b->split.len;
+	case EV_DISPATCH:
+		return a->disp.id == b->disp.id && a->disp.dev == b->disp.dev &&
+		       a->disp.lba == b->disp.lba && a->disp.rq == b->disp.rq &&
+		       a->disp.len == b->disp.len && a->disp.bios == b->disp.bios;
+	default:
+		return true;
+	}
+}
+
+/*
+ * data as delta records, read by two decoders in step: delta__decode()
+ * and delta__decode_split() agree on every result, and the split makes
+ * the same message, which decode__split() reads as decode__event() does.
+ */
+static void check_delta(const uint8_t *data, size_t len)
+{
+	struct delta *whole = delta__new(), *parts = delta__new();
+	static uint8_t back[DELTA_MSG_MAX];
+	static struct delta_split s;
+	size_t pos = 0;
+
+	if (!whole || !parts)
+		abort();
+	while (pos < len) {
+		const uint8_t *m1, *m2;
+		size_t l1, l2, u1, u2;
+		int r1 = delta__decode(whole, data + pos, len - pos, &m1, &l1, &u1);
+		int r2 = delta__decode_split(parts, data + pos, len - pos, &s, &m2, &l2, &u2);
+		struct event a, b;
+		int ra, rb;
+
+		if (r1 != (r2 == DELTA_FIELDS ? 1 : r2))
+			abort();
+		if (r1 != 1)
+			break;
+		if (u1 != u2)
+			abort();
+		if (r2 == DELTA_FIELDS) {
+			l2 = delta__split_msg(&s, back);
+			m2 = back;
+		}
+		if (l1 != l2 || memcmp(m1, m2, l1))
+			abort();
+		if (r2 == DELTA_FIELDS) {
+			ra = decode__split(&s, &a, EV_ALL);
+			rb = decode__event(m1, l1, &b, EV_ALL);
+			if (ra != DECODE_UNSURE && (ra != rb || (!ra && !same_event(&a, &b))))
+				abort();
+			if (!rb)
+				decode__release(&b);
+		}
+		pos += u1;
+	}
+	delta__free(whole);
+	delta__free(parts);
+}
+
 struct views {
 	const struct view_ops *ops[18];
 	void *v[18];
@@ -171,6 +257,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (i < nstreams) {
 			write_stream((int)i, data + off, len);
 			check_decoder(data + off, len);
+			check_delta(data + off, len);
 		} else {
 			char path[96];
 

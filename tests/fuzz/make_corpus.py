@@ -10,7 +10,8 @@ completions, renames, VFS calls), zstd frames, and damaged copies.
 usage: make_corpus.py SAMPLE_TRACE_DIR [OUT_DIR]
 
 With IOTRACE_PACK_TRACE set to a built bench/pack_trace, also the delta
-record streams the collector writes by default (whole, cut, damaged).
+record streams the collector writes by default (whole, cut, damaged), and
+their records uncompressed.
 """
 import glob
 import os
@@ -161,6 +162,11 @@ def delta_seeds(seeds, pack, ours, vfs_calls):
     # the header alone (a CPU that saw nothing), then one damaged frame byte
     seeds["delta-header-only"] = bytes([0]) + z[:28]
     seeds["delta-damaged"] = bytes([0]) + z[:40] + bytes([z[40] ^ 0x20]) + z[41:]
+    # the delta records themselves, uncompressed: what fuzz_trace's
+    # check_delta() reads as records (the reader sees damage)
+    for k, zz in (("delta-records", z), ("delta-records-vfs", delta_stream(pack, vfs_calls))):
+        seeds[k] = bytes([0]) + subprocess.run(["zstd", "-q", "-d", "-c"], input=zz[28:],
+                                               stdout=subprocess.PIPE, check=True).stdout
 
 
 def main():

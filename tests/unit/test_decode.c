@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "decode.h"
+#include "delta.h"
 
 static void assert_same(const struct event *a, const struct event *b)
 {
@@ -98,6 +99,57 @@ static void same_peeked(const uint8_t *msg, size_t len, unsigned int types)
 		decode__release(&b);
 }
 
+/* Records decode__split() decoded itself, and those it left to the message */
+static unsigned int split_took, split_unsure;
+
+/*
+ * msg as our compressed traces hold it (a delta record, twice: the second
+ * takes what it can from the first, comm and file ids from the recent
+ * values), read back as fields: decode__split() gives what decode__event()
+ * gives for the message, or leaves it to that.
+ */
+static void same_from_split(const uint8_t *msg, size_t len, unsigned int types)
+{
+	struct delta *enc = delta__new(), *dec = delta__new();
+	uint8_t rec[DELTA_ENCODED_MAX(512)], back[DELTA_MSG_MAX];
+	struct delta_split s;
+	const uint8_t *m;
+	size_t n, ml, used;
+	int k, ret, rs, rm;
+
+	assert_non_null(enc);
+	assert_non_null(dec);
+	assert_true(len <= 512);
+	for (k = 0; k < 2; k++) {
+		struct event a, b;
+
+		n = delta__encode(enc, msg, len, rec);
+		ret = delta__decode_split(dec, rec, n, &s, &m, &ml, &used);
+		assert_int_equal(used, n);
+		if (ret != DELTA_FIELDS) {
+			/* not canonical: stored verbatim */
+			assert_int_equal(ret, 1);
+			break;
+		}
+		assert_int_equal(delta__split_msg(&s, back), len);
+		assert_memory_equal(back, msg, len);
+		rs = decode__split(&s, &a, types);
+		rm = decode__event(msg, len, &b, types);
+		if (rs == DECODE_UNSURE) {
+			split_unsure++;
+		} else {
+			split_took++;
+			assert_int_equal(rs, rm);
+			if (!rs)
+				assert_same(&a, &b);
+		}
+		if (!rm)
+			decode__release(&b);
+	}
+	delta__free(enc);
+	delta__free(dec);
+}
+
 /* Both paths on msg (and from a peek): same result, same event. Returns the result. */
 static int both(const uint8_t *msg, size_t len, struct event *out)
 {
@@ -110,6 +162,10 @@ static int both(const uint8_t *msg, size_t len, struct event *out)
 		assert_same(&fast, &slow);
 	same_peeked(msg, len, EV_ALL);
 	same_peeked(msg, len, EV_BIT(EV_COMPLETION) | EV_BIT(EV_FS_META));
+	if (!rf) {
+		same_from_split(msg, len, EV_ALL);
+		same_from_split(msg, len, EV_BIT(EV_COMPLETION) | EV_BIT(EV_FS_META));
+	}
 	if (out && !rf)
 		*out = fast;
 	else
@@ -175,6 +231,7 @@ static void test_every_type(void **state)
 	Octf__Proto__Trace__EventIoDispatch d = OCTF__PROTO__TRACE__EVENT_IO_DISPATCH__INIT;
 	Octf__Proto__Trace__EventDeviceDescription dd =
 		OCTF__PROTO__TRACE__EVENT_DEVICE_DESCRIPTION__INIT;
+	unsigned int took = split_took, unsure = split_unsure;
 	struct event out;
 	uint8_t buf[512];
 	size_t len;
@@ -241,6 +298,9 @@ static void test_every_type(void **state)
 	len = pack(&ev, buf);
 	assert_int_equal(both(buf, len, &out), 0);
 	assert_int_equal(out.disp.bios, 5);
+	/* each of the five, twice, for two sets of types, read from its fields */
+	assert_int_equal(split_took - took, 5 * 2 * 2);
+	assert_int_equal(split_unsure, unsure);
 
 	/* strings: protobuf-c's message is kept */
 	dd.id = 1;
@@ -347,6 +407,9 @@ static void test_unusual_records(void **state)
 {
 	/* io with an unknown field 15 (varint) after the known ones */
 	const uint8_t unknown[] = { 0x0a, 0x02, 0x08, 0x07, 0x12, 0x04, 0x08, 0x05, 0x78, 0x01 };
+	/* the same with a timestamp, as the delta records code it */
+	const uint8_t unknown_ts[] = { 0x0a, 0x04, 0x08, 0x07, 0x10, 0x09,
+				       0x12, 0x04, 0x08, 0x05, 0x78, 0x01 };
 	/* two headers */
 	const uint8_t two_headers[] = { 0x0a, 0x02, 0x08, 0x07, 0x0a, 0x02, 0x10, 0x09,
 					0x12, 0x02, 0x08, 0x05 };
@@ -359,12 +422,17 @@ static void test_unusual_records(void **state)
 	const uint8_t reordered[] = { 0x0a, 0x04, 0x10, 0x09, 0x08, 0x07, 0x12, 0x02, 0x08, 0x05 };
 	/* comm with a NUL inside, and one longer than the kernel's */
 	const uint8_t comm_nul[] = { 0x12, 0x06, 0xea, 0x01, 0x03, 'a', 0x00, 'b' };
+	unsigned int unsure = split_unsure;
 	struct event out;
 	uint8_t buf[512];
 	size_t len;
 
 	assert_int_equal(both(unknown, sizeof(unknown), &out), 0);
 	assert_true(out.io.lba == 5);
+	/* a field decode__split() does not know: the message decides (when io is asked for) */
+	assert_int_equal(both(unknown_ts, sizeof(unknown_ts), &out), 0);
+	assert_true(out.io.lba == 5 && out.ts == 9);
+	assert_int_equal(split_unsure - unsure, 2);
 	assert_int_equal(both(two_headers, sizeof(two_headers), &out), 0);
 	/* protobuf-c 1.4 keeps the last (no merge); the fast path left it to it */
 	assert_true(out.sid == 0 && out.ts == 9);
@@ -431,6 +499,7 @@ static void test_mutations(void **state)
 	}
 	/* many still decode: the comparison was made on real events */
 	assert_true(ok > 1000);
+	assert_true(split_took > 1000);
 
 	/* and of a vfs record: its type found, or the record refused, alike */
 	len = make_vfs(base);

@@ -479,6 +479,52 @@ static void test_delta_records(void **state)
 	free(ds.enc);
 }
 
+/*
+ * The same records as fields (stream__next_rec()), mixed with
+ * stream__next(): the messages they make are those written, offsets alike;
+ * the verbatim one comes as its message.
+ */
+static void test_delta_as_fields(void **state)
+{
+	struct delta_stream ds;
+	struct stream_rec rec;
+	size_t flen, i, fields = 0;
+	struct stream *s;
+	uint8_t *f;
+
+	make_delta_stream(&ds);
+	f = delta_file(&ds, 9, &flen);
+	s = stream__open(write_file("octf.trace.0", f, flen));
+	assert_non_null(s);
+	for (i = 0; i < ds.n; i++) {
+		if (i % 7 == 3) {
+			assert_int_equal(stream__next(s, &rec.msg, &rec.len), 1);
+			rec.split = NULL;
+		} else {
+			assert_int_equal(stream__next_rec(s, &rec), 1);
+		}
+		if (rec.split) {
+			fields++;
+			assert_int_equal(rec.split->sid, 1 + 2 * i);
+			assert_null(rec.msg);
+			stream__rec_msg(s, &rec);
+		}
+		if (i == 17)
+			assert_null(rec.split);
+		assert_int_equal(rec.len, ds.moff[i + 1] - ds.moff[i]);
+		assert_memory_equal(rec.msg, ds.msgs + ds.moff[i], rec.len);
+		assert_int_equal(stream__offset(s), ds.off[i]);
+	}
+	/* all but the first (which starts the stream), the verbatim one and the stream__next() ones */
+	assert_int_equal(fields, ds.n - 2 - ds.n / 7);
+	assert_int_equal(stream__next_rec(s, &rec), 0);
+	assert_int_equal(stream__offset(s), ds.len);
+	stream__free(s);
+	free(f);
+	free(ds.msgs);
+	free(ds.enc);
+}
+
 /* A stream whose CPU saw nothing: the header alone is a clean, empty stream */
 static void test_delta_header_only(void **state)
 {
@@ -867,6 +913,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_raw_records),
+		cmocka_unit_test(test_delta_as_fields),
 		cmocka_unit_test(test_seek_and_mark),
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_open_missing),
