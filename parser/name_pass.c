@@ -67,17 +67,22 @@ static int keep(struct worker *w, const struct event *ev, uint32_t stream, uint6
 
 static int scan_stream(struct worker *w, struct stream *s, uint32_t stream)
 {
+	struct stream_rec rec;
 	enum event_type type;
-	const uint8_t *msg;
 	struct event ev;
 	uint64_t pos;
-	size_t len;
 	int r;
 
-	for (pos = 0; (r = stream__next(s, &msg, &len)) == 1; pos++) {
-		if (decode__peek_type(msg, len, &type) && type != EV_FILE_NAME)
+	for (pos = 0; (r = stream__next_rec(s, &rec)) == 1; pos++) {
+		/* a delta record's type is at hand: only names are made into messages */
+		if (rec.split) {
+			if (decode__split_type(rec.split) != EV_FILE_NAME)
+				continue;
+			stream__rec_msg(s, &rec);
+		} else if (decode__peek_type(rec.msg, rec.len, &type) && type != EV_FILE_NAME) {
 			continue;
-		r = decode__event(msg, len, &ev, EV_BIT(EV_FILE_NAME));
+		}
+		r = decode__event(rec.msg, rec.len, &ev, EV_BIT(EV_FILE_NAME));
 		if (r < 0)
 			return 0;
 		if (r == DECODE_SKIPPED)

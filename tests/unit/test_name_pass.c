@@ -4,7 +4,8 @@
  * its directory renamed in the middle of a hand-built trace, the rename in
  * a stream read before the first name; the I/O before the rename gets the
  * final path, with one thread or two, and without the pass the path of
- * the names known when the record goes out.
+ * the names known when the record goes out. The same trace as our
+ * compressed files hold it (delta records), read from the records' fields.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,9 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+#include <zstd.h>
 
+#include "delta.h"
 #include "framing.h"
 #include "join.h"
 #include "reader.h"
@@ -148,6 +152,45 @@ static void write_trace(void)
 	assert_int_equal(fclose(s1), 0);
 }
 
+/* Stream n rewritten as the collector compresses it: octf.trace.<n>.zst of delta records */
+static void to_delta(int n)
+{
+	uint8_t raw[8192], enc[65536], z[65536];
+	char path[128];
+	size_t len, pos = 0, elen = 0, zlen;
+	struct delta *d = delta__new();
+	FILE *f;
+
+	assert_non_null(d);
+	snprintf(path, sizeof(path), "%s/octf.trace.%d", dir, n);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	len = fread(raw, 1, sizeof(raw), f);
+	assert_true(len > 0 && len < sizeof(raw));
+	fclose(f);
+	assert_int_equal(unlink(path), 0);
+	while (pos < len) {
+		uint64_t rlen;
+		size_t used;
+
+		assert_int_equal(framing__get_varint(raw + pos, len - pos, &rlen, &used), 1);
+		pos += used;
+		assert_true(elen + DELTA_ENCODED_MAX(rlen) <= sizeof(enc));
+		elen += delta__encode(d, raw + pos, (size_t)rlen, enc + elen);
+		pos += (size_t)rlen;
+	}
+	delta__free(d);
+	zlen = ZSTD_compress(z, sizeof(z), enc, elen, 1);
+	assert_false(ZSTD_isError(zlen));
+	snprintf(path, sizeof(path), "%s/octf.trace.%d.zst", dir, n);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(DELTA_STREAM_HEADER, 1, DELTA_STREAM_HEADER_LEN, f),
+			 DELTA_STREAM_HEADER_LEN);
+	assert_int_equal(fwrite(z, 1, zlen, f), zlen);
+	assert_int_equal(fclose(f), 0);
+}
+
 struct seen {
 	size_t n;
 	uint64_t sid[4];
@@ -196,12 +239,11 @@ static void run(struct seen *s, bool preload, unsigned int threads)
 	join__free(j);
 }
 
-static void test_final_names(void **state)
+static void expect_final_names(void)
 {
 	struct seen s;
 	unsigned int threads;
 
-	write_trace();
 	for (threads = 1; threads <= 2; threads++) {
 		run(&s, true, threads);
 		assert_int_equal(s.n, 2);
@@ -210,6 +252,20 @@ static void test_final_names(void **state)
 		assert_int_equal(s.sid[1], 9);
 		assert_string_equal(s.path[1], "/db/CURRENT");
 	}
+}
+
+static void test_final_names(void **state)
+{
+	write_trace();
+	expect_final_names();
+}
+
+static void test_final_names_delta(void **state)
+{
+	write_trace();
+	to_delta(0);
+	to_delta(1);
+	expect_final_names();
 }
 
 static void test_names_when_handed_out(void **state)
@@ -228,6 +284,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_final_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_final_names_delta, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_when_handed_out, setup, teardown),
 	};
 
