@@ -450,20 +450,30 @@ static uint8_t *delta_file(const struct delta_stream *ds, size_t split, size_t *
 	return f;
 }
 
+/* ds made, in a file (*f, two frames) opened as a stream */
+static struct stream *open_delta_stream(struct delta_stream *ds, uint8_t **f)
+{
+	struct stream *s;
+	size_t flen;
+
+	make_delta_stream(ds);
+	*f = delta_file(ds, 9, &flen);
+	/* detected from the content, whatever the name */
+	s = stream__open(write_file("octf.trace.0", *f, flen));
+	assert_non_null(s);
+	return s;
+}
+
 /* The stream gives back the messages, offsets in the decompressed records */
 static void test_delta_records(void **state)
 {
 	struct delta_stream ds;
 	const uint8_t *msg;
 	struct stream *s;
-	size_t flen, i, len;
+	size_t i, len;
 	uint8_t *f;
 
-	make_delta_stream(&ds);
-	f = delta_file(&ds, 9, &flen);
-	/* detected from the content, whatever the name */
-	s = stream__open(write_file("octf.trace.0", f, flen));
-	assert_non_null(s);
+	s = open_delta_stream(&ds, &f);
 	for (i = 0; i < ds.n; i++) {
 		assert_int_equal(stream__next(s, &msg, &len), 1);
 		assert_int_equal(len, ds.moff[i + 1] - ds.moff[i]);
@@ -488,14 +498,11 @@ static void test_delta_as_fields(void **state)
 {
 	struct delta_stream ds;
 	struct stream_rec rec;
-	size_t flen, i, fields = 0;
+	size_t i, fields = 0;
 	struct stream *s;
 	uint8_t *f;
 
-	make_delta_stream(&ds);
-	f = delta_file(&ds, 9, &flen);
-	s = stream__open(write_file("octf.trace.0", f, flen));
-	assert_non_null(s);
+	s = open_delta_stream(&ds, &f);
 	for (i = 0; i < ds.n; i++) {
 		if (i % 7 == 3) {
 			assert_int_equal(stream__next(s, &rec.msg, &rec.len), 1);
