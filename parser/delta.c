@@ -722,7 +722,9 @@ static size_t verbatim(const uint8_t *msg, size_t len, uint8_t *out)
 	out[0] = 0;
 	out[1] = 0;
 	n = 2 + put(out + 2, len);
-	memcpy(out + n, msg, len);
+	/* an empty message may come as NULL, which memcpy() may not be given */
+	if (len)
+		memcpy(out + n, msg, len);
 	return n + len;
 }
 
