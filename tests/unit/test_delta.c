@@ -1152,6 +1152,56 @@ static void test_record_bound(void **state)
 }
 
 /*
+ * A coded record of a new type with two bytes fields given as literals:
+ * its message is longer than DELTA_MSG_MAX by one byte or fits exactly.
+ * The long one is damage and changes nothing: the next record is read
+ * as the stream's first.
+ */
+static size_t two_literals(uint8_t *b, size_t len1)
+{
+	size_t n = 0;
+
+	b[n++] = 0x80;		/* a new type, sid + 1, a layout change */
+	n += framing__put_varint(b + n, 2);	/* io */
+	b[n++] = 2;		/* two fields, both length-delimited: */
+	b[n++] = 1 << 1 | 1;
+	b[n++] = 2 << 1 | 1;
+	b[n++] = 2;		/* ts = 1 */
+	b[n++] = 3;		/* both fields differ */
+	b[n++] = 17;		/* a literal */
+	n += framing__put_varint(b + n, len1);
+	memset(b + n, 'a', len1);
+	n += len1;
+	b[n++] = 17;
+	n += framing__put_varint(b + n, 1000);
+	memset(b + n, 'b', 1000);
+	return n + 1000;
+}
+
+static void test_message_bound(void **state)
+{
+	struct delta *d = delta__new();
+	uint8_t *buf = malloc(2 * DELTA_MSG_MAX);
+	const uint8_t *msg;
+	size_t mlen, used, n, fit;
+
+	assert_non_null(d);
+	assert_non_null(buf);
+	/* header 0a 04 08 01 10 01, body tag 12 and a 2-byte length; 3 + 1000 for b */
+	fit = DELTA_MSG_MAX - 6 - 3 - (3 + 1000) - 3;
+	n = two_literals(buf, fit + 1);
+	assert_int_equal(delta__decode(d, buf, n, &msg, &mlen, &used), -EBADMSG);
+	n = two_literals(buf, fit);
+	assert_int_equal(delta__decode(d, buf, n, &msg, &mlen, &used), 1);
+	assert_int_equal(used, n);
+	assert_int_equal(mlen, DELTA_MSG_MAX);
+	/* sid 1: the refused record moved nothing */
+	assert_memory_equal(msg, "\x0a\x04\x08\x01\x10\x01", 6);
+	free(buf);
+	delta__free(d);
+}
+
+/*
  * Without memory the encoder stores verbatim, the decoder says -ENOMEM
  * and keeps its state: the same bytes decode once memory is back.
  */
@@ -1225,6 +1275,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cut_anywhere),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_record_bound),
+		cmocka_unit_test(test_message_bound),
 		cmocka_unit_test(test_no_memory),
 	};
 
