@@ -1028,47 +1028,30 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 	return 1;
 }
 
-/* The length of r's OCTF message */
-static size_t rec_msg_len(const struct rec *r)
+/* The lengths of the header and body of the message of s */
+static void split_lens(const struct delta_split *s, size_t *hlen, size_t *blen)
 {
-	size_t hlen, blen = 0;
 	unsigned i;
 
-	hlen = (r->sid ? 1 + varint_len(r->sid) : 0) + (r->ts ? 1 + varint_len(r->ts) : 0);
-	for (i = 0; i < r->t->nslots; i++) {
-		const struct value *v = &r->val[i];
-		const struct slot *s = &r->t->slot[i];
-		uint64_t tag = (uint64_t)s->field << 3;
+	*hlen = (s->sid ? 1 + varint_len(s->sid) : 0) + (s->ts ? 1 + varint_len(s->ts) : 0);
+	*blen = 0;
+	for (i = 0; i < s->n; i++) {
+		const struct delta_field *f = &s->f[i];
+		uint64_t tag = (uint64_t)f->field << 3;
 
-		if (s->lenfield && v->present)
-			blen += varint_len(tag | 2) + varint_len(v->len) + v->len;
-		else if (!s->lenfield && v->v)
-			blen += varint_len(tag) + varint_len(v->v);
+		*blen += f->p ? varint_len(tag | 2) + varint_len(f->v) + f->v
+			      : varint_len(tag) + varint_len(f->v);
 	}
-	return 1 + varint_len(hlen) + hlen + varint_len((uint64_t)r->field << 3 | 2) +
-	       varint_len(blen) + blen;
 }
 
 /*
- * Whether r's message fits DELTA_MSG_MAX. Without its bytes a message is
- * far shorter (a header of two 10-byte varints, at most MAX_SLOTS fields
- * of a tag and a 10-byte varint or length), so it is counted only when
- * the bytes are long.
+ * The split of record r whose slots are t: the fields of its message, in
+ * order. Once r is committed, a bytes value the commit kept is the first
+ * of its slot's recent values; others still point into the record.
  */
-_Static_assert(1 + 1 + 22 + 5 + 3 + MAX_SLOTS * (5 + 10) <= 1024, "the bound below");
-static bool rec_fits(const struct rec *r)
+static void split_of(const struct type *t, const struct rec *r, bool committed,
+		     struct delta_split *s)
 {
-	return r->bytes <= DELTA_MSG_MAX - 1024 || rec_msg_len(r) <= DELTA_MSG_MAX;
-}
-
-/*
- * The split of a committed record r: the fields of its message, in order.
- * A bytes value the commit kept is now the first of its slot's recent
- * values; others still point into the record.
- */
-static void split_of(const struct delta *d, const struct rec *r, struct delta_split *s)
-{
-	const struct type *t = d->type[r->type];
 	unsigned i, n = 0;
 
 	s->sid = r->sid;
@@ -1082,7 +1065,7 @@ static void split_of(const struct delta *d, const struct rec *r, struct delta_sp
 		if (sl->lenfield) {
 			if (!v->present)
 				continue;
-			f->p = sl->kept ? sl->recent->data[0] : v->p;
+			f->p = committed && sl->kept ? sl->recent->data[0] : v->p;
 			f->v = v->len;
 		} else {
 			if (!v->v)
@@ -1096,19 +1079,33 @@ static void split_of(const struct delta *d, const struct rec *r, struct delta_sp
 	s->n = n;
 }
 
+/*
+ * Whether the message of r (not yet committed) fits DELTA_MSG_MAX.
+ * Without its bytes a message is far shorter (a header of two 10-byte
+ * varints, at most MAX_SLOTS fields of a tag and a 10-byte varint or
+ * length), so it is counted only when the bytes are long.
+ */
+_Static_assert(1 + 1 + 22 + 5 + 3 + MAX_SLOTS * (5 + 10) <= 1024, "the bound below");
+static bool rec_fits(const struct rec *r)
+{
+	struct delta_split s;
+	size_t hlen, blen;
+
+	if (r->bytes <= DELTA_MSG_MAX - 1024)
+		return true;
+	split_of(r->t, r, false, &s);
+	split_lens(&s, &hlen, &blen);
+	return 1 + varint_len(hlen) + hlen + varint_len((uint64_t)r->field << 3 | 2) +
+		       varint_len(blen) + blen <=
+	       DELTA_MSG_MAX;
+}
+
 size_t delta__split_msg(const struct delta_split *s, uint8_t *out)
 {
-	size_t hlen, blen = 0, n = 0;
+	size_t hlen, blen, n = 0;
 	unsigned i;
 
-	hlen = (s->sid ? 1 + varint_len(s->sid) : 0) + (s->ts ? 1 + varint_len(s->ts) : 0);
-	for (i = 0; i < s->n; i++) {
-		const struct delta_field *f = &s->f[i];
-		uint64_t tag = (uint64_t)f->field << 3;
-
-		blen += f->p ? varint_len(tag | 2) + varint_len(f->v) + f->v
-			     : varint_len(tag) + varint_len(f->v);
-	}
+	split_lens(s, &hlen, &blen);
 	out[n++] = F_HEADER << 3 | 2;
 	n += put(out + n, hlen);
 	if (s->sid) {
@@ -1183,7 +1180,7 @@ int delta__decode_split(struct delta *d, const uint8_t *in, size_t avail, struct
 	if (!prepare(d, &r))
 		return -ENOMEM;
 	commit(d, &r);
-	split_of(d, &r, s);
+	split_of(d->type[r.type], &r, true, s);
 	*used = (size_t)(p - in);
 	return DELTA_FIELDS;
 }
