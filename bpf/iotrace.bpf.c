@@ -481,6 +481,17 @@ static __always_inline void send_names(struct inode *inode,
 	send_chain(iotrace_inode_alias(inode), f, fid);
 }
 
+/* The I/O is on regular file inode, from byte pos of it on. */
+static __always_inline void set_file(struct iotrace_queue_event *q, struct inode *inode,
+				     __u64 pos, const bool cast)
+{
+	q->file_kind = IOTRACE_FILE_REG;
+	q->file_offset = pos >> 9;
+	q->file_size = IOTRACE_READ(cast, inode, i_size) >> 9;
+}
+
+#include "btrfs.bpf.h"
+
 /*
  * Direct I/O of iomap file systems (ext4, xfs; fs/iomap/direct-io.c): the
  * bio's bi_private is the call's struct iomap_dio, whose kiocb names the
@@ -523,14 +534,40 @@ static __always_inline bool file_of_dio(struct bio *bio,
 	f = file_entry_of(inode, &q->file, cast);
 	if (!f)
 		return false;
-	q->file_kind = IOTRACE_FILE_REG;
 	q->io.flags |= IOTRACE_F_DIRECT;
 	pos = IOTRACE_READ(cast, iocb, ki_pos) + IOTRACE_READ(cast, dio, size) -
 	      bio->bi_iter.bi_size;
-	q->file_offset = pos > 0 ? (__u64)pos >> 9 : 0;
-	q->file_size = IOTRACE_READ(cast, inode, i_size) >> 9;
+	set_file(q, inode, pos > 0 ? (__u64)pos : 0, cast);
 	if (f->sent_epoch != rename_epoch + 1)
 		send_chain(BPF_CORE_READ(file, f_path.dentry), f, &q->file);
+	return true;
+}
+
+/*
+ * A btrfs bio whose first page named no file: a direct I/O (a user
+ * buffer) or a compressed extent (btrfs's own pages, which looked like
+ * metadata). The bio itself names the file and offset (btrfs.bpf.h).
+ */
+static __always_inline bool file_of_btrfs(struct bio *bio,
+					  struct iotrace_queue_event *q,
+					  const bool cast)
+{
+	struct file_seen *f;
+	struct inode *inode;
+	__u64 pos = 0;
+
+	inode = iotrace_btrfs_inode(bio, &pos, cast);
+	if (!inode ||
+	    (IOTRACE_READ(cast, inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG ||
+	    iotrace_btrfs_btree_inode(inode, cast))
+		return false;
+	f = file_entry_of(inode, &q->file, cast);
+	if (!f)
+		return false;
+	q->io.flags &= ~IOTRACE_F_FSMETA;
+	set_file(q, inode, pos, cast);
+	if (f->sent_epoch != rename_epoch + 1)
+		send_names(inode, f, &q->file);
 	return true;
 }
 
@@ -543,10 +580,9 @@ static __always_inline bool file_of_dio(struct bio *bio,
  * i_mapping must point back to the mapping, which also rejects pages
  * whose mapping word means something else (slab pages overlay it).
  */
-static __always_inline void file_of_bio(struct bio *bio,
-					struct iomap_dio *dio,
-					struct iotrace_queue_event *q,
-					const bool cast)
+static __always_inline void file_of_page(struct bio *bio,
+					 struct iotrace_queue_event *q,
+					 const bool cast)
 {
 	struct bio_vec *bv = bio->bi_io_vec;
 	struct address_space *mapping;
@@ -556,10 +592,6 @@ static __always_inline void file_of_bio(struct bio *bio,
 	__u64 pos, psize;
 	__u32 idx, mode;
 
-	if (!bv || !bio->bi_vcnt || !q->io.nr_sector)
-		return;
-	if (file_of_dio(bio, dio, q, cast))
-		return;
 	/* a clone (dm) shares its parent's vector from bi_idx on */
 	idx = bio->bi_iter.bi_idx;
 	bv += idx;
@@ -614,21 +646,45 @@ static __always_inline void file_of_bio(struct bio *bio,
 		q->file_kind = IOTRACE_FILE_OTHER;
 		return;
 	}
+	if (iotrace_btrfs_btree_inode(inode, cast)) {
+		q->io.flags |= IOTRACE_F_FSMETA;
+		return;
+	}
 
 	f = file_entry_of(inode, &q->file, cast);
 	if (!f)
 		return;
-	q->file_kind = IOTRACE_FILE_REG;
 	psize = bpf_core_type_size(struct page);
 	pos = iotrace_page_index(head, cast);
 	if (psize)
 		pos += ((__u64)page - (__u64)head) / psize;
 	pos = (pos << page_shift) + IOTRACE_READ(cast, bv, bv_offset) + bio->bi_iter.bi_bvec_done;
-	q->file_offset = pos >> 9;
-	q->file_size = IOTRACE_READ(cast, inode, i_size) >> 9;
+	set_file(q, inode, pos, cast);
 	/* the one map lookup per I/O is in file_entry(); names are rare */
 	if (f->sent_epoch != rename_epoch + 1)
 		send_names(inode, f, &q->file);
+}
+
+/* The file of the bio's data, or what its first page is (file_of_page()), into q. */
+static __always_inline void file_of_bio(struct bio *bio,
+					struct iomap_dio *dio,
+					struct iotrace_queue_event *q,
+					const bool cast)
+{
+	if (!bio->bi_io_vec || !q->io.nr_sector)
+		return;
+	/*
+	 * A clone (dm, md, a btrfs mirror copy: bio_alloc_clone()) has no
+	 * vectors of its own (bi_vcnt 0) and reads its parent's; only reads
+	 * and writes have pages to read.
+	 */
+	if (!bio->bi_vcnt && q->io.op != IOTRACE_OP_READ && q->io.op != IOTRACE_OP_WRITE)
+		return;
+	if (file_of_dio(bio, dio, q, cast))
+		return;
+	file_of_page(bio, q, cast);
+	if (q->file_kind == IOTRACE_FILE_NONE)
+		file_of_btrfs(bio, q, cast);
 }
 
 #include "vfs.bpf.h"

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * The file of a btrfs data bio.
+ *
+ * btrfs does not send its direct I/O through iomap's end_io (its own
+ * submit_io re-wraps each bio), and it reads compressed extents into
+ * pages of its own; neither kind of page names a file. But btrfs builds
+ * every bio it submits inside a struct btrfs_bio (fs/btrfs/bio.h), which
+ * holds the inode and the file offset the bio starts at; the bios it
+ * splits at stripe boundaries are btrfs_bios too, each with its own
+ * offset. Such a bio reaches the device with bi_end_io set to
+ * btrfs_simple_end_io (one copy: single and DUP reads, single writes) or
+ * btrfs_orig_write_end_io (the last copy of a mirrored write); the other
+ * copies are plain clones and keep only what their pages say.
+ *
+ * Those end_io functions are static: a kernel without them, or without
+ * btrfs, resolves the weak symbols to 0 and never matches.
+ */
+#ifndef IOTRACE_BTRFS_BPF_H
+#define IOTRACE_BTRFS_BPF_H
+
+extern const void btrfs_simple_end_io __ksym __weak;
+extern const void btrfs_orig_write_end_io __ksym __weak;
+
+struct btrfs_bio___iotrace {
+	struct btrfs_inode *inode;
+	__u64 file_offset;
+	struct bio bio;
+} __attribute__((preserve_access_index));
+
+struct btrfs_inode___iotrace {
+	struct inode vfs_inode;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool iotrace_is_btrfs_bio(struct bio *bio)
+{
+	void *end_io = (void *)bio->bi_end_io;
+
+	if (!bpf_core_field_exists(struct btrfs_bio___iotrace, inode) ||
+	    !bpf_core_field_exists(struct btrfs_bio___iotrace, file_offset) ||
+	    !bpf_core_field_exists(struct btrfs_inode___iotrace, vfs_inode))
+		return false;
+	return (&btrfs_simple_end_io && end_io == &btrfs_simple_end_io) ||
+	       (&btrfs_orig_write_end_io && end_io == &btrfs_orig_write_end_io);
+}
+
+/*
+ * The inode of btrfs data bio `bio` (NULL for none: metadata bios name
+ * the btree inode, which is not a regular file, and the caller checks
+ * the mode) and, in *pos, the file offset in bytes it starts at.
+ */
+static __always_inline struct inode *iotrace_btrfs_inode(struct bio *bio, __u64 *pos,
+							 const bool cast)
+{
+	struct btrfs_bio___iotrace *bbio;
+	struct btrfs_inode___iotrace *bi;
+
+	if (!iotrace_is_btrfs_bio(bio))
+		return NULL;
+	bbio = (void *)((char *)bio - bpf_core_field_offset(struct btrfs_bio___iotrace, bio));
+	bi = (void *)IOTRACE_READ(cast, bbio, inode);
+	if (!bi)
+		return NULL;
+	*pos = IOTRACE_READ(cast, bbio, file_offset);
+	return (struct inode *)((char *)bi +
+				bpf_core_field_offset(struct btrfs_inode___iotrace, vfs_inode));
+}
+
+/*
+ * btrfs keeps its metadata (the trees) in the page cache of an internal
+ * inode, number 1 (BTRFS_BTREE_INODE_OBJECTID), which has S_IFREG and
+ * the largest possible size; a file's inode numbers start at 256.
+ */
+#define IOTRACE_BTRFS_MAGIC 0x9123683e
+#define IOTRACE_BTRFS_BTREE_INO 1
+
+static __always_inline bool iotrace_btrfs_btree_inode(struct inode *inode, const bool cast)
+{
+	struct super_block *sb;
+
+	if (IOTRACE_READ(cast, inode, i_ino) != IOTRACE_BTRFS_BTREE_INO)
+		return false;
+	sb = IOTRACE_READ(cast, inode, i_sb);
+	return IOTRACE_READ(cast, sb, s_magic) == IOTRACE_BTRFS_MAGIC;
+}
+
+#endif
