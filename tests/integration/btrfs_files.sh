@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: block I/O on btrfs attributed to its files.
+#
+#   usage: tests/integration/btrfs_files.sh PATH/TO/iotrace
+#
+# btrfs names the file of some bios only in the bio itself, not in its
+# pages (bpf/btrfs.bpf.h). On a btrfs keeping two copies of data and
+# metadata (-d dup -m dup) on a loop device, from cold caches:
+#   - data.dat (1 MiB) is read with O_DIRECT: the pages are the user's;
+#   - dup.dat (1 MiB) is written and fsynced: each block goes to disk
+#     twice, the first copy as a clone of the bio;
+#   - text.log (4 MiB of text, stored zstd-compressed) is read: btrfs reads
+#     the compressed extents into pages of its own.
+# check_btrfs.py then asserts from `iotrace -P --io --raw` that each is
+# attributed to its file and offsets, and that the trees btrfs writes
+# meanwhile (its metadata) are attributed to no file.
+#
+# Needs root, BTF, loop devices, btrfs (kernel and btrfs-progs) and
+# python3; a missing one is a failure, never a skip. Everything set up is
+# torn down at exit, also on failure. IOTRACE_TEST_KEEP=1 keeps the
+# temporary directory.
+
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 PATH/TO/iotrace" >&2
+	exit 2
+fi
+BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+iotrace_test_harness
+
+iotrace_require_root_bpf "loop devices, mount, BPF" \
+	losetup mkfs.btrfs btrfs mount umount mountpoint findmnt dd python3 stat truncate
+iotrace_require_loop
+grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
+
+T=$(mktemp -d /tmp/iotrace-btrfs.XXXXXX)
+IMG=
+LOOP=
+MNT=
+TRACER_PID=
+
+cleanup() {
+	local rc=$?
+
+	iotrace_stop "$TRACER_PID"
+	iotrace_teardown_fs
+	iotrace_test_remove_temp "$T"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+iotrace_shm_loop 1G || die "cannot set up a loop device over /dev/shm"
+LN=${LOOP#/dev/}
+IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
+DEVT=$(( (MAJ << 20) | MIN ))
+mkfs.btrfs -q -f -d dup -m dup "$LOOP" >"$T/mkfs.log" 2>&1 || die "mkfs.btrfs failed: $(cat "$T/mkfs.log")"
+MNT=$(mktemp -d /tmp/iotrace-btrfs-mnt.XXXXXX)
+mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP (btrfs)"
+echo "# device $LOOP ($MAJ:$MIN, dev_t $DEVT)"
+
+mkdir "$MNT/z" || die "cannot create $MNT/z"
+btrfs property set "$MNT/z" compression zstd || die "cannot set zstd compression on $MNT/z"
+dd if=/dev/urandom of="$MNT/data.dat" bs=1M count=1 status=none || die "cannot write data.dat"
+# text compresses well: zstd keeps far fewer sectors than the file has
+yes "iotrace compressed text line" | head -c 4M >"$MNT/z/text.log" || die "cannot write text.log"
+: >"$MNT/dup.dat"
+sync
+DATA_INO=$(stat -c %i "$MNT/data.dat")
+DUP_INO=$(stat -c %i "$MNT/dup.dat")
+TEXT_INO=$(stat -c %i "$MNT/z/text.log")
+# the file system's own device number (an anonymous one: btrfs spans disks)
+IFS=: read -r FSMAJ FSMIN < <(findmnt -n -o MAJ:MIN "$MNT" | tr -d " ")
+FSDEV=$(( (FSMAJ << 20) | FSMIN ))
+echo "# inodes: data.dat $DATA_INO, dup.dat $DUP_INO, z/text.log $TEXT_INO; file system $FSMAJ:$FSMIN"
+
+"$BIN" -S -d "$LN" -l btrfs-files >"$T/trace.out" 2>"$T/trace.err" &
+TRACER_PID=$!
+iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
+if [ -z "$TRACE" ]; then
+	err=$(tail -3 "$T/trace.err")
+	die "tracer did not reach RUNNING: $err"
+fi
+iotrace_check_program handle_bio_queue
+
+# record_pid FILE CMD...: runs CMD with its pid in FILE
+record_pid() {
+	local pidfile=$1
+	shift
+	sh -c 'echo $$ >"$1"; shift; exec "$@"' _ "$pidfile" "$@"
+}
+
+wrc=0
+echo 3 >/proc/sys/vm/drop_caches
+record_pid "$T/direct.pid" dd if="$MNT/data.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
+record_pid "$T/writer.pid" dd if=/dev/urandom of="$MNT/dup.dat" bs=64k count=16 conv=fsync,notrunc status=none || wrc=1
+record_pid "$T/reader.pid" dd if="$MNT/z/text.log" of=/dev/null bs=1M status=none || wrc=1
+sync
+check "workload ran" [ "$wrc" = 0 ]
+sleep 0.5
+iotrace_test_stop_tracer "" "$T/trace.out" "$T/trace.err"
+
+timeout -k 5 120 "$BIN" -P --io --raw -p "$TRACE" >"$T/events.jsonl" 2>"$T/parse.err"
+rc=$?
+check "-P --io --raw exit 0 (got $rc)" [ "$rc" = 0 ]
+
+python3 "$HERE/check_btrfs.py" "$T/events.jsonl" --fs-dev "$FSDEV" \
+	--direct "$DATA_INO:$(cat "$T/direct.pid")" --dup "$DUP_INO:$(cat "$T/writer.pid")" \
+	--compressed "$TEXT_INO:$(cat "$T/reader.pid")" >"$T/check.out" 2>&1
+rc=$?
+iotrace_test_relay "$T/check.out" "$rc" check_btrfs.py
+finish

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checks the file attribution of btrfs I/O in `iotrace -P --io --raw` output.
+
+  check_btrfs.py EVENTS --fs-dev DEVT --direct INO:PID --dup INO:PID
+                 --compressed INO:PID
+
+DEVT: the file system's device (its superblock's s_dev, in the kernel's
+encoding): btrfs has one of its own, not the disk's; it is not the files'
+st_dev either, which btrfs gives each subvolume.
+
+The workload (btrfs_files.sh), on a btrfs with two copies of everything:
+--direct: PID read the 1 MiB file INO (/data.dat) with O_DIRECT;
+--dup: PID wrote the 1 MiB file INO (/dup.dat) and fsynced it;
+--compressed: PID read the 4 MiB file INO (/z/text.log), stored compressed.
+
+Prints "ok: ..." / "FAIL: ..." per check and "measure: ..." lines; exit 1
+if a check failed.
+"""
+import argparse
+import json
+import sys
+
+from raw_events import Checks, fid, path_of
+
+CHECKS = Checks()
+check = CHECKS.check
+measure = CHECKS.measure
+
+MIB_SECTORS = 2048
+BTRFS_BTREE_INO = 1
+
+
+def ino_pid(s):
+    ino, pid = s.split(":")
+    return int(ino), int(pid)
+
+
+def read_trace(path):
+    """(every io by sid, [(io, filesystemMeta, path)] of regular files)"""
+    events = [json.loads(line) for line in open(path)]
+    events.sort(key=lambda e: int(e["header"]["sid"]))
+    names, ios, attributed = {}, {}, []
+    for e in events:
+        sid = int(e["header"]["sid"])
+        if "filesystemFileName" in e:
+            n = e["filesystemFileName"]
+            names[fid(n["fileId"])] = (n["fileName"], fid(n["fileParentId"]))
+        elif "io" in e:
+            ios[sid] = e["io"]
+        elif "filesystemMeta" in e:
+            m = e["filesystemMeta"]
+            io = ios.get(sid - 1)
+            if io is None or io["id"] != m["refId"]:
+                check(False, "filesystemMeta sid %d follows its io (sid - 1, same id)" % sid)
+                continue
+            io["_file"] = m
+            attributed.append((io, m, path_of(names, fid(m["fileId"]))))
+    return ios, attributed
+
+
+def sectors(g):
+    return sum(io["len"] for io, _, _ in g)
+
+
+def covered(g):
+    cov = set()
+    for io, m, _ in g:
+        off = int(m["fileOffset"])
+        cov.update(range(off, off + io["len"]))
+    return cov
+
+
+def unattributed_data(ios, pid, op):
+    """the pid's I/Os of op with data that name no file and are not metadata"""
+    return [io for io in ios.values()
+            if io["pid"] == pid and io["operation"] == op and io["len"]
+            and "_file" not in io and not io.get("metadata")]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("events")
+    ap.add_argument("--fs-dev", type=int, required=True)
+    for what in ("direct", "dup", "compressed"):
+        ap.add_argument("--" + what, type=ino_pid, required=True)
+    a = ap.parse_args()
+
+    ios, attributed = read_trace(a.events)
+    measure("%d io, %d attributed to regular files" % (len(ios), len(attributed)))
+
+    def of(ino, op, pid=None):
+        return [(io, m, p) for io, m, p in attributed
+                if int(m["fileId"]["id"]) == ino and io["operation"] == op
+                and (pid is None or io["pid"] == pid)]
+
+    # O_DIRECT reads: only the bio names the file (the pages are the user's)
+    ino, pid = a.direct
+    g = of(ino, "Read", pid)
+    direct = [io for io in ios.values() if io["pid"] == pid and io.get("direct")]
+    measure("direct reader pid %d: %d direct I/Os, %d I/Os of the file, %d sectors"
+            % (pid, len(direct), len(g), sectors(g)))
+    check(bool(direct), "direct reader: I/Os with the direct flag")
+    check(bool(direct) and all("_file" in io and int(io["_file"]["fileId"]["id"]) == ino
+                               for io in direct),
+          "direct reader: every direct I/O is attributed to data.dat (inode %d)" % ino,
+          "%d of %d" % (sum("_file" in io for io in direct), len(direct)))
+    check(covered(g) >= set(range(MIB_SECTORS)),
+          "direct reader: fileOffset covers sectors 0..%d" % (MIB_SECTORS - 1),
+          "missing %d" % len(set(range(MIB_SECTORS)) - covered(g)))
+    check(bool(g) and all(int(m["fileOffset"]) + io["len"] <= MIB_SECTORS for io, m, _ in g),
+          "direct reader: every I/O lies within the file")
+    check(bool(g) and all(p == "/data.dat" for _, _, p in g), "direct reader: path /data.dat",
+          str(sorted(set(str(p) for _, _, p in g))))
+    lost = unattributed_data(ios, pid, "Read")
+    check(not lost, "direct reader: no data read without a file", "%d I/Os" % len(lost))
+
+    # two copies of each block: the first written through a clone of the bio
+    ino, pid = a.dup
+    g = of(ino, "Write")
+    copies = {}
+    for io, m, _ in g:
+        off, lba = int(m["fileOffset"]), int(io["lba"])
+        for k in range(io["len"]):
+            copies.setdefault(off + k, set()).add(lba + k)
+    short = [s for s in range(MIB_SECTORS) if len(copies.get(s, ())) < 2]
+    measure("dup.dat: %d write I/Os of the file, %d sectors, pids %s"
+            % (len(g), sectors(g), sorted(set(io["pid"] for io, _, _ in g))))
+    check(bool(g) and not short,
+          "dup.dat: each of its %d sectors is written at two LBAs (both copies attributed)"
+          % MIB_SECTORS, "%d sectors with fewer" % len(short))
+    check(bool(g) and all(p == "/dup.dat" for _, _, p in g), "dup.dat: path /dup.dat",
+          str(sorted(set(str(p) for _, _, p in g))))
+    lost = unattributed_data(ios, pid, "Write")
+    check(not lost, "dup.dat writer: no data written without a file", "%d I/Os" % len(lost))
+
+    # compressed extents are read into btrfs's own pages
+    ino, pid = a.compressed
+    g = of(ino, "Read", pid)
+    measure("compressed reader pid %d: %d I/Os of the file, %d sectors for %d of file"
+            % (pid, len(g), sectors(g), 4 * MIB_SECTORS))
+    check(0 < sectors(g) < 4 * MIB_SECTORS // 4,
+          "text.log: read, compressed to less than a quarter (%d sectors)" % sectors(g))
+    check(bool(g) and all(0 <= int(m["fileOffset"]) < 4 * MIB_SECTORS for _, m, _ in g),
+          "text.log: every fileOffset lies within the file")
+    check(bool(g) and all(p == "/z/text.log" for _, _, p in g), "text.log: path /z/text.log",
+          str(sorted(set(str(p) for _, _, p in g))))
+    lost = unattributed_data(ios, pid, "Read")
+    check(not lost, "text.log reader: no data read without a file", "%d I/Os" % len(lost))
+
+    # the trees live in the page cache of an internal inode: metadata, no file
+    tree = [io for io, m, _ in attributed if int(m["fileId"]["id"]) == BTRFS_BTREE_INO]
+    meta = [io for io in ios.values() if io.get("metadata") and io["operation"] == "Write"]
+    measure("metadata writes: %d, %d sectors" % (len(meta), sum(io["len"] for io in meta)))
+    check(bool(meta), "btrfs wrote metadata while traced")
+    check(not tree, "no I/O is attributed to btrfs's tree inode (%d)" % BTRFS_BTREE_INO,
+          "%d I/Os" % len(tree))
+    check(all(int(m["fileId"]["partitionId"]) == a.fs_dev for _, m, _ in attributed),
+          "every fileId.partitionId is the file system's device %d" % a.fs_dev,
+          str(sorted(set(int(m["fileId"]["partitionId"]) for _, m, _ in attributed))))
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(1 if CHECKS.failures else 0)
