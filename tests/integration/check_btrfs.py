@@ -18,10 +18,9 @@ Prints "ok: ..." / "FAIL: ..." per check and "measure: ..." lines; exit 1
 if a check failed.
 """
 import argparse
-import json
 import sys
 
-from raw_events import Checks, fid, path_of
+from raw_events import Checks, RawTrace
 
 CHECKS = Checks()
 check = CHECKS.check
@@ -34,29 +33,6 @@ BTRFS_BTREE_INO = 1
 def ino_pid(s):
     ino, pid = s.split(":")
     return int(ino), int(pid)
-
-
-def read_trace(path):
-    """(every io by sid, [(io, filesystemMeta, path)] of regular files)"""
-    events = [json.loads(line) for line in open(path)]
-    events.sort(key=lambda e: int(e["header"]["sid"]))
-    names, ios, attributed = {}, {}, []
-    for e in events:
-        sid = int(e["header"]["sid"])
-        if "filesystemFileName" in e:
-            n = e["filesystemFileName"]
-            names[fid(n["fileId"])] = (n["fileName"], fid(n["fileParentId"]))
-        elif "io" in e:
-            ios[sid] = e["io"]
-        elif "filesystemMeta" in e:
-            m = e["filesystemMeta"]
-            io = ios.get(sid - 1)
-            if io is None or io["id"] != m["refId"]:
-                check(False, "filesystemMeta sid %d follows its io (sid - 1, same id)" % sid)
-                continue
-            io["_file"] = m
-            attributed.append((io, m, path_of(names, fid(m["fileId"]))))
-    return ios, attributed
 
 
 def sectors(g):
@@ -86,7 +62,10 @@ def main():
         ap.add_argument("--" + what, type=ino_pid, required=True)
     a = ap.parse_args()
 
-    ios, attributed = read_trace(a.events)
+    trace = RawTrace(a.events, CHECKS)
+    ios, attributed = trace.ios, trace.attributed
+    for io, m, _ in attributed:
+        io["_file"] = m
     measure("%d io, %d attributed to regular files" % (len(ios), len(attributed)))
 
     def of(ino, op, pid=None):

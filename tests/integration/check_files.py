@@ -14,10 +14,9 @@ Prints "ok: ..." / "FAIL: ..." per check and "measure: ..." lines; exit 1
 if a check failed.
 """
 import argparse
-import json
 import sys
 
-from raw_events import Checks, fid, path_of as chain_path
+from raw_events import Checks, RawTrace, fid
 
 CHECKS = Checks()
 check = CHECKS.check
@@ -36,37 +35,12 @@ def main():
         ap.add_argument("--" + who, type=int, required=True)
     a = ap.parse_args()
 
-    events = [json.loads(line) for line in open(a.events)]
-    events.sort(key=lambda e: int(e["header"]["sid"]))
-    names = {}          # FileId -> (name, parent FileId), latest so far
-    ios = {}            # sid -> io
-    file_ios = []       # (io, meta, path at that point)
-    name_events = 0
-
-    def path_of(f):
-        return chain_path(names, f)
-
-    for e in events:
-        sid = int(e["header"]["sid"])
-        if "filesystemFileName" in e:
-            n = e["filesystemFileName"]
-            names[fid(n["fileId"])] = (n["fileName"], fid(n["fileParentId"]))
-            name_events += 1
-        elif "io" in e:
-            ios[sid] = e["io"]
-        elif "filesystemMeta" in e:
-            m = e["filesystemMeta"]
-            io = ios.get(sid - 1)
-            check_ref = io is not None and io["id"] == m["refId"]
-            if not check_ref:
-                check(False, "filesystemMeta sid %d follows its io (sid - 1, same id)" % sid)
-                continue
-            f = fid(m["fileId"])
-            if f[1] == a.ino:
-                file_ios.append((io, m, path_of(f)))
+    trace = RawTrace(a.events, CHECKS)
+    names, ios = trace.names, trace.ios
+    file_ios = [(io, m, p) for io, m, p in trace.attributed if fid(m["fileId"])[1] == a.ino]
 
     measure("%d events, %d io, %d filesystemFileName, %d filesystemMeta of inode %d"
-            % (len(events), len(ios), name_events, len(file_ios), a.ino))
+            % (len(trace.events), len(ios), trace.name_events, len(file_ios), a.ino))
     check(len(file_ios) > 0, "filesystemMeta events name inode %d" % a.ino)
     if not file_ios:
         return

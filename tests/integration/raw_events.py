@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the check_*.py scripts share: ok:/FAIL: reporting, and reading the
 FileIds and name chains of `iotrace -P --io --raw` events."""
+import json
 
 
 class Checks:
@@ -44,3 +45,33 @@ def path_of(names, f):
         parts.append(name)
         f = parent
     return None
+
+
+class RawTrace:
+    """`iotrace -P --io --raw` output (JSON Lines) read in sid order:
+    events (all of them), names (FileId -> (name, parent FileId), as last
+    sent), name_events (how many), ios (sid -> io) and attributed: for each
+    filesystemMeta, (io, filesystemMeta, path as named by then). A
+    filesystemMeta must follow its io (sid - 1, same id): one that does not
+    fails a check of checks and is left out."""
+
+    def __init__(self, path, checks):
+        self.events = [json.loads(line) for line in open(path)]
+        self.events.sort(key=lambda e: int(e["header"]["sid"]))
+        self.names, self.ios, self.attributed = {}, {}, []
+        self.name_events = 0
+        for e in self.events:
+            sid = int(e["header"]["sid"])
+            if "filesystemFileName" in e:
+                n = e["filesystemFileName"]
+                self.names[fid(n["fileId"])] = (n["fileName"], fid(n["fileParentId"]))
+                self.name_events += 1
+            elif "io" in e:
+                self.ios[sid] = e["io"]
+            elif "filesystemMeta" in e:
+                m = e["filesystemMeta"]
+                io = self.ios.get(sid - 1)
+                if io is None or io["id"] != m["refId"]:
+                    checks.check(False, "filesystemMeta sid %d follows its io (sid - 1, same id)" % sid)
+                    continue
+                self.attributed.append((io, m, path_of(self.names, fid(m["fileId"]))))
