@@ -490,6 +490,25 @@ static __always_inline void set_file(struct iotrace_queue_event *q, struct inode
 	q->file_size = IOTRACE_READ(cast, inode, i_size) >> 9;
 }
 
+/*
+ * The same for an inode met through its pages or its bio: its FileId, and
+ * its names through a dentry alias when this rename epoch has not sent
+ * them. False if the files map has no room.
+ */
+static __always_inline bool file_at(struct iotrace_queue_event *q, struct inode *inode,
+				    __u64 pos, const bool cast)
+{
+	/* the one map lookup per I/O; names are rare */
+	struct file_seen *f = file_entry_of(inode, &q->file, cast);
+
+	if (!f)
+		return false;
+	set_file(q, inode, pos, cast);
+	if (f->sent_epoch != rename_epoch + 1)
+		send_names(inode, f, &q->file);
+	return true;
+}
+
 #include "btrfs.bpf.h"
 
 /*
@@ -552,22 +571,15 @@ static __always_inline bool file_of_btrfs(struct bio *bio,
 					  struct iotrace_queue_event *q,
 					  const bool cast)
 {
-	struct file_seen *f;
 	struct inode *inode;
 	__u64 pos = 0;
 
 	inode = iotrace_btrfs_inode(bio, &pos, cast);
 	if (!inode ||
 	    (IOTRACE_READ(cast, inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG ||
-	    iotrace_btrfs_btree_inode(inode, cast))
-		return false;
-	f = file_entry_of(inode, &q->file, cast);
-	if (!f)
+	    iotrace_btrfs_btree_inode(inode, cast) || !file_at(q, inode, pos, cast))
 		return false;
 	q->io.flags &= ~IOTRACE_F_FSMETA;
-	set_file(q, inode, pos, cast);
-	if (f->sent_epoch != rename_epoch + 1)
-		send_names(inode, f, &q->file);
 	return true;
 }
 
@@ -587,7 +599,6 @@ static __always_inline void file_of_page(struct bio *bio,
 	struct bio_vec *bv = bio->bi_io_vec;
 	struct address_space *mapping;
 	struct page *page, *head;
-	struct file_seen *f;
 	struct inode *inode;
 	__u64 pos, psize;
 	__u32 idx, mode;
@@ -651,18 +662,12 @@ static __always_inline void file_of_page(struct bio *bio,
 		return;
 	}
 
-	f = file_entry_of(inode, &q->file, cast);
-	if (!f)
-		return;
 	psize = bpf_core_type_size(struct page);
 	pos = iotrace_page_index(head, cast);
 	if (psize)
 		pos += ((__u64)page - (__u64)head) / psize;
 	pos = (pos << page_shift) + IOTRACE_READ(cast, bv, bv_offset) + bio->bi_iter.bi_bvec_done;
-	set_file(q, inode, pos, cast);
-	/* the one map lookup per I/O is in file_entry(); names are rare */
-	if (f->sent_epoch != rename_epoch + 1)
-		send_names(inode, f, &q->file);
+	file_at(q, inode, pos, cast);
 }
 
 /* The file of the bio's data, or what its first page is (file_of_page()), into q. */
