@@ -20,7 +20,7 @@ if a check failed.
 import argparse
 import sys
 
-from raw_events import Checks, RawTrace
+from raw_events import Checks, RawTrace, covered, sectors
 
 CHECKS = Checks()
 check = CHECKS.check
@@ -33,18 +33,6 @@ BTRFS_BTREE_INO = 1
 def ino_pid(s):
     ino, pid = s.split(":")
     return int(ino), int(pid)
-
-
-def sectors(g):
-    return sum(io["len"] for io, _, _ in g)
-
-
-def covered(g):
-    cov = set()
-    for io, m, _ in g:
-        off = int(m["fileOffset"])
-        cov.update(range(off, off + io["len"]))
-    return cov
 
 
 def unattributed_data(ios, pid, op):

@@ -16,7 +16,7 @@ if a check failed.
 import argparse
 import sys
 
-from raw_events import Checks, RawTrace, fid
+from raw_events import Checks, RawTrace, covered, fid, sectors
 
 CHECKS = Checks()
 check = CHECKS.check
@@ -49,16 +49,6 @@ def main():
 
     def group(pid, op):
         return [(io, m, p) for io, m, p in file_ios if io["pid"] == pid and io["operation"] == op]
-
-    def sectors(g):
-        return sum(io["len"] for io, _, _ in g)
-
-    def covered(g):
-        cov = set()
-        for io, m, _ in g:
-            off = int(m["fileOffset"])
-            cov.update(range(off, off + io["len"]))
-        return cov
 
     want = set(range(MIB_SECTORS))
     for who, pid, op, path in (("writer", a.writer, "Write", "/a/b/c/d/e/f.dat"),

@@ -47,6 +47,20 @@ def path_of(names, f):
     return None
 
 
+def sectors(g):
+    """Sectors of the I/Os in g, a list of (io, filesystemMeta, path)."""
+    return sum(io["len"] for io, _, _ in g)
+
+
+def covered(g):
+    """The file's sectors the I/Os in g, (io, filesystemMeta, path), cover."""
+    cov = set()
+    for io, m, _ in g:
+        off = int(m["fileOffset"])
+        cov.update(range(off, off + io["len"]))
+    return cov
+
+
 class RawTrace:
     """`iotrace -P --io --raw` output (JSON Lines) read in sid order:
     events (all of them), names (FileId -> (name, parent FileId), as last
