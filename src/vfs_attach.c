@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "collector.h"
+#include "fs_devs.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "kernel_probe.h"
@@ -83,26 +84,16 @@ static bool is_ns(enum iotrace_vfs_call c)
 	return c >= IOTRACE_VFS_UNLINK && c <= IOTRACE_VFS_RENAMEAT2;
 }
 
-/* The traced devices, and the partitions of each traced whole disk. */
+/* The file systems on the traced devices (fs_devs.h). */
 static int fs_devs(struct iotrace__rodata *ro, const struct collector_config *cfg)
 {
-	size_t i, n = 0, nparts;
+	size_t n;
 	int err;
 
-	for (i = 0; i < cfg->ndevs; i++) {
-		if (n >= MAX_FS_DEVS)
-			return -E2BIG;
-		ro->targ_fs_devs[n++] = cfg->devs[i].dev;
-		if (cfg->devs[i].is_partition)
-			continue;
-		err = devices__partitions("/sys", cfg->devs[i].name, ro->targ_fs_devs + n, NULL,
-					  MAX_FS_DEVS - n, &nparts);
-		if (err == -E2BIG)
-			return err;
-		n += err ? 0 : nparts;
-	}
+	err = fs_devs__collect("/sys", "/proc/self/mountinfo", cfg->devs, cfg->ndevs,
+			       (uint32_t *)ro->targ_fs_devs, MAX_FS_DEVS, &n);
 	ro->targ_nfs_devs = (__u32)n;
-	return 0;
+	return err;
 }
 
 int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,

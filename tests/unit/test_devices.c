@@ -16,72 +16,32 @@
 #include "devices.h"
 #include "iotrace_event.h"
 
-static char root[PATH_MAX];
+#include "fake_sysfs.h"
 
-static void put(const char *rel, const char *content)
-{
-	char path[PATH_MAX], cmd[PATH_MAX * 2];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	assert_int_equal(system(cmd), 0);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(content, f);
-	fclose(f);
-}
-
-static void link_class(const char *name, const char *target)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/class/block/%s", root, name);
-	assert_int_equal(symlink(target, path), 0);
-}
-
-/*
- * Mirrors real sysfs: class/block/<name> links into devices/, where a
- * partition's directory sits inside its disk's.
- */
 static int setup(void **state)
 {
-	char cmd[PATH_MAX + 32];
-
-	strcpy(root, "/tmp/iotrace-sysfs-XXXXXX");
-	assert_non_null(mkdtemp(root));
-	put("devices/pci0/nvme/nvme0n1/dev", "259:0\n");
-	put("devices/pci0/nvme/nvme0n1/size", "732585168\n");
-	put("devices/pci0/nvme/nvme0n1/device/model", "INTEL SSDPED1K375GA      \n");
-	put("devices/pci0/nvme/nvme0n1/nvme0n1p1/dev", "259:1\n");
-	put("devices/pci0/nvme/nvme0n1/nvme0n1p1/size", "2048\n");
-	put("devices/pci0/nvme/nvme0n1/nvme0n1p1/partition", "1\n");
-	put("devices/virtual/block/loop3/dev", "7:3\n");
-	put("devices/virtual/block/loop3/size", "1048576\n");
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/class/block", root);
-	assert_int_equal(system(cmd), 0);
-	link_class("nvme0n1", "../../devices/pci0/nvme/nvme0n1");
-	link_class("nvme0n1p1", "../../devices/pci0/nvme/nvme0n1/nvme0n1p1");
-	link_class("loop3", "../../devices/virtual/block/loop3");
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/block && ln -s ../devices/pci0/nvme/nvme0n1 %s/block/nvme0n1"
-		 " && ln -s ../devices/virtual/block/loop3 %s/block/loop3", root, root, root);
-	assert_int_equal(system(cmd), 0);
+	if (sysfs_create())
+		return -1;
+	sysfs_block("nvme0n1", "pci0/nvme/nvme0n1", "259:0", 0);
+	sysfs_put("devices/pci0/nvme/nvme0n1/size", "732585168\n");
+	sysfs_put("devices/pci0/nvme/nvme0n1/device/model", "INTEL SSDPED1K375GA      \n");
+	sysfs_block("nvme0n1p1", "pci0/nvme/nvme0n1/nvme0n1p1", "259:1", 1);
+	sysfs_put("devices/pci0/nvme/nvme0n1/nvme0n1p1/size", "2048\n");
+	sysfs_block("loop3", "virtual/block/loop3", "7:3", 0);
+	sysfs_put("devices/virtual/block/loop3/size", "1048576\n");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd);
+	return sysfs_remove();
 }
 
 static void test_disk(void **state)
 {
 	struct device_info d;
 
-	assert_int_equal(devices__resolve(root, "nvme0n1", &d), 0);
+	assert_int_equal(devices__resolve(sysfs_root, "nvme0n1", &d), 0);
 	assert_string_equal(d.name, "nvme0n1");
 	assert_int_equal(d.dev, IOTRACE_MKDEV(259, 0));
 	assert_false(d.is_partition);
@@ -95,7 +55,7 @@ static void test_partition(void **state)
 {
 	struct device_info d;
 
-	assert_int_equal(devices__resolve(root, "nvme0n1p1", &d), 0);
+	assert_int_equal(devices__resolve(sysfs_root, "nvme0n1p1", &d), 0);
 	assert_true(d.is_partition);
 	assert_int_equal(d.dev, IOTRACE_MKDEV(259, 1));
 	assert_string_equal(d.disk_name, "nvme0n1");
@@ -109,7 +69,7 @@ static void test_dev_prefix_and_no_model(void **state)
 	struct device_info d;
 
 	/* /dev/loop3 does not exist on the test host under that root: the name part is used */
-	assert_int_equal(devices__resolve(root, "/dev/loop3", &d), 0);
+	assert_int_equal(devices__resolve(sysfs_root, "/dev/loop3", &d), 0);
 	assert_string_equal(d.name, "loop3");
 	assert_int_equal(d.dev, IOTRACE_MKDEV(7, 3));
 	assert_string_equal(d.model, "");
@@ -119,9 +79,9 @@ static void test_unknown(void **state)
 {
 	struct device_info d;
 
-	assert_int_equal(devices__resolve(root, "sdz", &d), -ENODEV);
-	assert_int_equal(devices__resolve(root, "../../etc", &d), -ENODEV);
-	assert_int_equal(devices__resolve(root, "", &d), -EINVAL);
+	assert_int_equal(devices__resolve(sysfs_root, "sdz", &d), -ENODEV);
+	assert_int_equal(devices__resolve(sysfs_root, "../../etc", &d), -ENODEV);
+	assert_int_equal(devices__resolve(sysfs_root, "", &d), -EINVAL);
 }
 
 static void test_partitions(void **state)
@@ -131,14 +91,14 @@ static void test_partitions(void **state)
 	size_t n;
 
 	/* sysfs block/ links like class/block/ */
-	assert_int_equal(devices__partitions(root, "nvme0n1", parts, names, 4, &n), 0);
+	assert_int_equal(devices__partitions(sysfs_root, "nvme0n1", parts, names, 4, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(parts[0], IOTRACE_MKDEV(259, 1));
 	assert_string_equal(names[0], "nvme0n1p1");
-	assert_int_equal(devices__partitions(root, "loop3", parts, NULL, 4, &n), 0);
+	assert_int_equal(devices__partitions(sysfs_root, "loop3", parts, NULL, 4, &n), 0);
 	assert_int_equal(n, 0);
-	assert_int_equal(devices__partitions(root, "nvme0n1", parts, NULL, 0, &n), -E2BIG);
-	assert_int_equal(devices__partitions(root, "nosuch", parts, NULL, 4, &n), -ENOENT);
+	assert_int_equal(devices__partitions(sysfs_root, "nvme0n1", parts, NULL, 0, &n), -E2BIG);
+	assert_int_equal(devices__partitions(sysfs_root, "nosuch", parts, NULL, 4, &n), -ENOENT);
 }
 
 static void test_list(void **state)
@@ -147,7 +107,7 @@ static void test_list(void **state)
 	struct devices_error e;
 	size_t n;
 
-	assert_int_equal(devices__parse_list(root, "nvme0n1,/dev/loop3", d, 4, &n, &e), 0);
+	assert_int_equal(devices__parse_list(sysfs_root, "nvme0n1,/dev/loop3", d, 4, &n, &e), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(d[0].name, "nvme0n1");
 	assert_string_equal(d[1].name, "loop3");
@@ -159,17 +119,17 @@ static void test_list_errors(void **state)
 	struct devices_error e;
 	size_t n;
 
-	assert_int_equal(devices__parse_list(root, "loop3,/dev/loop3", d, 2, &n, &e), -EEXIST);
+	assert_int_equal(devices__parse_list(sysfs_root, "loop3,/dev/loop3", d, 2, &n, &e), -EEXIST);
 	assert_string_equal(e.name, "/dev/loop3");
 	assert_string_equal(e.other, "loop3");
 	/* a partition of a disk already named overlaps it */
-	assert_int_equal(devices__parse_list(root, "nvme0n1,nvme0n1p1", d, 2, &n, &e), -EEXIST);
-	assert_int_equal(devices__parse_list(root, "loop3,nosuch", d, 2, &n, &e), -ENODEV);
+	assert_int_equal(devices__parse_list(sysfs_root, "nvme0n1,nvme0n1p1", d, 2, &n, &e), -EEXIST);
+	assert_int_equal(devices__parse_list(sysfs_root, "loop3,nosuch", d, 2, &n, &e), -ENODEV);
 	assert_string_equal(e.name, "nosuch");
-	assert_int_equal(devices__parse_list(root, "loop3,", d, 2, &n, &e), -EINVAL);
-	assert_int_equal(devices__parse_list(root, ",loop3", d, 2, &n, &e), -EINVAL);
+	assert_int_equal(devices__parse_list(sysfs_root, "loop3,", d, 2, &n, &e), -EINVAL);
+	assert_int_equal(devices__parse_list(sysfs_root, ",loop3", d, 2, &n, &e), -EINVAL);
 	/* the count is checked before the extra name is even resolved */
-	assert_int_equal(devices__parse_list(root, "loop3,nvme0n1,whatever", d, 2, &n, &e), -E2BIG);
+	assert_int_equal(devices__parse_list(sysfs_root, "loop3,nvme0n1,whatever", d, 2, &n, &e), -E2BIG);
 	assert_int_equal(n, 0);
 }
 

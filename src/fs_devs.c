@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs_devs.h"
+#include "iotrace_event.h"
+
+/* the kernel's limit on partitions per disk (include/linux/blkdev.h) */
+#define DISK_MAX_PARTS 256
+
+struct dev_set {
+	uint32_t *out;
+	size_t max, n;
+};
+
+static bool has(const struct dev_set *s, uint32_t dev)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->out[i] == dev)
+			return true;
+	return false;
+}
+
+static int add(struct dev_set *s, uint32_t dev)
+{
+	if (has(s, dev))
+		return 0;
+	if (s->n >= s->max)
+		return -E2BIG;
+	s->out[s->n++] = dev;
+	return 0;
+}
+
+/* Whether a block device (by name, as devices__resolve takes it) is traced. */
+static bool traced(const char *sysfs_root, const char *name, const struct device_info *devs,
+		   size_t ndevs, struct device_info *d)
+{
+	size_t i;
+
+	if (devices__resolve(sysfs_root, name, d))
+		return false;
+	for (i = 0; i < ndevs; i++)
+		if (devs[i].dev == d->dev || (!devs[i].is_partition && d->disk_dev == devs[i].dev))
+			return true;
+	return false;
+}
+
+/*
+ * Whether another device of the btrfs that has the device member is
+ * traced: sysfs lists them all in fs/btrfs/<fsid>/devices/<name>.
+ */
+static bool btrfs_traced(const char *sysfs_root, const char *member,
+			 const struct device_info *devs, size_t ndevs)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	struct device_info d;
+	struct dirent *fs, *m;
+	bool yes = false;
+	DIR *fsdir, *mdir;
+
+	snprintf(dir, sizeof(dir), "%s/fs/btrfs", sysfs_root);
+	fsdir = opendir(dir);
+	if (!fsdir)
+		return false;
+	while (!yes && (fs = readdir(fsdir))) {
+		if (fs->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s/devices/%s", dir, fs->d_name,
+				     member) >= sizeof(path) || access(path, F_OK))
+			continue;
+		*strrchr(path, '/') = 0;
+		mdir = opendir(path);
+		while (mdir && !yes && (m = readdir(mdir)))
+			yes = m->d_name[0] != '.' && traced(sysfs_root, m->d_name, devs, ndevs, &d);
+		if (mdir)
+			closedir(mdir);
+	}
+	closedir(fsdir);
+	return yes;
+}
+
+/*
+ * The mounted file systems whose number is not their device's, from
+ * mountinfo: field 3 is MAJ:MIN, and after the " - " separator come the
+ * type and the source (the device mounted, a /dev path).
+ */
+static int add_mounts(struct dev_set *s, const char *sysfs_root, const char *mountinfo,
+		      const struct device_info *devs, size_t ndevs)
+{
+	char line[3 * PATH_MAX], type[64], source[PATH_MAX];
+	struct device_info d;
+	unsigned int ma, mi;
+	const char *tail;
+	int err = 0;
+	FILE *f = fopen(mountinfo, "r");
+
+	if (!f)
+		return 0;
+	while (!err && fgets(line, sizeof(line), f)) {
+		uint32_t dev;
+		bool yes;
+
+		tail = strstr(line, " - ");
+		if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) != 2 || !tail ||
+		    sscanf(tail + 3, "%63s %4095s", type, source) != 2 || strncmp(source, "/dev/", 5))
+			continue;
+		dev = IOTRACE_MKDEV(ma, mi);
+		if (has(s, dev))
+			continue;
+		yes = traced(sysfs_root, source, devs, ndevs, &d);
+		if (!yes && !strcmp(type, "btrfs") && d.name[0])
+			yes = btrfs_traced(sysfs_root, d.name, devs, ndevs);
+		if (yes)
+			err = add(s, dev);
+	}
+	fclose(f);
+	return err;
+}
+
+int fs_devs__collect(const char *sysfs_root, const char *mountinfo,
+		     const struct device_info *devs, size_t ndevs, uint32_t *out, size_t max,
+		     size_t *count)
+{
+	struct dev_set s = { .out = out, .max = max };
+	uint32_t parts[DISK_MAX_PARTS];
+	size_t i, k, nparts;
+	int err;
+
+	*count = 0;
+	for (i = 0; i < ndevs; i++) {
+		err = add(&s, devs[i].dev);
+		if (err)
+			return err;
+		if (devs[i].is_partition)
+			continue;
+		err = devices__partitions(sysfs_root, devs[i].name, parts, NULL,
+					  sizeof(parts) / sizeof(parts[0]), &nparts);
+		if (err == -E2BIG)
+			return err;
+		for (k = 0; !err && k < nparts; k++)
+			err = add(&s, parts[k]);
+		if (err == -E2BIG)
+			return err;
+	}
+	err = add_mounts(&s, sysfs_root, mountinfo, devs, ndevs);
+	*count = s.n;
+	return err;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device numbers of the file systems on the traced devices: what the
+ * kernel calls super_block.s_dev and the system-call side (--vfs, file
+ * events) filters on. Most file systems take their block device's, so
+ * that is the traced devices and each partition of a traced disk. btrfs
+ * numbers itself apart (an anonymous device, mountinfo's MAJ:MIN) and
+ * may span several disks: a btrfs mounted when tracing starts counts if
+ * any of its devices is traced. So does any other file system mounted
+ * from a traced device under a number of its own.
+ */
+#ifndef IOTRACE_FS_DEVS_H
+#define IOTRACE_FS_DEVS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devices.h"
+
+/*
+ * Fills out[0..max) with the IOTRACE_MKDEV numbers for devs[0..ndevs),
+ * each once: first the devices and partitions, then the mounted file
+ * systems' own. sysfs_root ("/sys") and mountinfo ("/proc/self/mountinfo")
+ * are parameters for tests. A mount table that cannot be read adds no
+ * file system (the devices still count). Returns 0 or -E2BIG (more than
+ * max).
+ */
+int fs_devs__collect(const char *sysfs_root, const char *mountinfo,
+		     const struct device_info *devs, size_t ndevs, uint32_t *out, size_t max,
+		     size_t *count);
+
+#endif

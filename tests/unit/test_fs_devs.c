@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The file-system devices --vfs filters on: the traced devices, their
+ * partitions, and file systems with numbers of their own (btrfs) mounted
+ * from them, against a fake sysfs and mount table.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "devices.h"
+#include "fs_devs.h"
+#include "iotrace_event.h"
+
+#include "fake_sysfs.h"
+
+static char mountinfo[PATH_MAX];
+
+static int setup(void **state)
+{
+	FILE *f;
+	int fd;
+
+	if (sysfs_create())
+		return -1;
+	sysfs_block("nvme0n1", "pci0/nvme/nvme0n1", "259:0", 0);
+	sysfs_block("nvme0n1p1", "pci0/nvme/nvme0n1/nvme0n1p1", "259:1", 1);
+	sysfs_block("nvme0n1p2", "pci0/nvme/nvme0n1/nvme0n1p2", "259:2", 2);
+	sysfs_block("loop3", "virtual/block/loop3", "7:3", 0);
+	sysfs_block("loop4", "virtual/block/loop4", "7:4", 0);
+	sysfs_block("loop5", "virtual/block/loop5", "7:5", 0);
+	sysfs_block("loop6", "virtual/block/loop6", "7:6", 0);
+	/* two btrfs: one on loop3, one on loop5 and loop4 */
+	sysfs_link("fs/btrfs/0f1e-a/devices/loop3", "../../../../devices/virtual/block/loop3");
+	sysfs_link("fs/btrfs/77c2-b/devices/loop4", "../../../../devices/virtual/block/loop4");
+	sysfs_link("fs/btrfs/77c2-b/devices/loop5", "../../../../devices/virtual/block/loop5");
+	sysfs_put("fs/btrfs/features/metadata_uuid", "0\n");
+
+	snprintf(mountinfo, sizeof(mountinfo), "%s/mountinfo", sysfs_root);
+	fd = open(mountinfo, O_CREAT | O_WRONLY, 0600);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f)
+		return -1;
+	fputs("22 1 254:0 / / rw - ext4 /dev/vda rw\n"
+	      "30 22 259:1 / /data rw,noatime shared:5 - ext4 /dev/nvme0n1p1 rw\n"
+	      /* a btrfs shows its own number; its subvolumes are mounts of the same */
+	      "31 22 0:39 / /b rw - btrfs /dev/loop3 rw,subvolid=5,subvol=/\n"
+	      "32 22 0:39 /sv /b2 rw master:3 - btrfs /dev/loop3 rw,subvolid=256,subvol=/sv\n"
+	      /* mountinfo names one device of a multi-device btrfs */
+	      "33 22 0:50 / /c rw - btrfs /dev/loop5 rw\n"
+	      "34 22 0:60 / /t rw - tmpfs tmpfs rw\n"
+	      "35 22 0:70 / /o rw - btrfs /dev/loop6 rw\n"
+	      "36 22 0:71 / /u rw - btrfs /dev/nosuch rw\n"
+	      "garbage\n", f);
+	return fclose(f);
+}
+
+static int teardown(void **state)
+{
+	return sysfs_remove();
+}
+
+static size_t collect(const char *names, uint32_t *out, size_t max, int want)
+{
+	struct device_info devs[4];
+	struct devices_error e;
+	size_t n, count = 99;
+
+	assert_int_equal(devices__parse_list(sysfs_root, names, devs, 4, &n, &e), 0);
+	assert_int_equal(fs_devs__collect(sysfs_root, mountinfo, devs, n, out, max, &count), want);
+	return count;
+}
+
+static void test_disk_and_partitions(void **state)
+{
+	uint32_t out[8];
+
+	/* the ext4 on a partition already counts as the partition: not twice */
+	assert_int_equal(collect("nvme0n1", out, 8, 0), 3);
+	assert_int_equal(out[0], IOTRACE_MKDEV(259, 0));
+	assert_int_equal(out[1], IOTRACE_MKDEV(259, 1));
+	assert_int_equal(out[2], IOTRACE_MKDEV(259, 2));
+	/* a partition alone: itself */
+	assert_int_equal(collect("nvme0n1p2", out, 8, 0), 1);
+	assert_int_equal(out[0], IOTRACE_MKDEV(259, 2));
+}
+
+static void test_btrfs(void **state)
+{
+	uint32_t out[8];
+
+	/* the source device: its file system's number, once for two mounts */
+	assert_int_equal(collect("loop3", out, 8, 0), 2);
+	assert_int_equal(out[0], IOTRACE_MKDEV(7, 3));
+	assert_int_equal(out[1], IOTRACE_MKDEV(0, 39));
+	/* a device mountinfo does not name, found through sysfs */
+	assert_int_equal(collect("loop4", out, 8, 0), 2);
+	assert_int_equal(out[1], IOTRACE_MKDEV(0, 50));
+	assert_int_equal(collect("loop5,loop3", out, 8, 0), 4);
+	assert_int_equal(out[2], IOTRACE_MKDEV(0, 39));
+	assert_int_equal(out[3], IOTRACE_MKDEV(0, 50));
+	/* a btrfs on an untraced device, tmpfs: not */
+	assert_int_equal(collect("loop6", out, 8, 0), 2);
+	assert_int_equal(out[1], IOTRACE_MKDEV(0, 70));
+	assert_int_equal(collect("nvme0n1p1", out, 8, 0), 1);
+}
+
+static void test_limits(void **state)
+{
+	struct device_info d;
+	uint32_t out[4];
+	size_t count;
+
+	assert_int_equal(collect("nvme0n1", out, 2, -E2BIG), 0);
+	assert_int_equal(collect("loop3", out, 1, -E2BIG), 1);
+	/* no mount table: the devices alone */
+	assert_int_equal(devices__resolve(sysfs_root, "loop3", &d), 0);
+	assert_int_equal(fs_devs__collect(sysfs_root, "/nonexistent/mountinfo", &d, 1, out, 4,
+					  &count), 0);
+	assert_int_equal(count, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_disk_and_partitions),
+		cmocka_unit_test(test_btrfs),
+		cmocka_unit_test(test_limits),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
