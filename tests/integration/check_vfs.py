@@ -6,7 +6,7 @@
                --writer-cgroup ID --reader-cgroup ID
                [--writer-cgroup-path /CG --reader-cgroup-path /CG]
                [--prefix /DIR] [--traced writer,reader] [--files f,g,tmp]
-               [--file-stats JSON] [--label L]
+               [--file-stats JSON] [--chunks FILE] [--label L]
 
 EVENTS is `iotrace -P --io --raw` output (one JSON event per line); the
 logs are vfs_pattern's output (its process, inode numbers, every traced
@@ -17,6 +17,9 @@ were filtered out with --pids/--cgroup), --files the files (f: f.dat, g:
 the same file renamed g.dat, tmp: tmp.dat; the others were filtered out
 with --paths); block I/O and file events are checked for all of them.
 --file-stats is `iotrace -P --file-statistics` JSON, cross-checked.
+--chunks: on btrfs, whose FIEMAP gives addresses in its own logical space,
+the data chunks as "LOGICAL LENGTH PHYSICAL" lines (from the chunk tree): the
+device address of a logical one.
 
 Prints "ok: ..." / "FAIL: ..." per check and "measure: ..." lines; exit 1
 if a check failed.
@@ -85,6 +88,7 @@ def main():
     ap.add_argument("--traced", default="writer,reader")
     ap.add_argument("--files", default="f,g,tmp")
     ap.add_argument("--file-stats")
+    ap.add_argument("--chunks")
     ap.add_argument("--label", default="")
     a = ap.parse_args()
     CHECKS.label = a.label + ": " if a.label else ""
@@ -316,12 +320,24 @@ def main():
               % (" and Delete" if d_tmp else ""))
 
     # --- block I/O ---
+    chunks = [tuple(int(x) for x in line.split()) for line in open(a.chunks)] if a.chunks else None
+
+    def device_byte(b):
+        """the device address of FIEMAP's address b"""
+        if chunks is None:
+            return b
+        for logical, length, physical in chunks:
+            if logical <= b < logical + length:
+                return physical + b - logical
+        return None
+
     def lba_of(off_sectors):
         """the disk sector of f.dat's file sector off_sectors (FIEMAP)"""
         b = off_sectors * SECTOR
         for e in w.extents:
             if e["logical"] <= b < e["logical"] + e["length"]:
-                return (e["physical"] + b - e["logical"]) // SECTOR
+                d = device_byte(e["physical"] + b - e["logical"])
+                return None if d is None else d // SECTOR
         return None
 
     def tiles(group, start, count):

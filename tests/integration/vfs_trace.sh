@@ -16,15 +16,18 @@
 # process, cgroup and vfsCallId of the direct reads and of f.dat's
 # writeback, and, when the parser has it, `-P --file-statistics`.
 #
-# Runs (IOTRACE_VFS_RUNS="ext4 pids cgroup paths xfs" is the default):
+# Runs (IOTRACE_VFS_RUNS="ext4 pids cgroup paths xfs btrfs" is the default):
 #   ext4    the pattern on ext4, traced with --vfs
 #   pids    the same with --vfs --pids <the writer>: only its calls
 #   cgroup  the same with --vfs --cgroup <the reader's cgroup>
 #   paths   the same with --vfs --paths '<mount>/paths/a/b/c/d/e/*': the
 #           calls on f.dat (g.dat once renamed), not those on tmp.dat
 #   xfs     the pattern on xfs, traced with --vfs
+#   btrfs   the pattern on btrfs, traced with --vfs: its files carry the
+#           file system's own device number, and FIEMAP's addresses are
+#           btrfs's logical ones, mapped to the disk through its chunk tree
 #
-# Needs root, BTF, loop devices, mkfs.ext4, mkfs.xfs, a cgroup2 mount and
+# Needs root, BTF, loop devices, mkfs.ext4, mkfs.xfs, btrfs-progs, a cgroup2 mount and
 # python3; a missing one is a failure, never a skip. Everything set up is
 # torn down at exit, also on failure. IOTRACE_TEST_KEEP=1 keeps the
 # temporary directory (traces, parsed events, the pattern's output).
@@ -39,7 +42,7 @@ fi
 BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
 PATTERN=$(realpath -e "$2") || { echo "FAIL: no vfs_pattern at '$2'" >&2; exit 1; }
 HERE=$(cd "$(dirname "$0")" && pwd)
-RUNS=${IOTRACE_VFS_RUNS:-ext4 pids cgroup paths xfs}
+RUNS=${IOTRACE_VFS_RUNS:-ext4 pids cgroup paths xfs btrfs}
 
 iotrace_test_harness --list-failures
 
@@ -48,6 +51,12 @@ iotrace_require_root_bpf "loop devices, mount, cgroups, BPF" \
 	losetup mkfs.ext4 mount umount python3 stat truncate findmnt mkfifo timeout
 case " $RUNS " in
 *" xfs "*) command -v mkfs.xfs >/dev/null || die "'mkfs.xfs' is not installed (xfsprogs; scripts/install-deps.sh)" ;;
+esac
+case " $RUNS " in
+*" btrfs "*)
+	command -v mkfs.btrfs >/dev/null || die "'mkfs.btrfs' is not installed (btrfs-progs; scripts/install-deps.sh)"
+	grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
+	;;
 esac
 iotrace_require_loop
 iotrace_require_cgroup2
@@ -109,6 +118,36 @@ xfs_fs() {
 	fi
 	MNT=$(mktemp -d "/tmp/iotrace-vfsx-mnt.XXXXXX")
 	mount -o noatime "$LOOP" "$MNT" || { SETUP_ERR="cannot mount $LOOP (xfs)"; return 1; }
+}
+
+# a btrfs on a loop device backed by /dev/shm; sets what iotrace_quiet_ext4
+# sets, and FSDEVT: btrfs numbers its files apart from the disk
+btrfs_fs() {
+	local fsmaj fsmin
+
+	IMG=$(mktemp "/dev/shm/iotrace-vfsb.XXXXXX.img")
+	truncate -s 512M "$IMG"
+	LOOP=$(losetup -f --show "$IMG") || { LOOP=; SETUP_ERR="losetup cannot attach a loop device"; return 1; }
+	LN=${LOOP#/dev/}
+	IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
+	DEVT=$(( (MAJ << 20) | MIN ))
+	if ! mkfs.btrfs -q -f "$LOOP" >"$T/mkfs.btrfs.log" 2>&1; then
+		SETUP_ERR="mkfs.btrfs failed: $(cat "$T/mkfs.btrfs.log")"
+		return 1
+	fi
+	MNT=$(mktemp -d "/tmp/iotrace-vfsb-mnt.XXXXXX")
+	mount -o noatime "$LOOP" "$MNT" || { SETUP_ERR="cannot mount $LOOP (btrfs)"; return 1; }
+	IFS=: read -r fsmaj fsmin < <(findmnt -n -o MAJ:MIN "$MNT" | tr -d " ")
+	FSDEVT=$(( (fsmaj << 20) | fsmin ))
+}
+
+# btrfs_data_chunks DEV: "LOGICAL LENGTH PHYSICAL" of each data chunk of
+# the btrfs on DEV (one copy: the first stripe), from its chunk tree
+btrfs_data_chunks() {
+	btrfs inspect-internal dump-tree -t chunk "$1" | awk '
+		/CHUNK_ITEM/ { logical = $6 + 0; data = 0 }
+		/^[ \t]*length .* type / { length_ = $2; data = / type DATA/ }
+		/stripe 0 devid/ && data { print logical, length_, $6; data = 0 }'
 }
 
 # --- helpers --------------------------------------------------------------------
@@ -228,7 +267,14 @@ run() {
 			note "$name: this parser has no --file-statistics: no cross-check"
 		fi
 	fi
-	run_checker "$name" "$T/$name.jsonl" --label "$name" --dev "$DEVT" \
+	local fsdev=$DEVT chunks=()
+	if [ "$fstype" = btrfs ]; then
+		fsdev=$FSDEVT
+		btrfs_data_chunks "$LOOP" >"$T/$name.chunks" ||
+			fail "$name: cannot read the chunk tree of $LOOP"
+		chunks=(--chunks "$T/$name.chunks")
+	fi
+	run_checker "$name" "$T/$name.jsonl" --label "$name" --dev "$fsdev" "${chunks[@]}" \
 		--writer "$T/$name.writer" --reader "$T/$name.reader" \
 		--writer-cgroup "$CGW_ID" --reader-cgroup "$CGR_ID" \
 		--writer-cgroup-path "${CGW#"$CG2"}" --reader-cgroup-path "${CGR#"$CG2"}" \
@@ -254,6 +300,14 @@ if want_run xfs; then
 	xfs_fs || die "$SETUP_ERR"
 	echo "# xfs on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
 	run xfs xfs "" writer,reader f,g,tmp
+	iotrace_teardown_fs
+fi
+
+if want_run btrfs; then
+	iotrace_teardown_fs
+	btrfs_fs || die "$SETUP_ERR"
+	echo "# btrfs on $LOOP ($MAJ:$MIN, dev_t $DEVT; file system dev_t $FSDEVT)"
+	run btrfs btrfs "" writer,reader f,g,tmp
 	iotrace_teardown_fs
 fi
 
