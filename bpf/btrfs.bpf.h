@@ -28,7 +28,12 @@ struct btrfs_bio___iotrace {
 	struct bio bio;
 } __attribute__((preserve_access_index));
 
+struct btrfs_root___iotrace {
+	dev_t anon_dev;
+} __attribute__((preserve_access_index));
+
 struct btrfs_inode___iotrace {
+	struct btrfs_root___iotrace *root;
 	struct inode vfs_inode;
 } __attribute__((preserve_access_index));
 
@@ -82,6 +87,31 @@ static __always_inline bool iotrace_btrfs_btree_inode(struct inode *inode, const
 		return false;
 	sb = IOTRACE_READ(cast, inode, i_sb);
 	return IOTRACE_READ(cast, sb, s_magic) == IOTRACE_BTRFS_MAGIC;
+}
+
+/*
+ * The device number a file of superblock sb is known by. btrfs gives each
+ * subvolume (and snapshot) an anonymous device of its own, and stat's
+ * st_dev shows it: inode numbers restart in each, and a snapshot keeps
+ * its source's inode numbers, generations and times, so the superblock's
+ * number would give two files one FileId. Other file systems: s_dev.
+ */
+static __always_inline __u32 iotrace_file_dev(struct inode *inode, struct super_block *sb,
+					      const bool cast)
+{
+	__u32 dev = IOTRACE_READ(cast, sb, s_dev);
+	struct btrfs_inode___iotrace *bi;
+	struct btrfs_root___iotrace *root;
+	__u32 anon;
+
+	if (!bpf_core_field_exists(struct btrfs_inode___iotrace, root) ||
+	    !bpf_core_field_exists(struct btrfs_root___iotrace, anon_dev) ||
+	    IOTRACE_READ(cast, sb, s_magic) != IOTRACE_BTRFS_MAGIC)
+		return dev;
+	bi = (void *)((char *)inode - bpf_core_field_offset(struct btrfs_inode___iotrace, vfs_inode));
+	root = (void *)IOTRACE_READ(cast, bi, root);
+	anon = root ? IOTRACE_READ(cast, root, anon_dev) : 0;
+	return anon ? anon : dev;
 }
 
 #endif

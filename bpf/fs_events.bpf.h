@@ -329,6 +329,8 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	f = file_entry(inode, &op.st.file);
 	if (!f)
 		return 0;
+	/* a record's device is its file's (a btrfs subvolume's) */
+	op.st.dev = op.st.file.dev;
 	/* named now, while the path still leads to it */
 	if (f->sent_epoch != rename_epoch + 1)
 		send_chain(d, f, &op.st.file);

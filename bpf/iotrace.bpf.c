@@ -378,6 +378,8 @@ static __always_inline void emit(struct iotrace_event *e)
 #define IOTRACE_S_IFDIR 0040000
 #define IOTRACE_S_IFBLK 0060000
 
+#include "btrfs.bpf.h"
+
 /*
  * The FileId of inode and its entry in files, inserted at first sight.
  * Returns NULL only if the map refused the insert. cast: see
@@ -394,7 +396,7 @@ static __always_inline struct file_seen *file_entry_of(struct inode *inode,
 
 	key.ino = IOTRACE_READ(cast, inode, i_ino);
 	sb = IOTRACE_READ(cast, inode, i_sb);
-	key.dev = IOTRACE_READ(cast, sb, s_dev);
+	key.dev = iotrace_file_dev(inode, sb, cast);
 	gen = IOTRACE_READ(cast, inode, i_generation);
 	id->ino = key.ino;
 	id->dev = key.dev;
@@ -508,8 +510,6 @@ static __always_inline bool file_at(struct iotrace_queue_event *q, struct inode 
 		send_names(inode, f, &q->file);
 	return true;
 }
-
-#include "btrfs.bpf.h"
 
 /*
  * Direct I/O of iomap file systems (ext4, xfs; fs/iomap/direct-io.c): the

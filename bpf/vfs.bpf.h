@@ -210,7 +210,7 @@ static __always_inline __u32 traced_file(struct file *file,
 		return 0;
 	if (f->sent_epoch != rename_epoch + 1)
 		send_chain(BPF_CORE_READ(file, f_path.dentry), f, id);
-	return dev;
+	return id->dev;
 }
 
 /* Sum of the first iovecs' lengths: the bytes a readv/writev asks for. */
