@@ -230,13 +230,6 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	bpf_map__set_max_entries(c->skel->maps.rings, (__u32)c->ncpus);
 	bpf_map__set_max_entries(c->skel->maps.stages, (__u32)c->ncpus);
 
-	if (cfg->paths) {
-		char bad[256];
-
-		err = path_filter__new(&c->paths, cfg->paths, "/proc/self/mountinfo", bad, sizeof(bad));
-		if (err)
-			return set_error(c, err, "cannot use --paths: %s", strerror(-err));
-	}
 	/* parsed once: several programs are picked by their prototypes */
 	btf = btf__load_vmlinux_btf();
 	pick_programs(c->skel, btf);
@@ -244,8 +237,18 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	err = vfs__configure(c->skel, cfg, btf);
 	btf__free(btf);
 	if (err)
-		return set_error(c, err, "too many partitions on the traced disks for --vfs (at most %d)",
-				 64);
+		return set_error(c, err, "too many partitions and file systems on the traced "
+				 "devices for --vfs (at most %d)", 64);
+	if (cfg->paths) {
+		char bad[256];
+
+		/* the file systems vfs__configure found */
+		err = path_filter__new(&c->paths, cfg->paths, "/proc/self/mountinfo",
+				       (const uint32_t *)c->skel->rodata->targ_fs_devs,
+				       c->skel->rodata->targ_nfs_devs, bad, sizeof(bad));
+		if (err)
+			return set_error(c, err, "cannot use --paths: %s", strerror(-err));
+	}
 
 	err = iotrace__load(c->skel);
 	if (err)

@@ -1,24 +1,37 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#define _GNU_SOURCE	/* AT_NO_AUTOMOUNT */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "path_filter.h"
 #include "u64map.h"
 
 /* Chains deeper than this are cut (the kernel sends at most 16 links). */
 #define MAX_DEPTH 64
+/* mount points a file is matched under, nearest first (bind mounts, subvolumes) */
+#define MAX_VIEWS 8
 
 struct link {
 	struct iotrace_file_id id, parent;
 	char *name;
 };
 
+/*
+ * Where a directory of a traced file system is visible: the root of a
+ * mount, known by its FileId's device and inode (stat of the mount
+ * point), or, with ino 0, the root of the file system of device dev
+ * whose mount could not be looked at (the chain's top).
+ */
 struct mount_point {
 	__u32 dev;
+	__u64 ino;
 	char dir[PATH_MAX];
 };
 
@@ -46,48 +59,74 @@ static bool same_file(const struct iotrace_file_id *a, const struct iotrace_file
 	return a->ino == b->ino && a->dev == b->dev;
 }
 
-/*
- * Mount points of whole file systems (root "/" of the file system), by
- * device: mountinfo's fields 3 (major:minor), 4 (root) and 5 (mount point).
- * The first mount of a device wins, as with a bind mount's original.
- */
-static int read_mounts(struct path_filter *pf, const char *mountinfo)
+static bool in(const uint32_t *devs, size_t n, uint32_t dev)
 {
-	char line[3 * PATH_MAX], root[PATH_MAX], dir[PATH_MAX];
-	unsigned int ma, mi;
-	FILE *f = fopen(mountinfo, "r");
+	while (n--)
+		if (devs[n] == dev)
+			return true;
+	return false;
+}
+
+static int add_mount(struct path_filter *pf, __u32 dev, __u64 ino, const char *dir)
+{
+	struct mount_point *m;
 	size_t i;
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		struct mount_point *m;
-		bool known = false;
-
-		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &ma, &mi, root, dir) != 4 ||
-		    strcmp(root, "/"))
-			continue;
-		for (i = 0; i < pf->nmounts; i++)
-			known |= pf->mounts[i].dev == IOTRACE_MKDEV(ma, mi);
-		if (known)
-			continue;
-		m = realloc(pf->mounts, (pf->nmounts + 1) * sizeof(*m));
-		if (!m) {
-			fclose(f);
-			return -ENOMEM;
-		}
-		pf->mounts = m;
-		m += pf->nmounts++;
-		m->dev = IOTRACE_MKDEV(ma, mi);
-		/* mountinfo escapes blanks as \040; paths with them are rare, keep as is */
-		snprintf(m->dir, sizeof(m->dir), "%s", strcmp(dir, "/") ? dir : "");
-	}
-	fclose(f);
+	/* the first wins: a bind mount's original comes before it */
+	for (i = 0; i < pf->nmounts; i++)
+		if (pf->mounts[i].dev == dev && pf->mounts[i].ino == ino)
+			return 0;
+	m = realloc(pf->mounts, (pf->nmounts + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	pf->mounts = m;
+	m += pf->nmounts++;
+	m->dev = dev;
+	m->ino = ino;
+	snprintf(m->dir, sizeof(m->dir), "%s", strcmp(dir, "/") ? dir : "");
 	return 0;
 }
 
+/*
+ * The mounts of the traced file systems (fs_devs; mountinfo's fields 3
+ * MAJ:MIN, 4 root in the file system and 5 mount point). Each mount
+ * point is looked at: what stat finds there is the directory whose
+ * FileId (device, inode) a chain passes through, whichever mount it is
+ * the root of (a btrfs subvolume, a bind mount of a subdirectory, the
+ * top of stacked mounts); btrfs gives its files the subvolume's device,
+ * not the MAJ:MIN of the mount. Other file systems' mount points are not
+ * looked at: a stat of a network file system may hang. A mount point
+ * stat cannot reach still names its file system's root by MAJ:MIN.
+ * mountinfo escapes blanks as \040; such paths are rare and kept as is.
+ */
+static int read_mounts(struct path_filter *pf, const char *mountinfo, const uint32_t *fs_devs,
+		       size_t nfs_devs)
+{
+	char line[3 * PATH_MAX], root[PATH_MAX], dir[PATH_MAX];
+	unsigned int ma, mi;
+	struct stat st;
+	int err = 0;
+	FILE *f = fopen(mountinfo, "r");
+
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &ma, &mi, root, dir) != 4 ||
+		    !in(fs_devs, nfs_devs, IOTRACE_MKDEV(ma, mi)))
+			continue;
+		if (!fstatat(AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) &&
+		    S_ISDIR(st.st_mode))
+			err = add_mount(pf, IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)),
+					st.st_ino, dir);
+		else if (!strcmp(root, "/"))
+			err = add_mount(pf, IOTRACE_MKDEV(ma, mi), 0, dir);
+	}
+	fclose(f);
+	return err;
+}
+
 int path_filter__new(struct path_filter **out, const char *globs, const char *mountinfo,
-		     char *bad, size_t badlen)
+		     const uint32_t *fs_devs, size_t nfs_devs, char *bad, size_t badlen)
 {
 	struct path_filter *pf = calloc(1, sizeof(*pf));
 	const char *p = globs, *end;
@@ -116,7 +155,7 @@ int path_filter__new(struct path_filter **out, const char *globs, const char *mo
 		}
 		p = end + 1;
 	} while (end);
-	err = read_mounts(pf, mountinfo);
+	err = read_mounts(pf, mountinfo, fs_devs, nfs_devs);
 	if (err) {
 		path_filter__free(pf);
 		return err;
@@ -173,51 +212,70 @@ int path_filter__add_name(struct path_filter *pf, const struct iotrace_name_even
 	return 0;
 }
 
-bool path_filter__path(struct path_filter *pf, const struct iotrace_file_id *id, char *out,
-		       size_t size)
+/*
+ * The mount points id is visible under, nearest first, into paths[0..max):
+ * a mount whose root is a directory on id's chain, or the file system's
+ * root (the chain's top, its own parent). False if the chain is not
+ * complete or no mount shows it. Returns how many in *n.
+ */
+static bool paths_of(struct path_filter *pf, const struct iotrace_file_id *id,
+		     char (*paths)[PATH_MAX], size_t max, size_t *n)
 {
 	const char *parts[MAX_DEPTH];
 	struct iotrace_file_id cur = *id;
-	const char *prefix = NULL;
-	size_t n = 0, i, off;
+	size_t depth = 0, i, k, off;
 	struct link *l;
+	bool top;
 
-	for (i = 0; i < pf->nmounts; i++)
-		if (pf->mounts[i].dev == id->dev)
-			prefix = pf->mounts[i].dir;
-	if (!prefix)
-		return false;
+	*n = 0;
 	for (;;) {
 		l = find(pf, &cur);
-		if (!l || n == MAX_DEPTH)
+		if (!l || depth == MAX_DEPTH)
 			return false;
-		if (same_file(&l->parent, &l->id))
-			break;	/* the root, sent as "/" */
-		parts[n++] = l->name;
+		top = same_file(&l->parent, &l->id);	/* the root, sent as "/" */
+		for (i = 0; i < pf->nmounts && *n < max; i++) {
+			const struct mount_point *m = &pf->mounts[i];
+
+			if (m->dev != cur.dev || (m->ino ? m->ino != cur.ino : !top))
+				continue;
+			off = (size_t)snprintf(paths[*n], PATH_MAX, "%s", m->dir);
+			for (k = depth; k-- > 0 && off < PATH_MAX;)
+				off += (size_t)snprintf(paths[*n] + off, PATH_MAX - off, "/%s", parts[k]);
+			if (!off)
+				strcpy(paths[*n], "/");
+			*n += off < PATH_MAX;
+		}
+		if (top)
+			return *n > 0;
+		parts[depth++] = l->name;
 		cur = l->parent;
 	}
-	off = (size_t)snprintf(out, size, "%s", prefix);
-	while (n && off < size)
-		off += (size_t)snprintf(out + off, size - off, "/%s", parts[--n]);
-	if (!off && size > 1)
-		snprintf(out, size, "/");
-	return off < size;
+}
+
+bool path_filter__path(struct path_filter *pf, const struct iotrace_file_id *id, char *out,
+		       size_t size)
+{
+	char path[1][PATH_MAX];
+	size_t n;
+
+	return paths_of(pf, id, path, 1, &n) && (size_t)snprintf(out, size, "%s", path[0]) < size;
 }
 
 bool path_filter__match(struct path_filter *pf, const struct iotrace_file_id *id)
 {
-	char path[PATH_MAX];
+	char paths[MAX_VIEWS][PATH_MAX];
 	uint64_t v;
-	size_t i;
+	size_t i, k, n;
 	bool yes = false;
 
 	if (u64map__get(&pf->verdict, key_of(id), &v))
 		return v == 2;
 	/* a chain still missing a link may be complete at the next record */
-	if (!path_filter__path(pf, id, path, sizeof(path)))
+	if (!paths_of(pf, id, paths, MAX_VIEWS, &n))
 		return false;
-	for (i = 0; i < pf->nglobs && !yes; i++)
-		yes = !fnmatch(pf->globs[i], path, 0);
+	for (k = 0; k < n && !yes; k++)
+		for (i = 0; i < pf->nglobs && !yes; i++)
+			yes = !fnmatch(pf->globs[i], paths[k], 0);
 	/* without memory for the cache, judge again next time */
 	(void)u64map__put(&pf->verdict, key_of(id), yes ? 2 : 1);
 	return yes;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -17,6 +19,8 @@
 #define DEV IOTRACE_MKDEV(7, 3)
 
 static char mountinfo[PATH_MAX];
+/* the traced file systems: the one on loop3 (254:0 is not traced) */
+static const uint32_t fs_devs[] = { DEV };
 
 static int setup(void **state)
 {
@@ -63,8 +67,8 @@ static void test_paths_and_globs(void **state)
 	struct iotrace_file_id id;
 	char bad[64], path[PATH_MAX];
 
-	assert_int_equal(path_filter__new(&pf, "/data/run42/*,/data/*.log", mountinfo, bad,
-					  sizeof(bad)), 0);
+	assert_int_equal(path_filter__new(&pf, "/data/run42/*,/data/*.log", mountinfo, fs_devs, 1,
+					  bad, sizeof(bad)), 0);
 	link_name(pf, 2, 2, "/");
 	link_name(pf, 10, 2, "run42");
 	link_name(pf, 11, 10, "deep");
@@ -105,17 +109,118 @@ static void test_paths_and_globs(void **state)
 	path_filter__free(pf);
 }
 
+static void chain_link(struct path_filter *pf, struct iotrace_file_id file,
+		       struct iotrace_file_id parent, const char *name)
+{
+	struct iotrace_name_event n = {};
+
+	n.file = file;
+	n.parent = parent;
+	snprintf(n.name, sizeof(n.name), "%s", name);
+	assert_int_equal(path_filter__add_name(pf, &n), 0);
+}
+
+static struct path_filter *filter(const char *glob, const char *info, const uint32_t *devs)
+{
+	struct path_filter *pf;
+	char bad[64];
+
+	assert_int_equal(path_filter__new(&pf, glob, info, devs, 1, bad, sizeof(bad)), 0);
+	return pf;
+}
+
+/*
+ * A btrfs (MAJ:MIN 0:39) with its subvolume @home mounted on a directory
+ * the test makes, and its top level on /top, which is not there. btrfs
+ * gives a subvolume's files a device of its own: what stat finds at the
+ * mount point, here the test directory's. A file below both mounts
+ * matches under either path; a snapshot's file with the same inode
+ * number is a file of its own.
+ */
+static void test_mounts_by_stat(void **state)
+{
+	char dir[PATH_MAX], home[PATH_MAX], info[PATH_MAX], glob[PATH_MAX + 16], path[PATH_MAX];
+	const uint32_t btrfs[] = { IOTRACE_MKDEV(0, 39) };
+	struct iotrace_file_id top = { .dev = IOTRACE_MKDEV(0, 39), .ino = 256 };
+	struct iotrace_file_id sv, user, file, snap, copy;
+	struct path_filter *pf;
+	struct stat st;
+	FILE *f;
+
+	strcpy(dir, "/tmp/iotrace-pf-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(home, sizeof(home), "%s/home", dir);
+	assert_int_equal(mkdir(home, 0700), 0);
+	assert_int_equal(stat(home, &st), 0);
+	snprintf(info, sizeof(info), "%s/mountinfo", dir);
+	f = fopen(info, "w");
+	assert_non_null(f);
+	fprintf(f, "40 1 0:39 /@home %s rw - btrfs /dev/loop3 rw\n"
+		   "41 1 0:39 / /top rw - btrfs /dev/loop3 rw\n"
+		   /* not a traced file system: never looked at */
+		   "42 1 0:77 / %s rw - tmpfs tmpfs rw\n", home, dir);
+	assert_int_equal(fclose(f), 0);
+
+	sv = (struct iotrace_file_id){ .dev = IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)),
+				       .ino = st.st_ino };
+	user = (struct iotrace_file_id){ .dev = sv.dev, .ino = st.st_ino + 1 };
+	file = (struct iotrace_file_id){ .dev = sv.dev, .ino = st.st_ino + 2 };
+	snap = (struct iotrace_file_id){ .dev = IOTRACE_MKDEV(0, 41), .ino = st.st_ino };
+	copy = (struct iotrace_file_id){ .dev = snap.dev, .ino = file.ino };
+
+	snprintf(glob, sizeof(glob), "%s/home/*", dir);
+	pf = filter(glob, info, btrfs);
+	chain_link(pf, top, top, "/");
+	chain_link(pf, sv, top, "@home");
+	chain_link(pf, user, sv, "user");
+	chain_link(pf, file, user, "f.dat");
+	chain_link(pf, snap, top, "@snap");
+	chain_link(pf, copy, snap, "f.dat");
+	/* the nearest mount's path */
+	assert_true(path_filter__path(pf, &file, path, sizeof(path)));
+	snprintf(glob, sizeof(glob), "%s/home/user/f.dat", dir);
+	assert_string_equal(path, glob);
+	assert_true(path_filter__match(pf, &file));
+	assert_true(path_filter__path(pf, &copy, path, sizeof(path)));
+	assert_string_equal(path, "/top/@snap/f.dat");
+	assert_false(path_filter__match(pf, &copy));
+	path_filter__free(pf);
+
+	/* the same file under the top level's mount */
+	pf = filter("/top/@home/user/*", info, btrfs);
+	chain_link(pf, top, top, "/");
+	chain_link(pf, sv, top, "@home");
+	chain_link(pf, user, sv, "user");
+	chain_link(pf, file, user, "f.dat");
+	assert_true(path_filter__match(pf, &file));
+	path_filter__free(pf);
+
+	/* tmpfs is not traced: its mount does not show the directory */
+	pf = filter("/top/*", info, (const uint32_t[]){ IOTRACE_MKDEV(0, 77) });
+	chain_link(pf, top, top, "/");
+	chain_link(pf, sv, top, "@home");
+	chain_link(pf, file, sv, "g.dat");
+	assert_false(path_filter__path(pf, &file, path, sizeof(path)));
+	path_filter__free(pf);
+
+	assert_int_equal(unlink(info), 0);
+	assert_int_equal(rmdir(home), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_bad_patterns(void **state)
 {
 	struct path_filter *pf;
 	char bad[64];
 
-	assert_int_equal(path_filter__new(&pf, "/ok,relative/*", mountinfo, bad, sizeof(bad)),
-			 -EINVAL);
+	assert_int_equal(path_filter__new(&pf, "/ok,relative/*", mountinfo, fs_devs, 1, bad,
+					  sizeof(bad)), -EINVAL);
 	assert_string_equal(bad, "relative/*");
 	assert_null(pf);
-	assert_int_equal(path_filter__new(&pf, "/a,", mountinfo, bad, sizeof(bad)), -EINVAL);
-	assert_int_equal(path_filter__new(&pf, "/a", "/nonexistent/mountinfo", bad, sizeof(bad)),
+	assert_int_equal(path_filter__new(&pf, "/a,", mountinfo, fs_devs, 1, bad, sizeof(bad)),
+			 -EINVAL);
+	assert_int_equal(path_filter__new(&pf, "/a", "/nonexistent/mountinfo", fs_devs, 1, bad,
+					  sizeof(bad)),
 			 -ENOENT);
 }
 
@@ -123,6 +228,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths_and_globs),
+		cmocka_unit_test(test_mounts_by_stat),
 		cmocka_unit_test(test_bad_patterns),
 	};
 
