@@ -12,10 +12,13 @@
 #   - dup.dat (1 MiB) is written and fsynced: each block goes to disk
 #     twice, the first copy as a clone of the bio;
 #   - text.log (4 MiB of text, stored zstd-compressed) is read: btrfs reads
-#     the compressed extents into pages of its own.
+#     the compressed extents into pages of its own;
+#   - sv/s.dat, in a subvolume, and its copy snap/s.dat in a snapshot of
+#     it (same inode number, generation and times) are read with O_DIRECT.
 # check_btrfs.py then asserts from `iotrace -P --io --raw` that each is
-# attributed to its file and offsets, and that the trees btrfs writes
-# meanwhile (its metadata) are attributed to no file.
+# attributed to its file and offsets, that the snapshot's copy is a file
+# of its own (its FileId has the snapshot's device), and that the trees
+# btrfs writes meanwhile (its metadata) are attributed to no file.
 #
 # Needs root, BTF, loop devices, btrfs (kernel and btrfs-progs) and
 # python3; a missing one is a failure, never a skip. Everything set up is
@@ -71,14 +74,21 @@ dd if=/dev/urandom of="$MNT/data.dat" bs=1M count=1 status=none || die "cannot w
 # text compresses well: zstd keeps far fewer sectors than the file has
 yes "iotrace compressed text line" | head -c 4M >"$MNT/z/text.log" || die "cannot write text.log"
 : >"$MNT/dup.dat"
+btrfs subvolume create "$MNT/sv" >"$T/subvol.log" 2>&1 || die "cannot create a subvolume: $(cat "$T/subvol.log")"
+dd if=/dev/urandom of="$MNT/sv/s.dat" bs=256k count=1 status=none || die "cannot write sv/s.dat"
+btrfs subvolume snapshot "$MNT/sv" "$MNT/snap" >>"$T/subvol.log" 2>&1 || die "cannot snapshot sv: $(cat "$T/subvol.log")"
 sync
 DATA_INO=$(stat -c %i "$MNT/data.dat")
 DUP_INO=$(stat -c %i "$MNT/dup.dat")
 TEXT_INO=$(stat -c %i "$MNT/z/text.log")
-# the file system's own device number (an anonymous one: btrfs spans disks)
-IFS=: read -r FSMAJ FSMIN < <(findmnt -n -o MAJ:MIN "$MNT" | tr -d " ")
-FSDEV=$(( (FSMAJ << 20) | FSMIN ))
-echo "# inodes: data.dat $DATA_INO, dup.dat $DUP_INO, z/text.log $TEXT_INO; file system $FSMAJ:$FSMIN"
+SV_INO=$(stat -c %i "$MNT/sv/s.dat")
+# st_dev in the kernel's encoding: btrfs gives each subvolume a number
+devt() { stat -c '%Hd %Ld' "$1" | { read -r ma mi; echo $(( (ma << 20) | mi )); }; }
+FSDEV=$(devt "$MNT")
+SVDEV=$(devt "$MNT/sv/s.dat")
+SNAPDEV=$(devt "$MNT/snap/s.dat")
+echo "# inodes: data.dat $DATA_INO, dup.dat $DUP_INO, z/text.log $TEXT_INO, sv/s.dat $SV_INO;" \
+	"devices: top level $FSDEV, sv $SVDEV, snap $SNAPDEV"
 
 "$BIN" -S -d "$LN" -l btrfs-files >"$T/trace.out" 2>"$T/trace.err" &
 TRACER_PID=$!
@@ -101,6 +111,8 @@ echo 3 >/proc/sys/vm/drop_caches
 record_pid "$T/direct.pid" dd if="$MNT/data.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
 record_pid "$T/writer.pid" dd if=/dev/urandom of="$MNT/dup.dat" bs=64k count=16 conv=fsync,notrunc status=none || wrc=1
 record_pid "$T/reader.pid" dd if="$MNT/z/text.log" of=/dev/null bs=1M status=none || wrc=1
+record_pid "$T/sv.pid" dd if="$MNT/sv/s.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
+record_pid "$T/snap.pid" dd if="$MNT/snap/s.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
 sync
 check "workload ran" [ "$wrc" = 0 ]
 sleep 0.5
@@ -112,7 +124,9 @@ check "-P --io --raw exit 0 (got $rc)" [ "$rc" = 0 ]
 
 python3 "$HERE/check_btrfs.py" "$T/events.jsonl" --fs-dev "$FSDEV" \
 	--direct "$DATA_INO:$(cat "$T/direct.pid")" --dup "$DUP_INO:$(cat "$T/writer.pid")" \
-	--compressed "$TEXT_INO:$(cat "$T/reader.pid")" >"$T/check.out" 2>&1
+	--compressed "$TEXT_INO:$(cat "$T/reader.pid")" \
+	--subvolume "$SV_INO:$SVDEV:$(cat "$T/sv.pid")" --snapshot "$SV_INO:$SNAPDEV:$(cat "$T/snap.pid")" \
+	>"$T/check.out" 2>&1
 rc=$?
 iotrace_test_relay "$T/check.out" "$rc" check_btrfs.py
 finish

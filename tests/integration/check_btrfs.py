@@ -3,16 +3,20 @@
 """Checks the file attribution of btrfs I/O in `iotrace -P --io --raw` output.
 
   check_btrfs.py EVENTS --fs-dev DEVT --direct INO:PID --dup INO:PID
-                 --compressed INO:PID
+                 --compressed INO:PID --subvolume INO:DEVT:PID
+                 --snapshot INO:DEVT:PID
 
-DEVT: the file system's device (its superblock's s_dev, in the kernel's
-encoding): btrfs has one of its own, not the disk's; it is not the files'
-st_dev either, which btrfs gives each subvolume.
+DEVT: a device number as stat shows it (st_dev), in the kernel's encoding:
+btrfs gives each subvolume its own, not the disk's. --fs-dev: the top
+level's, where the first three files are.
 
 The workload (btrfs_files.sh), on a btrfs with two copies of everything:
 --direct: PID read the 1 MiB file INO (/data.dat) with O_DIRECT;
 --dup: PID wrote the 1 MiB file INO (/dup.dat) and fsynced it;
---compressed: PID read the 4 MiB file INO (/z/text.log), stored compressed.
+--compressed: PID read the 4 MiB file INO (/z/text.log), stored compressed;
+--subvolume: PID read the 256 KiB file INO (/sv/s.dat) with O_DIRECT;
+--snapshot: PID read its copy in a snapshot of /sv (/snap/s.dat), inode
+INO too, with O_DIRECT.
 
 Prints "ok: ..." / "FAIL: ..." per check and "measure: ..." lines; exit 1
 if a check failed.
@@ -20,7 +24,7 @@ if a check failed.
 import argparse
 import sys
 
-from raw_events import Checks, RawTrace, covered, sectors
+from raw_events import Checks, RawTrace, covered, fid, sectors
 
 CHECKS = Checks()
 check = CHECKS.check
@@ -33,6 +37,10 @@ BTRFS_BTREE_INO = 1
 def ino_pid(s):
     ino, pid = s.split(":")
     return int(ino), int(pid)
+
+
+def ino_dev_pid(s):
+    return tuple(int(x) for x in s.split(":"))
 
 
 def unattributed_data(ios, pid, op):
@@ -48,6 +56,8 @@ def main():
     ap.add_argument("--fs-dev", type=int, required=True)
     for what in ("direct", "dup", "compressed"):
         ap.add_argument("--" + what, type=ino_pid, required=True)
+    for what in ("subvolume", "snapshot"):
+        ap.add_argument("--" + what, type=ino_dev_pid, required=True)
     a = ap.parse_args()
 
     trace = RawTrace(a.events, CHECKS)
@@ -122,9 +132,31 @@ def main():
     check(bool(meta), "btrfs wrote metadata while traced")
     check(not tree, "no I/O is attributed to btrfs's tree inode (%d)" % BTRFS_BTREE_INO,
           "%d I/Os" % len(tree))
-    check(all(int(m["fileId"]["partitionId"]) == a.fs_dev for _, m, _ in attributed),
-          "every fileId.partitionId is the file system's device %d" % a.fs_dev,
-          str(sorted(set(int(m["fileId"]["partitionId"]) for _, m, _ in attributed))))
+    top = [m for _, m, _ in attributed
+           if int(m["fileId"]["id"]) in (a.direct[0], a.dup[0], a.compressed[0])]
+    check(bool(top) and all(int(m["fileId"]["partitionId"]) == a.fs_dev for m in top),
+          "the top level's files: fileId.partitionId is its device %d (stat's st_dev)" % a.fs_dev,
+          str(sorted(set(int(m["fileId"]["partitionId"]) for m in top))))
+
+    # a file and its snapshot's copy: one inode number, generation and times
+    fids = {}
+    for what, (ino, dev, pid), path in (("subvolume", a.subvolume, "/sv/s.dat"),
+                                        ("snapshot", a.snapshot, "/snap/s.dat")):
+        g = of(ino, "Read", pid)
+        fids[what] = set(fid(m["fileId"]) for _, m, _ in g)
+        measure("%s reader pid %d: %d I/Os of inode %d, %d sectors, FileIds %s"
+                % (what, pid, len(g), ino, sectors(g), sorted(fids[what])))
+        check(covered(g) >= set(range(MIB_SECTORS // 4)),
+              "%s: fileOffset covers sectors 0..%d" % (what, MIB_SECTORS // 4 - 1),
+              "missing %d" % len(set(range(MIB_SECTORS // 4)) - covered(g)))
+        check(bool(g) and all(int(m["fileId"]["partitionId"]) == dev for _, m, _ in g),
+              "%s: fileId.partitionId is its subvolume's device %d (stat's st_dev)" % (what, dev),
+              str(sorted(set(int(m["fileId"]["partitionId"]) for _, m, _ in g))))
+        check(bool(g) and all(p == path for _, _, p in g), "%s: path %s" % (what, path),
+              str(sorted(set(str(p) for _, _, p in g))))
+    check(len(fids["subvolume"]) == 1 and len(fids["snapshot"]) == 1
+          and not fids["subvolume"] & fids["snapshot"],
+          "the snapshot's copy has a FileId of its own")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@
 # process, cgroup and vfsCallId of the direct reads and of f.dat's
 # writeback, and, when the parser has it, `-P --file-statistics`.
 #
-# Runs (IOTRACE_VFS_RUNS="ext4 pids cgroup paths xfs btrfs" is the default):
+# Runs (IOTRACE_VFS_RUNS="ext4 pids cgroup paths xfs btrfs btrfs-subvol" is the
+# default):
 #   ext4    the pattern on ext4, traced with --vfs
 #   pids    the same with --vfs --pids <the writer>: only its calls
 #   cgroup  the same with --vfs --cgroup <the reader's cgroup>
@@ -26,6 +27,10 @@
 #   btrfs   the pattern on btrfs, traced with --vfs: its files carry the
 #           file system's own device number, and FIEMAP's addresses are
 #           btrfs's logical ones, mapped to the disk through its chunk tree
+#   btrfs-subvol  the pattern in subvolume sv of that btrfs, also mounted
+#           on a directory of its own (subvol=sv), traced with --vfs --paths
+#           '<that mount>/paths/a/b/c/d/e/*': the subvolume's files have
+#           its device number, and --paths sees them under that mount
 #
 # Needs root, BTF, loop devices, mkfs.ext4, mkfs.xfs, btrfs-progs, a cgroup2 mount and
 # python3; a missing one is a failure, never a skip. Everything set up is
@@ -42,7 +47,7 @@ fi
 BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
 PATTERN=$(realpath -e "$2") || { echo "FAIL: no vfs_pattern at '$2'" >&2; exit 1; }
 HERE=$(cd "$(dirname "$0")" && pwd)
-RUNS=${IOTRACE_VFS_RUNS:-ext4 pids cgroup paths xfs btrfs}
+RUNS=${IOTRACE_VFS_RUNS:-ext4 pids cgroup paths xfs btrfs btrfs-subvol}
 
 iotrace_test_harness --list-failures
 
@@ -53,7 +58,7 @@ case " $RUNS " in
 *" xfs "*) command -v mkfs.xfs >/dev/null || die "'mkfs.xfs' is not installed (xfsprogs; scripts/install-deps.sh)" ;;
 esac
 case " $RUNS " in
-*" btrfs "*)
+*" btrfs "* | *" btrfs-subvol "*)
 	command -v mkfs.btrfs >/dev/null || die "'mkfs.btrfs' is not installed (btrfs-progs; scripts/install-deps.sh)"
 	grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
 	;;
@@ -66,6 +71,7 @@ T=$(mktemp -d /tmp/iotrace-vfs.XXXXXX)
 IMG=
 LOOP=
 MNT=
+SUBMNT=
 CGW=
 CGR=
 TRACER_PID=
@@ -83,6 +89,10 @@ cleanup() {
 
 	kill_workers
 	iotrace_stop "$TRACER_PID"
+	if [ -n "$SUBMNT" ]; then
+		umount "$SUBMNT"
+		rmdir "$SUBMNT"
+	fi
 	iotrace_teardown_fs
 	# the workers are gone: the cgroups are empty
 	[ -n "$CGW" ] && rmdir "$CGW"
@@ -120,11 +130,8 @@ xfs_fs() {
 	mount -o noatime "$LOOP" "$MNT" || { SETUP_ERR="cannot mount $LOOP (xfs)"; return 1; }
 }
 
-# a btrfs on a loop device backed by /dev/shm; sets what iotrace_quiet_ext4
-# sets, and FSDEVT: btrfs numbers its files apart from the disk
+# a btrfs on a loop device backed by /dev/shm; sets what iotrace_quiet_ext4 sets
 btrfs_fs() {
-	local fsmaj fsmin
-
 	IMG=$(mktemp "/dev/shm/iotrace-vfsb.XXXXXX.img")
 	truncate -s 512M "$IMG"
 	LOOP=$(losetup -f --show "$IMG") || { LOOP=; SETUP_ERR="losetup cannot attach a loop device"; return 1; }
@@ -137,8 +144,6 @@ btrfs_fs() {
 	fi
 	MNT=$(mktemp -d "/tmp/iotrace-vfsb-mnt.XXXXXX")
 	mount -o noatime "$LOOP" "$MNT" || { SETUP_ERR="cannot mount $LOOP (btrfs)"; return 1; }
-	IFS=: read -r fsmaj fsmin < <(findmnt -n -o MAJ:MIN "$MNT" | tr -d " ")
-	FSDEVT=$(( (fsmaj << 20) | fsmin ))
 }
 
 # btrfs_data_chunks DEV: "LOGICAL LENGTH PHYSICAL" of each data chunk of
@@ -267,9 +272,11 @@ run() {
 			note "$name: this parser has no --file-statistics: no cross-check"
 		fi
 	fi
-	local fsdev=$DEVT chunks=()
+	# the files' device as stat shows it, in the kernel's encoding: the
+	# disk's, except on btrfs, which gives each subvolume a number
+	local fsdev chunks=()
+	fsdev=$(stat -c '%Hd %Ld' "$dir" | { read -r ma mi; echo $(( (ma << 20) | mi )); })
 	if [ "$fstype" = btrfs ]; then
-		fsdev=$FSDEVT
 		btrfs_data_chunks "$LOOP" >"$T/$name.chunks" ||
 			fail "$name: cannot read the chunk tree of $LOOP"
 		chunks=(--chunks "$T/$name.chunks")
@@ -303,11 +310,19 @@ if want_run xfs; then
 	iotrace_teardown_fs
 fi
 
-if want_run btrfs; then
+if want_run btrfs || want_run btrfs-subvol; then
 	iotrace_teardown_fs
 	btrfs_fs || die "$SETUP_ERR"
-	echo "# btrfs on $LOOP ($MAJ:$MIN, dev_t $DEVT; file system dev_t $FSDEVT)"
-	run btrfs btrfs "" writer,reader f,g,tmp
+	echo "# btrfs on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
+	want_run btrfs && run btrfs btrfs "" writer,reader f,g,tmp
+	if want_run btrfs-subvol; then
+		btrfs subvolume create "$MNT/sv" >"$T/subvol.log" 2>&1 ||
+			die "cannot create a btrfs subvolume: $(cat "$T/subvol.log")"
+		SUBMNT=$(mktemp -d /tmp/iotrace-vfsb-sv.XXXXXX)
+		mount -o noatime,subvol=sv "$LOOP" "$SUBMNT" || die "cannot mount subvolume sv of $LOOP"
+		run btrfs-subvol btrfs sv/paths writer,reader f,g --paths "$SUBMNT/paths/a/b/c/d/e/*"
+		umount "$SUBMNT" && rmdir "$SUBMNT" && SUBMNT=
+	fi
 	iotrace_teardown_fs
 fi
 
