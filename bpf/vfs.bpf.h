@@ -186,8 +186,9 @@ static __always_inline struct file *fd_file(__s64 fd, const bool cast)
 
 /*
  * The FileId of a regular file on a traced file system, its name chain
- * sent if not yet in this rename epoch. Returns the file's device, 0 if
- * the file is not traced.
+ * sent if not yet in this rename epoch. Returns the FileId's device (on
+ * btrfs the subvolume's, see iotrace_file_dev()), 0 if the file is not
+ * traced.
  */
 static __always_inline __u32 traced_file(struct file *file,
 					 struct iotrace_file_id *id,
