@@ -162,7 +162,10 @@ struct iotrace_file_id {
 	/* ctime at first sight: seconds and nanoseconds since the epoch */
 	__s64 ctime_sec;
 	__u32 ctime_nsec;
-	/* file system's device, i_sb->s_dev, IOTRACE_MKDEV encoding */
+	/*
+	 * file system's device, IOTRACE_MKDEV encoding: i_sb->s_dev, on btrfs
+	 * the subvolume's (stat's st_dev)
+	 */
 	__u32 dev;
 };
 
@@ -268,7 +271,7 @@ enum iotrace_vfs_call {
 
 /*
  * A VFS record: struct iotrace_event (sid, ts = end of the call, pid, tid,
- * type; dev = the file system's device, i_sb->s_dev) followed by the
+ * type; dev = the file's device, as in its FileId) followed by the
  * call. Sent once, when the call returns, so that a record holds both its
  * arguments and its result.
  */
