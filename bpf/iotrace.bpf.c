@@ -817,6 +817,9 @@ static __always_inline int on_rq_issue(struct request *rq)
 	set_op_flags(&e, opf);
 
 	if (!bio) {
+		/* no sector set (a cache flush): 0, as blk_rq_trace_sector() says */
+		if (e.sector == (__u64)-1)
+			e.sector = 0;
 		e.type = IOTRACE_EV_RQ_QUEUE;
 		e.id = (__u64)rq;
 		emit(&e);
