@@ -21,10 +21,13 @@
 
 extern const void btrfs_simple_end_io __ksym __weak;
 extern const void btrfs_orig_write_end_io __ksym __weak;
+extern const void btrfs_dio_end_io __ksym __weak;
 
 struct btrfs_bio___iotrace {
 	struct btrfs_inode *inode;
 	__u64 file_offset;
+	void *end_io;
+	void *private;
 	struct bio bio;
 } __attribute__((preserve_access_index));
 
@@ -69,6 +72,34 @@ static __always_inline struct inode *iotrace_btrfs_inode(struct bio *bio, __u64 
 	*pos = IOTRACE_READ(cast, bbio, file_offset);
 	return (struct inode *)((char *)bi +
 				bpf_core_field_offset(struct btrfs_inode___iotrace, vfs_inode));
+}
+
+/*
+ * The iomap direct I/O a btrfs data bio is part of, or NULL. btrfs hands
+ * iomap's bio on as a btrfs_bio whose end_io is btrfs_dio_end_io and
+ * whose private is the struct iomap_dio; a piece split off it at a stripe
+ * boundary has no end_io and the original as private.
+ */
+static __always_inline struct iomap_dio *iotrace_btrfs_dio(struct bio *bio, const bool cast)
+{
+	struct btrfs_bio___iotrace *bbio;
+	void *end_io;
+
+	if (!&btrfs_dio_end_io || !iotrace_is_btrfs_bio(bio) ||
+	    !bpf_core_field_exists(struct btrfs_bio___iotrace, end_io) ||
+	    !bpf_core_field_exists(struct btrfs_bio___iotrace, private))
+		return NULL;
+	bbio = (void *)((char *)bio - bpf_core_field_offset(struct btrfs_bio___iotrace, bio));
+	end_io = IOTRACE_READ(cast, bbio, end_io);
+	if (!end_io) {
+		bbio = IOTRACE_READ(cast, bbio, private);
+		if (!bbio)
+			return NULL;
+		end_io = IOTRACE_READ(cast, bbio, end_io);
+	}
+	if (end_io != &btrfs_dio_end_io)
+		return NULL;
+	return IOTRACE_READ(cast, bbio, private);
 }
 
 /*

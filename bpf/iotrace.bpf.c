@@ -735,7 +735,7 @@ static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 		if (st)
 			q.vfs_call = st->call_id;
 		else if (q.io.flags & IOTRACE_F_DIRECT)
-			q.vfs_call = uring_call_of_dio(dio);
+			q.vfs_call = uring_call_of_dio(dio ? dio : iotrace_btrfs_dio(bio, cast));
 	}
 	stamp(&q.io);
 	/* a regular file's I/O takes a second sid, for its filesystemMeta */

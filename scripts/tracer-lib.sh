@@ -89,6 +89,25 @@ iotrace_quiet_ext4() {
 	fi
 }
 
+# iotrace_shm_fs TYPE SIZE TAG WORKDIR: an xfs or btrfs file system on a
+# loop device backed by /dev/shm; sets what iotrace_quiet_ext4 sets
+iotrace_shm_fs() {
+	local type=$1 size=$2 tag=$3 work=$4
+
+	IMG=$(mktemp "/dev/shm/iotrace-$tag-$type.XXXXXX.img")
+	truncate -s "$size" "$IMG"
+	LOOP=$(losetup -f --show "$IMG") || { LOOP=; SETUP_ERR="losetup cannot attach a loop device"; return 1; }
+	LN=${LOOP#/dev/}
+	IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
+	DEVT=$(( (MAJ << 20) | MIN ))
+	if ! "mkfs.$type" -q -f "$LOOP" >"$work/mkfs.$type.log" 2>&1; then
+		SETUP_ERR="mkfs.$type failed: $(cat "$work/mkfs.$type.log")"
+		return 1
+	fi
+	MNT=$(mktemp -d "/tmp/iotrace-$tag-$type-mnt.XXXXXX")
+	mount -o noatime "$LOOP" "$MNT" || { SETUP_ERR="cannot mount $LOOP ($type)"; return 1; }
+}
+
 # --- for the root integration tests ------------------------------------------
 
 # iotrace_test_harness [--list-failures]: the tests' report, one copy for

@@ -5,18 +5,20 @@
 #
 #   usage: tests/integration/uring_trace.sh PATH/TO/iotrace
 #
-# On an ext4 loop device, fio with ioengine=io_uring makes 16 direct 4 KiB
-# random reads of u.dat, then 8 buffered 8 KiB writes with an fsync after
-# every 4. check_uring.py asserts, from `iotrace -P --vfs -f csv` and
-# `-P --io -f csv`: one io_uring:read record per read (size 4096, result
-# 4096, 4 KiB-aligned offsets inside the file, fio's pid, u.dat's path),
-# 8 io_uring:write records of 8192 bytes at offsets 0..57344, 2
-# io_uring:fsync, and that every direct block read is linked
-# (io.vfsCallId) to the read whose offset is its file offset.
+# On an ext4 loop device, then on a btrfs one, fio with ioengine=io_uring
+# makes 16 direct 4 KiB random reads of u.dat, then 8 buffered 8 KiB
+# writes with an fsync after every 4. check_uring.py asserts, from
+# `iotrace -P --vfs -f csv` and `-P --io -f csv`: one io_uring:read record
+# per read (size 4096, result 4096, 4 KiB-aligned offsets inside the file,
+# fio's pid, u.dat's path), 8 io_uring:write records of 8192 bytes at
+# offsets 0..57344, 2 io_uring:fsync, and that every direct block read is
+# linked (io.vfsCallId) to the read whose offset is its file offset: on
+# ext4 through iomap's direct-I/O state, on btrfs through its own bio
+# (where up to 4 of the reads become buffered ones, see check_uring.py).
 #
-# Needs root, BTF, loop devices, mkfs.ext4, fio with io_uring and python3;
-# a missing one is a failure, never a skip. Everything set up is torn
-# down at exit, also on failure.
+# Needs root, BTF, loop devices, mkfs.ext4, mkfs.btrfs, fio with io_uring
+# and python3; a missing one is a failure, never a skip. Everything set up
+# is torn down at exit, also on failure.
 
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
@@ -30,7 +32,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 iotrace_test_harness
 
-iotrace_require_root_bpf "loop devices, mount, BPF" losetup mkfs.ext4 mount umount fio python3
+iotrace_require_root_bpf "loop devices, mount, BPF" losetup mkfs.ext4 mkfs.btrfs mount umount fio python3
+grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
 fio --enghelp 2>/dev/null | grep -qw io_uring || die "fio has no io_uring engine"
 [ -e /sys/kernel/tracing/events/io_uring/io_uring_submit_req ] ||
 	[ -e /sys/kernel/debug/tracing/events/io_uring/io_uring_submit_req ] ||
@@ -47,42 +50,62 @@ cleanup() {
 
 	iotrace_stop "$TRACER_PID"
 	iotrace_teardown_fs
-	rm -rf "$T"
+	iotrace_test_remove_temp "$T"
 	exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 iotrace_temp_repository "$T/repo"
-iotrace_quiet_ext4 64M uring "$T" || die "$SETUP_ERR"
-dd if=/dev/zero of="$MNT/u.dat" bs=1M count=4 status=none || die "cannot write u.dat"
-sync
 
-"$BIN" -S -d "$LN" --vfs >"$T/trace.out" 2>"$T/trace.err" &
-TRACER_PID=$!
-# sets TRACE; only RUNNING is required here, a summary never rewritten
-# is no failure of its own
-iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
-if [ -z "$TRACE" ]; then
-	err=$(tail -3 "$T/trace.err")
-	die "tracer did not reach RUNNING: $err"
-fi
+# uring_run FSTYPE: the workload on a FSTYPE loop device, traced and checked
+uring_run() {
+	local fs=$1 rc
 
-fio --name=r --filename="$MNT/u.dat" --ioengine=io_uring --rw=randread --bs=4k --size=4M \
-	--io_size=64k --direct=1 --iodepth=4 --norandommap --output="$T/fio-r.out" ||
-	die "fio (reads) failed"
-fio --name=w --filename="$MNT/u.dat" --ioengine=io_uring --rw=write --bs=8k --size=64k \
-	--iodepth=2 --fsync=4 --output="$T/fio-w.out" || die "fio (writes) failed"
-sleep 0.5
-kill -INT "$TRACER_PID"
-wait "$TRACER_PID"
-rc=$?
-TRACER_PID=
-[ "$rc" = 0 ] && ok "tracer exit 0" || fail "tracer exit $rc: $(tail -2 "$T/trace.err")"
+	echo "# $fs"
+	if [ "$fs" = ext4 ]; then
+		iotrace_quiet_ext4 64M uring "$T" || die "$SETUP_ERR"
+	else
+		iotrace_shm_fs "$fs" 256M uring "$T" || die "$SETUP_ERR"
+	fi
+	dd if=/dev/zero of="$MNT/u.dat" bs=1M count=4 status=none || die "cannot write u.dat"
+	sync
 
-"$BIN" -P --vfs -f csv -p "$TRACE" >"$T/vfs.csv" 2>"$T/vfs.err" || fail "-P --vfs: $(cat "$T/vfs.err")"
-"$BIN" -P --io -f csv -p "$TRACE" >"$T/io.csv" 2>"$T/io.err" || fail "-P --io: $(cat "$T/io.err")"
-python3 "$HERE/check_uring.py" "$T/vfs.csv" "$T/io.csv" >"$T/check.out" 2>&1
-rc=$?
-iotrace_test_relay "$T/check.out" "$rc" check_uring.py
+	"$BIN" -S -d "$LN" --vfs -l "uring-$fs" >"$T/$fs.trace.out" 2>"$T/$fs.trace.err" &
+	TRACER_PID=$!
+	# sets TRACE; only RUNNING is required here, a summary never rewritten
+	# is no failure of its own
+	iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
+	if [ -z "$TRACE" ]; then
+		err=$(tail -3 "$T/$fs.trace.err")
+		die "$fs: tracer did not reach RUNNING: $err"
+	fi
+
+	fio --name=r --filename="$MNT/u.dat" --ioengine=io_uring --rw=randread --bs=4k --size=4M \
+		--io_size=64k --direct=1 --iodepth=4 --norandommap --output="$T/$fs.fio-r.out" ||
+		die "$fs: fio (reads) failed"
+	fio --name=w --filename="$MNT/u.dat" --ioengine=io_uring --rw=write --bs=8k --size=64k \
+		--iodepth=2 --fsync=4 --output="$T/$fs.fio-w.out" || die "$fs: fio (writes) failed"
+	sleep 0.5
+	kill -INT "$TRACER_PID"
+	wait "$TRACER_PID"
+	rc=$?
+	TRACER_PID=
+	[ "$rc" = 0 ] && ok "$fs: tracer exit 0" || fail "$fs: tracer exit $rc: $(tail -2 "$T/$fs.trace.err")"
+
+	"$BIN" -P --vfs -f csv -p "$TRACE" >"$T/$fs.vfs.csv" 2>"$T/$fs.vfs.err" ||
+		fail "$fs: -P --vfs: $(cat "$T/$fs.vfs.err")"
+	"$BIN" -P --io -f csv -p "$TRACE" >"$T/$fs.io.csv" 2>"$T/$fs.io.err" ||
+		fail "$fs: -P --io: $(cat "$T/$fs.io.err")"
+	# btrfs makes a direct read into pages not faulted in yet a buffered
+	# one: fio's 4 buffers at their first use
+	python3 "$HERE/check_uring.py" "$T/$fs.vfs.csv" "$T/$fs.io.csv" --label "$fs: " \
+		$([ "$fs" = btrfs ] && echo --buffered-fallback 4) >"$T/$fs.check.out" 2>&1
+	rc=$?
+	iotrace_test_relay "$T/$fs.check.out" "$rc" "$fs: check_uring.py"
+	iotrace_teardown_fs
+}
+
+uring_run ext4
+uring_run btrfs
 finish

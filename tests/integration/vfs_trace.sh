@@ -114,25 +114,6 @@ CGW_ID=$(stat -c %i "$CGW")
 CGR_ID=$(stat -c %i "$CGR")
 echo "# cgroups: writer $CGW (id $CGW_ID), reader $CGR (id $CGR_ID)"
 
-# shm_fs TYPE: an xfs or btrfs on a loop device backed by /dev/shm; sets
-# what iotrace_quiet_ext4 sets
-shm_fs() {
-	local type=$1
-
-	IMG=$(mktemp "/dev/shm/iotrace-vfs-$type.XXXXXX.img")
-	truncate -s 512M "$IMG"
-	LOOP=$(losetup -f --show "$IMG") || { LOOP=; SETUP_ERR="losetup cannot attach a loop device"; return 1; }
-	LN=${LOOP#/dev/}
-	IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
-	DEVT=$(( (MAJ << 20) | MIN ))
-	if ! "mkfs.$type" -q -f "$LOOP" >"$T/mkfs.$type.log" 2>&1; then
-		SETUP_ERR="mkfs.$type failed: $(cat "$T/mkfs.$type.log")"
-		return 1
-	fi
-	MNT=$(mktemp -d "/tmp/iotrace-vfs-$type-mnt.XXXXXX")
-	mount -o noatime "$LOOP" "$MNT" || { SETUP_ERR="cannot mount $LOOP ($type)"; return 1; }
-}
-
 # btrfs_data_chunks DEV: "LOGICAL LENGTH PHYSICAL" of each data chunk of
 # the btrfs on DEV (one copy: the first stripe), from its chunk tree
 btrfs_data_chunks() {
@@ -291,7 +272,7 @@ fi
 if want_run xfs; then
 	# never two file systems at once: MNT, LOOP and IMG name the one to tear down
 	iotrace_teardown_fs
-	shm_fs xfs || die "$SETUP_ERR"
+	iotrace_shm_fs xfs 512M vfs "$T" || die "$SETUP_ERR"
 	echo "# xfs on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
 	run xfs xfs "" writer,reader f,g,tmp
 	iotrace_teardown_fs
@@ -299,7 +280,7 @@ fi
 
 if want_run btrfs || want_run btrfs-subvol; then
 	iotrace_teardown_fs
-	shm_fs btrfs || die "$SETUP_ERR"
+	iotrace_shm_fs btrfs 512M vfs "$T" || die "$SETUP_ERR"
 	echo "# btrfs on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
 	want_run btrfs && run btrfs btrfs "" writer,reader f,g,tmp
 	if want_run btrfs-subvol; then
