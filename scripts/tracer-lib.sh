@@ -58,6 +58,18 @@ iotrace_shm_loop() {
 	iotrace_temp_repository "$T/repo"
 }
 
+# iotrace_fs_loop SIZE TAG: a loop device over a SIZE file in /dev/shm for
+# the file-system helpers below; sets IMG, LOOP, LN, MAJ, MIN and DEVT as
+# they describe, SETUP_ERR on failure
+iotrace_fs_loop() {
+	IMG=$(mktemp "/dev/shm/iotrace-$2.XXXXXX.img")
+	truncate -s "$1" "$IMG"
+	LOOP=$(losetup -f --show "$IMG") || { LOOP=; SETUP_ERR="losetup cannot attach a loop device"; return 1; }
+	LN=${LOOP#/dev/}
+	IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
+	DEVT=$(( (MAJ << 20) | MIN ))
+}
+
 # iotrace_quiet_ext4 SIZE TAG WORKDIR: an ext4 file system on a loop device
 # backed by /dev/shm, quiet enough that /sys/block stat deltas can be
 # compared with a trace exactly. Sets IMG, LOOP, LN (loopN), MAJ, MIN, DEVT
@@ -67,12 +79,7 @@ iotrace_shm_loop() {
 iotrace_quiet_ext4() {
 	local size=$1 tag=$2 work=$3
 
-	IMG=$(mktemp "/dev/shm/iotrace-$tag.XXXXXX.img")
-	truncate -s "$size" "$IMG"
-	LOOP=$(losetup -f --show "$IMG") || { LOOP=; SETUP_ERR="losetup cannot attach a loop device"; return 1; }
-	LN=${LOOP#/dev/}
-	IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
-	DEVT=$(( (MAJ << 20) | MIN ))
+	iotrace_fs_loop "$size" "$tag" || return 1
 	# no lazy init: ext4 must not write in the background while we count
 	if ! mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" >"$work/mkfs.log" 2>&1; then
 		SETUP_ERR="mkfs.ext4 failed: $(cat "$work/mkfs.log")"
@@ -94,12 +101,7 @@ iotrace_quiet_ext4() {
 iotrace_shm_fs() {
 	local type=$1 size=$2 tag=$3 work=$4
 
-	IMG=$(mktemp "/dev/shm/iotrace-$tag-$type.XXXXXX.img")
-	truncate -s "$size" "$IMG"
-	LOOP=$(losetup -f --show "$IMG") || { LOOP=; SETUP_ERR="losetup cannot attach a loop device"; return 1; }
-	LN=${LOOP#/dev/}
-	IFS=: read -r MAJ MIN <"/sys/block/$LN/dev"
-	DEVT=$(( (MAJ << 20) | MIN ))
+	iotrace_fs_loop "$size" "$tag-$type" || return 1
 	if ! "mkfs.$type" -q -f "$LOOP" >"$work/mkfs.$type.log" 2>&1; then
 		SETUP_ERR="mkfs.$type failed: $(cat "$work/mkfs.$type.log")"
 		return 1
