@@ -58,6 +58,34 @@ iotrace_shm_loop() {
 	iotrace_temp_repository "$T/repo"
 }
 
+# iotrace_fs_test_start TAG [WHAT]: for a test that traces a file system
+# on a loop device: its temporary directory T (/tmp/iotrace-TAG.*; WHAT
+# says what it holds when IOTRACE_TEST_KEEP=1 keeps it), IMG, LOOP, LN,
+# MNT and TRACER_PID empty, and at exit a cleanup that runs the test's
+# own iotrace_test_undo (if it defines one: workers, cgroups, settings),
+# stops the tracer, tears the file system down and removes T.
+iotrace_fs_test_start() {
+	T=$(mktemp -d "/tmp/iotrace-$1.XXXXXX") || die "cannot make a temporary directory"
+	IOTRACE_TEST_KEEP_WHAT=${2:-}
+	IMG=
+	LOOP=
+	LN=
+	MNT=
+	TRACER_PID=
+	trap iotrace_fs_test_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+iotrace_fs_test_cleanup() {
+	local rc=$?
+
+	declare -F iotrace_test_undo >/dev/null && iotrace_test_undo
+	iotrace_stop "$TRACER_PID"
+	iotrace_teardown_fs
+	iotrace_test_remove_temp "$T" "$IOTRACE_TEST_KEEP_WHAT"
+	exit "$rc"
+}
+
 # iotrace_fs_loop SIZE TAG: a loop device over a SIZE file in /dev/shm for
 # the file-system helpers below; sets IMG, LOOP, LN, MAJ, MIN and DEVT as
 # they describe, SETUP_ERR on failure

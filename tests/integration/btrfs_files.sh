@@ -42,22 +42,7 @@ iotrace_require_root_bpf "loop devices, mount, BPF" \
 iotrace_require_loop
 grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
 
-T=$(mktemp -d /tmp/iotrace-btrfs.XXXXXX)
-IMG=
-LOOP=
-MNT=
-TRACER_PID=
-
-cleanup() {
-	local rc=$?
-
-	iotrace_stop "$TRACER_PID"
-	iotrace_teardown_fs
-	iotrace_test_remove_temp "$T"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+iotrace_fs_test_start btrfs
 
 iotrace_shm_loop 1G || die "cannot set up a loop device over /dev/shm"
 LN=${LOOP#/dev/}

@@ -37,25 +37,13 @@ iotrace_require_root_bpf "loop devices, mount, cgroups, BPF" \
 iotrace_require_loop
 iotrace_require_cgroup2
 
-T=$(mktemp -d /tmp/iotrace-fa.XXXXXX)
-IMG=
-LOOP=
-MNT=
+iotrace_fs_test_start fa
 CG=
-TRACER_PID=
 
-cleanup() {
-	local rc=$?
-
-	iotrace_stop "$TRACER_PID"
-	iotrace_teardown_fs
+iotrace_test_undo() {
 	# the workload processes have exited: the cgroup is empty
 	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
-	iotrace_test_remove_temp "$T"
-	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 iotrace_temp_repository "$T/repo"
 

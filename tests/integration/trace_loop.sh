@@ -49,29 +49,16 @@ iotrace_require_root_bpf "loop devices, mount, BPF" \
 iotrace_require_loop
 
 # --- setup and teardown ------------------------------------------------------
-T=$(mktemp -d /tmp/iotrace-it.XXXXXX)
-IMG=
-LOOP=
-LN=
-MNT=
-TRACER_PID=
+iotrace_fs_test_start it "traces, events, stat snapshots"
 WORK_PID=
 ORIG_MAX_SECTORS=
 
-cleanup() {
-	local rc=$?
-
+iotrace_test_undo() {
 	iotrace_kill_wait "$WORK_PID"
-	iotrace_stop "$TRACER_PID"
 	if [ -n "$ORIG_MAX_SECTORS" ] && [ -n "$LN" ]; then
 		echo "$ORIG_MAX_SECTORS" >"/sys/block/$LN/queue/max_sectors_kb" 2>/dev/null
 	fi
-	iotrace_teardown_fs
-	iotrace_test_remove_temp "$T" "traces, events, stat snapshots"
-	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 REPO=$T/repo
 iotrace_temp_repository "$REPO"

@@ -39,22 +39,7 @@ fio --enghelp 2>/dev/null | grep -qw io_uring || die "fio has no io_uring engine
 	[ -e /sys/kernel/debug/tracing/events/io_uring/io_uring_submit_req ] ||
 	die "kernel has no io_uring tracepoints (CONFIG_IO_URING)"
 
-T=$(mktemp -d /tmp/iotrace-uring.XXXXXX)
-IMG=
-LOOP=
-MNT=
-TRACER_PID=
-
-cleanup() {
-	local rc=$?
-
-	iotrace_stop "$TRACER_PID"
-	iotrace_teardown_fs
-	iotrace_test_remove_temp "$T"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+iotrace_fs_test_start uring
 
 iotrace_temp_repository "$T/repo"
 

@@ -57,24 +57,12 @@ for tp in open creat openat2 read write readv writev preadv pwritev preadv2 pwri
 done
 
 # --- setup and teardown --------------------------------------------------------
-T=$(mktemp -d /tmp/iotrace-vfscalls.XXXXXX)
-IMG=
-LOOP=
-MNT=
-TRACER_PID=
+iotrace_fs_test_start vfscalls
 CPID=
 
-cleanup() {
-	local rc=$?
-
+iotrace_test_undo() {
 	iotrace_kill_wait "$CPID"
-	iotrace_stop "$TRACER_PID"
-	iotrace_teardown_fs
-	iotrace_test_remove_temp "$T"
-	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 REPO=$T/repo
 iotrace_temp_repository "$REPO"
