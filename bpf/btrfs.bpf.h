@@ -40,16 +40,19 @@ struct btrfs_inode___iotrace {
 	struct inode vfs_inode;
 } __attribute__((preserve_access_index));
 
-static __always_inline bool iotrace_is_btrfs_bio(struct bio *bio)
+/* The btrfs_bio that holds bio, or NULL if bio is not one btrfs submits. */
+static __always_inline struct btrfs_bio___iotrace *iotrace_btrfs_bio(struct bio *bio)
 {
 	void *end_io = (void *)bio->bi_end_io;
 
 	if (!bpf_core_field_exists(struct btrfs_bio___iotrace, inode) ||
 	    !bpf_core_field_exists(struct btrfs_bio___iotrace, file_offset) ||
 	    !bpf_core_field_exists(struct btrfs_inode___iotrace, vfs_inode))
-		return false;
-	return (&btrfs_simple_end_io && end_io == &btrfs_simple_end_io) ||
-	       (&btrfs_orig_write_end_io && end_io == &btrfs_orig_write_end_io);
+		return NULL;
+	if (!(&btrfs_simple_end_io && end_io == &btrfs_simple_end_io) &&
+	    !(&btrfs_orig_write_end_io && end_io == &btrfs_orig_write_end_io))
+		return NULL;
+	return (void *)((char *)bio - bpf_core_field_offset(struct btrfs_bio___iotrace, bio));
 }
 
 /*
@@ -60,12 +63,11 @@ static __always_inline bool iotrace_is_btrfs_bio(struct bio *bio)
 static __always_inline struct inode *iotrace_btrfs_inode(struct bio *bio, __u64 *pos,
 							 const bool cast)
 {
-	struct btrfs_bio___iotrace *bbio;
+	struct btrfs_bio___iotrace *bbio = iotrace_btrfs_bio(bio);
 	struct btrfs_inode___iotrace *bi;
 
-	if (!iotrace_is_btrfs_bio(bio))
+	if (!bbio)
 		return NULL;
-	bbio = (void *)((char *)bio - bpf_core_field_offset(struct btrfs_bio___iotrace, bio));
 	bi = (void *)IOTRACE_READ(cast, bbio, inode);
 	if (!bi)
 		return NULL;
@@ -85,11 +87,13 @@ static __always_inline struct iomap_dio *iotrace_btrfs_dio(struct bio *bio, cons
 	struct btrfs_bio___iotrace *bbio;
 	void *end_io;
 
-	if (!&btrfs_dio_end_io || !iotrace_is_btrfs_bio(bio) ||
+	if (!&btrfs_dio_end_io ||
 	    !bpf_core_field_exists(struct btrfs_bio___iotrace, end_io) ||
 	    !bpf_core_field_exists(struct btrfs_bio___iotrace, private))
 		return NULL;
-	bbio = (void *)((char *)bio - bpf_core_field_offset(struct btrfs_bio___iotrace, bio));
+	bbio = iotrace_btrfs_bio(bio);
+	if (!bbio)
+		return NULL;
 	end_io = IOTRACE_READ(cast, bbio, end_io);
 	if (!end_io) {
 		bbio = IOTRACE_READ(cast, bbio, private);
