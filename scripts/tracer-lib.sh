@@ -58,6 +58,23 @@ iotrace_shm_loop() {
 	iotrace_temp_repository "$T/repo"
 }
 
+# iotrace_test_binary "$@": the one argument of a test that takes the
+# iotrace binary; sets BIN (absolute). Wrong usage exits 2, a missing
+# binary 1.
+iotrace_test_binary() {
+	if [ $# -ne 1 ]; then
+		echo "usage: $0 PATH/TO/iotrace" >&2
+		exit 2
+	fi
+	BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
+}
+
+# iotrace_st_devt PATH: the device stat gives PATH (st_dev; on btrfs its
+# subvolume's) in the kernel's dev_t encoding, as traces carry it
+iotrace_st_devt() {
+	stat -c '%Hd %Ld' "$1" | { read -r ma mi; echo $(( (ma << 20) | mi )); }
+}
+
 # iotrace_fs_test_start TAG [WHAT]: for a test that traces a file system
 # on a loop device: its temporary directory T (/tmp/iotrace-TAG.*; WHAT
 # says what it holds when IOTRACE_TEST_KEEP=1 keeps it), IMG, LOOP, LN,

@@ -28,11 +28,7 @@
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
-if [ $# -ne 1 ]; then
-	echo "usage: $0 PATH/TO/iotrace" >&2
-	exit 2
-fi
-BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
+iotrace_test_binary "$@"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 iotrace_test_harness
@@ -67,11 +63,10 @@ DATA_INO=$(stat -c %i "$MNT/data.dat")
 DUP_INO=$(stat -c %i "$MNT/dup.dat")
 TEXT_INO=$(stat -c %i "$MNT/z/text.log")
 SV_INO=$(stat -c %i "$MNT/sv/s.dat")
-# st_dev in the kernel's encoding: btrfs gives each subvolume a number
-devt() { stat -c '%Hd %Ld' "$1" | { read -r ma mi; echo $(( (ma << 20) | mi )); }; }
-FSDEV=$(devt "$MNT")
-SVDEV=$(devt "$MNT/sv/s.dat")
-SNAPDEV=$(devt "$MNT/snap/s.dat")
+# btrfs gives each subvolume a device number of its own
+FSDEV=$(iotrace_st_devt "$MNT")
+SVDEV=$(iotrace_st_devt "$MNT/sv/s.dat")
+SNAPDEV=$(iotrace_st_devt "$MNT/snap/s.dat")
 echo "# inodes: data.dat $DATA_INO, dup.dat $DUP_INO, z/text.log $TEXT_INO, sv/s.dat $SV_INO;" \
 	"devices: top level $FSDEV, sv $SVDEV, snap $SNAPDEV"
 

@@ -33,11 +33,7 @@
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
-if [ $# -ne 1 ]; then
-	echo "usage: $0 PATH/TO/iotrace" >&2
-	exit 2
-fi
-BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
+iotrace_test_binary "$@"
 HERE=$(cd "$(dirname "$0")" && pwd)
 CHECK=$HERE/check_trace.py
 

@@ -240,10 +240,9 @@ run() {
 			note "$name: this parser has no --file-statistics: no cross-check"
 		fi
 	fi
-	# the files' device as stat shows it, in the kernel's encoding: the
-	# disk's, except on btrfs, which gives each subvolume a number
+	# the files' device: the disk's, except on btrfs (the subvolume's)
 	local fsdev chunks=()
-	fsdev=$(stat -c '%Hd %Ld' "$dir" | { read -r ma mi; echo $(( (ma << 20) | mi )); })
+	fsdev=$(iotrace_st_devt "$dir")
 	if [ "$fstype" = btrfs ]; then
 		btrfs_data_chunks "$LOOP" >"$T/$name.chunks" ||
 			fail "$name: cannot read the chunk tree of $LOOP"
