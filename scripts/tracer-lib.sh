@@ -78,11 +78,13 @@ iotrace_st_devt() {
 # iotrace_fs_test_start TAG [WHAT]: for a test that traces a file system
 # on a loop device: its temporary directory T (/tmp/iotrace-TAG.*; WHAT
 # says what it holds when IOTRACE_TEST_KEEP=1 keeps it), IMG, LOOP, LN,
-# MNT and TRACER_PID empty, and at exit a cleanup that runs the test's
+# MNT and TRACER_PID empty, the trace repository in T/repo (a test never
+# writes to the system's), and at exit a cleanup that runs the test's
 # own iotrace_test_undo (if it defines one: workers, cgroups, settings),
 # stops the tracer, tears the file system down and removes T.
 iotrace_fs_test_start() {
 	T=$(mktemp -d "/tmp/iotrace-$1.XXXXXX") || die "cannot make a temporary directory"
+	iotrace_temp_repository "$T/repo"
 	IOTRACE_TEST_KEEP_WHAT=${2:-}
 	IMG=
 	LOOP=

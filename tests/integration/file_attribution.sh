@@ -41,8 +41,6 @@ iotrace_test_undo() {
 	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
 }
 
-iotrace_temp_repository "$T/repo"
-
 iotrace_quiet_ext4 256M fa "$T" || die "$SETUP_ERR"
 echo "# device $LOOP ($MAJ:$MIN, dev_t $DEVT)"
 mkdir -p "$MNT/a/b/c/d/e" || die "cannot create a/b/c/d/e"

@@ -57,7 +57,6 @@ iotrace_test_undo() {
 }
 
 REPO=$T/repo
-iotrace_temp_repository "$REPO"
 
 iotrace_quiet_ext4 512M it "$T" || die "$SETUP_ERR"
 echo "# device $LOOP ($MAJ:$MIN, dev_t $DEVT), image $IMG"

@@ -37,8 +37,6 @@ fio --enghelp 2>/dev/null | grep -qw io_uring || die "fio has no io_uring engine
 
 iotrace_fs_test_start uring
 
-iotrace_temp_repository "$T/repo"
-
 # uring_run FSTYPE: the workload on a FSTYPE loop device, traced and checked
 uring_run() {
 	local fs=$1 rc

@@ -65,7 +65,6 @@ iotrace_test_undo() {
 }
 
 REPO=$T/repo
-iotrace_temp_repository "$REPO"
 iotrace_quiet_ext4 64M vfscalls "$T" || die "$SETUP_ERR"
 echo "# ext4 on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
 mkdir "$MNT/calls" || die "cannot create $MNT/calls"
