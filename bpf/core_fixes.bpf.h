@@ -401,9 +401,10 @@ static __always_inline void iotrace_inode_ctime(struct inode *inode,
  * still in v6.18. In v6.18 d_name shares a union with __d_name; the name
  * d_name reads the same on every supported kernel.
  */
-static __always_inline struct dentry *iotrace_inode_alias(struct inode *inode)
+static __always_inline struct dentry *iotrace_inode_alias(struct inode *inode,
+							 const bool cast)
 {
-	struct hlist_node *first = BPF_CORE_READ(inode, i_dentry.first);
+	struct hlist_node *first = IOTRACE_READ(cast, inode, i_dentry.first);
 
 	if (!first)
 		return NULL;

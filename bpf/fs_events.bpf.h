@@ -301,6 +301,7 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	__u32 tid = (__u32)pid_tgid, call;
 	struct ns_op op = {};
 	struct file_seen *f;
+	struct super_block *sb;
 	struct dentry *d;
 	struct inode *inode;
 	unsigned long a[4];
@@ -323,17 +324,26 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	if (!inode ||
 	    (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
 		return 0;
-	op.st.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	if (!fs_dev_traced(op.st.dev))
-		return 0;
+	sb = BPF_CORE_READ(inode, i_sb);
+	if (!fs_dev_traced(BPF_CORE_READ(sb, s_dev))) {
+		/*
+		 * overlayfs unlinks or renames the upper file; a file only
+		 * in a lower layer stays there (hidden, or copied up first):
+		 * no file on disk is deleted or renamed
+		 */
+		if (!iotrace_is_ovl(sb, false) || !(d = iotrace_ovl_upper(inode, false)))
+			return 0;
+		inode = BPF_CORE_READ(d, d_inode);
+		if (!inode || !fs_dev_traced(BPF_CORE_READ(inode, i_sb, s_dev)))
+			return 0;
+	}
 	f = file_entry(inode, &op.st.file);
 	if (!f)
 		return 0;
 	/* a record's device is its file's (a btrfs subvolume's) */
 	op.st.dev = op.st.file.dev;
 	/* named now, while the path still leads to it */
-	if (f->sent_epoch != rename_epoch + 1)
-		send_chain(d, f, &op.st.file);
+	name_file(f, &op.st.file, inode, d, false);
 	op.dentry = d;
 	op.st.call = call;
 	op.st.fd = -1;
@@ -378,8 +388,14 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 			key.ino = op.st.file.ino;
 			key.dev = op.st.file.dev;
 			f = bpf_map_lookup_elem(&files, &key);
-			if (f)
-				send_chain(op.dentry, f, &op.st.file);
+			if (f) {
+				/* a local: CO-RE reads start from a kernel type */
+				struct dentry *d = op.dentry;
+
+				f->name_sig = name_sig(iotrace_inode_alias(
+					BPF_CORE_READ(d, d_inode), false), false);
+				send_chain(d, f, &op.st.file);
+			}
 			emit_fs_event(&op.st.file, IOTRACE_FS_MOVE_TO);
 		}
 	}

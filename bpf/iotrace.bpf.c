@@ -152,6 +152,8 @@ struct file_seen {
 	__u32 generation;
 	/* rename_epoch + 1 when its name was sent; 0 = not yet */
 	__u64 sent_epoch;
+	/* name_sig() of its first dentry alias when its name was sent */
+	__u64 name_sig;
 };
 
 struct {
@@ -379,6 +381,7 @@ static __always_inline void emit(struct iotrace_event *e)
 #define IOTRACE_S_IFBLK 0060000
 
 #include "btrfs.bpf.h"
+#include "overlay.bpf.h"
 
 /*
  * The FileId of inode and its entry in files, inserted at first sight.
@@ -472,15 +475,42 @@ static __always_inline void send_chain(struct dentry *d,
 }
 
 /*
- * The chain of an inode found from a page: through its first dentry
- * alias, so a file with hard links is named by one of them. An inode
- * without alias (unlinked and closed, or evicted dentry) sends nothing.
+ * What a file's name is: its dentry's parent and name (hash and length).
+ * A rename changes it, also one that no rename(2) made, which the rename
+ * epoch misses: overlayfs moving a copied-up file from its work directory
+ * into place, nfsd, io_uring's IORING_OP_RENAMEAT. 0: no dentry.
  */
-static __always_inline void send_names(struct inode *inode,
-				       struct file_seen *f,
-				       struct iotrace_file_id *fid)
+static __always_inline __u64 name_sig(struct dentry *d, const bool cast)
 {
-	send_chain(iotrace_inode_alias(inode), f, fid);
+	if (!d)
+		return 0;
+	/* the parent read as a number: the verifier forbids math on pointers */
+	return iotrace_word_at((char *)d + bpf_core_field_offset(struct dentry, d_parent), cast) ^
+	       IOTRACE_READ(cast, d, d_name.hash_len);
+}
+
+/*
+ * Sends file f's name chain unless this rename epoch sent it and its
+ * first dentry alias is still where it was then. The chain goes through
+ * d, or where d is NULL through that alias: a file found from a page has
+ * no other dentry, and one with hard links is named by one of them. The
+ * alias is also what is compared when a call names the file through
+ * another link, so two links used in turn do not send names each time.
+ * An inode without alias (unlinked and closed, or evicted dentry) sends
+ * nothing.
+ */
+static __always_inline void name_file(struct file_seen *f,
+				      struct iotrace_file_id *fid,
+				      struct inode *inode, struct dentry *d,
+				      const bool cast)
+{
+	struct dentry *alias = iotrace_inode_alias(inode, cast);
+	__u64 sig = name_sig(alias, cast);
+
+	if (f->sent_epoch == rename_epoch + 1 && (!sig || sig == f->name_sig))
+		return;
+	f->name_sig = sig;
+	send_chain(d ? d : alias, f, fid);
 }
 
 /* The I/O is on regular file inode, from byte pos of it on. */
@@ -506,8 +536,7 @@ static __always_inline bool file_at(struct iotrace_queue_event *q, struct inode 
 	if (!f)
 		return false;
 	set_file(q, inode, pos, cast);
-	if (f->sent_epoch != rename_epoch + 1)
-		send_names(inode, f, &q->file);
+	name_file(f, &q->file, inode, NULL, cast);
 	return true;
 }
 
@@ -557,8 +586,7 @@ static __always_inline bool file_of_dio(struct bio *bio,
 	pos = IOTRACE_READ(cast, iocb, ki_pos) + IOTRACE_READ(cast, dio, size) -
 	      bio->bi_iter.bi_size;
 	set_file(q, inode, pos > 0 ? (__u64)pos : 0, cast);
-	if (f->sent_epoch != rename_epoch + 1)
-		send_chain(BPF_CORE_READ(file, f_path.dentry), f, &q->file);
+	name_file(f, &q->file, inode, NULL, cast);
 	return true;
 }
 

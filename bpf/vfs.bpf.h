@@ -195,22 +195,32 @@ static __always_inline __u32 traced_file(struct file *file,
 					 const bool cast)
 {
 	struct inode *inode = IOTRACE_READ(cast, file, f_inode);
+	struct dentry *d = NULL;
 	struct super_block *sb;
 	struct file_seen *f;
-	__u32 dev;
 
 	if (!inode ||
 	    (IOTRACE_READ(cast, inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
 		return 0;
 	sb = IOTRACE_READ(cast, inode, i_sb);
-	dev = IOTRACE_READ(cast, sb, s_dev);
-	if (!fs_dev_traced(dev))
-		return 0;
+	if (fs_dev_traced(IOTRACE_READ(cast, sb, s_dev))) {
+		d = IOTRACE_READ(cast, file, f_path.dentry);
+	} else {
+		/* only calls on untraced file systems pay for this test */
+		if (!iotrace_is_ovl(sb, cast))
+			return 0;
+		/* the real file is named by its alias, as its block I/O names it */
+		inode = iotrace_ovl_real(inode, cast);
+		if (!inode)
+			return 0;
+		sb = IOTRACE_READ(cast, inode, i_sb);
+		if (!fs_dev_traced(IOTRACE_READ(cast, sb, s_dev)))
+			return 0;
+	}
 	f = file_entry_of(inode, id, cast);
 	if (!f)
 		return 0;
-	if (f->sent_epoch != rename_epoch + 1)
-		send_chain(BPF_CORE_READ(file, f_path.dentry), f, id);
+	name_file(f, id, inode, d, cast);
 	return id->dev;
 }
 
