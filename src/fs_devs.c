@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -128,28 +130,50 @@ int fs_devs__collect(const char *sysfs_root, const char *mountinfo,
 		     const struct device_info *devs, size_t ndevs, uint32_t *out, size_t max,
 		     size_t *count)
 {
-	struct dev_set s = { .out = out, .max = max };
+	*count = 0;
+	return fs_devs__update(sysfs_root, mountinfo, devs, ndevs, out, max, count);
+}
+
+int fs_devs__update(const char *sysfs_root, const char *mountinfo,
+		    const struct device_info *devs, size_t ndevs, uint32_t *out, size_t max,
+		    size_t *count)
+{
+	struct dev_set s = { .out = out, .max = max, .n = *count };
 	uint32_t parts[DISK_MAX_PARTS];
 	size_t i, k, nparts;
-	int err;
+	int err = 0;
 
-	*count = 0;
 	for (i = 0; i < ndevs; i++) {
 		err = add(&s, devs[i].dev);
 		if (err)
-			return err;
+			goto out;
 		if (devs[i].is_partition)
 			continue;
 		err = devices__partitions(sysfs_root, devs[i].name, parts, NULL,
 					  sizeof(parts) / sizeof(parts[0]), &nparts);
 		if (err == -E2BIG)
-			return err;
+			goto out;
 		for (k = 0; !err && k < nparts; k++)
 			err = add(&s, parts[k]);
 		if (err == -E2BIG)
-			return err;
+			goto out;
 	}
 	err = add_mounts(&s, sysfs_root, mountinfo, devs, ndevs);
+out:
 	*count = s.n;
 	return err;
+}
+
+int fs_devs__watch(const char *mountinfo)
+{
+	int fd = open(mountinfo, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+bool fs_devs__changed(int watch_fd)
+{
+	struct pollfd p = { .fd = watch_fd, .events = POLLPRI };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
 }

@@ -12,6 +12,7 @@
 #ifndef IOTRACE_FS_DEVS_H
 #define IOTRACE_FS_DEVS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,10 +24,30 @@
  * systems' own. sysfs_root ("/sys") and mountinfo ("/proc/self/mountinfo")
  * are parameters for tests. A mount table that cannot be read adds no
  * file system (the devices still count). Returns 0 or -E2BIG (more than
- * max).
+ * max; *count says how many fit).
  */
 int fs_devs__collect(const char *sysfs_root, const char *mountinfo,
 		     const struct device_info *devs, size_t ndevs, uint32_t *out, size_t max,
 		     size_t *count);
+
+/*
+ * The same for a list out[0..*count) collected before: appends the file
+ * systems not in it yet (mounted since, or on a partition made since),
+ * in place, so a reader that goes by the count sees a whole list. Stops
+ * at max with -E2BIG, *count saying how far it got.
+ */
+int fs_devs__update(const char *sysfs_root, const char *mountinfo,
+		    const struct device_info *devs, size_t ndevs, uint32_t *out, size_t max,
+		    size_t *count);
+
+/*
+ * A watch on the mount table: mountinfo opened, which polls POLLPRI after
+ * each mount or unmount (proc(5)) since the open or the last poll.
+ * Returns the fd or -errno.
+ */
+int fs_devs__watch(const char *mountinfo);
+
+/* Whether the mount table changed since the watch's last look. */
+bool fs_devs__changed(int watch_fd);
 
 #endif

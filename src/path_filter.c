@@ -164,6 +164,24 @@ int path_filter__new(struct path_filter **out, const char *globs, const char *mo
 	return 0;
 }
 
+/* Every file is judged again: a path it had no mount for may have one now. */
+static void forget_verdicts(struct path_filter *pf)
+{
+	u64map__free(&pf->verdict);
+	memset(&pf->verdict, 0, sizeof(pf->verdict));
+}
+
+int path_filter__add_mounts(struct path_filter *pf, const char *mountinfo,
+			    const uint32_t *fs_devs, size_t nfs_devs)
+{
+	size_t before = pf->nmounts;
+	int err = read_mounts(pf, mountinfo, fs_devs, nfs_devs);
+
+	if (pf->nmounts != before)
+		forget_verdicts(pf);
+	return err;
+}
+
 static struct link *find(struct path_filter *pf, const struct iotrace_file_id *id)
 {
 	uint64_t i;
@@ -185,8 +203,7 @@ int path_filter__add_name(struct path_filter *pf, const struct iotrace_name_even
 		free(l->name);
 		l->name = name;
 		l->parent = n->parent;
-		u64map__free(&pf->verdict);
-		memset(&pf->verdict, 0, sizeof(pf->verdict));
+		forget_verdicts(pf);
 		return 0;
 	}
 	if (pf->nlinks == pf->cap) {

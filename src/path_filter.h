@@ -32,6 +32,14 @@ int path_filter__new(struct path_filter **pf, const char *globs, const char *mou
 		     const uint32_t *fs_devs, size_t nfs_devs, char *bad, size_t badlen);
 
 /* Learns one link of a name chain (a FILE_NAME record). */
+/*
+ * Adds the mounts of fs_devs that mountinfo shows now and the filter
+ * does not know (file systems mounted since it was made, new bind
+ * mounts); files are then judged again.
+ */
+int path_filter__add_mounts(struct path_filter *pf, const char *mountinfo,
+			    const uint32_t *fs_devs, size_t nfs_devs);
+
 int path_filter__add_name(struct path_filter *pf, const struct iotrace_name_event *n);
 
 /*

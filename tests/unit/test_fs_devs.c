@@ -24,6 +24,8 @@
 #include "fake_sysfs.h"
 
 static char mountinfo[PATH_MAX];
+/* the same table before the btrfs on loop5 and loop4 was mounted */
+static char mountinfo_before[PATH_MAX];
 
 static int setup(void **state)
 {
@@ -61,6 +63,15 @@ static int setup(void **state)
 	      "35 22 0:70 / /o rw - btrfs /dev/loop6 rw\n"
 	      "36 22 0:71 / /u rw - btrfs /dev/nosuch rw\n"
 	      "garbage\n", f);
+	if (fclose(f))
+		return -1;
+	snprintf(mountinfo_before, sizeof(mountinfo_before), "%s/mountinfo.before", sysfs_root);
+	fd = open(mountinfo_before, O_CREAT | O_WRONLY, 0600);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f)
+		return -1;
+	fputs("22 1 254:0 / / rw - ext4 /dev/vda rw\n"
+	      "31 22 0:39 / /b rw - btrfs /dev/loop3 rw,subvolid=5,subvol=/\n", f);
 	return fclose(f);
 }
 
@@ -120,7 +131,8 @@ static void test_limits(void **state)
 	uint32_t out[4];
 	size_t count;
 
-	assert_int_equal(collect("nvme0n1", out, 2, -E2BIG), 0);
+	/* what fits is kept */
+	assert_int_equal(collect("nvme0n1", out, 2, -E2BIG), 2);
 	assert_int_equal(collect("loop3", out, 1, -E2BIG), 1);
 	/* no mount table: the devices alone */
 	assert_int_equal(devices__resolve(sysfs_root, "loop3", &d), 0);
@@ -129,12 +141,56 @@ static void test_limits(void **state)
 	assert_int_equal(count, 1);
 }
 
+/* A mount since the list was made: appended, the list before kept as is. */
+static void test_update(void **state)
+{
+	struct device_info devs[4];
+	struct devices_error e;
+	uint32_t out[4];
+	size_t n, count;
+
+	assert_int_equal(devices__parse_list(sysfs_root, "loop4,loop3", devs, 4, &n, &e), 0);
+	assert_int_equal(fs_devs__collect(sysfs_root, mountinfo_before, devs, n, out, 4, &count), 0);
+	assert_int_equal(count, 3);
+	assert_int_equal(out[2], IOTRACE_MKDEV(0, 39));
+	assert_int_equal(fs_devs__update(sysfs_root, mountinfo, devs, n, out, 4, &count), 0);
+	assert_int_equal(count, 4);
+	assert_int_equal(out[0], IOTRACE_MKDEV(7, 4));
+	assert_int_equal(out[1], IOTRACE_MKDEV(7, 3));
+	assert_int_equal(out[2], IOTRACE_MKDEV(0, 39));
+	assert_int_equal(out[3], IOTRACE_MKDEV(0, 50));
+	/* nothing new */
+	assert_int_equal(fs_devs__update(sysfs_root, mountinfo, devs, n, out, 4, &count), 0);
+	assert_int_equal(count, 4);
+	/* no room: what fits stays, the count says so */
+	assert_int_equal(fs_devs__collect(sysfs_root, mountinfo_before, devs, n, out, 4, &count), 0);
+	assert_int_equal(fs_devs__update(sysfs_root, mountinfo, devs, n, out, 3, &count), -E2BIG);
+	assert_int_equal(count, 3);
+}
+
+/*
+ * The watch opens the table; a file that is no mount table never says it
+ * changed (only proc's mount tables poll POLLPRI; a real mount needs root:
+ * tests/integration/late_mount.sh).
+ */
+static void test_watch(void **state)
+{
+	int fd = fs_devs__watch(mountinfo);
+
+	assert_true(fd >= 0);
+	assert_false(fs_devs__changed(fd));
+	close(fd);
+	assert_int_equal(fs_devs__watch("/nonexistent/mountinfo"), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_disk_and_partitions),
 		cmocka_unit_test(test_btrfs),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_update),
+		cmocka_unit_test(test_watch),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -208,6 +208,65 @@ static void test_mounts_by_stat(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+static void write_mountinfo(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) < 0, 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A file system first seen through a bind mount of its directory sub
+ * (a directory the test makes, so stat finds it), then mounted whole on
+ * /late, which is not there (named by MAJ:MIN): once the filter has read
+ * the table again, a file judged before matches under the new mount.
+ */
+static void test_mounts_added(void **state)
+{
+	char dir[] = "/tmp/iotrace-pf-XXXXXX", sub[PATH_MAX], info[PATH_MAX], text[2 * PATH_MAX];
+	struct iotrace_file_id top, subdir, file;
+	struct path_filter *pf;
+	uint32_t devs[1];
+	struct stat st;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(stat(sub, &st), 0);
+	devs[0] = IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev));
+	top = (struct iotrace_file_id){ .dev = devs[0], .ino = 2 };
+	subdir = (struct iotrace_file_id){ .dev = devs[0], .ino = st.st_ino };
+	file = (struct iotrace_file_id){ .dev = devs[0], .ino = st.st_ino + 1 };
+	snprintf(info, sizeof(info), "%s/mountinfo", dir);
+	snprintf(text, sizeof(text), "20 1 %u:%u /sub %s rw - ext4 /dev/loop3 rw\n",
+		 major(st.st_dev), minor(st.st_dev), sub);
+	write_mountinfo(info, text);
+
+	pf = filter("/late/*", info, devs);
+	chain_link(pf, top, top, "/");
+	chain_link(pf, subdir, top, "sub");
+	chain_link(pf, file, subdir, "f.dat");
+	assert_false(path_filter__match(pf, &file));
+	/* nothing new: the verdict stands */
+	assert_int_equal(path_filter__add_mounts(pf, info, devs, 1), 0);
+	assert_false(path_filter__match(pf, &file));
+	snprintf(text + strlen(text), sizeof(text) - strlen(text),
+		 "50 1 %u:%u / /late rw - ext4 /dev/loop3 rw\n"
+		 "51 1 0:90 / /other rw - tmpfs tmpfs rw\n",
+		 major(st.st_dev), minor(st.st_dev));
+	write_mountinfo(info, text);
+	assert_int_equal(path_filter__add_mounts(pf, info, devs, 1), 0);
+	assert_true(path_filter__match(pf, &file));
+	assert_int_equal(path_filter__add_mounts(pf, "/nonexistent/mountinfo", devs, 1), -ENOENT);
+	path_filter__free(pf);
+
+	assert_int_equal(unlink(info), 0);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_bad_patterns(void **state)
 {
 	struct path_filter *pf;
@@ -229,6 +288,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths_and_globs),
 		cmocka_unit_test(test_mounts_by_stat),
+		cmocka_unit_test(test_mounts_added),
 		cmocka_unit_test(test_bad_patterns),
 	};
 
