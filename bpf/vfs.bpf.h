@@ -28,11 +28,14 @@ const volatile __u8 vfs_enabled = 0;
 /* enum iotrace_vfs_call of each syscall number, 0 = not traced */
 const volatile __u8 sys_call_of[IOTRACE_MAX_SYSCALL_NR] = {};
 /*
- * Devices whose file systems are traced (i_sb->s_dev): the traced devices
- * and every partition of a traced whole disk.
+ * File systems whose calls are traced (i_sb->s_dev; src/fs_devs.h): the
+ * traced devices, every partition of a traced whole disk, and the file
+ * systems on them that number themselves apart (btrfs). Not read-only:
+ * the collector appends those mounted while it runs, each entry before
+ * the count that makes it seen.
  */
-const volatile __u32 targ_fs_devs[IOTRACE_MAX_FS_DEVS] = {};
-const volatile __u32 targ_nfs_devs = 0;
+__u32 targ_fs_devs[IOTRACE_MAX_FS_DEVS] = {};
+__u32 targ_nfs_devs = 0;
 /* --pids, --comm, --cgroup: a call is traced if it matches each given list */
 const volatile __u32 filt_pids[IOTRACE_MAX_FILTER] = {};
 const volatile __u32 filt_npids = 0;
@@ -100,10 +103,10 @@ struct {
 /* S_IFREG files of a traced file system only */
 __noinline int fs_dev_traced(__u32 dev)
 {
-	__u32 i;
+	__u32 i, n = *(volatile __u32 *)&targ_nfs_devs;
 
 	for (i = 0; i < IOTRACE_MAX_FS_DEVS; i++) {
-		if (i >= targ_nfs_devs)
+		if (i >= n)
 			break;
 		if (targ_fs_devs[i] == dev)
 			return 1;

@@ -23,6 +23,8 @@ enum {
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "iotrace: warning: <message>\n" to stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "iotrace: <message>\n" to stderr: news during a run, no error. */
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Parses a decimal integer in [min, max] (no sign, no suffix, no

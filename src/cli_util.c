@@ -7,28 +7,39 @@
 
 #include "cli.h"
 
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("iotrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("iotrace: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void cli_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("iotrace: ", fmt, ap);
+	va_end(ap);
 }
 
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("iotrace: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("iotrace: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_parse_u64(const char *s, unsigned long long min, unsigned long long max,

@@ -17,6 +17,7 @@
 #include "delta.h"
 #include "detach.h"
 #include "encode.h"
+#include "fs_devs.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "kernel_probe.h"
@@ -64,6 +65,8 @@ struct collector {
 	size_t stages_size;
 	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */
 	bool no_stage_flush;	/* flush_stage cannot be run on a CPU here */
+	int mounts_fd;	/* fs_devs__watch, -1 = none */
+	bool fs_devs_full;	/* told that a mount did not fit */
 	char err[256];
 };
 
@@ -200,6 +203,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	if (!c)
 		return -ENOMEM;
 	c->cfg = cfg;
+	c->mounts_fd = -1;
 	c->size_limit = cfg->size_mib << 20;
 	/* records then wait in their stage until it is full or the trace ends: for tests */
 	c->no_stage_flush = getenv("IOTRACE_NO_STAGE_FLUSH") && *getenv("IOTRACE_NO_STAGE_FLUSH") == '1';
@@ -234,6 +238,8 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	btf = btf__load_vmlinux_btf();
 	pick_programs(c->skel, btf);
 	bpf_program__set_autoattach(c->skel->progs.flush_stage, false);
+	/* watching before the mount table is read: no mount falls between */
+	c->mounts_fd = fs_devs__watch("/proc/self/mountinfo");
 	err = vfs__configure(c->skel, cfg, btf);
 	btf__free(btf);
 	if (err)
@@ -241,11 +247,12 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 				 "devices for --vfs (at most %d)", 64);
 	if (cfg->paths) {
 		char bad[256];
+		size_t n;
+		const uint32_t *fs = vfs__fs_devs(c->skel, &n);
 
 		/* the file systems vfs__configure found */
-		err = path_filter__new(&c->paths, cfg->paths, "/proc/self/mountinfo",
-				       (const uint32_t *)c->skel->rodata->targ_fs_devs,
-				       c->skel->rodata->targ_nfs_devs, bad, sizeof(bad));
+		err = path_filter__new(&c->paths, cfg->paths, "/proc/self/mountinfo", fs, n,
+				       bad, sizeof(bad));
 		if (err)
 			return set_error(c, err, "cannot use --paths: %s", strerror(-err));
 	}
@@ -511,6 +518,36 @@ static void flush_stages(struct collector *c)
  * Takes every program off its tracepoint, all at once (detach.h); out of
  * memory for the list, one at a time.
  */
+/*
+ * After a mount or an unmount: a file system mounted from a traced device
+ * under a number of its own (btrfs) is traced from now on, and --paths
+ * learns where the file systems are mounted now. Said on stderr, as it
+ * changes what the trace holds from then on.
+ */
+static void follow_mounts(struct collector *c)
+{
+	const uint32_t *added, *fs;
+	size_t i, n;
+	int err;
+
+	if (c->mounts_fd < 0 || !fs_devs__changed(c->mounts_fd))
+		return;
+	err = vfs__add_fs_devs(c->skel, c->cfg, &added, &n);
+	for (i = 0; i < n; i++)
+		cli_note("file system %u:%u, mounted from a traced device, is traced from now on",
+			 IOTRACE_MAJOR(added[i]), IOTRACE_MINOR(added[i]));
+	if (err == -E2BIG && !c->fs_devs_full) {
+		c->fs_devs_full = true;
+		cli_warn("a file system mounted from a traced device is not traced: more than %d "
+			 "partitions and file systems", (int)(sizeof(c->skel->bss->targ_fs_devs) /
+							      sizeof(c->skel->bss->targ_fs_devs[0])));
+	}
+	fs = vfs__fs_devs(c->skel, &n);
+	err = c->paths ? path_filter__add_mounts(c->paths, "/proc/self/mountinfo", fs, n) : 0;
+	if (err)
+		cli_warn("--paths does not know the new mounts: %s", strerror(-err));
+}
+
 static void detach_all(struct collector *c)
 {
 	const struct bpf_object_skeleton *sk = c->skel->skeleton;
@@ -821,6 +858,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		if (now - last_stages >= POLL_TIMEOUT_MS * 1000000ull) {
 			last_stages = now;
 			flush_stages(c);
+			follow_mounts(c);
 		}
 		if (err >= 0)
 			err = consume_rings(c);
@@ -916,6 +954,8 @@ void collector__free(struct collector *c)
 	if (c->skel)
 		detach_all(c);
 	path_filter__free(c->paths);
+	if (c->mounts_fd >= 0)
+		close(c->mounts_fd);
 	iotrace__destroy(c->skel);
 	if (c->streams)
 		for (i = 0; i < c->ncpus; i++)

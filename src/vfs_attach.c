@@ -71,7 +71,7 @@ static const struct {
 
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
 #define MAX_NR (sizeof(((struct iotrace__rodata *)0)->sys_call_of))
-#define MAX_FS_DEVS (sizeof(((struct iotrace__rodata *)0)->targ_fs_devs) / sizeof(__u32))
+#define MAX_FS_DEVS (sizeof(((struct iotrace__bss *)0)->targ_fs_devs) / sizeof(__u32))
 
 static bool is_open(enum iotrace_vfs_call c)
 {
@@ -85,15 +85,37 @@ static bool is_ns(enum iotrace_vfs_call c)
 }
 
 /* The file systems on the traced devices (fs_devs.h). */
-static int fs_devs(struct iotrace__rodata *ro, const struct collector_config *cfg)
+static int fs_devs(struct iotrace__bss *bss, const struct collector_config *cfg)
 {
 	size_t n;
 	int err;
 
 	err = fs_devs__collect("/sys", "/proc/self/mountinfo", cfg->devs, cfg->ndevs,
-			       (uint32_t *)ro->targ_fs_devs, MAX_FS_DEVS, &n);
-	ro->targ_nfs_devs = (__u32)n;
+			       bss->targ_fs_devs, MAX_FS_DEVS, &n);
+	bss->targ_nfs_devs = (__u32)n;
 	return err;
+}
+
+int vfs__add_fs_devs(struct iotrace *skel, const struct collector_config *cfg,
+		     const uint32_t **added, size_t *nadded)
+{
+	struct iotrace__bss *bss = skel->bss;
+	size_t before = __atomic_load_n(&bss->targ_nfs_devs, __ATOMIC_RELAXED), n = before;
+	int err;
+
+	err = fs_devs__update("/sys", "/proc/self/mountinfo", cfg->devs, cfg->ndevs,
+			      bss->targ_fs_devs, MAX_FS_DEVS, &n);
+	/* the new entries are in place before the programs' loops reach them */
+	__atomic_store_n(&bss->targ_nfs_devs, (__u32)n, __ATOMIC_RELEASE);
+	*added = bss->targ_fs_devs + before;
+	*nadded = n - before;
+	return err;
+}
+
+const uint32_t *vfs__fs_devs(const struct iotrace *skel, size_t *n)
+{
+	*n = skel->bss->targ_nfs_devs;
+	return skel->bss->targ_fs_devs;
 }
 
 int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
@@ -109,7 +131,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	for (i = 0; i < NCALLS; i++)
 		if (calls[i].nr >= 0 && (size_t)calls[i].nr < MAX_NR)
 			ro->sys_call_of[calls[i].nr] = (__u8)calls[i].call;
-	err = fs_devs(ro, cfg);
+	err = fs_devs(skel->bss, cfg);
 	if (err)
 		return err;
 	for (i = 0; i < f->npids; i++)

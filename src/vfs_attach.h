@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct iotrace;
 struct bpf_link;
@@ -38,6 +39,17 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
  * tracepoints this kernel lacks is left out. Returns 0 or -errno.
  */
 int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l);
+
+/* The file systems the programs trace calls on, *n of them (fs_devs.h). */
+const uint32_t *vfs__fs_devs(const struct iotrace *skel, size_t *n);
+
+/*
+ * After a change of the mount table: adds the file systems on the traced
+ * devices mounted since (fs_devs__update) to the programs' list, live.
+ * The new ones are (*added)[0..*nadded). -E2BIG when the list is full.
+ */
+int vfs__add_fs_devs(struct iotrace *skel, const struct collector_config *cfg,
+		     const uint32_t **added, size_t *nadded);
 
 void vfs__detach(struct vfs_links *l);
 
