@@ -66,16 +66,15 @@ static __always_inline struct dentry *iotrace_ovl_upper(struct inode *inode, con
 static __always_inline struct inode *iotrace_ovl_real(struct inode *inode, const bool cast)
 {
 	struct ovl_inode___iotrace *oi = iotrace_ovl_inode(inode);
+	struct dentry *d = iotrace_ovl_upper(inode, cast);
 	struct ovl_entry___iotrace *oe;
-	struct dentry *d;
 	unsigned int n;
 	char *slot;
 
-	if (!oi)
-		return NULL;
-	d = IOTRACE_READ(cast, oi, __upperdentry);
 	if (d)
 		return IOTRACE_READ(cast, d, d_inode);
+	if (!oi)
+		return NULL;
 	if (bpf_core_field_exists(struct ovl_inode___iotrace, oe)) {
 		oe = IOTRACE_READ(cast, oi, oe);
 		n = oe ? IOTRACE_READ(cast, oe, __numlower) : 0;
