@@ -248,7 +248,11 @@ iotrace_require_cgroup2() {
 iotrace_running_trace() {
 	"$1" -M -L 2>/dev/null | python3 -c '
 import json, sys
-for t in json.load(sys.stdin)["trace"]:
+try:
+    traces = json.load(sys.stdin)["trace"]
+except ValueError:
+    traces = []  # no list (yet, or a binary that is no tracer)
+for t in traces:
     if t["state"] == "RUNNING":
         print(t["tracePath"])'
 }
@@ -314,15 +318,22 @@ iotrace_kill_wait() {
 # trap can call it at any point of a setup, and a test can call it between
 # two file systems.
 iotrace_teardown_fs() {
-	if [ -n "$MNT" ]; then
-		mountpoint -q "$MNT" && umount "$MNT"
-		rmdir "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	[ -n "$IMG" ] && rm -f "$IMG"
+	iotrace_undo_fs "$MNT" "$LOOP" "$IMG"
 	MNT=
 	LOOP=
 	IMG=
+}
+
+# iotrace_undo_fs MNT LOOP IMG: unmounts and removes directory MNT,
+# detaches LOOP, removes IMG; each only if not empty (a second file
+# system of a test)
+iotrace_undo_fs() {
+	if [ -n "$1" ]; then
+		mountpoint -q "$1" && umount "$1"
+		rmdir "$1"
+	fi
+	[ -n "$2" ] && losetup -d "$2"
+	[ -n "$3" ] && rm -f "$3"
 }
 
 # iotrace_test_remove_temp DIR [WHAT]: removes a test's temporary DIR at
@@ -346,6 +357,33 @@ for k in sys.argv[2:]:
     v = v.get(k) if isinstance(v, dict) else None
 print("" if v is None else v)
 EOF
+}
+
+# iotrace_test_start_tracer LABEL OUT ERR ARG...: (with iotrace_test_harness
+# and a repository from iotrace_fs_test_start) starts "$BIN" ARG... in the
+# background, output to OUT and ERR, its pid in TRACER_PID, and waits until
+# its trace is RUNNING (iotrace_wait_running: sets TRACE); dies with the
+# tracer's last words if it never is. A summary never rewritten is no
+# failure of its own here.
+iotrace_test_start_tracer() {
+	local label=$1 out=$2 err=$3 last
+	shift 3
+
+	"$BIN" "$@" >"$out" 2>"$err" &
+	TRACER_PID=$!
+	iotrace_wait_running "$BIN" "$TRACER_PID" "$IOTRACE_TRACE_DIR"
+	if [ -z "$TRACE" ]; then
+		last=$(tail -3 "$err")
+		die "${label}tracer did not reach RUNNING: $last"
+	fi
+}
+
+# iotrace_record_pid FILE CMD...: runs CMD with its pid in FILE (the pid a
+# trace shows for what CMD does)
+iotrace_record_pid() {
+	local pidfile=$1
+	shift
+	sh -c 'echo $$ >"$1"; shift; exec "$@"' _ "$pidfile" "$@"
 }
 
 # iotrace_test_stop_tracer LABEL OUT ERR: (with iotrace_test_harness) stops

@@ -70,29 +70,16 @@ SNAPDEV=$(iotrace_st_devt "$MNT/snap/s.dat")
 echo "# inodes: data.dat $DATA_INO, dup.dat $DUP_INO, z/text.log $TEXT_INO, sv/s.dat $SV_INO;" \
 	"devices: top level $FSDEV, sv $SVDEV, snap $SNAPDEV"
 
-"$BIN" -S -d "$LN" -l btrfs-files >"$T/trace.out" 2>"$T/trace.err" &
-TRACER_PID=$!
-iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
-if [ -z "$TRACE" ]; then
-	err=$(tail -3 "$T/trace.err")
-	die "tracer did not reach RUNNING: $err"
-fi
+iotrace_test_start_tracer "" "$T/trace.out" "$T/trace.err" -S -d "$LN" -l btrfs-files
 iotrace_check_program handle_bio_queue
-
-# record_pid FILE CMD...: runs CMD with its pid in FILE
-record_pid() {
-	local pidfile=$1
-	shift
-	sh -c 'echo $$ >"$1"; shift; exec "$@"' _ "$pidfile" "$@"
-}
 
 wrc=0
 echo 3 >/proc/sys/vm/drop_caches
-record_pid "$T/direct.pid" dd if="$MNT/data.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
-record_pid "$T/writer.pid" dd if=/dev/urandom of="$MNT/dup.dat" bs=64k count=16 conv=fsync,notrunc status=none || wrc=1
-record_pid "$T/reader.pid" dd if="$MNT/z/text.log" of=/dev/null bs=1M status=none || wrc=1
-record_pid "$T/sv.pid" dd if="$MNT/sv/s.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
-record_pid "$T/snap.pid" dd if="$MNT/snap/s.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
+iotrace_record_pid "$T/direct.pid" dd if="$MNT/data.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
+iotrace_record_pid "$T/writer.pid" dd if=/dev/urandom of="$MNT/dup.dat" bs=64k count=16 conv=fsync,notrunc status=none || wrc=1
+iotrace_record_pid "$T/reader.pid" dd if="$MNT/z/text.log" of=/dev/null bs=1M status=none || wrc=1
+iotrace_record_pid "$T/sv.pid" dd if="$MNT/sv/s.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
+iotrace_record_pid "$T/snap.pid" dd if="$MNT/snap/s.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
 sync
 check "workload ran" [ "$wrc" = 0 ]
 sleep 0.5

@@ -24,7 +24,7 @@ if a check failed.
 import argparse
 import sys
 
-from raw_events import Checks, RawTrace, covered, fid, sectors
+from raw_events import Checks, RawTrace, covered, fid, ints, sectors
 
 CHECKS = Checks()
 check = CHECKS.check
@@ -32,15 +32,6 @@ measure = CHECKS.measure
 
 MIB_SECTORS = 2048
 BTRFS_BTREE_INO = 1
-
-
-def ino_pid(s):
-    ino, pid = s.split(":")
-    return int(ino), int(pid)
-
-
-def ino_dev_pid(s):
-    return tuple(int(x) for x in s.split(":"))
 
 
 def unattributed_data(ios, pid, op):
@@ -54,10 +45,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("events")
     ap.add_argument("--fs-dev", type=int, required=True)
-    for what in ("direct", "dup", "compressed"):
-        ap.add_argument("--" + what, type=ino_pid, required=True)
-    for what in ("subvolume", "snapshot"):
-        ap.add_argument("--" + what, type=ino_dev_pid, required=True)
+    for what in ("direct", "dup", "compressed", "subvolume", "snapshot"):
+        ap.add_argument("--" + what, type=ints, required=True)
     a = ap.parse_args()
 
     trace = RawTrace(a.events, CHECKS)

@@ -14,22 +14,17 @@ Prints "ok: ..." / "FAIL: ..." per check; exit 1 if a check failed.
 import argparse
 import sys
 
-from raw_events import Checks, RawTrace, fid
+from raw_events import Checks, RawTrace, fid, ints
 
 CHECKS = Checks()
 check = CHECKS.check
 
 
-def dev_ino(s):
-    dev, ino = s.split(":")
-    return int(dev), int(ino)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("events")
-    ap.add_argument("--kept", type=dev_ino, action="append", required=True)
-    ap.add_argument("--dropped", type=dev_ino, action="append", required=True)
+    ap.add_argument("--kept", type=ints, action="append", required=True)
+    ap.add_argument("--dropped", type=ints, action="append", required=True)
     a = ap.parse_args()
 
     trace = RawTrace(a.events, CHECKS)

@@ -21,16 +21,11 @@ if a check failed.
 import argparse
 import sys
 
-from raw_events import Checks, RawTrace, covered, fid, path_of
+from raw_events import Checks, RawTrace, covered, fid, ints, path_of
 
 CHECKS = Checks()
 check = CHECKS.check
 measure = CHECKS.measure
-
-
-def ino_pid(s):
-    ino, pid = s.split(":")
-    return int(ino), int(pid)
 
 
 class Timeline:
@@ -65,7 +60,7 @@ def main():
     ap.add_argument("events")
     ap.add_argument("--dev", type=int, required=True)
     for what in ("reader", "writer", "editor"):
-        ap.add_argument("--" + what, type=ino_pid, required=True)
+        ap.add_argument("--" + what, type=ints, required=True)
     ap.add_argument("--gone", type=int, required=True)
     a = ap.parse_args()
 

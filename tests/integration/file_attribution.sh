@@ -61,15 +61,7 @@ in_cgroup() {
 	sh -c 'echo $$ >"$1"; echo $$ >"$2/cgroup.procs" && shift 2 && exec "$@"' _ "$pidfile" "$CG" "$@"
 }
 
-"$BIN" -S -d "$LN" -l file-attribution >"$T/trace.out" 2>"$T/trace.err" &
-TRACER_PID=$!
-# sets TRACE; waits for the summary's rewrite (programs attached) but, as
-# before, a summary never rewritten is no failure of its own here
-iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
-if [ -z "$TRACE" ]; then
-	err=$(tail -3 "$T/trace.err")
-	die "tracer did not reach RUNNING: $err"
-fi
+iotrace_test_start_tracer "" "$T/trace.out" "$T/trace.err" -S -d "$LN" -l file-attribution
 # which variant of the queue program reads the pages and inodes: ctest
 # runs this test once more with IOTRACE_PROBE_READS=1, so both are covered
 iotrace_check_program handle_bio_queue

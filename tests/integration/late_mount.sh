@@ -36,12 +36,7 @@ BIMG=
 BLOOP=
 BMNT=
 iotrace_test_undo() {
-	if [ -n "$BMNT" ]; then
-		mountpoint -q "$BMNT" && umount "$BMNT"
-		rmdir "$BMNT"
-	fi
-	[ -n "$BLOOP" ] && losetup -d "$BLOOP"
-	[ -n "$BIMG" ] && rm -f "$BIMG"
+	iotrace_undo_fs "$BMNT" "$BLOOP" "$BIMG"
 }
 iotrace_fs_test_start latemount
 
@@ -55,14 +50,8 @@ mkfs.btrfs -q -f "$BLOOP" >"$T/mkfs.btrfs.log" 2>&1 || die "mkfs.btrfs failed: $
 BMNT=$(mktemp -d /tmp/iotrace-latemount-btrfs-mnt.XXXXXX)
 echo "# ext4 on $LOOP, btrfs on $BLOOP, both mounted once the tracer runs"
 
-"$BIN" -S -d "$LN,${BLOOP#/dev/}" --vfs --paths "$MNT/keep/*,$BMNT/keep/*" -l late-mount \
-	>"$T/trace.out" 2>"$T/trace.err" &
-TRACER_PID=$!
-iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
-if [ -z "$TRACE" ]; then
-	err=$(tail -3 "$T/trace.err")
-	die "tracer did not reach RUNNING: $err"
-fi
+iotrace_test_start_tracer "" "$T/trace.out" "$T/trace.err" \
+	-S -d "$LN,${BLOOP#/dev/}" --vfs --paths "$MNT/keep/*,$BMNT/keep/*" -l late-mount
 
 mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP (ext4)"
 mount -o noatime "$BLOOP" "$BMNT" || die "cannot mount $BLOOP (btrfs)"

@@ -63,28 +63,15 @@ APP_INO=$(stat -c %i "$MNT/lower/etc/app.conf")
 GONE_INO=$(stat -c %i "$MNT/lower/etc/gone.conf")
 echo "# lower inodes: app.conf $APP_INO, gone.conf $GONE_INO; overlay st_dev $(iotrace_st_devt "$OVL/etc/app.conf")"
 
-"$BIN" -S -d "$LN" --vfs -l overlay >"$T/trace.out" 2>"$T/trace.err" &
-TRACER_PID=$!
-iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
-if [ -z "$TRACE" ]; then
-	err=$(tail -3 "$T/trace.err")
-	die "tracer did not reach RUNNING: $err"
-fi
+iotrace_test_start_tracer "" "$T/trace.out" "$T/trace.err" -S -d "$LN" --vfs -l overlay
 iotrace_check_program handle_bio_queue
-
-# record_pid FILE CMD...: runs CMD with its pid in FILE
-record_pid() {
-	local pidfile=$1
-	shift
-	sh -c 'echo $$ >"$1"; shift; exec "$@"' _ "$pidfile" "$@"
-}
 
 wrc=0
 echo 3 >/proc/sys/vm/drop_caches
-record_pid "$T/reader.pid" dd if="$OVL/etc/app.conf" of=/dev/null bs=64k status=none || wrc=1
-record_pid "$T/writer.pid" dd if=/dev/urandom of="$OVL/etc/new.dat" bs=16k count=4 conv=fsync status=none || wrc=1
+iotrace_record_pid "$T/reader.pid" dd if="$OVL/etc/app.conf" of=/dev/null bs=64k status=none || wrc=1
+iotrace_record_pid "$T/writer.pid" dd if=/dev/urandom of="$OVL/etc/new.dat" bs=16k count=4 conv=fsync status=none || wrc=1
 NEW_INO=$(stat -c %i "$MNT/upper/etc/new.dat") || wrc=1
-record_pid "$T/editor.pid" dd if=/dev/urandom of="$OVL/etc/edit.conf" bs=4k count=1 \
+iotrace_record_pid "$T/editor.pid" dd if=/dev/urandom of="$OVL/etc/edit.conf" bs=4k count=1 \
 	oflag=append conv=notrunc,fsync status=none || wrc=1
 EDIT_INO=$(stat -c %i "$MNT/upper/etc/edit.conf") || wrc=1
 mv "$OVL/etc/new.dat" "$OVL/etc/renamed.dat" || wrc=1

@@ -24,6 +24,11 @@ class Checks:
         print("measure: " + self.label + msg)
 
 
+def ints(s):
+    """"7:3:12" -> (7, 3, 12): the colon-separated numbers of an argument."""
+    return tuple(int(x) for x in s.split(":"))
+
+
 def fid(f):
     """A FileId as a hashable tuple (partition, inode, creation date)."""
     f = f or {}

@@ -50,15 +50,8 @@ uring_run() {
 	dd if=/dev/zero of="$MNT/u.dat" bs=1M count=4 status=none || die "cannot write u.dat"
 	sync
 
-	"$BIN" -S -d "$LN" --vfs -l "uring-$fs" >"$T/$fs.trace.out" 2>"$T/$fs.trace.err" &
-	TRACER_PID=$!
-	# sets TRACE; only RUNNING is required here, a summary never rewritten
-	# is no failure of its own
-	iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo"
-	if [ -z "$TRACE" ]; then
-		err=$(tail -3 "$T/$fs.trace.err")
-		die "$fs: tracer did not reach RUNNING: $err"
-	fi
+	iotrace_test_start_tracer "$fs: " "$T/$fs.trace.out" "$T/$fs.trace.err" \
+		-S -d "$LN" --vfs -l "uring-$fs"
 
 	fio --name=r --filename="$MNT/u.dat" --ioengine=io_uring --rw=randread --bs=4k --size=4M \
 		--io_size=64k --direct=1 --iodepth=4 --norandommap --output="$T/$fs.fio-r.out" ||

@@ -27,11 +27,19 @@ static char mountinfo[PATH_MAX];
 /* the same table before the btrfs on loop5 and loop4 was mounted */
 static char mountinfo_before[PATH_MAX];
 
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
 static int setup(void **state)
 {
-	FILE *f;
-	int fd;
-
 	if (sysfs_create())
 		return -1;
 	sysfs_block("nvme0n1", "pci0/nvme/nvme0n1", "259:0", 0);
@@ -48,31 +56,22 @@ static int setup(void **state)
 	sysfs_put("fs/btrfs/features/metadata_uuid", "0\n");
 
 	snprintf(mountinfo, sizeof(mountinfo), "%s/mountinfo", sysfs_root);
-	fd = open(mountinfo, O_CREAT | O_WRONLY, 0600);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f)
-		return -1;
-	fputs("22 1 254:0 / / rw - ext4 /dev/vda rw\n"
-	      "30 22 259:1 / /data rw,noatime shared:5 - ext4 /dev/nvme0n1p1 rw\n"
-	      /* a btrfs shows its own number; its subvolumes are mounts of the same */
-	      "31 22 0:39 / /b rw - btrfs /dev/loop3 rw,subvolid=5,subvol=/\n"
-	      "32 22 0:39 /sv /b2 rw master:3 - btrfs /dev/loop3 rw,subvolid=256,subvol=/sv\n"
-	      /* mountinfo names one device of a multi-device btrfs */
-	      "33 22 0:50 / /c rw - btrfs /dev/loop5 rw\n"
-	      "34 22 0:60 / /t rw - tmpfs tmpfs rw\n"
-	      "35 22 0:70 / /o rw - btrfs /dev/loop6 rw\n"
-	      "36 22 0:71 / /u rw - btrfs /dev/nosuch rw\n"
-	      "garbage\n", f);
-	if (fclose(f))
-		return -1;
 	snprintf(mountinfo_before, sizeof(mountinfo_before), "%s/mountinfo.before", sysfs_root);
-	fd = open(mountinfo_before, O_CREAT | O_WRONLY, 0600);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f)
-		return -1;
-	fputs("22 1 254:0 / / rw - ext4 /dev/vda rw\n"
-	      "31 22 0:39 / /b rw - btrfs /dev/loop3 rw,subvolid=5,subvol=/\n", f);
-	return fclose(f);
+	return write_file(mountinfo,
+			  "22 1 254:0 / / rw - ext4 /dev/vda rw\n"
+			  "30 22 259:1 / /data rw,noatime shared:5 - ext4 /dev/nvme0n1p1 rw\n"
+			  /* a btrfs shows its own number; its subvolumes are mounts of the same */
+			  "31 22 0:39 / /b rw - btrfs /dev/loop3 rw,subvolid=5,subvol=/\n"
+			  "32 22 0:39 /sv /b2 rw master:3 - btrfs /dev/loop3 rw,subvolid=256,subvol=/sv\n"
+			  /* mountinfo names one device of a multi-device btrfs */
+			  "33 22 0:50 / /c rw - btrfs /dev/loop5 rw\n"
+			  "34 22 0:60 / /t rw - tmpfs tmpfs rw\n"
+			  "35 22 0:70 / /o rw - btrfs /dev/loop6 rw\n"
+			  "36 22 0:71 / /u rw - btrfs /dev/nosuch rw\n"
+			  "garbage\n") ||
+	       write_file(mountinfo_before,
+			  "22 1 254:0 / / rw - ext4 /dev/vda rw\n"
+			  "31 22 0:39 / /b rw - btrfs /dev/loop3 rw,subvolid=5,subvol=/\n");
 }
 
 static int teardown(void **state)
