@@ -244,7 +244,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	btf__free(btf);
 	if (err)
 		return set_error(c, err, "too many partitions and file systems on the traced "
-				 "devices for --vfs (at most %d)", 64);
+				 "devices for --vfs (at most %zu)", vfs__fs_devs_max());
 	if (cfg->paths) {
 		char bad[256];
 		size_t n;
@@ -538,9 +538,8 @@ static void follow_mounts(struct collector *c)
 			 IOTRACE_MAJOR(added[i]), IOTRACE_MINOR(added[i]));
 	if (err == -E2BIG && !c->fs_devs_full) {
 		c->fs_devs_full = true;
-		cli_warn("a file system mounted from a traced device is not traced: more than %d "
-			 "partitions and file systems", (int)(sizeof(c->skel->bss->targ_fs_devs) /
-							      sizeof(c->skel->bss->targ_fs_devs[0])));
+		cli_warn("a file system mounted from a traced device is not traced: more than %zu "
+			 "partitions and file systems", vfs__fs_devs_max());
 	}
 	fs = vfs__fs_devs(c->skel, &n);
 	err = c->paths ? path_filter__add_mounts(c->paths, "/proc/self/mountinfo", fs, n) : 0;

@@ -112,6 +112,11 @@ int vfs__add_fs_devs(struct iotrace *skel, const struct collector_config *cfg,
 	return err;
 }
 
+size_t vfs__fs_devs_max(void)
+{
+	return MAX_FS_DEVS;
+}
+
 const uint32_t *vfs__fs_devs(const struct iotrace *skel, size_t *n)
 {
 	*n = skel->bss->targ_nfs_devs;

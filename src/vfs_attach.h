@@ -40,6 +40,9 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
  */
 int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l);
 
+/* How many file systems the programs' list holds at most. */
+size_t vfs__fs_devs_max(void);
+
 /* The file systems the programs trace calls on, *n of them (fs_devs.h). */
 const uint32_t *vfs__fs_devs(const struct iotrace *skel, size_t *n);
 
