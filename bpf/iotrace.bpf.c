@@ -77,6 +77,55 @@ __u64 rename_epoch = 0;
 __u64 next_sid = 0;
 
 /*
+ * Set by user space when the tracer stops (collector.c, finish_inflight()).
+ * IOTRACE_STOP_DRAIN: no new I/O, call or file event enters the trace, while the
+ * I/Os already in it still get their dispatch and completion records. An
+ * I/O the block layer takes after that is put in `untraced`, so that its
+ * completion is left out too, instead of ending the trace as a completion
+ * of nothing. IOTRACE_STOP_CLOSED, once those I/Os are done: nothing is output,
+ * so that the programs, which user space detaches in no particular order,
+ * add nothing half-seen (a split of an I/O whose queue program is gone).
+ */
+__u8 stopping = IOTRACE_STOP_NONE;
+
+/*
+ * Sized for the I/Os the traced devices have in flight at once; an entry
+ * pushed out only lets that I/O's completion through.
+ */
+#ifndef IOTRACE_MAX_UNTRACED
+#define IOTRACE_MAX_UNTRACED 8192
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, IOTRACE_MAX_UNTRACED);
+	__type(key, __u64);
+	__type(value, __u8);
+} untraced SEC(".maps");
+
+static __always_inline void mark_untraced(__u64 id)
+{
+	__u8 one = 1;
+
+	bpf_map_update_elem(&untraced, &id, &one, BPF_ANY);
+}
+
+static __always_inline bool is_untraced(__u64 id)
+{
+	__u8 s = stopping;
+
+	return s && (s == IOTRACE_STOP_CLOSED || bpf_map_lookup_elem(&untraced, &id));
+}
+
+/* True for the completion of an I/O taken after the stop; forgets it. */
+static __always_inline bool untraced_done(__u64 id)
+{
+	__u8 s = stopping;
+
+	return s && (s == IOTRACE_STOP_CLOSED || !bpf_map_delete_elem(&untraced, &id));
+}
+
+/*
  * One BPF ring buffer per CPU, so that each CPU's records go to its own
  * trace file, as upstream's per-CPU queues. User space creates them, of
  * the size of --buffer, and puts them here by CPU number; the size below
@@ -356,7 +405,11 @@ static __always_inline void output_sized(struct iotrace_event *e,
  */
 static __always_inline void output_now(struct iotrace_event *e, __u64 size)
 {
-	struct iotrace_stage *st = this_stage();
+	struct iotrace_stage *st;
+
+	if (stopping == IOTRACE_STOP_CLOSED)
+		return;
+	st = this_stage();
 
 	if (st)
 		stage_try_flush(st);
@@ -747,6 +800,10 @@ static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 	iotrace_bio_devs(bio, &q.io.dev, &q.io.part);
 	if (!dev_traced(q.io.dev, q.io.part))
 		return 0;
+	if (stopping) {
+		mark_untraced((__u64)bio);
+		return 0;
+	}
 
 	q.io.type = IOTRACE_EV_QUEUE;
 	q.io.id = (__u64)bio;
@@ -796,6 +853,11 @@ static __always_inline int on_split(struct bio *bio,
 		return 0;
 
 	parent = bio->bi_private;
+	/* the parent is in the trace: so is the child, stop or not */
+	if (is_untraced((__u64)parent)) {
+		mark_untraced((__u64)bio);
+		return 0;
+	}
 	e.type = IOTRACE_EV_SPLIT;
 	e.id = (__u64)bio;
 	e.ref = (__u64)parent;
@@ -848,12 +910,18 @@ static __always_inline int on_rq_issue(struct request *rq)
 		/* no sector set (a cache flush): 0, as blk_rq_trace_sector() says */
 		if (e.sector == (__u64)-1)
 			e.sector = 0;
+		if (stopping) {
+			mark_untraced((__u64)rq);
+			return 0;
+		}
 		e.type = IOTRACE_EV_RQ_QUEUE;
 		e.id = (__u64)rq;
 		emit(&e);
 		return 0;
 	}
 
+	if (is_untraced((__u64)bio))
+		return 0;
 	e.type = IOTRACE_EV_ISSUE;
 	e.id = (__u64)bio;
 	e.ref = (__u64)rq;
@@ -923,7 +991,7 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	struct iotrace_event e = {};
 
 	iotrace_bio_devs(bio, &e.dev, &e.part);
-	if (!dev_traced(e.dev, e.part))
+	if (!dev_traced(e.dev, e.part) || untraced_done((__u64)bio))
 		return 0;
 
 	e.type = IOTRACE_EV_COMPLETE;
@@ -981,7 +1049,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 	set_op_flags(&e, opf);
 	e.error = error;
 	if (!bio) {
-		if (!dev_traced(dev, 0))
+		if (!dev_traced(dev, 0) || untraced_done((__u64)rq))
 			return 0;
 		/* sector stays 0: a finished flush request has __sector -1 */
 		e.type = IOTRACE_EV_RQ_COMPLETE;
@@ -1003,7 +1071,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 	if (size > nr_bytes)
 		return 0;
 	iotrace_bio_devs(bio, &e.dev, &e.part);
-	if (whole || dev_traced(e.dev, e.part))
+	if ((whole || dev_traced(e.dev, e.part)) && !untraced_done((__u64)bio))
 		complete_bio(&e, bio, bio->bi_iter.bi_sector, size);
 	nr_bytes -= size;
 	if (!nr_bytes)
@@ -1016,7 +1084,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 			break;
 		next = BPF_CORE_READ(bio, bi_next);
 		iotrace_bio_devs_probed(bio, &e.dev, &e.part);
-		if (whole || dev_traced(e.dev, e.part))
+		if ((whole || dev_traced(e.dev, e.part)) && !untraced_done((__u64)bio))
 			complete_bio(&e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size);
 		nr_bytes -= size;
 		if (!nr_bytes)

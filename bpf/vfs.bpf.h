@@ -466,6 +466,8 @@ static __always_inline void emit_vfs(struct vfs_state *st,
 	struct iotrace_vfs_event *v;
 	__u32 zero = 0;
 
+	if (stopping)
+		return;
 	v = bpf_map_lookup_elem(&vfs_buf, &zero);
 	if (!v)
 		return;
@@ -499,6 +501,8 @@ static __always_inline void emit_fs_event(struct iotrace_file_id *id,
 {
 	struct iotrace_fs_event e = {};
 
+	if (stopping)
+		return;
 	e.hdr.type = IOTRACE_EV_FS;
 	e.hdr.dev = id->dev;
 	e.file = *id;

@@ -28,9 +28,11 @@
 
 static volatile sig_atomic_t stop_requested;
 
+/* counted: a second signal cuts short the wait for the last completions */
 static void on_signal(int sig)
 {
-	stop_requested = 1;
+	if (stop_requested < 2)
+		stop_requested = stop_requested + 1;
 }
 
 void cmd_tracing_help(FILE *out)

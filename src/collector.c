@@ -18,6 +18,7 @@
 #include "detach.h"
 #include "encode.h"
 #include "fs_devs.h"
+#include "inflight.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "kernel_probe.h"
@@ -29,6 +30,12 @@
 /* How often buffered records reach the disk and the summary is rewritten. */
 #define FLUSH_INTERVAL_NS 1000000000ull
 #define POLL_TIMEOUT_MS 100
+/*
+ * The longest a stopping tracer waits for the completions of the I/Os in
+ * its trace (finish_inflight()), and how often it looks meanwhile.
+ */
+#define STOP_WAIT_MAX_NS 5000000000ull
+#define STOP_LOOK_MS 2
 
 /*
  * With --paths, one round's records of one CPU, copied out of its ring:
@@ -67,6 +74,7 @@ struct collector {
 	bool no_stage_flush;	/* flush_stage cannot be run on a CPU here */
 	int mounts_fd;	/* fs_devs__watch, -1 = none */
 	bool fs_devs_full;	/* told that a mount did not fit */
+	struct inflight open;	/* the trace's I/Os not completed yet */
 	char err[256];
 };
 
@@ -159,6 +167,45 @@ static void pick_programs(struct iotrace *skel, const struct btf *btf)
 }
 
 /*
+ * The programs that end or follow an I/O, attached before the one that
+ * begins it (attach_block()); in the skeleton's order the queue program
+ * went first, and an I/O queued and completed while the others were being
+ * attached began the trace without its completion.
+ */
+struct early_prog {
+	struct bpf_program *prog;
+	struct bpf_link **link;
+};
+
+#define EARLY_PROGS 6
+
+static void early_programs(struct iotrace *skel, struct early_prog *e)
+{
+	e[0] = (struct early_prog){ skel->progs.handle_rq_complete, &skel->links.handle_rq_complete };
+	e[1] = (struct early_prog){ skel->progs.handle_bio_complete, &skel->links.handle_bio_complete };
+	e[2] = (struct early_prog){ skel->progs.handle_rq_issue, &skel->links.handle_rq_issue };
+	e[3] = (struct early_prog){ skel->progs.handle_rq_issue_old, &skel->links.handle_rq_issue_old };
+	e[4] = (struct early_prog){ skel->progs.handle_split, &skel->links.handle_split };
+	e[5] = (struct early_prog){ skel->progs.handle_split_old, &skel->links.handle_split_old };
+}
+
+static int attach_block(struct iotrace *skel)
+{
+	struct early_prog e[EARLY_PROGS];
+	int i;
+
+	early_programs(skel, e);
+	for (i = 0; i < EARLY_PROGS; i++) {
+		if (!bpf_program__autoload(e[i].prog))
+			continue;
+		*e[i].link = bpf_program__attach(e[i].prog);
+		if (!*e[i].link)
+			return -errno;
+	}
+	return iotrace__attach(skel);
+}
+
+/*
  * libbpf reports failures as multi-line logs (the verifier's included).
  * Our errors are one line; the logs are for IOTRACE_DEBUG=1.
  */
@@ -193,6 +240,7 @@ static const char *load_hint(int err)
 
 int collector__open(struct collector **cp, const struct collector_config *cfg)
 {
+	struct early_prog early[EARLY_PROGS];
 	struct btf *btf;
 	struct collector *c;
 	size_t i;
@@ -238,6 +286,9 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	btf = btf__load_vmlinux_btf();
 	pick_programs(c->skel, btf);
 	bpf_program__set_autoattach(c->skel->progs.flush_stage, false);
+	early_programs(c->skel, early);
+	for (i = 0; i < EARLY_PROGS; i++)
+		bpf_program__set_autoattach(early[i].prog, false);
 	/* watching before the mount table is read: no mount falls between */
 	c->mounts_fd = fs_devs__watch("/proc/self/mountinfo");
 	err = vfs__configure(c->skel, cfg, btf);
@@ -340,6 +391,7 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		return;
 	/* perf samples are only 4-byte aligned */
 	memcpy(&r.e, data, sizeof(r.e));
+	inflight__note(&c->open, &r.e);
 	switch (r.e.type) {
 	case IOTRACE_EV_QUEUE:
 		if (size < sizeof(r.q))
@@ -488,36 +540,42 @@ static int consume_rings(struct collector *c)
 
 /*
  * Has each CPU whose stage holds records that waited a whole round (it
- * was not output since the last look) output them, by running
- * flush_stage on that CPU: the records of a quiet CPU then wait at most
- * two rounds, and a busy or idle CPU costs no interrupt. A stage found in
- * use is left to the next round. Without the run-on-CPU test run
- * (refused), records wait until their stage is full or the trace ends.
+ * was not output since the last look), or with all every CPU whose stage
+ * holds records, output them, by running flush_stage on that CPU: the
+ * records of a quiet CPU then wait at most two rounds, and a busy or idle
+ * CPU costs no interrupt. A stage found in use is left to the next round.
+ * Without the run-on-CPU test run (refused), records wait until their
+ * stage is full or the trace ends. Returns whether every stage it looked
+ * at was output (none was in use).
  */
-static void flush_stages(struct collector *c)
+static bool flush_stages(struct collector *c, bool all)
 {
 	int fd = bpf_program__fd(c->skel->progs.flush_stage), cpu;
+	bool done = !c->no_stage_flush;
 
 	for (cpu = 0; cpu < c->ncpus && !c->no_stage_flush; cpu++) {
 		const volatile struct iotrace_stage *st = &c->stages[cpu];
 		uint64_t flushes = st->flushes;
+		bool waited = flushes == c->stage_flushes[cpu];
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
 
-		if (st->len && flushes == c->stage_flushes[cpu] &&
-		    bpf_prog_test_run_opts(fd, &opts) && errno != ENXIO) {
+		c->stage_flushes[cpu] = flushes;
+		if (!st->len || !(waited || all))
+			continue;
+		if (!bpf_prog_test_run_opts(fd, &opts)) {
+			done = done && !opts.retval;
+		} else if (errno != ENXIO) {
 			/* ENXIO: the CPU is offline */
 			cli_warn("cannot have CPU %d output its staged records: %s; from now on a quiet CPU's records reach the trace only when its stage fills or the tracer stops",
 				 cpu, strerror(errno));
 			c->no_stage_flush = true;
+			done = false;
 		}
 		c->stage_flushes[cpu] = st->flushes;
 	}
+	return done;
 }
 
-/*
- * Takes every program off its tracepoint, all at once (detach.h); out of
- * memory for the list, one at a time.
- */
 /*
  * After a mount or an unmount: a file system mounted from a traced device
  * under a number of its own (btrfs) is traced from now on, and --paths
@@ -547,6 +605,10 @@ static void follow_mounts(struct collector *c)
 		cli_warn("--paths does not know the new mounts: %s", strerror(-err));
 }
 
+/*
+ * Takes every program off its tracepoint, all at once (detach.h); out of
+ * memory for the list, one at a time.
+ */
 static void detach_all(struct collector *c)
 {
 	const struct bpf_object_skeleton *sk = c->skel->skeleton;
@@ -567,6 +629,50 @@ static void detach_all(struct collector *c)
 	free(slots);
 	vfs__detach(&c->vfs);
 	iotrace__detach(c->skel);
+}
+
+/*
+ * Lets the I/Os already in the trace complete before the programs go:
+ * without this, those of the last moments (a journal commit, the queue of
+ * a busy device) ended the trace without completion. The programs take no
+ * new I/O from here on (IOTRACE_STOP_DRAIN), and the wait ends when every
+ * I/O of the trace has completed or was given up on
+ * (inflight__patience()), after STOP_WAIT_MAX_NS, or at a second signal.
+ * Then the programs output nothing more (IOTRACE_STOP_CLOSED) while they
+ * are detached. Staged records are output at each look: the wait depends
+ * on them.
+ */
+static void wait_inflight(struct collector *c, volatile sig_atomic_t *stop)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC), now = start;
+	sig_atomic_t signals = *stop;
+	bool all_out;
+
+	for (;;) {
+		/*
+		 * A program that saw no stop may still be outputting: its
+		 * records are in once a look, a while after, finds every stage
+		 * idle. Where stages cannot be flushed, their records are seen
+		 * only at the end, and the wait is for what the rings hold.
+		 */
+		all_out = flush_stages(c, true) || c->no_stage_flush;
+		if (consume_rings(c) || c->write_err || c->size_reached)
+			return;
+		if (all_out && now - start >= STOP_LOOK_MS * 1000000ull &&
+		    !inflight__waiting(&c->open, now, inflight__patience(&c->open, STOP_WAIT_MAX_NS)))
+			return;
+		if (now - start >= STOP_WAIT_MAX_NS || *stop != signals)
+			return;
+		ring_buffer__poll(c->rb, STOP_LOOK_MS);
+		now = now_ns(CLOCK_MONOTONIC);
+	}
+}
+
+static void finish_inflight(struct collector *c, volatile sig_atomic_t *stop)
+{
+	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_DRAIN, __ATOMIC_SEQ_CST);
+	wait_inflight(c, stop);
+	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_CLOSED, __ATOMIC_SEQ_CST);
 }
 
 /* What the stages still hold once the programs are detached: nothing writes to them any more. */
@@ -824,7 +930,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  err == -ENOMEM || err == -EPERM ? " -- try a smaller --buffer or raise RLIMIT_MEMLOCK" : "");
 		goto finish;
 	}
-	err = iotrace__attach(c->skel);
+	err = attach_block(c->skel);
 	if (err) {
 		set_error(c, err, "cannot attach to block tracepoints: %s%s", strerror(-err), load_hint(err));
 		goto finish;
@@ -856,7 +962,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now - last_stages >= POLL_TIMEOUT_MS * 1000000ull) {
 			last_stages = now;
-			flush_stages(c);
+			flush_stages(c, false);
 			follow_mounts(c);
 		}
 		if (err >= 0)
@@ -887,6 +993,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	}
 
 	/* stop the programs, then take what is still in the buffers */
+	if (!err && !c->write_err && !c->size_reached)
+		finish_inflight(c, stop);
 	detach_all(c);
 	if (!err && !c->write_err) {
 		/* the stages' records come last: staged, they were not output */
@@ -953,6 +1061,7 @@ void collector__free(struct collector *c)
 	if (c->skel)
 		detach_all(c);
 	path_filter__free(c->paths);
+	inflight__free(&c->open);
 	if (c->mounts_fd >= 0)
 		close(c->mounts_fd);
 	iotrace__destroy(c->skel);

@@ -53,8 +53,10 @@ int collector__open(struct collector **c, const struct collector_config *cfg);
 /*
  * Traces into the (existing, empty) trace directory dir until *stop is
  * set, or a limit or a write error ends it. Fills *s with the final
- * summary, which is also written to dir. Returns 0 or -errno (-ENOSPC:
- * the disk filled; what was written before is intact).
+ * summary, which is also written to dir. Once stopped, it waits (at most
+ * a few seconds) for the completions of the I/Os in the trace; a change of
+ * *stop meanwhile (a second signal) ends that wait. Returns 0 or -errno
+ * (-ENOSPC: the disk filled; what was written before is intact).
  */
 int collector__run(struct collector *c, const char *dir, const char *rel,
 		   volatile sig_atomic_t *stop, struct summary *s);
