@@ -14,8 +14,9 @@
 # --dispatch, and with --compress none. Each trace must end clean: no
 # io or split child without its ioCompletion, no completion, split or
 # dispatch of an I/O the trace does not hold except those of I/Os begun
-# before the trace (check_trace.py --busy), and the parser reports no
-# I/O as never completed. The previous build left the 30 or so I/Os in
+# before the trace (check_trace.py --busy), and no I/O the parser reports
+# as never completed but those whose completion went missing within the
+# trace. The previous build left the 30 or so I/Os in
 # flight at the stop without completion.
 #
 # Needs root, BTF, loop devices, fio and python3; a missing one is a
@@ -80,9 +81,14 @@ for args in "" "--dispatch" "--compress none"; do
 	timeout -k 5 120 "$BIN" -P --io -f csv -p "$TRACE" >"$T/$round.csv" 2>"$T/$round.csv.err"
 	rc=$?
 	check "${label}-P --io exit 0 (got $rc)" [ "$rc" = 0 ]
-	never=$(grep -c 'never completed' "$T/$round.csv.err")
-	check "${label}the parser finds no I/O never completed ($never warnings)" [ "$never" = 0 ]
-	[ "$never" = 0 ] || sed 's/^/      stderr: /' "$T/$round.csv.err"
+	# The parser counts as never completed the I/Os whose completion is
+	# missing within the trace (see the note on lost completions in
+	# trace_loop.sh), which check_trace.py tolerates and counts; at its
+	# end there must be none more.
+	missing=$(sed -n 's/.*measure: completions missing: \([0-9]*\) of .*/\1/p' "$T/$round.check")
+	never=$(sed -n 's/^iotrace: warning: \([0-9]*\) I\/Os never completed .*/\1/p' "$T/$round.csv.err")
+	check "${label}the parser's I/Os never completed (${never:-0}) are those missing their completion within the trace (${missing:-?})" \
+		[ "${never:-0}" = "${missing:-?}" ]
 done
 
 finish
