@@ -78,13 +78,14 @@ __u64 next_sid = 0;
 
 /*
  * Set by user space when the tracer stops (collector.c, finish_inflight()).
- * IOTRACE_STOP_DRAIN: no new I/O, call or file event enters the trace, while the
- * I/Os already in it still get their dispatch and completion records. An
- * I/O the block layer takes after that is put in `untraced`, so that its
- * completion is left out too, instead of ending the trace as a completion
- * of nothing. IOTRACE_STOP_CLOSED, once those I/Os are done: nothing is output,
- * so that the programs, which user space detaches in no particular order,
- * add nothing half-seen (a split of an I/O whose queue program is gone).
+ * IOTRACE_STOP_DRAIN: no new I/O, call or file event enters the trace,
+ * while the I/Os already in it still get their dispatch and completion
+ * records. An I/O the block layer takes after that is put in `untraced`,
+ * so that its completion is left out too, instead of ending the trace as
+ * a completion of nothing. IOTRACE_STOP_CLOSED, once those I/Os are done:
+ * nothing is output, so that the programs, which user space detaches in
+ * no particular order, add nothing half-seen (a split of an I/O whose
+ * queue program is gone).
  */
 __u8 stopping = IOTRACE_STOP_NONE;
 

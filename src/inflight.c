@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "inflight.h"
@@ -49,10 +50,9 @@ static void event(struct inflight *f, uint64_t id, uint64_t ts, bool completion)
 	uint64_t val = ts | (completion ? COMPLETION_MARK : 0), old, old_ts;
 	int had = u64map__swap(&f->ids, id, val, &old);
 
-	if (had < 0) {
-		f->incomplete = true;
+	/* out of memory: that I/O is not waited for */
+	if (had < 0)
 		return;
-	}
 	if (ts > f->newest)
 		f->newest = ts;
 	if (++f->events % PRUNE_EVERY == 0)

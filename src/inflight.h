@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The I/Os of the trace whose completion the collector has not seen yet,
- * by id, with their submission time: what a stopping tracer waits for
+ * by id, with their submission time (each id's latest event, inflight.c):
+ * what a stopping tracer waits for
  * (collector.c, finish_inflight()), so that the I/Os of a trace's last
  * moments end with their completions. An io or a split child enters,
  * its completion takes it out, in whichever order the collector reads
@@ -10,7 +11,6 @@
 #ifndef IOTRACE_INFLIGHT_H
 #define IOTRACE_INFLIGHT_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,7 +22,6 @@ struct inflight {
 	uint64_t newest;	/* ns, the latest event seen */
 	uint64_t max_latency;	/* ns, the longest completion seen in order */
 	uint64_t events;
-	bool incomplete;	/* an id could not be kept (no memory) */
 };
 
 /* Takes the record's part in it; every other record is ignored. */
