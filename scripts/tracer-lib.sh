@@ -99,10 +99,78 @@ iotrace_fs_test_cleanup() {
 	local rc=$?
 
 	declare -F iotrace_test_undo >/dev/null && iotrace_test_undo
+	iotrace_kernel_completions_stop
 	iotrace_stop "$TRACER_PID"
 	iotrace_teardown_fs
 	iotrace_test_remove_temp "$T" "$IOTRACE_TEST_KEEP_WHAT"
 	exit "$rc"
+}
+
+# iotrace_kernel_completions_start DEVT: sets up a tracefs instance of this
+# test (KCOMP_DIR) for the kernel's own block_rq_complete and
+# block_bio_complete events of the disk DEVT (major << 20 | minor), with
+# each event's thread group and the clock of the tracer's timestamps;
+# iotrace_kernel_completions_record starts a recording, ..._take ends it.
+# check_trace.py --kernel-completions tells with them a completion the
+# kernel ran no BPF program for from one the tracer lost (see
+# tests/integration/kernel_completions.py). SETUP_ERR and 1 when tracefs
+# cannot do this.
+iotrace_kernel_completions_start() {
+	local tr=/sys/kernel/tracing ev
+
+	[ -d "$tr/instances" ] || tr=/sys/kernel/debug/tracing
+	if [ ! -d "$tr/instances" ]; then
+		SETUP_ERR="no tracefs with instances at /sys/kernel/tracing (the kernel's completions are compared with the trace's)"
+		return 1
+	fi
+	KCOMP_DIR=$tr/instances/iotrace-test-$$
+	if ! mkdir "$KCOMP_DIR" 2>/dev/null; then
+		SETUP_ERR="cannot make the tracefs instance $KCOMP_DIR"
+		KCOMP_DIR=
+		return 1
+	fi
+	if ! { echo 0 >"$KCOMP_DIR/tracing_on" && echo mono >"$KCOMP_DIR/trace_clock" &&
+		echo 1 >"$KCOMP_DIR/options/record-tgid" && echo 0 >"$KCOMP_DIR/options/overwrite" &&
+		echo 32768 >"$KCOMP_DIR/buffer_size_kb"; }; then
+		SETUP_ERR="cannot set up the tracefs instance $KCOMP_DIR"
+		return 1
+	fi
+	for ev in block_rq_complete block_bio_complete; do
+		if ! { echo "dev == $1" >"$KCOMP_DIR/events/block/$ev/filter" &&
+			echo 1 >"$KCOMP_DIR/events/block/$ev/enable"; }; then
+			SETUP_ERR="cannot record block:$ev in $KCOMP_DIR"
+			return 1
+		fi
+	done
+}
+
+# iotrace_kernel_completions_record: starts recording, from empty; around
+# a traced window only, so that the buffer (32 MiB a CPU, not wrapping)
+# holds it all.
+iotrace_kernel_completions_record() {
+	: >"$KCOMP_DIR/trace" && echo 1 >"$KCOMP_DIR/tracing_on"
+}
+
+# iotrace_kernel_completions_take FILE: stops recording and moves what was
+# recorded to FILE; 1 when some of it did not fit in the buffer.
+iotrace_kernel_completions_take() {
+	local dropped
+
+	echo 0 >"$KCOMP_DIR/tracing_on"
+	cat "$KCOMP_DIR/trace" >"$1" || return 1
+	dropped=$(cat "$KCOMP_DIR"/per_cpu/cpu*/stats |
+		awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')
+	: >"$KCOMP_DIR/trace"
+	[ "$dropped" = 0 ]
+}
+
+# iotrace_kernel_completions_stop: removes the instance, if there is one
+# (the fs-test cleanup calls it).
+iotrace_kernel_completions_stop() {
+	[ -n "${KCOMP_DIR:-}" ] && [ -d "$KCOMP_DIR" ] || return 0
+	echo 0 >"$KCOMP_DIR/tracing_on"
+	rmdir "$KCOMP_DIR"
+	KCOMP_DIR=
 }
 
 # iotrace_fs_loop SIZE TAG: a loop device over a SIZE file in /dev/shm for

@@ -11,6 +11,7 @@ check passed, 1 otherwise, 2 on bad usage.
                  [--read-sectors N] [--write-sectors N] [--discard-sectors N]
                  [--min-io N] [--min-split N] [--min-dispatch N]
                  [--allow-incomplete | --truncated] [--phases FILE]
+                 [--busy] [--kernel-completions FILE]
 
 DEVT is the traced whole disk in the kernel's dev_t encoding
 (major << 20 | minor). The sector arguments are the deltas of
@@ -25,11 +26,18 @@ Semantics checked (see bpf/iotrace_event.h):
 - a split child's parent is in flight when it is split; the parent's own
   `io.len` already covers the children, so children are not added to sums;
 - header.sid strictly increases; all device ids are DEVT.
+
+A completion the trace lacks (its id submitted again while in flight, or
+never completed) fails, unless --kernel-completions shows that the kernel
+completed the I/O in PID 1's context, where the kernel of this project's
+VMs runs no BPF program (see kernel_completions.py).
 """
 import argparse
 import json
 import sys
 from collections import Counter
+
+from kernel_completions import KernelCompletions
 
 EVENT_TYPES = ("io", "ioCompletion", "ioSplit", "ioDispatch", "deviceDescription",
                "filesystemMeta", "filesystemFileName", "filesystemFileEvent")
@@ -117,10 +125,10 @@ def main():
     ap.add_argument("--phases",
                     help="file of 'NAME MONOTONIC_NS <stat fields>' lines, one per workload "
                          "step: prints the sectors per step, trace vs stat")
-    ap.add_argument("--lost-completions-per-100k", type=int, default=0,
-                    help="tolerate up to this many I/Os per 100,000 whose completion is missing "
-                         "(an id submitted again while in flight, or never completed); see the "
-                         "note on lost completions in trace_loop.sh")
+    ap.add_argument("--kernel-completions",
+                    help="the kernel's completions of the disk over the traced window, from "
+                         "tracer-lib.sh's iotrace_kernel_completions_take: a completion the trace "
+                         "lacks passes when the kernel completed that I/O in PID 1's context")
     ap.add_argument("--allow-incomplete", action="store_true",
                     help="I/Os may lack a completion (at the end of the trace)")
     ap.add_argument("--busy", action="store_true",
@@ -137,8 +145,8 @@ def main():
     sid_errors = []
     dev_errors = []
     prev_sid = None
-    inflight = {}            # id -> ("io"|"split", sid)
-    dup_submit = []          # an id submitted again while in flight
+    inflight = {}            # id -> ("io"|"split", sid, ns, lba, len)
+    dup_submit = []          # (what, inflight value, ns of the reuse): an id submitted again while in flight
     orphan_completions = []  # completion whose refId is not in flight
     seen = set()             # ids submitted (io or split child) so far
     before_trace = Counter() # with --busy: completions and splits of I/Os from before the trace
@@ -173,6 +181,7 @@ def main():
             kind = kinds[0]
             body = ev[kind]
             counts[kind] += 1
+            ns = int(ev["header"].get("timestamp", 0))
 
             if kind == "deviceDescription":
                 descriptions.append(body)
@@ -186,8 +195,9 @@ def main():
             if kind == "io":
                 iid = body["id"]
                 if iid in inflight:
-                    dup_submit.append("sid %d io id %s (in flight since sid %d)" % (sid, iid, inflight[iid][1]))
-                inflight[iid] = ("io", sid)
+                    dup_submit.append(("sid %d io id %s (in flight since sid %d)" % (sid, iid, inflight[iid][1]),
+                                       inflight[iid], ns))
+                inflight[iid] = ("io", sid, ns, int(body.get("lba", 0)), int(body.get("len", 0)))
                 seen.add(iid)
                 if body.get("partitionId", "0") != "0":
                     part_errors.append("sid %d partitionId %s" % (sid, body.get("partitionId")))
@@ -216,8 +226,9 @@ def main():
                 else:
                     split_parent_missing.append("sid %d split child %s parent %s" % (sid, cid, pid))
                 if cid in inflight:
-                    dup_submit.append("sid %d split child id %s (in flight since sid %d)" % (sid, cid, inflight[cid][1]))
-                inflight[cid] = ("split", sid)
+                    dup_submit.append(("sid %d split child id %s (in flight since sid %d)" % (sid, cid, inflight[cid][1]),
+                                       inflight[cid], ns))
+                inflight[cid] = ("split", sid, ns, int(body.get("lba", 0)), int(body.get("len", 0)))
                 seen.add(cid)
             elif kind == "ioCompletion":
                 rid = body["refId"]
@@ -267,26 +278,35 @@ def main():
                 "of a parent not in flight, %d orphan completions" % (
                     len(dup_submit), len(split_parent_missing), len(orphan_completions)))
     else:
-        if a.lost_completions_per_100k:
-            # A completion the kernel fired but the trace lacks shows up as
-            # its id being submitted again while still in flight.
-            lost = len(dup_submit) + (0 if a.allow_incomplete or a.busy else len(inflight))
-            total = counts["io"] + counts["ioSplit"]
-            measure("completions missing: %d of %d I/Os (%.1f per 100k)" % (
-                lost, total, lost * 100000.0 / max(total, 1)))
-            check(lost * 100000 <= a.lost_completions_per_100k * total,
-                  "at most %d per 100k I/Os lack a completion (%d of %d)" % (
-                      a.lost_completions_per_100k, lost, total), first(dup_submit))
-            if not a.busy:
-                inflight.clear()
+        # A completion the trace lacks shows up as its id submitted again
+        # while in flight, or as an I/O still in flight at the end.
+        missing = list(dup_submit)
+        if not a.allow_incomplete:
+            missing += [("%s %s (sid %d) never completed" % (v[0], k, v[1]), v, None)
+                        for k, v in inflight.items()]
+        total = counts["io"] + counts["ioSplit"]
+        measure("completions missing: %d of %d I/Os (%.1f per 100k)" % (
+            len(missing), total, len(missing) * 100000.0 / max(total, 1)))
+        if a.kernel_completions:
+            kc = KernelCompletions(a.kernel_completions)
+            measure("the kernel's completions of the disk: %d, of which in PID 1's context: %d" % (
+                kc.total, len(kc.in_init)))
+            check(not kc.bad_lines and kc.total > 0,
+                  "the kernel's completion record holds %d events and nothing else" % kc.total,
+                  first(kc.bad_lines))
+            lost = [what for what, (_, _, ns, lba, length), until in missing
+                    if not kc.explains(lba, length, ns, until)]
+            check(not lost, "every I/O without its completion in the trace (%d) was completed by the "
+                  "kernel in PID 1's context, where this kernel runs no BPF program" % len(missing),
+                  first(lost))
         else:
-            check(not dup_submit, "no id submitted twice while in flight", first(dup_submit))
+            check(not dup_submit, "no id submitted twice while in flight", first([d[0] for d in dup_submit]))
+            if not a.allow_incomplete:
+                left = ["%s %s (sid %d)" % (v[0], k, v[1]) for k, v in inflight.items()]
+                check(not left, "every io and split child has exactly one ioCompletion", first(left))
         check(not split_parent_missing, "every split's parent is in flight", first(split_parent_missing))
         check(not orphan_completions, "every ioCompletion matches an io or split in flight",
               first(orphan_completions))
-    if not (a.allow_incomplete or a.truncated):
-        left = ["%s %s (sid %d)" % (v[0], k, v[1]) for k, v in inflight.items()]
-        check(not left, "every io and split child has exactly one ioCompletion", first(left))
     check(not completion_errors, "no completion reports an error", first(completion_errors))
     if a.min_split:
         check(counts["ioSplit"] >= a.min_split, "at least %d ioSplit (got %d)" % (a.min_split, counts["ioSplit"]))

@@ -25,7 +25,7 @@
 # IOTRACE_TEST_KEEP=1 keeps the temporary directory (traces, parsed events,
 # stat snapshots) for a post-mortem.
 #
-# Needs root, BTF (/sys/kernel/btf/vmlinux), loop devices, mkfs.ext4,
+# Needs root, BTF (/sys/kernel/btf/vmlinux), tracefs, loop devices, mkfs.ext4,
 # fstrim and python3; a missing one is a failure, never a skip. The trace
 # repository, config and lock are in a temporary directory; everything set
 # up is torn down at exit, also on failure.
@@ -59,6 +59,7 @@ iotrace_test_undo() {
 REPO=$T/repo
 
 iotrace_quiet_ext4 512M it "$T" || die "$SETUP_ERR"
+iotrace_kernel_completions_start "$DEVT" || die "$SETUP_ERR"
 echo "# device $LOOP ($MAJ:$MIN, dev_t $DEVT), image $IMG"
 sync
 
@@ -90,6 +91,20 @@ start_tracer() {
 		;;
 	esac
 	return 1
+}
+
+# kernel_record: records the kernel's completions of the disk until
+# kernel_take NAME moves them to $T/NAME.kernel (for check_trace.py
+# --kernel-completions) and checks that none was dropped.
+kernel_record() {
+	iotrace_kernel_completions_record || { fail "cannot record the kernel's completions"; return 1; }
+}
+
+kernel_take() {
+	local rc
+	iotrace_kernel_completions_take "$T/$1.kernel"
+	rc=$?
+	check "$1: ftrace kept every completion of the disk (exit $rc)" [ "$rc" = 0 ]
 }
 
 # stop_tracer: SIGINT, wait (at most 30 s); sets TRACER_RC.
@@ -177,7 +192,7 @@ elapsed() { python3 -c "print('%.1f' % ($(now) - $1))"; }
 # =============================================================================
 echo "# run 1: known workload, stopped by SIGINT"
 t0=$(now)
-if want_run 1 && start_tracer run1 -l integration --dispatch; then
+if want_run 1 && kernel_record && start_tracer run1 -l integration --dispatch; then
 	sync
 	sleep 0.5
 	: >"$T/phases"
@@ -194,12 +209,10 @@ if want_run 1 && start_tracer run1 -l integration --dispatch; then
 	step direct_write_1m dd if=/dev/zero of="$MNT/direct1m.bin" bs=1M count=16 oflag=direct conv=fsync status=none
 	step direct_read_64k dd if="$MNT/direct64k.bin" of=/dev/null bs=64k iflag=direct status=none
 	step direct_read_1m dd if="$MNT/direct1m.bin" of=/dev/null bs=1M iflag=direct status=none
-	# many small synchronous writes. Lost completions: on kernel 6.18 here,
-	# about 1 to 10 in 100,000 bios completed by block_rq_complete in a
-	# softirq that interrupted an unrelated task reach no BPF program (no
-	# recursion miss is counted; ftrace sees the event). Unexplained so
-	# far; the checker tolerates 50 per 100k and prints the count, while
-	# the sector sums over submissions must match the kernel exactly.
+	# many small synchronous writes. A completion a softirq handles on
+	# top of a thread of PID 1 reaches no BPF program on this project's
+	# VMs (see kernel_completions.py): the checker lets a missing
+	# completion pass only when the kernel's own record shows that.
 	step direct_write_4k dd if=/dev/zero of="$MNT/direct4k.bin" bs=4k count=8000 oflag=direct status=none
 	# requests of at most 128 KiB: 1 MiB direct I/Os get split
 	echo 128 >"/sys/block/$LN/queue/max_sectors_kb"
@@ -223,6 +236,7 @@ if want_run 1 && start_tracer run1 -l integration --dispatch; then
 	cat "/sys/block/$LN/stat" >"$T/stat.after"
 	stop_tracer
 	cat "/sys/block/$LN/stat" >"$T/stat.stopped"
+	kernel_take run1
 	echo "      run1 took $(elapsed "$t0") s"
 
 	check "run1: tracer exit 0 (got $TRACER_RC)" [ "$TRACER_RC" = 0 ]
@@ -266,7 +280,8 @@ if want_run 1 && start_tracer run1 -l integration --dispatch; then
 	check "run1: -P --io --raw exit 0 (got $PARSE_RC)" [ "$PARSE_RC" = 0 ]
 	[ -s "$T/run1.parse.err" ] && sed 's/^/      stderr: /' "$T/run1.parse.err" | head -5
 	check "run1: parsed event count == summary tracedEvents ($tev)" [ "$(wc -l <"$T/run1.jsonl")" = "$tev" ]
-	run_checker "$T/run1.jsonl" --dev "$DEVT" --name "$LN" --min-io 100 --min-split 1 --min-dispatch 1 --lost-completions-per-100k 50 \
+	run_checker "$T/run1.jsonl" --dev "$DEVT" --name "$LN" --min-io 100 --min-split 1 --min-dispatch 1 \
+		--kernel-completions "$T/run1.kernel" \
 		--read-sectors "$RD" --write-sectors "$WR" "${DARGS[@]}" --phases "$T/phases"
 	"$BIN" -P --io --raw -f csv -p "$TRACE" >"$T/run1.csv" 2>"$T/run1.csv.err"
 	rc=$?
@@ -299,7 +314,7 @@ fi
 echo "# run 5: --compress none"
 t0=$(now)
 # right after run 1, on a file system as quiet as run 1 found it
-if want_run 5 && sync && sleep 1 && start_tracer run5 --compress none; then
+if want_run 5 && sync && sleep 1 && kernel_record && start_tracer run5 --compress none; then
 	sync
 	sleep 0.5
 	cat "/sys/block/$LN/stat" >"$T/stat5.before"
@@ -315,6 +330,7 @@ if want_run 5 && sync && sleep 1 && start_tracer run5 --compress none; then
 	check "run5: workload ran (exit $wrc)" [ "$wrc" = 0 ]
 	sleep 1
 	stop_tracer
+	kernel_take run5
 	# after the stop, not before it as in run 1: a late journal commit
 	# between that snapshot and the stop is traced too
 	cat "/sys/block/$LN/stat" >"$T/stat5.after"
@@ -336,6 +352,7 @@ if want_run 5 && sync && sleep 1 && start_tracer run5 --compress none; then
 	RD=$(( $(field "$T/stat5.after" 3) - $(field "$T/stat5.before" 3) ))
 	WR=$(( $(field "$T/stat5.after" 7) - $(field "$T/stat5.before" 7) ))
 	run_checker "$T/run5.jsonl" --dev "$DEVT" --name "$LN" --min-io 100 --no-dispatch \
+		--kernel-completions "$T/run5.kernel" \
 		--read-sectors "$RD" --write-sectors "$WR"
 fi
 
