@@ -314,6 +314,10 @@ static void join_warnings(const struct join *j)
 	if (c->not_completed)
 		cli_warn("%llu I/Os never completed (their completion is not in the trace); they are listed last, without latency",
 			 (unsigned long long)c->not_completed);
+	/* which of them is not a matter of the trace ending too early */
+	if (c->lost_by_reuse)
+		cli_warn("%llu of them did end: their id was used again later in the trace",
+			 (unsigned long long)c->lost_by_reuse);
 	if (c->orphan_completions)
 		cli_warn("%llu completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)",
 			 (unsigned long long)c->orphan_completions);

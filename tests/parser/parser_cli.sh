@@ -211,6 +211,21 @@ run "never completed, zstd" 0 "$warnings" -- -P --io -p "$zj" -f csv
 cmp -s "$tmp/out" "$tmp/want" || fail "never completed, zstd: output differs from the raw trace's"
 run "never completed, statistics" 0 "$warnings" -- -P --statistics -p "$j"
 grep -q '"notCompleted": "1"' "$tmp/out" || fail "never completed, statistics: no notCompleted 1"
+# an id submitted again while in flight: the first I/O did end, its
+# completion is what the trace lacks; the last one is still in flight
+r=$tmp/reused
+mkdir "$r"
+mkios "$r/octf.trace.0" <<'SPEC'
+io 1 1000 10 0 8
+io 2 1100 10 8 8
+done 3 1200 10
+io 4 1300 10 16 8
+SPEC
+run "never completed, id reused" 0 "iotrace: warning: 2 I/Os never completed (their completion is not in the trace); they are listed last, without latency
+iotrace: warning: 1 of them did end: their id was used again later in the trace" -- -P --io -p "$r" -f csv
+got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
+[ "$got" = "header.sid,io.lba,io.error,io.latency 2,8,false,100 1,0,true, 4,16,true, " ] ||
+	fail "never completed, id reused: got '$got'"
 
 # damage and lost events make every view's output partial
 run "damaged, statistics" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial
