@@ -164,6 +164,16 @@ iotrace_kernel_completions_take() {
 	[ "$dropped" = 0 ]
 }
 
+# iotrace_test_kernel_completions_take LABEL FILE: (with
+# iotrace_test_harness) ..._take FILE, checked
+iotrace_test_kernel_completions_take() {
+	local rc
+
+	iotrace_kernel_completions_take "$2"
+	rc=$?
+	check "${1}ftrace kept every completion of the disk (exit $rc)" [ "$rc" = 0 ]
+}
+
 # iotrace_kernel_completions_stop: removes the instance, if there is one
 # (the fs-test cleanup calls it).
 iotrace_kernel_completions_stop() {
