@@ -162,6 +162,14 @@ def main():
     io_times = []            # (timestamp, class, len) of every io, for --phases
     nlines = 0
 
+    def submitted(kind, iid, sid, ns, body):
+        """An io or split child (kind "io" or "split"): in flight from now on, by its id."""
+        if iid in inflight:
+            dup_submit.append(("sid %d %s id %s (in flight since sid %d)" % (
+                sid, "io" if kind == "io" else "split child", iid, inflight[iid][1]), inflight[iid], ns))
+        inflight[iid] = (kind, sid, ns, int(body.get("lba", 0)), int(body.get("len", 0)))
+        seen.add(iid)
+
     with open(a.events) as f:
         for lineno, line in enumerate(f, 1):
             nlines += 1
@@ -193,12 +201,7 @@ def main():
                     dev_errors.append("sid %d %s.deviceId %s" % (sid, kind, body.get("deviceId")))
 
             if kind == "io":
-                iid = body["id"]
-                if iid in inflight:
-                    dup_submit.append(("sid %d io id %s (in flight since sid %d)" % (sid, iid, inflight[iid][1]),
-                                       inflight[iid], ns))
-                inflight[iid] = ("io", sid, ns, int(body.get("lba", 0)), int(body.get("len", 0)))
-                seen.add(iid)
+                submitted("io", body["id"], sid, ns, body)
                 if body.get("partitionId", "0") != "0":
                     part_errors.append("sid %d partitionId %s" % (sid, body.get("partitionId")))
                 op = body.get("operation")
@@ -225,11 +228,7 @@ def main():
                     before_trace["ioSplit"] += 1
                 else:
                     split_parent_missing.append("sid %d split child %s parent %s" % (sid, cid, pid))
-                if cid in inflight:
-                    dup_submit.append(("sid %d split child id %s (in flight since sid %d)" % (sid, cid, inflight[cid][1]),
-                                       inflight[cid], ns))
-                inflight[cid] = ("split", sid, ns, int(body.get("lba", 0)), int(body.get("len", 0)))
-                seen.add(cid)
+                submitted("split", cid, sid, ns, body)
             elif kind == "ioCompletion":
                 rid = body["refId"]
                 if rid in inflight:
