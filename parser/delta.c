@@ -54,8 +54,8 @@ enum role {
 	R_ID,		/* bio address: recent ids */
 	R_RQ,		/* request address: recent requests */
 	R_BYTES,	/* length-delimited: recent values */
-	R_DISP_LBA,	/* predicted from the io being dispatched */
-	R_DISP_LEN,
+	R_IO_LBA,	/* predicted from the io the record refers to */
+	R_IO_LEN,
 };
 
 /* Ranks of an id not in its recent list, and of one not looked for */
@@ -96,6 +96,7 @@ struct io_entry {
 };
 
 struct delta {
+	unsigned version;	/* of the format (delta.h) */
 	uint64_t sid, ts;
 	unsigned ntypes;
 	struct type *type[MAX_TYPES];
@@ -123,6 +124,7 @@ struct walk {
 /* One record, in the terms of the model */
 struct rec {
 	uint64_t sid, ts;
+	unsigned version;	/* the stream's */
 	size_t bytes;		/* decoding: the lengths of its bytes values */
 	unsigned type;		/* == d->ntypes: a new type */
 	uint32_t field;
@@ -143,9 +145,27 @@ struct rec {
 	struct type grown;
 };
 
+struct delta *delta__new_version(unsigned version)
+{
+	struct delta *d = calloc(1, sizeof(struct delta));
+
+	if (d)
+		d->version = version;
+	return d;
+}
+
 struct delta *delta__new(void)
 {
-	return calloc(1, sizeof(struct delta));
+	return delta__new_version(DELTA_VERSION);
+}
+
+int delta__header_version(const uint8_t *h)
+{
+	uint8_t v = h[DELTA_STREAM_HEADER_LEN - 1];
+
+	if (memcmp(h, DELTA_STREAM_HEADER, DELTA_STREAM_HEADER_LEN - 1) || v < '1' || v > '9')
+		return 0;
+	return v - '0';
 }
 
 void delta__free(struct delta *d)
@@ -183,7 +203,7 @@ static size_t varint_len(uint64_t v)
 	return n;
 }
 
-static uint8_t role_of(uint32_t type_field, uint32_t field, bool lenfield)
+static uint8_t role_of(unsigned version, uint32_t type_field, uint32_t field, bool lenfield)
 {
 	if (lenfield)
 		return R_BYTES;
@@ -193,7 +213,16 @@ static uint8_t role_of(uint32_t type_field, uint32_t field, bool lenfield)
 	case F_META:
 		return field == 1 ? R_ID : R_NUM;
 	case F_COMPLETION:
-		return field == 5 ? R_ID : R_NUM;
+		switch (field) {
+		case 1:
+			return version >= 2 ? R_IO_LBA : R_NUM;
+		case 2:
+			return version >= 2 ? R_IO_LEN : R_NUM;
+		case 5:
+			return R_ID;
+		default:
+			return R_NUM;
+		}
 	case F_SPLIT:
 		return field == 1 || field == 2 ? R_ID : R_NUM;
 	case F_DISPATCH:
@@ -201,9 +230,9 @@ static uint8_t role_of(uint32_t type_field, uint32_t field, bool lenfield)
 		case 1:
 			return R_ID;
 		case 3:
-			return R_DISP_LBA;
+			return R_IO_LBA;
 		case 4:
-			return R_DISP_LEN;
+			return R_IO_LEN;
 		case 6:
 			return R_RQ;
 		default:
@@ -303,14 +332,17 @@ static bool add_slot(struct rec *r, unsigned i, uint32_t field, bool lenfield)
 	memset(s, 0, sizeof(*s));
 	s->field = field;
 	s->lenfield = lenfield;
-	s->role = role_of(r->field, field, lenfield);
+	s->role = role_of(r->version, r->field, field, lenfield);
 	g->nslots++;
 	r->fresh = (r->fresh & below) | (r->fresh & ~below) << 1 | 1ull << i;
 	r->nnew++;
 	return true;
 }
 
-/* The number slot i of r is predicted to hold; cur_id: the record's first id */
+/*
+ * The number slot i of r is predicted to hold; cur_id: the record's first
+ * id (not 0), which may come after the slot (a completion's refId)
+ */
 static inline uint64_t predict_num(const struct delta *d, const struct rec *r, unsigned i, uint64_t cur_id)
 {
 	const struct slot *s = &r->t->slot[i];
@@ -324,12 +356,12 @@ static inline uint64_t predict_num(const struct delta *d, const struct rec *r, u
 		return d->nids ? d->ids[0] : 0;
 	case R_RQ:
 		return d->nrqs ? d->rqs[0] : 0;
-	case R_DISP_LBA:
-	case R_DISP_LEN:
+	case R_IO_LBA:
+	case R_IO_LEN:
 		e = &d->io[io_slot(cur_id)];
 		if (!cur_id || e->id != cur_id)
 			return prev;
-		return s->role == R_DISP_LBA ? e->lba : e->len;
+		return s->role == R_IO_LBA ? e->lba : e->len;
 	default:
 		return prev;
 	}
@@ -541,6 +573,7 @@ static bool find_type(const struct delta *d, uint32_t field, struct rec *r)
 {
 	unsigned i;
 
+	r->version = d->version;
 	for (i = 0; i < d->ntypes; i++) {
 		if (d->type[i]->field == field) {
 			r->type = i;
@@ -678,6 +711,17 @@ static bool rec_from_msg(const struct delta *d, const uint8_t *msg, size_t len, 
 	return find_type(d, (uint32_t)(tag >> 3), r) && read_fields(r, p, end);
 }
 
+/* The value of r's first id slot that holds one; 0 if none does */
+static uint64_t first_id(const struct rec *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->t->nslots; i++)
+		if (r->t->slot[i].role == R_ID && r->val[i].v)
+			return r->val[i].v;
+	return 0;
+}
+
 /* Sets r->mask, the ids' ranks and pred[] (the number predictions) */
 static void find_mispredicted(const struct delta *d, struct rec *r, uint64_t *pred)
 {
@@ -700,7 +744,11 @@ static void find_mispredicted(const struct delta *d, struct rec *r, uint64_t *pr
 			else
 				miss = !v->present || !bytes_equal(r->t->slot[i].recent, 0, v);
 		} else {
-			pred[i] = predict_num(d, r, i, cur_id);
+			/* an io's lba or len ahead of the id it belongs to */
+			if (!cur_id && (role == R_IO_LBA || role == R_IO_LEN))
+				pred[i] = predict_num(d, r, i, first_id(r));
+			else
+				pred[i] = predict_num(d, r, i, cur_id);
 			miss = v->v != pred[i];
 			if (role == R_ID && !cur_id)
 				cur_id = v->v;
@@ -908,11 +956,12 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 			  const uint8_t *end)
 {
 	const uint8_t *p = *pp;
-	uint64_t x, cur_id = 0;
+	uint64_t x, cur_id = 0, deferred = 0, m;
 	unsigned code, i;
 	uint8_t k;
 	int ret;
 
+	r->version = d->version;
 	k = *p++;
 	code = k & 15;
 	if (code) {
@@ -1001,6 +1050,15 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 			p += x;
 			continue;
 		}
+		if (!cur_id && (role == R_IO_LBA || role == R_IO_LEN)) {
+			/* the id of its io comes later: the difference now, the prediction below */
+			if (miss) {
+				GET(&x);
+				v->v = unzigzag(x);
+			}
+			deferred |= 1ull << i;
+			continue;
+		}
 		pred = predict_num(d, r, i, cur_id);
 		if (!miss) {
 			v->v = pred;
@@ -1023,6 +1081,10 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 		}
 		if (role == R_ID && !cur_id)
 			cur_id = v->v;
+	}
+	for (m = deferred; m; m &= m - 1) {
+		i = (unsigned)__builtin_ctzll(m);
+		r->val[i].v += predict_num(d, r, i, cur_id);
 	}
 	*pp = p;
 	return 1;

@@ -43,10 +43,16 @@
  *            0 absent, 1..16 rank in the slot's recent values + 1, 17 then
  *            length and bytes; other numbers: zigzag(value - prediction)
  * Predictions: the previous record's value of the slot (absent = 0);
- * ids: the most recent id; a dispatch's lba/len: those of the io whose id
- * it dispatches. All lists are updated after the record, in field order.
+ * ids: the most recent id; the lba/len of a dispatch and of a completion:
+ * those of the io (or split child) of the record's first id, if it is
+ * among the stream's recent ones (a completion's refId follows its
+ * lba/len: a decoder reads their differences first and adds the
+ * prediction once it has the id). All lists are updated after the
+ * record, in field order.
  * Which fields have which role, and the sizes of the lists (delta.c), are
  * part of the format: changing them needs a new version in the header.
+ * Versions: 1 predicts a completion's lba/len from the previous
+ * completion (the collector wrote none then); 2 from its io.
  */
 #ifndef IOTRACE_DELTA_H
 #define IOTRACE_DELTA_H
@@ -62,8 +68,16 @@
  * itself skips it; the parser reads it to know the frames hold delta
  * records.
  */
-#define DELTA_STREAM_HEADER "\x5e\x2a\x4d\x18\x14\x00\x00\x00iotrace delta recs 1"
+#define DELTA_VERSION 2
+#define DELTA_STREAM_HEADER "\x5e\x2a\x4d\x18\x14\x00\x00\x00iotrace delta recs 2"
 #define DELTA_STREAM_HEADER_LEN 28
+
+/*
+ * The version a stream header h[0..DELTA_STREAM_HEADER_LEN) names (its
+ * last byte, '1'-'9'), which may be newer than DELTA_VERSION; 0 if h is
+ * not a delta stream header.
+ */
+int delta__header_version(const uint8_t *h);
 
 /* Larger messages are stored verbatim; a decoded record is never larger. */
 #define DELTA_MSG_MAX 4096
@@ -85,8 +99,11 @@
 
 struct delta;
 
-/* One per stream, for either direction. NULL on out of memory. */
+/* One per stream, for either direction, of DELTA_VERSION. NULL on out of memory. */
 struct delta *delta__new(void);
+
+/* The same for a stream of an older version (1..DELTA_VERSION), to read it */
+struct delta *delta__new_version(unsigned version);
 
 /* Accepts NULL. */
 void delta__free(struct delta *d);

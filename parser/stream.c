@@ -220,6 +220,7 @@ static void drop_behind(struct stream *s)
 static int stream_start(struct stream *s)
 {
 	bool skippable;
+	int version;
 	ssize_t r;
 
 	if (s->lent && use_lent(s))
@@ -240,9 +241,11 @@ static int stream_start(struct stream *s)
 		if (more < 0)
 			return (int)more;
 		r += more;
-		if ((size_t)r == DELTA_STREAM_HEADER_LEN &&
-		    !memcmp(s->buf, DELTA_STREAM_HEADER, DELTA_STREAM_HEADER_LEN)) {
-			s->delta = delta__new();
+		version = (size_t)r == DELTA_STREAM_HEADER_LEN ? delta__header_version(s->buf) : 0;
+		if (version > DELTA_VERSION)
+			return -EPROTONOSUPPORT;
+		if (version) {
+			s->delta = delta__new_version((unsigned)version);
 			s->split = malloc(sizeof(*s->split));
 			s->rebuilt = malloc(DELTA_MSG_MAX);
 			if (!s->delta || !s->split || !s->rebuilt)

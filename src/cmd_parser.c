@@ -167,6 +167,8 @@ static const char *damage_reason(int err)
 		return "corrupted record";
 	case -EPROTO:
 		return "record does not decode";
+	case -EPROTONOSUPPORT:
+		return "written by a newer iotrace (a later version of its compressed records)";
 	default:
 		return strerror(-err);
 	}

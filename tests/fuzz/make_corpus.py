@@ -11,7 +11,9 @@ usage: make_corpus.py SAMPLE_TRACE_DIR [OUT_DIR]
 
 With IOTRACE_PACK_TRACE set to a built bench/pack_trace, also the delta
 record streams the collector writes by default (whole, cut, damaged), and
-their records uncompressed.
+their records uncompressed. The delta-v1-* seeds are streams of version 1
+(before completions had ranges), kept as that collector wrote them; this
+script does not write them.
 """
 import glob
 import os
@@ -53,8 +55,10 @@ def io(sid, ts, id_, lba, ln, op=2, extra=b""):
     return rec(sid, ts, 2, f(1, lba) + f(2, ln) + f(4, DEV) + f(5, op) + f(9, id_) + extra)
 
 
-def done(sid, ts, ref, err=0):
-    return rec(sid, ts, 5, f(3, err) + f(4, DEV) + f(5, ref))
+def done(sid, ts, ref, err=0, lba=0, ln=0):
+    """A completion; proto3 leaves out the range's fields that are 0."""
+    rng = (f(1, lba) if lba else b"") + (f(2, ln) if ln else b"")
+    return rec(sid, ts, 5, rng + f(3, err) + f(4, DEV) + f(5, ref))
 
 
 def meta(sid, ts, ref, ino, off):
@@ -187,8 +191,9 @@ def main():
          + disp(8, 120, 0x11, 1000, 64, 1) + disp(9, 125, 0x11, 1000, 64, 1)
          + disp(10, 130, 0x10, 1064, 192, 1)
          + io(11, 140, 0x20, 0, 8, op=1) + io(12, 150, 0x20, 8, 8)
-         + done(13, 200, 0x11) + done(14, 300, 0x10) + done(15, 310, 0x20, 1)
-         + name(16, 2, 1, "data") + fevent(17, 320, 3, 2) + done(18, 330, 0x99)
+         + done(13, 200, 0x11, lba=1000, ln=64) + done(14, 300, 0x10, lba=1064, ln=192)
+         + done(15, 310, 0x20, 1, lba=8, ln=8)
+         + name(16, 2, 1, "data") + fevent(17, 320, 3, 2) + done(18, 330, 0x99, lba=77, ln=8)
          + io(19, 400, 0x30, 0, 0, extra=f(6, 1) + f(24, 1)) + done(20, 410, 0x30))
     seeds["ours-split-dispatch"] = bytes([0]) + a
 

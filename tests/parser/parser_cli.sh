@@ -150,6 +150,14 @@ iotrace: trace damaged: $d/octf.trace.1 at byte 28: corrupted record; output is 
 iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; output is partial" -- -P --io --raw -p "$d"
 [ "$(wc -l <"$tmp/out")" -eq $((10 + 4 + 2)) ] || fail "damaged: $(wc -l <"$tmp/out") events, want 16"
 
+# a stream of delta records in a version this parser does not know (a
+# newer iotrace's): refused with its reason, the other streams read
+n=$tmp/newer
+mktrace "$n" octf.trace.0 1 10 1
+printf '\x5e\x2a\x4d\x18\x14\0\0\0iotrace delta recs 9' >"$n/octf.trace.1.zst"
+run "newer delta version" 3 "iotrace: trace damaged: $n/octf.trace.1.zst at byte 0: written by a newer iotrace (a later version of its compressed records); output is partial" -- -P --io --raw -p "$n"
+[ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "newer delta version: $(wc -l <"$tmp/out") events, want 10"
+
 # --- what the summary says: lost events make the output partial ---
 l="$tmp/lossy"
 mktrace "$l" octf.trace.0 1 5

@@ -491,6 +491,25 @@ static bool split_of(const uint8_t *msg, size_t len, struct delta_split *s)
 /* Messages encode_all() gave to delta__encode_split() */
 static size_t split_coded;
 
+/* The format version the helpers below code and decode in */
+static unsigned coding_version = DELTA_VERSION;
+
+/* Teardown of the tests that change it, which may end early */
+static int current_version(void **state)
+{
+	(void)state;
+	coding_version = DELTA_VERSION;
+	return 0;
+}
+
+static struct delta *new_delta(void)
+{
+	struct delta *d = delta__new_version(coding_version);
+
+	assert_non_null(d);
+	return d;
+}
+
 /*
  * Encodes all of q; returns the buffer (caller frees) and its length.
  * A second stream gets the messages that split_of() splits through
@@ -498,7 +517,7 @@ static size_t split_coded;
  */
 static uint8_t *encode_all(const struct seq *q, size_t *len, size_t *nverbatim)
 {
-	struct delta *d = delta__new(), *ds = delta__new();
+	struct delta *d = new_delta(), *ds = new_delta();
 	size_t i, cap = 0, n = 0, nv = 0;
 	struct delta_split split;
 	uint8_t *out, *other;
@@ -540,7 +559,7 @@ static uint8_t *encode_all(const struct seq *q, size_t *len, size_t *nverbatim)
 /* Decodes enc and checks it gives q's messages exactly, each record once */
 static void expect_decodes_to(const uint8_t *enc, size_t len, const struct seq *q)
 {
-	struct delta *d = delta__new();
+	struct delta *d = new_delta();
 	size_t pos = 0, i;
 
 	assert_non_null(d);
@@ -577,7 +596,7 @@ struct kinds {
 
 static struct kinds kinds_of(const uint8_t *enc, size_t len)
 {
-	struct delta *d = delta__new();
+	struct delta *d = new_delta();
 	struct kinds k = { 0, 0, 0 };
 	size_t pos = 0;
 
@@ -650,19 +669,24 @@ static void test_golden(void **state)
 
 /*
  * The records of a stream like the collector's and of a random one, by
- * length and FNV-1a, as the encoder of the first release (commit
- * 0c31bf6) wrote them: no change of the code may change a byte.
+ * length and FNV-1a, as the encoder of each version's first release
+ * wrote them (version 1: commit 0c31bf6): no change of the code may
+ * change a byte, and the decoder reads every version's. The collector's
+ * stream has no completion lba/len, on which the versions differ.
  */
 static void test_frozen_records(void **state)
 {
 	static const struct {
+		unsigned version;
 		void (*make)(struct seq *q, size_t n);
 		size_t n, len;
 		struct kinds kinds;
 		uint64_t fnv;
 	} want[] = {
-		{ make_trace, 3000, 82636, { 0, 9, 12 }, 0xe57db45e00d32f4full },
-		{ make_random, 19000, 2740327, { 2567, 15, 43 }, 0x2047e788e1ad1b2eull },
+		{ 1, make_trace, 3000, 82636, { 0, 9, 12 }, 0xe57db45e00d32f4full },
+		{ 1, make_random, 19000, 2740327, { 2567, 15, 43 }, 0x2047e788e1ad1b2eull },
+		{ 2, make_trace, 3000, 82636, { 0, 9, 12 }, 0xe57db45e00d32f4full },
+		{ 2, make_random, 19000, 2740507, { 2567, 15, 43 }, 0x821f3ca1e69d58d1ull },
 	};
 	size_t i, len;
 
@@ -671,6 +695,7 @@ static void test_frozen_records(void **state)
 		struct kinds k;
 		uint8_t *enc;
 
+		coding_version = want[i].version;
 		rnd_state = RND_SEED;
 		want[i].make(q, want[i].n);
 		split_coded = 0;
@@ -701,7 +726,7 @@ struct trace_digest {
  */
 static void code_stream(struct stream *s, struct trace_digest *t)
 {
-	struct delta *e = delta__new(), *es = delta__new(), *dd = delta__new();
+	struct delta *e = new_delta(), *es = new_delta(), *dd = new_delta();
 	uint8_t *rec = malloc(DELTA_ENCODED_MAX(FRAMING_RECORD_MAX));
 	uint8_t *other = malloc(DELTA_ENCODED_MAX(FRAMING_RECORD_MAX));
 	const uint8_t *msg, *back;
@@ -739,23 +764,29 @@ static int ntrace_dirs;
 
 /*
  * Real traces: a trace known by the digest of its messages must give the
- * records the encoder of commit 0c31bf6 gave. The upstream sample is
- * known; an unknown trace fails.
+ * records the encoder of each version's first release gave (version 1:
+ * commit 0c31bf6). The upstream sample is known; an unknown trace fails.
+ * Its completions have lba and len, which version 2 predicts.
  */
 static void test_frozen_traces(void **state)
 {
-	static const struct trace_digest frozen[] = {
+	static const struct {
+		unsigned version;
+		struct trace_digest d;
+	} frozen[] = {
 		/* the upstream sample trace, 2020-07-02_08:52:51 */
-		{ 193615, 0xd0376d7e657c23bdull, 0x1f55ca6d81af07e8ull },
+		{ 1, { 193615, 0xd0376d7e657c23bdull, 0x1f55ca6d81af07e8ull } },
+		{ 2, { 193615, 0xd0376d7e657c23bdull, 0x5ea031fa3f7fbc1dull } },
 	};
 	size_t i, k;
 	int d;
 
 	assert_true(ntrace_dirs > 0);
-	for (d = 0; d < ntrace_dirs; d++) {
+	for (d = 0; d < 2 * ntrace_dirs; d++) {
 		struct trace_digest t = { 0, FNV_INIT, FNV_INIT };
-		struct trace *tr = trace__open(trace_dirs[d]);
+		struct trace *tr = trace__open(trace_dirs[d / 2]);
 
+		coding_version = d % 2 ? DELTA_VERSION : 1;
 		assert_non_null(tr);
 		for (i = 0; i < trace__stream_count(tr); i++) {
 			struct stream *s = stream__open(stream__path(trace__stream(tr, i)));
@@ -765,14 +796,15 @@ static void test_frozen_traces(void **state)
 			stream__free(s);
 		}
 		trace__free(tr);
-		print_message("%s: %zu records, in %#llx, out %#llx\n", trace_dirs[d], t.records,
-			      (unsigned long long)t.in, (unsigned long long)t.out);
+		print_message("%s (v%u): %zu records, in %#llx, out %#llx\n", trace_dirs[d / 2],
+			      coding_version, t.records, (unsigned long long)t.in,
+			      (unsigned long long)t.out);
 		for (k = 0; k < sizeof(frozen) / sizeof(frozen[0]); k++)
-			if (frozen[k].in == t.in)
+			if (frozen[k].d.in == t.in && frozen[k].version == coding_version)
 				break;
 		assert_true(k < sizeof(frozen) / sizeof(frozen[0]));
-		assert_int_equal(t.records, frozen[k].records);
-		assert_int_equal(t.out, frozen[k].out);
+		assert_int_equal(t.records, frozen[k].d.records);
+		assert_int_equal(t.out, frozen[k].d.out);
 	}
 }
 
@@ -830,6 +862,88 @@ static void test_dispatch_predicted(void **state)
 	}
 	/* K, ts, mask: id, lba, len, request all as predicted */
 	assert_int_equal(n, 3);
+	delta__free(d);
+}
+
+/*
+ * An io (type 2) or a completion (5) of lba, len and id at sid (ts from
+ * it), added to q and coded by d; returns the record's length
+ */
+static size_t add_ranged(struct seq *q, struct delta *d, uint32_t type, uint64_t sid,
+			 uint64_t lba, uint64_t len, uint64_t id)
+{
+	uint8_t out[512];
+	struct pbuf b, m;
+
+	b.n = 0;
+	num(&b, 1, lba);
+	num(&b, 2, len);
+	num(&b, type == 2 ? 9 : 5, id);
+	event(&m, sid, 100000 + 10 * sid, type, &b);
+	seq_add_pb(q, &m);
+	return delta__encode(d, m.b, m.n, out);
+}
+
+/*
+ * A completion's lba and len, which come before its refId: version 2
+ * predicts them from its io (a record of K, ts and mask), version 1 from
+ * the previous completion; a completion of an io the stream has not seen
+ * is coded in full. Each decodes to its message.
+ */
+static void test_completion_predicted(void **state)
+{
+	static const struct {
+		unsigned version;
+		size_t known, unknown;
+	} want[] = { { 1, 6, 12 }, { 2, 3, 12 } };
+	struct seq *q;
+	uint8_t *enc;
+	size_t n, len, i, v;
+	uint64_t id;
+
+	for (v = 0; v < 2; v++) {
+		struct delta *d;
+
+		coding_version = want[v].version;
+		d = new_delta();
+		q = seq_new();
+		for (i = 0; i < 4; i++) {
+			id = 0xffff888100000000ull + i * 0x300;
+			add_ranged(q, d, 2, 10 + 2 * i, 1000 + 7777 * i, 8 + i, id);
+			n = add_ranged(q, d, 5, 11 + 2 * i, 1000 + 7777 * i, 8 + i, id);
+		}
+		assert_int_equal(n, want[v].known);
+		/* its io was on another CPU's stream */
+		n = add_ranged(q, d, 5, 20, 123456789, 16, 0xffff888100007700ull);
+		assert_int_equal(n, want[v].unknown);
+		delta__free(d);
+
+		enc = encode_all(q, &len, NULL);
+		expect_decodes_to(enc, len, q);
+		free(enc);
+		seq_free(q);
+	}
+}
+
+/* Stream headers name their version; the decoder knows 1 and 2 */
+static void test_header_version(void **state)
+{
+	uint8_t h[DELTA_STREAM_HEADER_LEN];
+	struct delta *d;
+
+	memcpy(h, DELTA_STREAM_HEADER, sizeof(h));
+	assert_int_equal(delta__header_version(h), DELTA_VERSION);
+	h[sizeof(h) - 1] = '1';
+	assert_int_equal(delta__header_version(h), 1);
+	h[sizeof(h) - 1] = '7';
+	assert_int_equal(delta__header_version(h), 7);
+	h[sizeof(h) - 1] = 'x';
+	assert_int_equal(delta__header_version(h), 0);
+	memcpy(h, DELTA_STREAM_HEADER, sizeof(h));
+	h[10] = 'X';
+	assert_int_equal(delta__header_version(h), 0);
+	d = delta__new_version(1);
+	assert_non_null(d);
 	delta__free(d);
 }
 
@@ -1260,14 +1374,16 @@ static void test_no_memory(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest traces[] = {
-		cmocka_unit_test(test_frozen_traces),
+		cmocka_unit_test_teardown(test_frozen_traces, current_version),
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
-		cmocka_unit_test(test_frozen_records),
+		cmocka_unit_test_teardown(test_frozen_records, current_version),
 		cmocka_unit_test(test_stream_header),
 		cmocka_unit_test(test_round_trip_trace),
 		cmocka_unit_test(test_dispatch_predicted),
+		cmocka_unit_test_teardown(test_completion_predicted, current_version),
+		cmocka_unit_test(test_header_version),
 		cmocka_unit_test(test_protobuf_c_canonical),
 		cmocka_unit_test(test_verbatim),
 		cmocka_unit_test(test_many_types),

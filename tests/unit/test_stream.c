@@ -378,6 +378,9 @@ static size_t put_field(uint8_t *b, uint32_t field, uint64_t v)
 	return n + framing__put_varint(b + n, v);
 }
 
+/* The version of the delta format make_delta_stream() and delta_file() write */
+static unsigned delta_version = DELTA_VERSION;
+
 /*
  * Events as the collector writes them (header, then an io or completion
  * body), one message too large to be anything but verbatim, and enough
@@ -385,7 +388,7 @@ static size_t put_field(uint8_t *b, uint32_t field, uint64_t v)
  */
 static void make_delta_stream(struct delta_stream *ds)
 {
-	struct delta *d = delta__new();
+	struct delta *d = delta__new_version(delta_version);
 	uint8_t body[64], hdr[32];
 	size_t i, mlen = 0, cap = 0;
 
@@ -409,6 +412,9 @@ static void make_delta_stream(struct delta_stream *ds)
 			b += put_field(body + b, 2, 8);
 			b += put_field(body + b, 9, 0xffff888100000000ull + i % 5 * 0x100);
 		} else {
+			/* the range of the io before it, mostly */
+			b += put_field(body + b, 1, 8 * ((i - (i % 5 == 0)) * 7919 % 1000 + 1));
+			b += put_field(body + b, 2, 8);
 			b += put_field(body + b, 5, 0xffff888100000000ull + (i - 1) % 5 * 0x100);
 		}
 		if (i == 17) {
@@ -444,6 +450,7 @@ static uint8_t *delta_file(const struct delta_stream *ds, size_t split, size_t *
 
 	assert_non_null(f);
 	memcpy(f, DELTA_STREAM_HEADER, DELTA_STREAM_HEADER_LEN);
+	f[DELTA_STREAM_HEADER_LEN - 1] = (uint8_t)('0' + delta_version);
 	memcpy(f + DELTA_STREAM_HEADER_LEN, z, zlen);
 	free(z);
 	*flen = DELTA_STREAM_HEADER_LEN + zlen;
@@ -530,6 +537,37 @@ static void test_delta_as_fields(void **state)
 	free(f);
 	free(ds.msgs);
 	free(ds.enc);
+}
+
+/* A trace of an older iotrace: test_delta_records() on version 1 records */
+static int use_version_1(void **state)
+{
+	(void)state;
+	delta_version = 1;
+	return 0;
+}
+
+static int use_current_version(void **state)
+{
+	(void)state;
+	delta_version = DELTA_VERSION;
+	return 0;
+}
+
+/* A stream of a later version of the format is refused, not misread */
+static void test_delta_newer_version(void **state)
+{
+	uint8_t h[DELTA_STREAM_HEADER_LEN];
+	const uint8_t *msg;
+	struct stream *s;
+	size_t len;
+
+	memcpy(h, DELTA_STREAM_HEADER, sizeof(h));
+	h[sizeof(h) - 1] = (uint8_t)('1' + DELTA_VERSION);
+	s = stream__open(write_file("n.zst", h, sizeof(h)));
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), -EPROTONOSUPPORT);
+	stream__free(s);
 }
 
 /* A stream whose CPU saw nothing: the header alone is a clean, empty stream */
@@ -932,6 +970,9 @@ int main(void)
 		cmocka_unit_test(test_zstd_cut_anywhere),
 		cmocka_unit_test(test_zstd_garbage),
 		cmocka_unit_test(test_delta_records),
+		cmocka_unit_test_setup_teardown(test_delta_records, use_version_1,
+						use_current_version),
+		cmocka_unit_test(test_delta_newer_version),
 		cmocka_unit_test(test_delta_header_only),
 		cmocka_unit_test(test_delta_cut_anywhere),
 		cmocka_unit_test(test_delta_bad_record),
