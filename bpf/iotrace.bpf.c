@@ -984,7 +984,9 @@ int BPF_PROG(handle_rq_issue_old, struct request_queue *q, struct request *rq)
  * split off one (BIO_TRACE_COMPLETION), when the bio and all its chained
  * children are done. The device is read again here, so a bio that a
  * stacking driver redirected with bio_set_dev() (md linear/raid0) is
- * reported on the device it ended on.
+ * reported on the device it ended on. Its range is the bio's iterator as
+ * the driver left it: whole on zram, which walks a copy; a driver that
+ * advances it as it goes leaves its end with length 0.
  */
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)

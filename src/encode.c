@@ -68,10 +68,8 @@ size_t encode__ref_event(const struct iotrace_event *e, uint8_t *buf)
 		break;
 	case IOTRACE_EV_COMPLETE:
 	case IOTRACE_EV_RQ_COMPLETE:
-		/*
-		 * The completion's sector range is not meaningful (the bio's
-		 * iterator is consumed by then); the I/O is found by refId.
-		 */
+		cmpl.lba = e->sector;
+		cmpl.len = e->nr_sector;
 		cmpl.error = e->error != 0;
 		cmpl.status = e->error;
 		cmpl.deviceid = e->dev;
@@ -375,6 +373,8 @@ size_t encode__event(const struct iotrace_event *e, uint8_t *buf, struct delta_s
 	case IOTRACE_EV_COMPLETE:
 	case IOTRACE_EV_RQ_COMPLETE:
 		p = body_begin(buf, s, 5, e->sid, e->ts, &len_at);
+		p = body_u64(p, s, 1, e->sector);
+		p = body_u64(p, s, 2, e->nr_sector);
 		p = body_bool(p, s, 3, e->error != 0);
 		p = body_u64(p, s, 4, e->dev);
 		p = body_u64(p, s, 5, e->id);

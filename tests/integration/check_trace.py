@@ -117,6 +117,8 @@ def main():
     ap.add_argument("--read-sectors", type=int)
     ap.add_argument("--write-sectors", type=int)
     ap.add_argument("--discard-sectors", type=int)
+    ap.add_argument("--discard-from",
+                    help="where --discard-sectors comes from (default: the device's stat)")
     ap.add_argument("--min-io", type=int, default=1)
     ap.add_argument("--min-split", type=int, default=0)
     ap.add_argument("--min-dispatch", type=int, default=0)
@@ -151,6 +153,10 @@ def main():
     seen = set()             # ids submitted (io or split child) so far
     before_trace = Counter() # with --busy: completions and splits of I/Os from before the trace
     split_parent_missing = []
+    split_parents = set()    # ids in flight that had a child split off
+    preflush = set()         # ids in flight of a write with a preflush
+    range_errors = []        # completions whose range is not their I/O's
+    ranges = Counter()       # completions by how their range relates to their I/O's
     completion_errors = []
     part_errors = []
     sums = Counter()         # sectors by class
@@ -169,6 +175,26 @@ def main():
                 sid, "io" if kind == "io" else "split child", iid, inflight[iid][1]), inflight[iid], ns))
         inflight[iid] = (kind, sid, ns, int(body.get("lba", 0)), int(body.get("len", 0)))
         seen.add(iid)
+        split_parents.discard(iid)
+        preflush.discard(iid)
+        if body.get("flush") and int(body.get("len", 0)):
+            preflush.add(iid)
+
+    def completed(sid, rid, body):
+        """The range a completion reports against its I/O's."""
+        _, _, _, lba, length = inflight[rid]
+        clba, clen = int(body.get("lba", 0)), int(body.get("len", 0))
+        if (clba, clen) == (lba, length):
+            ranges["the I/O's"] += 1
+        elif rid in split_parents and lba < clba and clba + clen == lba + length:
+            # bio_split() cuts the children off the front of the parent
+            ranges["a split parent's rest"] += 1
+        elif rid in preflush and (clba, clen) == (lba, 0):
+            # the flush sequence wrote the data before it ends the bio
+            ranges["a preflush write's LBA, length 0"] += 1
+        else:
+            range_errors.append("sid %d refId %s: %d+%d, its I/O %d+%d" % (
+                sid, rid, clba, clen, lba, length))
 
     with open(a.events) as f:
         for lineno, line in enumerate(f, 1):
@@ -223,7 +249,7 @@ def main():
             elif kind == "ioSplit":
                 cid, pid = body["id"], body["parentId"]
                 if pid in inflight:
-                    pass
+                    split_parents.add(pid)
                 elif a.busy and pid not in seen:
                     before_trace["ioSplit"] += 1
                 else:
@@ -232,6 +258,7 @@ def main():
             elif kind == "ioCompletion":
                 rid = body["refId"]
                 if rid in inflight:
+                    completed(sid, rid, body)
                     del inflight[rid]
                 elif a.busy and rid not in seen:
                     before_trace["ioCompletion"] += 1
@@ -307,6 +334,9 @@ def main():
         check(not orphan_completions, "every ioCompletion matches an io or split in flight",
               first(orphan_completions))
     check(not completion_errors, "no completion reports an error", first(completion_errors))
+    measure("completion ranges: %s" % ", ".join("%s %d" % kv for kv in sorted(ranges.items())))
+    check(not range_errors, "every ioCompletion has its I/O's range (a split parent's: the rest "
+          "of it; a write with a preflush: its LBA, length 0)", first(range_errors))
     if a.min_split:
         check(counts["ioSplit"] >= a.min_split, "at least %d ioSplit (got %d)" % (a.min_split, counts["ioSplit"]))
     if a.min_dispatch:
@@ -327,7 +357,8 @@ def main():
                   w, sums["Write"], sums["WriteZeroes"], a.name, a.write_sectors))
     if a.discard_sectors is not None:
         check(sums["Discard"] == a.discard_sectors,
-              "discard sectors: trace %d == /sys/block/%s/stat %d" % (sums["Discard"], a.name, a.discard_sectors))
+              "discard sectors: trace %d == %s %d" % (
+                  sums["Discard"], a.discard_from or "/sys/block/%s/stat" % a.name, a.discard_sectors))
     return 1 if failures else 0
 
 

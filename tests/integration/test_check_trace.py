@@ -23,15 +23,27 @@ def header(sid, ns):
     return {"sid": str(sid), "timestamp": str(ns)}
 
 
-def io(sid, ns, iid, lba, length=8):
+def io(sid, ns, iid, lba, length=8, op="Read", flush=False):
     return {"header": header(sid, ns),
             "io": {"id": str(iid), "lba": str(lba), "len": length, "deviceId": str(DEV),
-                   "operation": "Read", "partitionId": "0"}}
+                   "operation": op, "flush": flush, "partitionId": "0"}}
 
 
-def done(sid, ns, iid):
+def done(sid, ns, iid, lba, length=8):
     return {"header": header(sid, ns),
-            "ioCompletion": {"refId": str(iid), "deviceId": str(DEV), "status": 0, "error": False}}
+            "ioCompletion": {"refId": str(iid), "lba": str(lba), "len": length, "deviceId": str(DEV),
+                             "status": 0, "error": False}}
+
+
+def split(sid, ns, cid, parent, lba, length):
+    return {"header": header(sid, ns),
+            "ioSplit": {"id": str(cid), "parentId": str(parent), "lba": str(lba), "len": length,
+                        "deviceId": str(DEV)}}
+
+
+def device():
+    return {"header": header(1, BASE_NS), "deviceDescription": {"id": str(DEV), "name": "loop0",
+                                                                "size": "524288"}}
 
 
 def ftrace_line(comm, tid, tgid, ns, sector, nr):
@@ -43,13 +55,12 @@ def ftrace_line(comm, tid, tgid, ns, sector, nr):
 def trace_missing_one():
     """Three reads; the first one's completion is missing: its id (100) is
     used again by the third."""
-    events = [{"header": header(1, BASE_NS), "deviceDescription": {"id": str(DEV), "name": "loop0",
-                                                                   "size": "524288"}},
+    events = [device(),
               io(2, BASE_NS + 1000, 100, 291864),
               io(3, BASE_NS + 2000, 200, 4096),
-              done(4, BASE_NS + 40000, 200),
+              done(4, BASE_NS + 40000, 200, 4096),
               io(5, BASE_NS + 900000, 100, 8192),
-              done(6, BASE_NS + 950000, 100)]
+              done(6, BASE_NS + 950000, 100, 8192)]
     return "".join(json.dumps(e) + "\n" for e in events)
 
 
@@ -114,7 +125,7 @@ class CheckTraceMissingCompletion(unittest.TestCase):
         with open(self.events, "a") as f:
             f.write(json.dumps(io(7, BASE_NS + 960000, 400, 0, 0)) + "\n")
             f.write(json.dumps(io(8, BASE_NS + 980000, 400, 0, 0)) + "\n")
-            f.write(json.dumps(done(9, BASE_NS + 990000, 400)) + "\n")
+            f.write(json.dumps(done(9, BASE_NS + 990000, 400, 0, 0)) + "\n")
         pid1 = ftrace_line("tokio-rt-worker", 75, "1", BASE_NS + 50000, 291864, 8)
         rc, fails, out = self.run_checker([pid1])
         self.assertEqual(rc, 1, out)
@@ -141,6 +152,54 @@ class CheckTraceMissingCompletion(unittest.TestCase):
         rc, fails, out = self.run_checker(["this is not an ftrace event\n"])
         self.assertEqual(rc, 1, out)
         self.assertTrue(any("completion record" in l for l in fails), out)
+
+
+class CheckTraceCompletionRange(unittest.TestCase):
+    """A completion reports the range the kernel completed: its I/O's, the
+    rest of a split parent, or a preflush write's LBA with length 0."""
+
+    def run_checker(self, completion, submissions=None):
+        events = [device()] + (submissions or [io(2, BASE_NS + 1000, 100, 4096, 16)]) + [
+            completion]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "events.jsonl")
+            with open(path, "w") as f:
+                f.writelines(json.dumps(e) + "\n" for e in events)
+            r = subprocess.run([sys.executable, os.path.join(HERE, "check_trace.py"), path,
+                                "--dev", str(DEV), "--name", "loop0"],
+                               capture_output=True, text=True)
+        return r.returncode, r.stdout
+
+    def test_the_ios_range_passes(self):
+        rc, out = self.run_checker(done(3, BASE_NS + 5000, 100, 4096, 16))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("completion ranges: the I/O's 1", out)
+
+    def test_another_range_fails(self):
+        for lba, length in ((4096, 8), (4104, 8), (0, 0), (4096, 0)):
+            with self.subTest(lba=lba, length=length):
+                rc, out = self.run_checker(done(3, BASE_NS + 5000, 100, lba, length))
+                self.assertEqual(rc, 1, out)
+                self.assertIn("FAIL: every ioCompletion has its I/O's range", out)
+                self.assertIn("%d+%d, its I/O 4096+16" % (lba, length), out)
+
+    def test_a_split_parent_completes_its_rest(self):
+        subs = [io(2, BASE_NS + 1000, 100, 4096, 16), split(3, BASE_NS + 1100, 101, 100, 4096, 8),
+                done(4, BASE_NS + 4000, 101, 4096, 8)]
+        rc, out = self.run_checker(done(5, BASE_NS + 5000, 100, 4104, 8), subs)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("a split parent's rest 1", out)
+        # the front part is the child's, not the parent's
+        rc, out = self.run_checker(done(5, BASE_NS + 5000, 100, 4096, 8), subs)
+        self.assertEqual(rc, 1, out)
+
+    def test_a_preflush_write_completes_with_length_0(self):
+        subs = [io(2, BASE_NS + 1000, 100, 4096, 16, op="Write", flush=True)]
+        rc, out = self.run_checker(done(3, BASE_NS + 5000, 100, 4096, 0), subs)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("a preflush write's LBA, length 0 1", out)
+        rc, out = self.run_checker(done(3, BASE_NS + 5000, 100, 4096, 0))
+        self.assertEqual(rc, 1, out)
 
 
 if __name__ == "__main__":
