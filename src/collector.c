@@ -13,16 +13,15 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
-#include "collector.h"
-#include "delta.h"
+#include "collector_state.h"
 #include "detach.h"
 #include "encode.h"
 #include "fs_devs.h"
 #include "inflight.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
-#include "kernel_probe.h"
 #include "path_filter.h"
+#include "programs.h"
 #include "stream_writer.h"
 #include "trace_store.h"
 #include "vfs_attach.h"
@@ -36,47 +35,6 @@
  */
 #define STOP_WAIT_MAX_NS 5000000000ull
 #define STOP_LOOK_MS 2
-
-/*
- * With --paths, one round's records of one CPU, copied out of its ring:
- * entries of a uint32_t size, then the record, padded to 8 bytes.
- */
-struct batch {
-	uint8_t *buf;
-	size_t used, cap;
-};
-
-struct ring_ctx {
-	struct collector *c;
-	int cpu;
-};
-
-struct collector {
-	const struct collector_config *cfg;
-	struct iotrace *skel;
-	struct ring_buffer *rb;
-	int ncpus;
-	int *ring_fds;	/* per CPU, -1 = not created */
-	struct ring_ctx *ring_ctx;	/* per CPU */
-	struct stream_writer **streams;
-	struct stream_zstd *zstd;	/* shared by compressed streams */
-	/* sum of the streams' size bounds: on disk plus the worst case of the buffers */
-	uint64_t bytes;
-	uint64_t size_limit;	/* bytes, 0 = none */
-	struct vfs_links vfs;
-	struct path_filter *paths;	/* --paths, NULL = every file */
-	struct batch *batches;	/* per CPU, with paths */
-	int write_err;
-	bool size_reached;
-	const struct iotrace_stage *stages;	/* per CPU, mapped */
-	size_t stages_size;
-	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */
-	bool no_stage_flush;	/* flush_stage cannot be run on a CPU here */
-	int mounts_fd;	/* fs_devs__watch, -1 = none */
-	bool fs_devs_full;	/* told that a mount did not fit */
-	struct inflight open;	/* the trace's I/Os not completed yet */
-	char err[256];
-};
 
 static int set_error(struct collector *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -114,139 +72,14 @@ static uint64_t ring_bytes(const struct collector_config *cfg)
 	return pages * (uint64_t)getpagesize();
 }
 
-/*
- * Block tracepoints lost their request_queue argument in 5.11 (commits
- * "block: remove the request_queue argument to the block_bio_queue /
- * block_split / block_rq_* tracepoints", v5.11-rc1). A tp_btf program must
- * match the kernel's prototype, so count the arguments in the kernel's BTF
- * (as libbpf-tools' biolatency does for block_rq_issue) and load the
- * matching program of each pair.
- */
-static void pick_programs(struct iotrace *skel, const struct btf *btf)
-{
-	/*
-	 * Rename exits only make name chains be sent again; a kernel without
-	 * syscall tracepoints (CONFIG_FTRACE_SYSCALLS off) traces without them.
-	 */
-	const struct {
-		const char *tp;
-		struct bpf_program *prog;
-	} optional[] = {
-		{ "sys_exit_rename", skel->progs.handle_exit_rename },
-		{ "sys_exit_renameat", skel->progs.handle_exit_renameat },
-		{ "sys_exit_renameat2", skel->progs.handle_exit_renameat2 },
-	};
-	const struct {
-		const char *tp;
-		int new_args;
-		struct bpf_program *new_prog, *old_prog;
-	} pairs[] = {
-		{ "block_bio_queue", 1, skel->progs.handle_bio_queue, skel->progs.handle_bio_queue_old },
-		{ "block_split", 2, skel->progs.handle_split, skel->progs.handle_split_old },
-		{ "block_rq_issue", 1, skel->progs.handle_rq_issue, skel->progs.handle_rq_issue_old },
-	};
-	size_t i;
-
-	bool cast;
-
-	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		/* without BTF the load fails anyway, with a clearer message */
-		bool old = btf && probe__tp_btf_args(btf, pairs[i].tp) == pairs[i].new_args + 1;
-
-		bpf_program__set_autoload(pairs[i].new_prog, !old);
-		bpf_program__set_autoload(pairs[i].old_prog, old);
-	}
-	/* the variant with helper-free loads, where it loads */
-	cast = bpf_program__autoload(skel->progs.handle_bio_queue) && probe__cast_loads(btf);
-	bpf_program__set_autoload(skel->progs.handle_bio_queue_cast, cast);
-	if (cast)
-		bpf_program__set_autoload(skel->progs.handle_bio_queue, false);
-	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
-		bpf_program__set_autoload(optional[i].prog,
-					  probe__tracepoint_exists("syscalls", optional[i].tp));
-}
-
-/*
- * The programs that end or follow an I/O, attached before the one that
- * begins it (attach_block()); in the skeleton's order the queue program
- * went first, and an I/O queued and completed while the others were being
- * attached began the trace without its completion.
- */
-struct early_prog {
-	struct bpf_program *prog;
-	struct bpf_link **link;
-};
-
-#define EARLY_PROGS 6
-
-static void early_programs(struct iotrace *skel, struct early_prog *e)
-{
-	e[0] = (struct early_prog){ skel->progs.handle_rq_complete, &skel->links.handle_rq_complete };
-	e[1] = (struct early_prog){ skel->progs.handle_bio_complete, &skel->links.handle_bio_complete };
-	e[2] = (struct early_prog){ skel->progs.handle_rq_issue, &skel->links.handle_rq_issue };
-	e[3] = (struct early_prog){ skel->progs.handle_rq_issue_old, &skel->links.handle_rq_issue_old };
-	e[4] = (struct early_prog){ skel->progs.handle_split, &skel->links.handle_split };
-	e[5] = (struct early_prog){ skel->progs.handle_split_old, &skel->links.handle_split_old };
-}
-
-static int attach_block(struct iotrace *skel)
-{
-	struct early_prog e[EARLY_PROGS];
-	int i;
-
-	early_programs(skel, e);
-	for (i = 0; i < EARLY_PROGS; i++) {
-		if (!bpf_program__autoload(e[i].prog))
-			continue;
-		*e[i].link = bpf_program__attach(e[i].prog);
-		if (!*e[i].link)
-			return -errno;
-	}
-	return iotrace__attach(skel);
-}
-
-/*
- * libbpf reports failures as multi-line logs (the verifier's included).
- * Our errors are one line; the logs are for IOTRACE_DEBUG=1.
- */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	static int debug = -1;
-
-	if (debug < 0)
-		debug = getenv("IOTRACE_DEBUG") && *getenv("IOTRACE_DEBUG") == '1';
-	return debug ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-static const char *load_hint(int err)
-{
-	switch (err) {
-	case -EACCES:
-		/* as root, EACCES from a load is the verifier saying no */
-		if (geteuid() == 0)
-			return " -- the kernel's verifier rejected a program (IOTRACE_DEBUG=1 shows its log)";
-		return " -- tracing needs root (or CAP_BPF and CAP_PERFMON)";
-	case -EPERM:
-		return " -- tracing needs root (or CAP_BPF and CAP_PERFMON)";
-	case -ENOENT:
-	case -ESRCH:
-		return " -- does this kernel have BTF (/sys/kernel/btf/vmlinux) and block tracepoints?";
-	case -EINVAL:
-		return " -- kernel too old? tp_btf programs need 5.5 or later";
-	default:
-		return "";
-	}
-}
-
 int collector__open(struct collector **cp, const struct collector_config *cfg)
 {
-	struct early_prog early[EARLY_PROGS];
 	struct btf *btf;
 	struct collector *c;
 	size_t i;
 	int err;
 
-	libbpf_set_print(libbpf_print);
+	programs__quiet_libbpf();
 	*cp = c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -263,7 +96,8 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->skel = iotrace__open();
 	if (!c->skel) {
 		err = -errno;
-		return set_error(c, err, "cannot open BPF programs: %s%s", strerror(-err), load_hint(err));
+		return set_error(c, err, "cannot open BPF programs: %s%s", strerror(-err),
+				 programs__load_hint(err));
 	}
 	if (cfg->ndevs > IOTRACE_MAX_DEVICES)
 		return set_error(c, -E2BIG, "too many devices");
@@ -284,11 +118,8 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 
 	/* parsed once: several programs are picked by their prototypes */
 	btf = btf__load_vmlinux_btf();
-	pick_programs(c->skel, btf);
-	bpf_program__set_autoattach(c->skel->progs.flush_stage, false);
-	early_programs(c->skel, early);
-	for (i = 0; i < EARLY_PROGS; i++)
-		bpf_program__set_autoattach(early[i].prog, false);
+	programs__pick(c->skel, btf);
+	programs__defer_attach(c->skel);
 	/* watching before the mount table is read: no mount falls between */
 	c->mounts_fd = fs_devs__watch("/proc/self/mountinfo");
 	err = vfs__configure(c->skel, cfg, btf);
@@ -310,270 +141,9 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 
 	err = iotrace__load(c->skel);
 	if (err)
-		return set_error(c, err, "cannot load BPF programs: %s%s", strerror(-err), load_hint(err));
+		return set_error(c, err, "cannot load BPF programs: %s%s", strerror(-err),
+				 programs__load_hint(err));
 	return 0;
-}
-
-/* Appends to a stream, keeping the size-limit count exact; s: msg's fields, or NULL */
-static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
-		  const struct delta_split *s)
-{
-	uint64_t before = stream_writer__size_bound(c->streams[cpu]);
-	int err = stream_writer__append_split(c->streams[cpu], msg, len, s);
-
-	c->bytes += stream_writer__size_bound(c->streams[cpu]) - before;
-	return err;
-}
-
-static int flush_all(struct collector *c);
-
-/*
- * Whether a len-byte message still fits under the size limit, so that
- * the files never exceed it. Compressed streams count their buffers at
- * zstd's worst case; when that does not fit they are flushed, which turns
- * the worst case into the real, far smaller, size.
- */
-static bool fits(struct collector *c, int cpu, size_t len)
-{
-	int i, err;
-
-	if (c->bytes + stream_writer__append_bound(c->streams[cpu], len) <= c->size_limit)
-		return true;
-	if (!c->zstd)
-		return false;
-	err = flush_all(c);
-	if (err) {
-		c->write_err = err;
-		return false;
-	}
-	c->bytes = 0;
-	for (i = 0; i < c->ncpus; i++)
-		c->bytes += stream_writer__size_bound(c->streams[i]);
-	return c->bytes + stream_writer__append_bound(c->streams[cpu], len) <= c->size_limit;
-}
-
-static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len,
-		const struct delta_split *s)
-{
-	int err;
-
-	if (!len || c->write_err || c->size_reached)
-		return;
-	if (c->size_limit && !fits(c, cpu, len)) {
-		if (!c->write_err)
-			c->size_reached = true;
-		return;
-	}
-	err = append(c, cpu, buf, len, s);
-	if (err)
-		c->write_err = err;
-}
-
-/*
- * Every record starts with a struct iotrace_event; its type says whether
- * a longer record follows (QUEUE, FILE_NAME). A QUEUE of a regular file
- * becomes two events, io and filesystemMeta, with the two sids the
- * kernel reserved for it.
- */
-static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
-{
-	uint8_t buf[ENCODE_MAX];
-	struct delta_split split;
-	union {
-		struct iotrace_event e;
-		struct iotrace_queue_event q;
-		struct iotrace_name_event n;
-		struct iotrace_vfs_event v;
-		struct iotrace_fs_event f;
-	} r;
-
-	if (c->write_err || c->size_reached || size < sizeof(r.e))
-		return;
-	/* perf samples are only 4-byte aligned */
-	memcpy(&r.e, data, sizeof(r.e));
-	inflight__note(&c->open, &r.e);
-	switch (r.e.type) {
-	case IOTRACE_EV_QUEUE:
-		if (size < sizeof(r.q))
-			break;
-		memcpy(&r.q, data, sizeof(r.q));
-		put(c, cpu, buf, encode__io(&r.q, buf, &split), &split);
-		put(c, cpu, buf, encode__fs_meta(&r.q, buf, &split), &split);
-		return;
-	case IOTRACE_EV_FILE_NAME:
-		if (size < sizeof(r.n))
-			return;
-		memcpy(&r.n, data, sizeof(r.n));
-		put(c, cpu, buf, encode__file_name(&r.n, buf), NULL);
-		return;
-	case IOTRACE_EV_VFS:
-		if (size < sizeof(r.v))
-			return;
-		memcpy(&r.v, data, sizeof(r.v));
-		if (c->paths && !path_filter__match(c->paths, &r.v.file) &&
-		    !(r.v.file2.ino && path_filter__match(c->paths, &r.v.file2)))
-			return;
-		put(c, cpu, buf, encode__vfs(&r.v, buf), NULL);
-		return;
-	case IOTRACE_EV_FS:
-		if (size < sizeof(r.f))
-			return;
-		memcpy(&r.f, data, sizeof(r.f));
-		if (c->paths && !path_filter__match(c->paths, &r.f.file))
-			return;
-		put(c, cpu, buf, encode__fs_event(&r.f, buf), NULL);
-		return;
-	default:
-		break;
-	}
-	put(c, cpu, buf, encode__event(&r.e, buf, &split), &split);
-}
-
-/* One record of CPU cpu: written now, or with --paths kept for the round's end. */
-static void take_record(struct collector *c, int cpu, const void *data, uint32_t sz)
-{
-	struct batch *b;
-	size_t need = 8 + ((sz + 7u) & ~7u);
-
-	if (!c->paths) {
-		on_sample(c, cpu, data, sz);
-		return;
-	}
-	b = &c->batches[cpu];
-	if (b->used + need > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1u << 16;
-		uint8_t *nb;
-
-		while (cap < b->used + need)
-			cap *= 2;
-		nb = realloc(b->buf, cap);
-		if (!nb) {
-			c->write_err = -ENOMEM;
-			return;
-		}
-		b->buf = nb;
-		b->cap = cap;
-	}
-	memcpy(b->buf + b->used, &sz, sizeof(sz));
-	memcpy(b->buf + b->used + 8, data, sz);
-	b->used += need;
-}
-
-/*
- * The records of one batch (iotrace_event.h), each as long as its type
- * says. A record of an unknown type ends the batch: what follows it
- * cannot be found (programs and collector are built together).
- */
-static void take_batch(struct collector *c, int cpu, const uint8_t *data, size_t size)
-{
-	size_t off = 0;
-
-	while (size - off >= sizeof(struct iotrace_event)) {
-		const struct iotrace_event *e = (const void *)(data + off);
-		uint32_t sz = iotrace_record_size(e->type);
-
-		if (!sz || sz > size - off)
-			return;
-		take_record(c, cpu, data + off, sz);
-		off += sz;
-	}
-}
-
-static int on_ring_record(void *ctx, void *data, size_t size)
-{
-	struct ring_ctx *rc = ctx;
-
-	take_batch(rc->c, rc->cpu, data, size);
-	return 0;
-}
-
-/*
- * --paths judges a VFS or FS record by its file's path, whose links may
- * have come from another CPU: the kernel sends a link once, then marks it
- * sent, and a program on another CPU that sees the mark sends none. That
- * link was in its ring before the mark was set, so before the record that
- * needs it was written: it is among the records of the same round, or an
- * earlier one, but in any ring. So each round is read out first, all its
- * links are learned, and then its records are judged and written, each
- * CPU's in its order.
- */
-static void write_batches(struct collector *c)
-{
-	struct iotrace_name_event n;
-	uint32_t sz;
-	size_t off;
-	int cpu, pass;
-
-	for (pass = 0; pass < 2; pass++) {
-		for (cpu = 0; cpu < c->ncpus; cpu++) {
-			struct batch *b = &c->batches[cpu];
-
-			for (off = 0; off < b->used; off += 8 + ((sz + 7u) & ~7u)) {
-				const uint8_t *rec = b->buf + off + 8;
-
-				memcpy(&sz, b->buf + off, sizeof(sz));
-				if (pass) {
-					on_sample(c, cpu, rec, sz);
-					continue;
-				}
-				if (sz < sizeof(n) || ((const struct iotrace_event *)rec)->type != IOTRACE_EV_FILE_NAME)
-					continue;
-				memcpy(&n, rec, sizeof(n));
-				if (path_filter__add_name(c->paths, &n))
-					c->write_err = -ENOMEM;
-			}
-		}
-	}
-	for (cpu = 0; cpu < c->ncpus; cpu++)
-		c->batches[cpu].used = 0;
-}
-
-/* Reads every ring; 0 or a negative errno. */
-static int consume_rings(struct collector *c)
-{
-	int n = ring_buffer__consume(c->rb);
-
-	if (c->paths)
-		write_batches(c);
-	return n < 0 ? n : 0;
-}
-
-/*
- * Has each CPU whose stage holds records that waited a whole round (it
- * was not output since the last look), or with all every CPU whose stage
- * holds records, output them, by running flush_stage on that CPU: the
- * records of a quiet CPU then wait at most two rounds, and a busy or idle
- * CPU costs no interrupt. A stage found in use is left to the next round.
- * Without the run-on-CPU test run (refused), records wait until their
- * stage is full or the trace ends. Returns whether every stage it looked
- * at was output (none was in use).
- */
-static bool flush_stages(struct collector *c, bool all)
-{
-	int fd = bpf_program__fd(c->skel->progs.flush_stage), cpu;
-	bool done = !c->no_stage_flush;
-
-	for (cpu = 0; cpu < c->ncpus && !c->no_stage_flush; cpu++) {
-		const volatile struct iotrace_stage *st = &c->stages[cpu];
-		uint64_t flushes = st->flushes;
-		bool waited = flushes == c->stage_flushes[cpu];
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
-
-		c->stage_flushes[cpu] = flushes;
-		if (!st->len || !(waited || all))
-			continue;
-		if (!bpf_prog_test_run_opts(fd, &opts)) {
-			done = done && !opts.retval;
-		} else if (errno != ENXIO) {
-			/* ENXIO: the CPU is offline */
-			cli_warn("cannot have CPU %d output its staged records: %s; from now on a quiet CPU's records reach the trace only when its stage fills or the tracer stops",
-				 cpu, strerror(errno));
-			c->no_stage_flush = true;
-			done = false;
-		}
-		c->stage_flushes[cpu] = st->flushes;
-	}
-	return done;
 }
 
 /*
@@ -655,8 +225,8 @@ static void wait_inflight(struct collector *c, volatile sig_atomic_t *stop)
 		 * idle. Where stages cannot be flushed, their records are seen
 		 * only at the end, and the wait is for what the rings hold.
 		 */
-		all_out = flush_stages(c, true) || c->no_stage_flush;
-		if (consume_rings(c) || c->write_err || c->size_reached)
+		all_out = intake__flush_stages(c, true) || c->no_stage_flush;
+		if (intake__consume_rings(c) || c->write_err || c->size_reached)
 			return;
 		if (all_out && now - start >= STOP_LOOK_MS * 1000000ull &&
 		    !inflight__waiting(&c->open, now, inflight__patience(&c->open, STOP_WAIT_MAX_NS)))
@@ -673,19 +243,6 @@ static void finish_inflight(struct collector *c, volatile sig_atomic_t *stop)
 	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_DRAIN, __ATOMIC_SEQ_CST);
 	wait_inflight(c, stop);
 	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_CLOSED, __ATOMIC_SEQ_CST);
-}
-
-/* What the stages still hold once the programs are detached: nothing writes to them any more. */
-static void drain_stages(struct collector *c)
-{
-	int cpu;
-
-	for (cpu = 0; cpu < c->ncpus; cpu++) {
-		const struct iotrace_stage *st = &c->stages[cpu];
-
-		if (st->len <= sizeof(st->buf))
-			take_batch(c, cpu, (const uint8_t *)st->buf, st->len);
-	}
 }
 
 /* The stages, mapped for reading (the map is BPF_F_MMAPABLE). */
@@ -752,7 +309,6 @@ static int open_streams(struct collector *c, const char *dir)
 	return 0;
 }
 
-/* Device descriptions take sids 1..n in stream 0, before any kernel event. */
 /*
  * The partitions of a traced disk: a file system on one names it as its
  * device (vfs events, FileIds), so readers need its name and size too.
@@ -772,13 +328,14 @@ static int describe_partitions(struct collector *c, const struct device_info *di
 	for (i = 0; i < n; i++) {
 		if (devices__resolve("/sys", names[i], &part))
 			continue;
-		err = append(c, 0, buf, encode__device(&part, ++*sid, ts, buf), NULL);
+		err = intake__append(c, 0, buf, encode__device(&part, ++*sid, ts, buf), NULL);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
+/* Device descriptions take sids 1..n in stream 0, before any kernel event. */
 static int write_descriptions(struct collector *c)
 {
 	uint8_t buf[ENCODE_MAX];
@@ -797,12 +354,12 @@ static int write_descriptions(struct collector *c)
 			disk.dev = d->disk_dev;
 			disk.is_partition = false;
 			len = encode__device(&disk, ++sid, ts, buf);
-			err = append(c, 0, buf, len, NULL);
+			err = intake__append(c, 0, buf, len, NULL);
 			if (err)
 				return err;
 		}
 		len = encode__device(d, ++sid, ts, buf);
-		err = append(c, 0, buf, len, NULL);
+		err = intake__append(c, 0, buf, len, NULL);
 		if (err)
 			return err;
 		if (!d->is_partition) {
@@ -832,18 +389,6 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 	s->traced_events = records;
 	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
 	s->unresolved_file_events = c->skel->bss->ns_unresolved;
-}
-
-static int flush_all(struct collector *c)
-{
-	int i, err, first = 0;
-
-	for (i = 0; i < c->ncpus; i++) {
-		err = stream_writer__flush(c->streams[i]);
-		if (err && !first)
-			first = err;
-	}
-	return first;
 }
 
 static void init_summary(struct collector *c, struct summary *s, const char *rel)
@@ -898,8 +443,8 @@ static int open_rings(struct collector *c)
 		c->ring_ctx[i].c = c;
 		c->ring_ctx[i].cpu = i;
 		if (!c->rb)
-			c->rb = ring_buffer__new(fd, on_ring_record, &c->ring_ctx[i], NULL);
-		else if (ring_buffer__add(c->rb, fd, on_ring_record, &c->ring_ctx[i]))
+			c->rb = ring_buffer__new(fd, intake__on_ring_record, &c->ring_ctx[i], NULL);
+		else if (ring_buffer__add(c->rb, fd, intake__on_ring_record, &c->ring_ctx[i]))
 			return -errno;
 		if (!c->rb)
 			return -errno;
@@ -930,15 +475,16 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  err == -ENOMEM || err == -EPERM ? " -- try a smaller --buffer or raise RLIMIT_MEMLOCK" : "");
 		goto finish;
 	}
-	err = attach_block(c->skel);
+	err = programs__attach_block(c->skel);
 	if (err) {
-		set_error(c, err, "cannot attach to block tracepoints: %s%s", strerror(-err), load_hint(err));
+		set_error(c, err, "cannot attach to block tracepoints: %s%s", strerror(-err),
+			  programs__load_hint(err));
 		goto finish;
 	}
 	err = vfs__attach(c->skel, c->cfg->vfs, &c->vfs);
 	if (err) {
 		set_error(c, err, "cannot attach to syscall tracepoints: %s%s", strerror(-err),
-			  load_hint(err));
+			  programs__load_hint(err));
 		goto finish;
 	}
 	if (c->cfg->vfs && !c->vfs.calls) {
@@ -962,11 +508,11 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now - last_stages >= POLL_TIMEOUT_MS * 1000000ull) {
 			last_stages = now;
-			flush_stages(c, false);
+			intake__flush_stages(c, false);
 			follow_mounts(c);
 		}
 		if (err >= 0)
-			err = consume_rings(c);
+			err = intake__consume_rings(c);
 		if (err < 0 && err != -EINTR) {
 			set_error(c, err, "cannot read the per-CPU buffers: %s", strerror(-err));
 			strcpy(s->stop_reason, "read error");
@@ -985,7 +531,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		}
 		if (now - last_flush >= FLUSH_INTERVAL_NS) {
 			last_flush = now;
-			if (flush_all(c))
+			if (intake__flush_all(c))
 				break;
 			fill_summary(c, s, start);
 			summary__write(dir, s);
@@ -999,16 +545,16 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	if (!err && !c->write_err) {
 		/* the stages' records come last: staged, they were not output */
 		ring_buffer__consume(c->rb);
-		drain_stages(c);
+		intake__drain_stages(c);
 		if (c->paths)
-			write_batches(c);
+			intake__write_batches(c);
 	}
 	/*
 	 * Every stream that can still write is flushed, also after another
 	 * one failed (space its truncation freed may take more records),
 	 * and before the summary counts what is on disk.
 	 */
-	werr = flush_all(c);
+	werr = intake__flush_all(c);
 	if (!werr)
 		werr = c->write_err;
 	if (werr && !err) {
@@ -1027,7 +573,7 @@ finish:
 		for (i = 0; i < c->ncpus; i++) {
 			werr = stream_writer__close(c->streams[i]);
 			c->streams[i] = NULL;
-			(void)werr; /* already reported through flush_all/write_err */
+			(void)werr; /* already reported through intake__flush_all/write_err */
 		}
 	}
 	werr = summary__write(dir, s);

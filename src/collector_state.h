@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The collector's state, shared by its parts and by nothing else:
+ * collector.c (loading, the run loop, stopping) and record_intake.c (the
+ * records from the kernel into the streams).
+ */
+#ifndef IOTRACE_COLLECTOR_STATE_H
+#define IOTRACE_COLLECTOR_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector.h"
+#include "delta.h"
+#include "inflight.h"
+#include "vfs_attach.h"
+
+/*
+ * With --paths, one round's records of one CPU, copied out of its ring:
+ * entries of a uint32_t size, then the record, padded to 8 bytes.
+ */
+struct batch {
+	uint8_t *buf;
+	size_t used, cap;
+};
+
+struct ring_ctx {
+	struct collector *c;
+	int cpu;
+};
+
+struct collector {
+	const struct collector_config *cfg;
+	struct iotrace *skel;
+	struct ring_buffer *rb;
+	int ncpus;
+	int *ring_fds;	/* per CPU, -1 = not created */
+	struct ring_ctx *ring_ctx;	/* per CPU */
+	struct stream_writer **streams;
+	struct stream_zstd *zstd;	/* shared by compressed streams */
+	/* sum of the streams' size bounds: on disk plus the worst case of the buffers */
+	uint64_t bytes;
+	uint64_t size_limit;	/* bytes, 0 = none */
+	struct vfs_links vfs;
+	struct path_filter *paths;	/* --paths, NULL = every file */
+	struct batch *batches;	/* per CPU, with paths */
+	int write_err;
+	bool size_reached;
+	const struct iotrace_stage *stages;	/* per CPU, mapped */
+	size_t stages_size;
+	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */
+	bool no_stage_flush;	/* flush_stage cannot be run on a CPU here */
+	int mounts_fd;	/* fs_devs__watch, -1 = none */
+	bool fs_devs_full;	/* told that a mount did not fit */
+	struct inflight open;	/* the trace's I/Os not completed yet */
+	char err[256];
+};
+
+/* ---- record_intake.c ---- */
+
+/*
+ * Appends msg[0..len) to CPU cpu's stream, keeping the size-limit count
+ * exact; s: msg's fields, or NULL. 0 or -errno.
+ */
+int intake__append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
+		   const struct delta_split *s);
+
+/* The ring callback of CPU ctx (a struct ring_ctx): its records into the trace. */
+int intake__on_ring_record(void *ctx, void *data, size_t size);
+
+/* Reads every ring (and with --paths writes the round); 0 or -errno. */
+int intake__consume_rings(struct collector *c);
+
+/* With --paths: writes the records kept in this round's batches. */
+void intake__write_batches(struct collector *c);
+
+/*
+ * Has each CPU whose stage held records a whole round (all: any records)
+ * output them; whether every stage looked at was output.
+ */
+bool intake__flush_stages(struct collector *c, bool all);
+
+/* Takes what the stages hold, once nothing writes to them any more. */
+void intake__drain_stages(struct collector *c);
+
+/* Flushes every stream; the first error, or 0. */
+int intake__flush_all(struct collector *c);
+
+#endif

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Records on their way from the kernel into the trace: out of the per-CPU
+ * rings and stages, through --paths, encoded, into the CPU's stream under
+ * the size limit. Part of the collector (collector_state.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cli.h"
+#include "collector_state.h"
+#include "encode.h"
+#include "iotrace.skel.h"
+#include "iotrace_event.h"
+#include "path_filter.h"
+#include "stream_writer.h"
+
+int intake__append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
+		   const struct delta_split *s)
+{
+	uint64_t before = stream_writer__size_bound(c->streams[cpu]);
+	int err = stream_writer__append_split(c->streams[cpu], msg, len, s);
+
+	c->bytes += stream_writer__size_bound(c->streams[cpu]) - before;
+	return err;
+}
+
+/*
+ * Whether a len-byte message still fits under the size limit, so that
+ * the files never exceed it. Compressed streams count their buffers at
+ * zstd's worst case; when that does not fit they are flushed, which turns
+ * the worst case into the real, far smaller, size.
+ */
+static bool fits(struct collector *c, int cpu, size_t len)
+{
+	int i, err;
+
+	if (c->bytes + stream_writer__append_bound(c->streams[cpu], len) <= c->size_limit)
+		return true;
+	if (!c->zstd)
+		return false;
+	err = intake__flush_all(c);
+	if (err) {
+		c->write_err = err;
+		return false;
+	}
+	c->bytes = 0;
+	for (i = 0; i < c->ncpus; i++)
+		c->bytes += stream_writer__size_bound(c->streams[i]);
+	return c->bytes + stream_writer__append_bound(c->streams[cpu], len) <= c->size_limit;
+}
+
+static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len,
+		const struct delta_split *s)
+{
+	int err;
+
+	if (!len || c->write_err || c->size_reached)
+		return;
+	if (c->size_limit && !fits(c, cpu, len)) {
+		if (!c->write_err)
+			c->size_reached = true;
+		return;
+	}
+	err = intake__append(c, cpu, buf, len, s);
+	if (err)
+		c->write_err = err;
+}
+
+/*
+ * Every record starts with a struct iotrace_event; its type says whether
+ * a longer record follows (QUEUE, FILE_NAME). A QUEUE of a regular file
+ * becomes two events, io and filesystemMeta, with the two sids the
+ * kernel reserved for it.
+ */
+static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
+{
+	uint8_t buf[ENCODE_MAX];
+	struct delta_split split;
+	union {
+		struct iotrace_event e;
+		struct iotrace_queue_event q;
+		struct iotrace_name_event n;
+		struct iotrace_vfs_event v;
+		struct iotrace_fs_event f;
+	} r;
+
+	if (c->write_err || c->size_reached || size < sizeof(r.e))
+		return;
+	/* perf samples are only 4-byte aligned */
+	memcpy(&r.e, data, sizeof(r.e));
+	inflight__note(&c->open, &r.e);
+	switch (r.e.type) {
+	case IOTRACE_EV_QUEUE:
+		if (size < sizeof(r.q))
+			break;
+		memcpy(&r.q, data, sizeof(r.q));
+		put(c, cpu, buf, encode__io(&r.q, buf, &split), &split);
+		put(c, cpu, buf, encode__fs_meta(&r.q, buf, &split), &split);
+		return;
+	case IOTRACE_EV_FILE_NAME:
+		if (size < sizeof(r.n))
+			return;
+		memcpy(&r.n, data, sizeof(r.n));
+		put(c, cpu, buf, encode__file_name(&r.n, buf), NULL);
+		return;
+	case IOTRACE_EV_VFS:
+		if (size < sizeof(r.v))
+			return;
+		memcpy(&r.v, data, sizeof(r.v));
+		if (c->paths && !path_filter__match(c->paths, &r.v.file) &&
+		    !(r.v.file2.ino && path_filter__match(c->paths, &r.v.file2)))
+			return;
+		put(c, cpu, buf, encode__vfs(&r.v, buf), NULL);
+		return;
+	case IOTRACE_EV_FS:
+		if (size < sizeof(r.f))
+			return;
+		memcpy(&r.f, data, sizeof(r.f));
+		if (c->paths && !path_filter__match(c->paths, &r.f.file))
+			return;
+		put(c, cpu, buf, encode__fs_event(&r.f, buf), NULL);
+		return;
+	default:
+		break;
+	}
+	put(c, cpu, buf, encode__event(&r.e, buf, &split), &split);
+}
+
+/* One record of CPU cpu: written now, or with --paths kept for the round's end. */
+static void take_record(struct collector *c, int cpu, const void *data, uint32_t sz)
+{
+	struct batch *b;
+	size_t need = 8 + ((sz + 7u) & ~7u);
+
+	if (!c->paths) {
+		on_sample(c, cpu, data, sz);
+		return;
+	}
+	b = &c->batches[cpu];
+	if (b->used + need > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1u << 16;
+		uint8_t *nb;
+
+		while (cap < b->used + need)
+			cap *= 2;
+		nb = realloc(b->buf, cap);
+		if (!nb) {
+			c->write_err = -ENOMEM;
+			return;
+		}
+		b->buf = nb;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->used, &sz, sizeof(sz));
+	memcpy(b->buf + b->used + 8, data, sz);
+	b->used += need;
+}
+
+/*
+ * The records of one batch (iotrace_event.h), each as long as its type
+ * says. A record of an unknown type ends the batch: what follows it
+ * cannot be found (programs and collector are built together).
+ */
+static void take_batch(struct collector *c, int cpu, const uint8_t *data, size_t size)
+{
+	size_t off = 0;
+
+	while (size - off >= sizeof(struct iotrace_event)) {
+		const struct iotrace_event *e = (const void *)(data + off);
+		uint32_t sz = iotrace_record_size(e->type);
+
+		if (!sz || sz > size - off)
+			return;
+		take_record(c, cpu, data + off, sz);
+		off += sz;
+	}
+}
+
+int intake__on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct ring_ctx *rc = ctx;
+
+	take_batch(rc->c, rc->cpu, data, size);
+	return 0;
+}
+
+/*
+ * --paths judges a VFS or FS record by its file's path, whose links may
+ * have come from another CPU: the kernel sends a link once, then marks it
+ * sent, and a program on another CPU that sees the mark sends none. That
+ * link was in its ring before the mark was set, so before the record that
+ * needs it was written: it is among the records of the same round, or an
+ * earlier one, but in any ring. So each round is read out first, all its
+ * links are learned, and then its records are judged and written, each
+ * CPU's in its order.
+ */
+void intake__write_batches(struct collector *c)
+{
+	struct iotrace_name_event n;
+	uint32_t sz;
+	size_t off;
+	int cpu, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (cpu = 0; cpu < c->ncpus; cpu++) {
+			struct batch *b = &c->batches[cpu];
+
+			for (off = 0; off < b->used; off += 8 + ((sz + 7u) & ~7u)) {
+				const uint8_t *rec = b->buf + off + 8;
+
+				memcpy(&sz, b->buf + off, sizeof(sz));
+				if (pass) {
+					on_sample(c, cpu, rec, sz);
+					continue;
+				}
+				if (sz < sizeof(n) || ((const struct iotrace_event *)rec)->type != IOTRACE_EV_FILE_NAME)
+					continue;
+				memcpy(&n, rec, sizeof(n));
+				if (path_filter__add_name(c->paths, &n))
+					c->write_err = -ENOMEM;
+			}
+		}
+	}
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		c->batches[cpu].used = 0;
+}
+
+/* Reads every ring; 0 or a negative errno. */
+int intake__consume_rings(struct collector *c)
+{
+	int n = ring_buffer__consume(c->rb);
+
+	if (c->paths)
+		intake__write_batches(c);
+	return n < 0 ? n : 0;
+}
+
+/*
+ * Has each CPU whose stage holds records that waited a whole round (it
+ * was not output since the last look), or with all every CPU whose stage
+ * holds records, output them, by running flush_stage on that CPU: the
+ * records of a quiet CPU then wait at most two rounds, and a busy or idle
+ * CPU costs no interrupt. A stage found in use is left to the next round.
+ * Without the run-on-CPU test run (refused), records wait until their
+ * stage is full or the trace ends. Returns whether every stage it looked
+ * at was output (none was in use).
+ */
+bool intake__flush_stages(struct collector *c, bool all)
+{
+	int fd = bpf_program__fd(c->skel->progs.flush_stage), cpu;
+	bool done = !c->no_stage_flush;
+
+	for (cpu = 0; cpu < c->ncpus && !c->no_stage_flush; cpu++) {
+		const volatile struct iotrace_stage *st = &c->stages[cpu];
+		uint64_t flushes = st->flushes;
+		bool waited = flushes == c->stage_flushes[cpu];
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
+
+		c->stage_flushes[cpu] = flushes;
+		if (!st->len || !(waited || all))
+			continue;
+		if (!bpf_prog_test_run_opts(fd, &opts)) {
+			done = done && !opts.retval;
+		} else if (errno != ENXIO) {
+			/* ENXIO: the CPU is offline */
+			cli_warn("cannot have CPU %d output its staged records: %s; from now on a quiet CPU's records reach the trace only when its stage fills or the tracer stops",
+				 cpu, strerror(errno));
+			c->no_stage_flush = true;
+			done = false;
+		}
+		c->stage_flushes[cpu] = st->flushes;
+	}
+	return done;
+}
+
+/* What the stages still hold once the programs are detached: nothing writes to them any more. */
+void intake__drain_stages(struct collector *c)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		const struct iotrace_stage *st = &c->stages[cpu];
+
+		if (st->len <= sizeof(st->buf))
+			take_batch(c, cpu, (const uint8_t *)st->buf, st->len);
+	}
+}
+
+int intake__flush_all(struct collector *c)
+{
+	int i, err, first = 0;
+
+	for (i = 0; i < c->ncpus; i++) {
+		err = stream_writer__flush(c->streams[i]);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
