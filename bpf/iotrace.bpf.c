@@ -872,6 +872,20 @@ static __always_inline int on_split(struct bio *bio,
 	return 0;
 }
 
+/*
+ * A bio-less request as an I/O: who dispatched it (the flusher, or the
+ * task whose fsync needed the flush), for the views by process.
+ */
+static __always_inline void emit_request(const struct iotrace_event *e)
+{
+	struct iotrace_queue_event q = {};
+
+	q.io = *e;
+	task_ids(&q);
+	stamp(&q.io);
+	output_sized(&q.io, sizeof(q), 1);
+}
+
 static __always_inline int on_rq_issue(struct request *rq)
 {
 	struct iotrace_event e = {};
@@ -917,7 +931,7 @@ static __always_inline int on_rq_issue(struct request *rq)
 		}
 		e.type = IOTRACE_EV_RQ_QUEUE;
 		e.id = (__u64)rq;
-		emit(&e);
+		emit_request(&e);
 		return 0;
 	}
 

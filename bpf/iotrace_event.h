@@ -42,7 +42,8 @@ enum iotrace_event_type {
 	/*
 	 * a request that carries no bio (e.g. the flush machinery's own
 	 * flush request) was dispatched; it never passes block_bio_queue,
-	 * so it is reported as an I/O of its own: id = request address
+	 * so it is reported as an I/O of its own: id = request address.
+	 * A struct iotrace_queue_event, with the dispatching task and no file
 	 */
 	IOTRACE_EV_RQ_QUEUE = 5,
 	/* such a bio-less request completed (block_rq_complete) */
@@ -191,7 +192,8 @@ enum iotrace_file_kind {
 
 /*
  * A QUEUE record: struct iotrace_event followed by who submitted the bio
- * and which file its first page belongs to. The BPF program reserves two
+ * and which file its first page belongs to (an RQ_QUEUE record: who
+ * dispatched the request; no file). The BPF program reserves two
  * sids for a QUEUE of a regular file (io.sid = sid, its filesystemMeta
  * sid + 1), one otherwise.
  */
@@ -370,11 +372,11 @@ static inline __u32 iotrace_record_size(__u32 type)
 {
 	switch (type) {
 	case IOTRACE_EV_QUEUE:
+	case IOTRACE_EV_RQ_QUEUE:
 		return sizeof(struct iotrace_queue_event);
 	case IOTRACE_EV_SPLIT:
 	case IOTRACE_EV_COMPLETE:
 	case IOTRACE_EV_ISSUE:
-	case IOTRACE_EV_RQ_QUEUE:
 	case IOTRACE_EV_RQ_COMPLETE:
 		return sizeof(struct iotrace_event);
 	case IOTRACE_EV_FILE_NAME:

@@ -96,6 +96,7 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 	inflight__note(&c->open, &r.e);
 	switch (r.e.type) {
 	case IOTRACE_EV_QUEUE:
+	case IOTRACE_EV_RQ_QUEUE:
 		if (size < sizeof(r.q))
 			break;
 		memcpy(&r.q, data, sizeof(r.q));

@@ -26,7 +26,8 @@ def header(sid, ns):
 def io(sid, ns, iid, lba, length=8, op="Read", flush=False):
     return {"header": header(sid, ns),
             "io": {"id": str(iid), "lba": str(lba), "len": length, "deviceId": str(DEV),
-                   "operation": op, "flush": flush, "partitionId": "0"}}
+                   "operation": op, "flush": flush, "partitionId": "0", "pid": 3210,
+                   "comm": "fio"}}
 
 
 def done(sid, ns, iid, lba, length=8):
