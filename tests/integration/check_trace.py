@@ -119,6 +119,12 @@ def main():
     ap.add_argument("--discard-sectors", type=int)
     ap.add_argument("--discard-from",
                     help="where --discard-sectors comes from (default: the device's stat)")
+    ap.add_argument("--part",
+                    help="DEVT:START:SIZE: a partition of the disk was traced, not the disk: "
+                         "every io is of that partition (its dev_t) and lies in its sectors")
+    ap.add_argument("--stat-name",
+                    help="the block device the sector arguments are the stat deltas of "
+                         "(default: --name)")
     ap.add_argument("--min-io", type=int, default=1)
     ap.add_argument("--min-split", type=int, default=0)
     ap.add_argument("--min-dispatch", type=int, default=0)
@@ -141,6 +147,8 @@ def main():
                     help="the per-CPU streams may end at different sids (a killed or "
                          "size-limited tracer): the I/O/completion pairing is only measured")
     a = ap.parse_args()
+    part = tuple(int(x) for x in a.part.split(":")) if a.part else None
+    stat_name = a.stat_name or a.name
 
     counts = Counter()
     bad_lines = []
@@ -220,7 +228,7 @@ def main():
 
             if kind == "deviceDescription":
                 descriptions.append(body)
-                if as_int(body.get("id")) != a.dev:
+                if as_int(body.get("id")) not in (a.dev, part[0] if part else a.dev):
                     dev_errors.append("sid %d deviceDescription.id %s" % (sid, body.get("id")))
                 continue
             if kind in ("io", "ioCompletion", "ioSplit", "ioDispatch"):
@@ -229,7 +237,7 @@ def main():
 
             if kind == "io":
                 submitted("io", body["id"], sid, ns, body)
-                if body.get("partitionId", "0") != "0":
+                if body.get("partitionId", "0") != (str(part[0]) if part else "0"):
                     part_errors.append("sid %d partitionId %s" % (sid, body.get("partitionId")))
                 op = body.get("operation")
                 length = int(body.get("len", 0))
@@ -298,11 +306,17 @@ def main():
           "a deviceDescription names %s" % a.name, str(descriptions))
     # a request without a bio (a cache flush) has no sector: 0, as the kernel's tracepoints say
     size = max([as_int(d.get("size")) for d in descriptions if d.get("name") == a.name] or [0])
-    outside = ["sid %d lba %d len %d" % x for x in extents if x[1] + x[2] > size]
-    check(bool(extents) and not outside,
-          "every io lies within the device (%d sectors)" % size, first(outside))
+    lo, hi, where = 0, size, "the device (%d sectors)" % size
+    if part:
+        lo, hi, where = part[1], part[1] + part[2], "the partition (sectors %d-%d)" % (
+            part[1], part[1] + part[2] - 1)
+    # an empty flush touches no sector: the block layer leaves its LBA 0
+    outside = ["sid %d lba %d len %d" % x for x in extents
+               if x[2] and (x[1] < lo or x[1] + x[2] > hi)]
+    check(bool(extents) and not outside, "every io lies within " + where, first(outside))
     check(not dev_errors, "every device id is %d (%s)" % (a.dev, a.name), first(dev_errors))
-    check(not part_errors, "io.partitionId is 0 (whole disk) everywhere", first(part_errors))
+    check(not part_errors, "io.partitionId is %s everywhere" % (
+        "%d (the partition)" % part[0] if part else "0 (whole disk)"), first(part_errors))
     check(not no_task, "every io names its task, pid and comm (a bio-less request: the task "
           "that dispatched it)", first(no_task))
     if a.truncated:
@@ -355,16 +369,16 @@ def main():
     # (op_stat_group: every odd op that is not a discard is STAT_WRITE).
     if a.read_sectors is not None:
         check(sums["Read"] == a.read_sectors,
-              "read sectors: trace %d == /sys/block/%s/stat %d" % (sums["Read"], a.name, a.read_sectors))
+              "read sectors: trace %d == /sys/class/block/%s/stat %d" % (sums["Read"], stat_name, a.read_sectors))
     if a.write_sectors is not None:
         w = sums["Write"] + sums["WriteZeroes"]
         check(w == a.write_sectors,
-              "write sectors: trace %d (Write %d + WriteZeroes %d) == /sys/block/%s/stat %d" % (
-                  w, sums["Write"], sums["WriteZeroes"], a.name, a.write_sectors))
+              "write sectors: trace %d (Write %d + WriteZeroes %d) == /sys/class/block/%s/stat %d" % (
+                  w, sums["Write"], sums["WriteZeroes"], stat_name, a.write_sectors))
     if a.discard_sectors is not None:
         check(sums["Discard"] == a.discard_sectors,
               "discard sectors: trace %d == %s %d" % (
-                  sums["Discard"], a.discard_from or "/sys/block/%s/stat" % a.name, a.discard_sectors))
+                  sums["Discard"], a.discard_from or "/sys/class/block/%s/stat" % stat_name, a.discard_sectors))
     return 1 if failures else 0
 
 
