@@ -37,7 +37,8 @@ measure = CHECKS.measure
 SECTOR = 512
 FILE_BYTES = 1 << 20
 FILE_SECTORS = FILE_BYTES // SECTOR
-COMM = "vfs_pattern"
+# the reader runs as a link of another name, for --comm (vfs_trace.sh)
+COMM = {"writer": "vfs_pattern", "reader": "vfs_reader"}
 READS = ("VfsRead", "VfsPread64", "VfsReadv", "VfsPreadv", "VfsPreadv2")
 WRITES = ("VfsWrite", "VfsPwrite64", "VfsWritev", "VfsPwritev", "VfsPwritev2")
 
@@ -115,8 +116,8 @@ def main():
     check(sum(e["length"] for e in w.extents) == FILE_BYTES,
           "FIEMAP maps f.dat's 1 MiB (%d extents)" % len(w.extents))
     for who, (lg, cg) in roles.items():
-        check(lg.proc["comm"] == COMM and lg.proc["tid"] == lg.pid,
-              "%s: pid %d, comm %s, single-threaded" % (who, lg.pid, COMM))
+        check(lg.proc["comm"] == COMM[who] and lg.proc["tid"] == lg.pid,
+              "%s: pid %d, comm %s, single-threaded" % (who, lg.pid, COMM[who]))
         want_cg = getattr(a, who + "_cgroup_path")
         if want_cg:
             check(lg.proc["cgroup"] == want_cg, "%s: ran in cgroup %s" % (who, want_cg),
@@ -226,7 +227,8 @@ def main():
               % (who, len(want)),
               "%d records for %d calls; %s" % (len(got), len(want), "; ".join(bad[:3])))
         check(bool(mine) and all(v["tid"] == lg.pid for _, _, v, _ in mine), "%s: every record's tid is %d" % (who, lg.pid))
-        check(bool(mine) and all(v.get("comm") == COMM for _, _, v, _ in mine), "%s: every record's comm is %s" % (who, COMM))
+        check(bool(mine) and all(v.get("comm") == COMM[who] for _, _, v, _ in mine),
+              "%s: every record's comm is %s" % (who, COMM[who]))
         check(bool(mine) and all(int(v.get("cgroupId", 0)) == cg for _, _, v, _ in mine),
               "%s: every record's cgroupId is its cgroup's id %d" % (who, cg),
               "got %s" % sorted(set(v.get("cgroupId") for _, _, v, _ in mine)))
@@ -368,7 +370,7 @@ def main():
             if int(io["lba"]) != lba_of(int(m["fileOffset"]))]
     check(bool(f_writes) and not badl, "each one's LBA is FIEMAP's mapping of its fileOffset",
           "(fileOffset, lba, FIEMAP) %s" % badl[:3])
-    check(bool(f_writes) and all(io["pid"] == w.pid and io.get("tid") == w.pid and io.get("comm") == COMM
+    check(bool(f_writes) and all(io["pid"] == w.pid and io.get("tid") == w.pid and io.get("comm") == COMM["writer"]
                                  and int(io.get("cgroupId", 0)) == a.writer_cgroup for _, _, io, _ in f_writes),
           "they were queued by the writer (pid, tid, comm, cgroupId) in its fsync",
           "got %s" % sorted(set((io["pid"], io.get("comm"), io.get("cgroupId")) for _, _, io, _ in f_writes)))
@@ -407,9 +409,9 @@ def main():
             if int(io["lba"]) != lba_of(int(m["fileOffset"]))]
     check(bool(rd) and not badl, "each direct I/O's LBA is FIEMAP's mapping of its fileOffset",
           "(fileOffset, lba, FIEMAP) %s" % badl[:3])
-    check(bool(rd) and all(io.get("tid") == r.pid and io.get("comm") == COMM
+    check(bool(rd) and all(io.get("tid") == r.pid and io.get("comm") == COMM["reader"]
                            and int(io.get("cgroupId", 0)) == a.reader_cgroup for _, _, io, _ in rd),
-          "direct I/Os: tid %d, comm %s, cgroupId %d (the reader's)" % (r.pid, COMM, a.reader_cgroup))
+          "direct I/Os: tid %d, comm %s, cgroupId %d (the reader's)" % (r.pid, COMM["reader"], a.reader_cgroup))
     check(bool(rd) and all(int(m["fileSize"]) == FILE_SECTORS for _, _, _, m in rd),
           "direct I/Os: fileSize is %d sectors" % FILE_SECTORS)
     if "reader" in traced:
@@ -448,7 +450,7 @@ def main():
     # I/O of the pattern's processes, whatever it is, is in their cgroups
     for who, (lg, cg) in roles.items():
         mine = [io for _, _, io, _ in ios if io["pid"] == lg.pid]
-        check(all(int(io.get("cgroupId", 0)) == cg and io.get("comm") == COMM for io in mine),
+        check(all(int(io.get("cgroupId", 0)) == cg and io.get("comm") == COMM[who] for io in mine),
               "%s: each of its %d block I/Os has its cgroupId and comm" % (who, len(mine)))
 
     # --- iotrace -P --file-statistics, when the parser has it ---

@@ -10,16 +10,18 @@
 # cgroup v2 of its own: a writer (creates a/b/c/d/e/f.dat, 256 pwrite64s
 # of 4 KiB, fsync; creates a/b/tmp.dat) and a reader (reads f.dat back
 # with O_DIRECT, renames it to g.dat, unlinks tmp.dat, reads 4 KiB of
-# g.dat). Both print what they did; check_vfs.py compares that with
+# g.dat); the reader runs under another name (vfs_reader, a link to the
+# binary), so that its comm differs. Both print what they did; check_vfs.py compares that with
 # `iotrace -P --io --raw`: every VFS record, per-file bytes, paths, the
 # Create/Delete/MoveFrom/MoveTo events, the file offsets, LBAs (FIEMAP),
 # process, cgroup and vfsCallId of the direct reads and of f.dat's
 # writeback, and, when the parser has it, `-P --file-statistics`.
 #
-# Runs (IOTRACE_VFS_RUNS="ext4 pids cgroup paths xfs btrfs btrfs-subvol" is the
-# default):
+# Runs (IOTRACE_VFS_RUNS="ext4 pids comm cgroup paths xfs btrfs btrfs-subvol" is
+# the default):
 #   ext4    the pattern on ext4, traced with --vfs
 #   pids    the same with --vfs --pids <the writer>: only its calls
+#   comm    the same with --vfs --comm vfs_reader: only the reader's calls
 #   cgroup  the same with --vfs --cgroup <the reader's cgroup>
 #   paths   the same with --vfs --paths '<mount>/paths/a/b/c/d/e/*': the
 #           calls on f.dat (g.dat once renamed), not those on tmp.dat
@@ -47,7 +49,7 @@ fi
 BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
 PATTERN=$(realpath -e "$2") || { echo "FAIL: no vfs_pattern at '$2'" >&2; exit 1; }
 HERE=$(cd "$(dirname "$0")" && pwd)
-RUNS=${IOTRACE_VFS_RUNS:-ext4 pids cgroup paths xfs btrfs btrfs-subvol}
+RUNS=${IOTRACE_VFS_RUNS:-ext4 pids comm cgroup paths xfs btrfs btrfs-subvol}
 
 iotrace_test_harness --list-failures
 
@@ -157,7 +159,8 @@ start_workers() {
 	mkfifo "$T/$name.wgo" "$T/$name.rgo"
 	"$PATTERN" --cgroup "$CGW" --wait "$T/$name.wgo" writer "$dir" >"$T/$name.writer" 2>"$T/$name.writer.err" &
 	WPID=$!
-	"$PATTERN" --cgroup "$CGR" --wait "$T/$name.rgo" reader "$dir" >"$T/$name.reader" 2>"$T/$name.reader.err" &
+	[ -e "$T/vfs_reader" ] || ln -s "$PATTERN" "$T/vfs_reader"
+	"$T/vfs_reader" --cgroup "$CGR" --wait "$T/$name.rgo" reader "$dir" >"$T/$name.reader" 2>"$T/$name.reader.err" &
 	RPID=$!
 	# each prints its process line once it is in its cgroup
 	for _ in $(seq 100); do
@@ -258,11 +261,12 @@ run() {
 want_run() { case " $RUNS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # =============================================================================
-if want_run ext4 || want_run pids || want_run cgroup || want_run paths; then
+if want_run ext4 || want_run pids || want_run comm || want_run cgroup || want_run paths; then
 	iotrace_quiet_ext4 256M vfs "$T" || die "$SETUP_ERR"
 	echo "# ext4 on $LOOP ($MAJ:$MIN, dev_t $DEVT)"
 	want_run ext4 && run ext4 ext4 "" writer,reader f,g,tmp
 	want_run pids && run pids ext4 pids writer f,g,tmp --pids @WPID@
+	want_run comm && run comm ext4 comm reader f,g,tmp --comm vfs_reader
 	want_run cgroup && run cgroup ext4 cgroup reader f,g,tmp --cgroup "$CGR"
 	want_run paths && run paths ext4 paths writer,reader f,g --paths "$MNT/paths/a/b/c/d/e/*"
 	iotrace_teardown_fs
