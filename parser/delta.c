@@ -725,7 +725,7 @@ static uint64_t first_id(const struct rec *r)
 /* Sets r->mask, the ids' ranks and pred[] (the number predictions) */
 static void find_mispredicted(const struct delta *d, struct rec *r, uint64_t *pred)
 {
-	uint64_t cur_id = 0;
+	uint64_t cur_id = 0, ahead = 0;
 	unsigned i;
 
 	r->mask = 0;
@@ -745,10 +745,13 @@ static void find_mispredicted(const struct delta *d, struct rec *r, uint64_t *pr
 				miss = !v->present || !bytes_equal(r->t->slot[i].recent, 0, v);
 		} else {
 			/* an io's lba or len ahead of the id it belongs to */
-			if (!cur_id && (role == R_IO_LBA || role == R_IO_LEN))
-				pred[i] = predict_num(d, r, i, first_id(r));
-			else
+			if (!cur_id && (role == R_IO_LBA || role == R_IO_LEN)) {
+				if (!ahead)
+					ahead = first_id(r);
+				pred[i] = predict_num(d, r, i, ahead);
+			} else {
 				pred[i] = predict_num(d, r, i, cur_id);
+			}
 			miss = v->v != pred[i];
 			if (role == R_ID && !cur_id)
 				cur_id = v->v;
