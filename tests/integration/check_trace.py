@@ -355,8 +355,13 @@ def main():
               first(orphan_completions))
     check(not completion_errors, "no completion reports an error", first(completion_errors))
     measure("completion ranges: %s" % ", ".join("%s %d" % kv for kv in sorted(ranges.items())))
-    check(not range_errors, "every ioCompletion has its I/O's range (a split parent's: the rest "
-          "of it; a write with a preflush: its LBA, length 0)", first(range_errors))
+    if a.truncated:
+        # a cut stream may have lost an id's latest io: its completion meets an older one
+        measure("ranges not checked (truncated trace): %d completions unlike the io of their id "
+                "in flight" % len(range_errors))
+    else:
+        check(not range_errors, "every ioCompletion has its I/O's range (a split parent's: the "
+              "rest of it; a write with a preflush: its LBA, length 0)", first(range_errors))
     if a.min_split:
         check(counts["ioSplit"] >= a.min_split, "at least %d ioSplit (got %d)" % (a.min_split, counts["ioSplit"]))
     if a.min_dispatch:
