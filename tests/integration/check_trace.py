@@ -167,7 +167,7 @@ def main():
     ranges = Counter()       # completions by how their range relates to their I/O's
     completion_errors = []
     part_errors = []
-    no_task = []             # io events without the pid and comm of their task
+    no_task = []             # io events without the comm of their task
     sums = Counter()         # sectors by class
     ios = Counter()          # io events by class
     dispatch_sectors = 0
@@ -242,7 +242,8 @@ def main():
                 op = body.get("operation")
                 length = int(body.get("len", 0))
                 extents.append((sid, int(body.get("lba", 0)), length))
-                if not int(body.get("pid", 0)) or not body.get("comm"):
+                # pid 0 is the idle task (swapper/N): I/O issued from an interrupt on an idle CPU
+                if not body.get("comm"):
                     no_task.append("sid %d id %s%s" % (
                         sid, body["id"], " (requestOnly)" if body.get("requestOnly") else ""))
                 if body.get("requestOnly"):
@@ -317,8 +318,8 @@ def main():
     check(not dev_errors, "every device id is %d (%s)" % (a.dev, a.name), first(dev_errors))
     check(not part_errors, "io.partitionId is %s everywhere" % (
         "%d (the partition)" % part[0] if part else "0 (whole disk)"), first(part_errors))
-    check(not no_task, "every io names its task, pid and comm (a bio-less request: the task "
-          "that dispatched it)", first(no_task))
+    check(not no_task, "every io names its task's comm (a bio-less request: the task that "
+          "dispatched it)", first(no_task))
     if a.truncated:
         measure("pairing not checked (truncated trace): %d ids reused while in flight, %d splits "
                 "of a parent not in flight, %d orphan completions" % (
