@@ -69,6 +69,16 @@ iotrace_test_binary() {
 	BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
 }
 
+# iotrace_stat_sectors BEFORE AFTER: the read, write and discard sectors
+# between two snapshots of a block device's stat file (discard 0 where the
+# kernel's stat has no discard fields)
+iotrace_stat_sectors() {
+	local -a b a
+	read -r -a b <"$1"
+	read -r -a a <"$2"
+	echo "$((a[2] - b[2])) $((a[6] - b[6])) $((${a[13]:-0} - ${b[13]:-0}))"
+}
+
 # iotrace_st_devt PATH: the device stat gives PATH (st_dev; on btrfs its
 # subvolume's) in the kernel's dev_t encoding, as traces carry it
 iotrace_st_devt() {

@@ -41,12 +41,6 @@ command -v udevadm >/dev/null && udevadm settle
 IFS=: read -r major minor <"/sys/block/$ZRAM/dev"
 DEVT=$(((major << 20) | minor))
 
-# stat_sectors FILE: read and write sectors from a stat snapshot
-stat_sectors() {
-	local -a f
-	read -r -a f <"$1"
-	echo "${f[2]} ${f[6]}"
-}
 TRIMS=100
 
 round=0
@@ -66,13 +60,12 @@ for args in "" "--compress none"; do
 	check "${label}fio exit 0 (got $rc)" [ "$rc" = 0 ]
 	iotrace_test_stop_tracer "$label" "$T/$round.out" "$T/$round.err"
 
-	read -r r0 w0 < <(stat_sectors "$T/$round.before")
-	read -r r1 w1 < <(stat_sectors "$T/$round.after")
+	read -r rd wr _ < <(iotrace_stat_sectors "$T/$round.before" "$T/$round.after")
 	timeout -k 5 120 "$BIN" -P --io --raw -p "$TRACE" >"$T/$round.jsonl" 2>"$T/$round.raw.err"
 	rc=$?
 	check "${label}-P --io --raw exit 0 (got $rc)" [ "$rc" = 0 ]
 	python3 "$HERE/check_trace.py" "$T/$round.jsonl" --dev "$DEVT" --name "$ZRAM" \
-		--min-io 3400 --read-sectors $((r1 - r0)) --write-sectors $((w1 - w0)) \
+		--min-io 3400 --read-sectors "$rd" --write-sectors "$wr" \
 		--discard-sectors $((TRIMS * 128)) --discard-from "fio's $TRIMS trims of 64 KiB" --no-dispatch >"$T/$round.check" 2>&1
 	iotrace_test_relay "$T/$round.check" $? check_trace.py
 done

@@ -95,15 +95,13 @@ check "workload ran" [ "$wrc" = 0 ]
 iotrace_test_stop_tracer "" "$T/trace.out" "$T/trace.err"
 iotrace_test_kernel_completions_take "" "$T/kernel"
 
-read -r -a s0 <"$T/stat.before"
-read -r -a s1 <"$T/stat.after"
+read -r rd wr ds < <(iotrace_stat_sectors "$T/stat.before" "$T/stat.after")
 timeout -k 5 120 "$BIN" -P --io --raw -p "$TRACE" >"$T/events.jsonl" 2>"$T/raw.err"
 rc=$?
 check "-P --io --raw exit 0 (got $rc)" [ "$rc" = 0 ]
 python3 "$HERE/check_trace.py" "$T/events.jsonl" --dev "$DEVT" --name "$LN" \
 	--part "$P1DEVT:$P1START:$P1SIZE" --stat-name "$P1" --min-io 100 --no-dispatch \
-	--read-sectors $((s1[2] - s0[2])) --write-sectors $((s1[6] - s0[6])) \
-	--discard-sectors $((s1[13] - s0[13])) --kernel-completions "$T/kernel" >"$T/check" 2>&1
+	--read-sectors "$rd" --write-sectors "$wr" --discard-sectors "$ds" --kernel-completions "$T/kernel" >"$T/check" 2>&1
 iotrace_test_relay "$T/check" $? check_trace.py
 described=$(python3 -c '
 import json, sys
