@@ -20,6 +20,7 @@
 #include "inflight.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
+#include "kernel_probe.h"
 #include "path_filter.h"
 #include "programs.h"
 #include "stream_writer.h"
@@ -116,6 +117,8 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	bpf_map__set_max_entries(c->skel->maps.rings, (__u32)c->ncpus);
 	bpf_map__set_max_entries(c->skel->maps.stages, (__u32)c->ncpus);
 
+	/* before anything looks for a classic tracepoint */
+	c->tracefs = probe__tracefs_mount();
 	/* parsed once: several programs are picked by their prototypes */
 	btf = btf__load_vmlinux_btf();
 	programs__pick(c->skel, btf);
@@ -489,7 +492,12 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	}
 	if (c->cfg->vfs && !c->vfs.calls) {
 		err = -ENOENT;
-		set_error(c, err, "--vfs needs syscall tracepoints (CONFIG_FTRACE_SYSCALLS); this kernel has none");
+		if (c->tracefs < 0)
+			set_error(c, err, "--vfs needs syscall tracepoints, found through tracefs: it is not "
+				  "mounted and mounting it on %s failed: %s", TRACEFS_MOUNT,
+				  strerror(-c->tracefs));
+		else
+			set_error(c, err, "--vfs needs syscall tracepoints (CONFIG_FTRACE_SYSCALLS); this kernel has none");
 		goto finish;
 	}
 	/* the first summary says RUNNING only once the programs are attached */
@@ -611,6 +619,7 @@ void collector__free(struct collector *c)
 	if (c->mounts_fd >= 0)
 		close(c->mounts_fd);
 	iotrace__destroy(c->skel);
+	probe__tracefs_unmount(c->tracefs);
 	if (c->streams)
 		for (i = 0; i < c->ncpus; i++)
 			stream_writer__close(c->streams[i]);

@@ -52,6 +52,7 @@ struct collector {
 	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */
 	bool no_stage_flush;	/* flush_stage cannot be run on a CPU here */
 	int mounts_fd;	/* fs_devs__watch, -1 = none */
+	int tracefs;	/* probe__tracefs_mount(): 1 = mounted it, unmounted at the end */
 	bool fs_devs_full;	/* told that a mount did not fit */
 	struct inflight open;	/* the trace's I/Os not completed yet */
 	char err[256];

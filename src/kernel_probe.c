@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -28,18 +30,42 @@ int probe__tp_btf_args(const struct btf *btf, const char *tp)
 	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
 }
 
+/* where libbpf looks too; the second is debugfs's automount of tracefs */
+static const char *const tracefs_roots[] = { TRACEFS_MOUNT, "/sys/kernel/debug/tracing" };
+
 bool probe__tracepoint_exists(const char *category, const char *name)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char path[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], category, name);
+	for (i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs_roots[i], category, name);
 		if (access(path, F_OK) == 0)
 			return true;
 	}
 	return false;
+}
+
+int probe__tracefs_mount(void)
+{
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", tracefs_roots[i]);
+		if (access(path, F_OK) == 0)
+			return 0;
+	}
+	if (mount("tracefs", TRACEFS_MOUNT, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return -errno;
+	return 1;
+}
+
+void probe__tracefs_unmount(int mounted)
+{
+	/* not lazily: a tool that started using it meanwhile keeps it */
+	if (mounted == 1)
+		umount2(TRACEFS_MOUNT, 0);
 }
 
 bool probe__cast_loads(const struct btf *btf)

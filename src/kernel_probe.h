@@ -19,8 +19,22 @@ struct btf;
  */
 int probe__tp_btf_args(const struct btf *vmlinux, const char *tp);
 
+#define TRACEFS_MOUNT "/sys/kernel/tracing"
+
 /* A classic tracepoint category:name in tracefs (either mount point). */
 bool probe__tracepoint_exists(const char *category, const char *name);
+
+/*
+ * Classic tracepoints (system calls, rename exits) are found and attached
+ * through tracefs, which a node booted without systemd may not have
+ * mounted. Mounts it on TRACEFS_MOUNT if neither mount point shows it, as
+ * perf does. Returns 1 if it mounted it, 0 if it was there, or -errno
+ * (not root in the initial user namespace, a kernel without tracefs).
+ */
+int probe__tracefs_mount(void);
+
+/* Unmounts what probe__tracefs_mount() mounted (its result), unless busy. */
+void probe__tracefs_unmount(int mounted);
 
 /*
  * Whether to load the *_cast programs, which read kernel memory with
