@@ -112,8 +112,34 @@ iotrace_fs_test_cleanup() {
 	iotrace_kernel_completions_stop
 	iotrace_stop "$TRACER_PID"
 	iotrace_teardown_fs
+	iotrace_tracefs_unmount
 	iotrace_test_remove_temp "$T" "$IOTRACE_TEST_KEEP_WHAT"
 	exit "$rc"
+}
+
+# iotrace_tracefs: sets TRACEFS to where tracefs shows the kernel's events,
+# for a test that reads or sets them itself; mounts it on
+# /sys/kernel/tracing if no one has (a node booted without systemd), and
+# iotrace_tracefs_unmount, which the fs-test cleanup calls, unmounts what
+# it mounted. SETUP_ERR and 1 when there is no tracefs. (iotrace mounts
+# it itself when it needs it: tests/integration/tracefs_mount.sh.)
+iotrace_tracefs() {
+	local d
+
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -d "$d/events" ] && { TRACEFS=$d; return 0; }
+	done
+	if ! mount -t tracefs -o nosuid,nodev,noexec tracefs /sys/kernel/tracing 2>/dev/null; then
+		SETUP_ERR="no tracefs, and it cannot be mounted on /sys/kernel/tracing"
+		return 1
+	fi
+	TRACEFS=/sys/kernel/tracing
+	IOTRACE_TRACEFS_MOUNTED=1
+}
+
+iotrace_tracefs_unmount() {
+	[ "${IOTRACE_TRACEFS_MOUNTED:-0}" = 1 ] || return 0
+	umount /sys/kernel/tracing && IOTRACE_TRACEFS_MOUNTED=0
 }
 
 # iotrace_kernel_completions_start DEVT: sets up a tracefs instance of this
@@ -126,14 +152,14 @@ iotrace_fs_test_cleanup() {
 # tests/integration/kernel_completions.py). SETUP_ERR and 1 when tracefs
 # cannot do this.
 iotrace_kernel_completions_start() {
-	local tr=/sys/kernel/tracing ev
+	local ev
 
-	[ -d "$tr/instances" ] || tr=/sys/kernel/debug/tracing
-	if [ ! -d "$tr/instances" ]; then
-		SETUP_ERR="no tracefs with instances at /sys/kernel/tracing (the kernel's completions are compared with the trace's)"
+	iotrace_tracefs || return 1
+	if [ ! -d "$TRACEFS/instances" ]; then
+		SETUP_ERR="no tracefs instances in $TRACEFS (the kernel's completions are compared with the trace's)"
 		return 1
 	fi
-	KCOMP_DIR=$tr/instances/iotrace-test-$$
+	KCOMP_DIR=$TRACEFS/instances/iotrace-test-$$
 	if ! mkdir "$KCOMP_DIR" 2>/dev/null; then
 		SETUP_ERR="cannot make the tracefs instance $KCOMP_DIR"
 		KCOMP_DIR=

@@ -31,11 +31,11 @@ iotrace_test_harness
 iotrace_require_root_bpf "loop devices, mount, BPF" losetup mkfs.ext4 mkfs.btrfs mount umount fio python3
 grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
 fio --enghelp 2>/dev/null | grep -qw io_uring || die "fio has no io_uring engine"
-[ -e /sys/kernel/tracing/events/io_uring/io_uring_submit_req ] ||
-	[ -e /sys/kernel/debug/tracing/events/io_uring/io_uring_submit_req ] ||
-	die "kernel has no io_uring tracepoints (CONFIG_IO_URING)"
 
 iotrace_fs_test_start uring
+iotrace_tracefs || die "$SETUP_ERR"
+[ -e "$TRACEFS/events/io_uring/io_uring_submit_req" ] ||
+	die "kernel has no io_uring tracepoints (CONFIG_IO_URING)"
 
 # uring_run FSTYPE: the workload on a FSTYPE loop device, traced and checked
 uring_run() {

@@ -43,11 +43,12 @@ iotrace_test_harness --list-failures
 iotrace_require_root_bpf "loop devices, mount, BPF" \
 	losetup mkfs.ext4 mount umount mountpoint python3 truncate timeout bpftool
 iotrace_require_loop
-TRACEFS=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -e "$d/events/syscalls" ] && { TRACEFS=$d; break; }
-done
-[ -n "$TRACEFS" ] || die "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS, tracefs)"
+
+# --- setup and teardown --------------------------------------------------------
+iotrace_fs_test_start vfscalls
+CPID=
+iotrace_tracefs || die "$SETUP_ERR"
+[ -e "$TRACEFS/events/syscalls" ] || die "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)"
 # every call the program makes must have its tracepoints, or its record
 # is missing for a reason that is not the tracer's
 for tp in open creat openat2 read write readv writev preadv pwritev preadv2 pwritev2 \
@@ -55,10 +56,6 @@ for tp in open creat openat2 read write readv writev preadv pwritev preadv2 pwri
 	splice close rename unlink; do
 	[ -e "$TRACEFS/events/syscalls/sys_enter_$tp" ] || die "kernel has no syscalls:sys_enter_$tp"
 done
-
-# --- setup and teardown --------------------------------------------------------
-iotrace_fs_test_start vfscalls
-CPID=
 
 iotrace_test_undo() {
 	iotrace_kill_wait "$CPID"
