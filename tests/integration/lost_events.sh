@@ -6,8 +6,9 @@
 #   usage: tests/integration/lost_events.sh PATH/TO/iotrace
 #
 # A loop device is traced with the smallest buffer (--buffer 1) while
-# direct writes run flat out, and the tracer is stopped (SIGSTOP) for two
-# seconds, so that its per-CPU rings overflow. Expected: the loss is never
+# direct writes run flat out (fio), and the tracer is stopped (SIGSTOP)
+# until the device has done 40,000 writes, so that its per-CPU rings
+# overflow however fast the machine is. Expected: the loss is never
 # silent. The tracer exits 3 with one warning line giving the count per
 # CPU; the summary's droppedEvents is that count and the sum of its
 # per-CPU list; and it is exactly what the sids say is missing: on a raw device every
@@ -15,7 +16,7 @@
 # the events on disk plus the lost ones. The parser reads the trace, warns
 # with the same count and exits 3.
 #
-# Needs root, BTF and loop devices; a missing one is a failure, not a skip.
+# Needs root, BTF, loop devices and fio; a missing one is a failure, not a skip.
 # Everything set up is torn down at exit, also on failure.
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
@@ -23,7 +24,7 @@ set -u
 BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '${1:-}'" >&2; exit 1; }
 iotrace_test_harness
 
-iotrace_require_root_bpf "loop devices, BPF"
+iotrace_require_root_bpf "loop devices, BPF" fio
 
 T=$(mktemp -d /tmp/iotrace-lost.XXXXXX)
 IMG=
@@ -32,8 +33,8 @@ TRACER=
 WRITER=
 cleanup() {
 	[ -n "$TRACER" ] && kill -CONT "$TRACER" 2>/dev/null
-	# the writer's dd holds the loop device open: let it end before detaching
-	[ -n "$WRITER" ] && touch "$T/stop" && wait "$WRITER" 2>/dev/null
+	# the writer holds the loop device open: let it end before detaching
+	[ -n "$WRITER" ] && kill -INT "$WRITER" && wait "$WRITER" 2>/dev/null
 	iotrace_stop "$TRACER"
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -rf "$T" "$IMG"
@@ -46,15 +47,27 @@ iotrace_shm_loop 64M || die "losetup"
 TRACER=$!
 iotrace_wait_running "$BIN" "$TRACER" "$T/repo" || die "tracer did not start: $(cat "$T/err")"
 
-# O_DIRECT writes of 4 KiB, each a block I/O, until told to stop
-(while [ ! -e "$T/stop" ]; do dd if=/dev/zero of="$LOOP" bs=4k count=4096 oflag=direct status=none; done) &
+# O_DIRECT writes of 4 KiB, 32 at a time, each a block I/O, until stopped
+fio --name=lost --filename="$LOOP" --direct=1 --ioengine=libaio --iodepth=32 --rw=randwrite \
+	--bs=4k --thread --time_based --runtime=120 --output=/dev/null >/dev/null 2>&1 &
 WRITER=$!
 sleep 0.5
+# The tracer stays stopped until the device has completed enough writes to
+# fill the rings many times over (each takes two records, 2 MiB is 20k
+# records and more), however fast this machine does them.
 kill -STOP "$TRACER"
-sleep 2
+writes() { awk '{ print $5 }' "/sys/block/$(basename "$LOOP")/stat"; }
+w0=$(writes)
+for _ in $(seq 600); do
+	[ $(($(writes) - w0)) -ge 40000 ] && break
+	sleep 0.1
+done
+done_writes=$(($(writes) - w0))
 kill -CONT "$TRACER"
+note "$done_writes writes while the tracer was stopped"
+[ "$done_writes" -ge 40000 ] || fail "only $done_writes writes in 60 s with the tracer stopped; the rings may not overflow"
 sleep 0.5
-touch "$T/stop"
+kill -INT "$WRITER"
 wait "$WRITER" 2>/dev/null
 WRITER=
 kill -INT "$TRACER"
