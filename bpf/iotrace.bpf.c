@@ -1020,13 +1020,29 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	return 0;
 }
 
+/*
+ * output() as a global function, for the completion walk below: the
+ * verifier checks output()'s branches once instead of in each of the
+ * walk's 511 passes, which took 0.6 s of a 1.2 s start on a 2-vCPU VM.
+ */
+__noinline int output_global(struct iotrace_event *e)
+{
+	if (!e)	/* the verifier's due for a pointer argument */
+		return 0;
+	output(e);
+	return 0;
+}
+
 static __always_inline void complete_bio(struct iotrace_event *e, struct bio *bio,
-					 __u64 sector, __u32 size)
+					 __u64 sector, __u32 size, const bool walk)
 {
 	e->id = (__u64)bio;
 	e->sector = sector;
 	e->nr_sector = size >> 9;
-	output(e);
+	if (walk)
+		output_global(e);
+	else
+		output(e);
 }
 
 /*
@@ -1089,7 +1105,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 		return 0;
 	iotrace_bio_devs(bio, &e.dev, &e.part);
 	if ((whole || dev_traced(e.dev, e.part)) && !untraced_done((__u64)bio))
-		complete_bio(&e, bio, bio->bi_iter.bi_sector, size);
+		complete_bio(&e, bio, bio->bi_iter.bi_sector, size, false);
 	nr_bytes -= size;
 	if (!nr_bytes)
 		return 0;
@@ -1102,7 +1118,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 		next = BPF_CORE_READ(bio, bi_next);
 		iotrace_bio_devs_probed(bio, &e.dev, &e.part);
 		if ((whole || dev_traced(e.dev, e.part)) && !untraced_done((__u64)bio))
-			complete_bio(&e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size);
+			complete_bio(&e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size, true);
 		nr_bytes -= size;
 		if (!nr_bytes)
 			break;
