@@ -336,6 +336,8 @@ int cmd_tracing(int argc, char **argv)
 		cli_err("%s", collector__error(c));
 		goto cleanup;
 	}
+	if (*collector__warning(c))
+		cli_warn("%s", collector__warning(c));
 	err = store__create_trace(dir, sizeof(dir), rel, sizeof(rel));
 	if (err) {
 		cli_err("cannot create a trace in the repository: %s", strerror(-err));

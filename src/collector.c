@@ -55,6 +55,11 @@ const char *collector__error(const struct collector *c)
 	return c ? c->err : "";
 }
 
+const char *collector__warning(const struct collector *c)
+{
+	return c ? c->warning : "";
+}
+
 static uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -122,6 +127,12 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	/* parsed once: several programs are picked by their prototypes */
 	btf = btf__load_vmlinux_btf();
 	programs__pick(c->skel, btf);
+	if (!programs__watch_renames(c->skel) && !cfg->vfs)
+		snprintf(c->warning, sizeof(c->warning),
+			 "files renamed while tracing keep their old names in the trace: %s%s",
+			 c->tracefs < 0 ? "tracefs is not mounted and mounting it failed: " :
+					  "this kernel has no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)",
+			 c->tracefs < 0 ? strerror(-c->tracefs) : "");
 	programs__defer_attach(c->skel);
 	/* watching before the mount table is read: no mount falls between */
 	c->mounts_fd = fs_devs__watch("/proc/self/mountinfo");

@@ -64,6 +64,13 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 /* A one-line description of the last failure ("" if none). */
 const char *collector__error(const struct collector *c);
 
+/*
+ * After collector__open(): what the trace will lack although it started,
+ * in one line, or "" (this kernel or node cannot watch renames, so files
+ * renamed while tracing keep their old names).
+ */
+const char *collector__warning(const struct collector *c);
+
 void collector__free(struct collector *c);
 
 #endif

@@ -56,6 +56,7 @@ struct collector {
 	bool fs_devs_full;	/* told that a mount did not fit */
 	struct inflight open;	/* the trace's I/Os not completed yet */
 	char err[256];
+	char warning[256];	/* collector__warning() */
 };
 
 /* ---- record_intake.c ---- */

@@ -65,6 +65,13 @@ void programs__pick(struct iotrace *skel, const struct btf *btf)
 					  probe__tracepoint_exists("syscalls", optional[i].tp));
 }
 
+bool programs__watch_renames(const struct iotrace *skel)
+{
+	return bpf_program__autoload(skel->progs.handle_exit_rename) ||
+	       bpf_program__autoload(skel->progs.handle_exit_renameat) ||
+	       bpf_program__autoload(skel->progs.handle_exit_renameat2);
+}
+
 /*
  * The programs that end or follow an I/O, attached before the one that
  * begins it (programs__attach_block()); in the skeleton's order the queue

@@ -7,6 +7,8 @@
 #ifndef IOTRACE_PROGRAMS_H
 #define IOTRACE_PROGRAMS_H
 
+#include <stdbool.h>
+
 #include <bpf/btf.h>
 
 struct iotrace;
@@ -21,6 +23,9 @@ void programs__quiet_libbpf(void);
  * kernel takes it, the rename exits where syscall tracepoints exist.
  */
 void programs__pick(struct iotrace *skel, const struct btf *btf);
+
+/* After programs__pick(): whether any rename exit is to load. */
+bool programs__watch_renames(const struct iotrace *skel);
 
 /*
  * Leaves to programs__attach_block() the programs it attaches first, and

@@ -14,7 +14,8 @@
 # mv renames it. Expected: the tracer mounts tracefs, reaches RUNNING,
 # loads the rename exits, records dd's writes and the rename, and
 # unmounts tracefs at exit. Where tracefs cannot be mounted (/sys/kernel
-# hidden), --vfs fails with one line saying so and block I/O is traced.
+# hidden), --vfs fails with one line saying so, and block I/O is traced
+# with one warning that renames go unseen.
 # Started where tracefs is mounted, the tracer leaves it mounted.
 #
 # Needs root, BTF, unshare, loop devices, mkfs.ext4 and bpftool; a missing
@@ -82,6 +83,8 @@ check "--vfs without tracefs: one line saying why" bash -c "[ \$(wc -l <'$T/none
 iotrace_test_start_tracer "block I/O without tracefs: " "$T/blk0.out" "$T/blk0.err" -S -d "$LN"
 dd if="$LOOP" of=/dev/null bs=4k count=4 iflag=direct status=none
 iotrace_test_stop_tracer "block I/O without tracefs: " "$T/blk0.out" "$T/blk0.err"
+check "block I/O without tracefs: one warning line, that renames go unseen" bash -c "[ \$(wc -l <'$T/blk0.err') = 1 ] &&
+	grep -q '^iotrace: warning: files renamed while tracing keep their old names in the trace: tracefs is not mounted and mounting it failed: No such file or directory' '$T/blk0.err'"
 n=$(iotrace_json_get "$T/blk0.out" tracedEvents)
 check "block I/O without tracefs: dd's 4 reads traced ($n events)" [ "${n:-0}" -ge 8 ]
 umount /sys/kernel && umount "$T/kernel" || die "cannot show /sys/kernel again"
@@ -90,5 +93,6 @@ iotrace_tracefs || die "$SETUP_ERR"
 iotrace_test_start_tracer "already mounted: " "$T/blk.out" "$T/blk.err" -S -d "$LN"
 iotrace_test_stop_tracer "already mounted: " "$T/blk.out" "$T/blk.err"
 check "a tracefs mounted before the tracer stays mounted" mountpoint -q "$TRACEFS"
+check "already mounted: nothing on stderr" [ ! -s "$T/blk.err" ]
 
 finish
