@@ -78,6 +78,17 @@ static uint64_t ring_bytes(const struct collector_config *cfg)
 	return pages * (uint64_t)getpagesize();
 }
 
+/* Why the syscall tracepoints are missing, into buf. */
+static const char *no_syscalls_why(const struct collector *c, char *buf, size_t size)
+{
+	if (c->tracefs < 0)
+		snprintf(buf, size, "tracefs is not mounted and mounting it on %s failed: %s",
+			 TRACEFS_MOUNT, strerror(-c->tracefs));
+	else
+		snprintf(buf, size, "this kernel has none (CONFIG_FTRACE_SYSCALLS)");
+	return buf;
+}
+
 int collector__open(struct collector **cp, const struct collector_config *cfg)
 {
 	struct btf *btf;
@@ -127,12 +138,14 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	/* parsed once: several programs are picked by their prototypes */
 	btf = btf__load_vmlinux_btf();
 	programs__pick(c->skel, btf);
-	if (!programs__watch_renames(c->skel) && !cfg->vfs)
-		snprintf(c->warning, sizeof(c->warning),
-			 "files renamed while tracing keep their old names in the trace: %s%s",
-			 c->tracefs < 0 ? "tracefs is not mounted and mounting it failed: " :
-					  "this kernel has no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)",
-			 c->tracefs < 0 ? strerror(-c->tracefs) : "");
+	/* with --vfs, the same cause is an error in collector__run() */
+	if (!programs__watch_renames(c->skel) && !cfg->vfs) {
+		char why[160];
+
+		snprintf(c->warning, sizeof(c->warning), "files renamed while tracing keep their "
+			 "old names in the trace (no syscall tracepoints: %s)",
+			 no_syscalls_why(c, why, sizeof(why)));
+	}
 	programs__defer_attach(c->skel);
 	/* watching before the mount table is read: no mount falls between */
 	c->mounts_fd = fs_devs__watch("/proc/self/mountinfo");
@@ -502,13 +515,11 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		goto finish;
 	}
 	if (c->cfg->vfs && !c->vfs.calls) {
+		char why[160];
+
 		err = -ENOENT;
-		if (c->tracefs < 0)
-			set_error(c, err, "--vfs needs syscall tracepoints, found through tracefs: it is not "
-				  "mounted and mounting it on %s failed: %s", TRACEFS_MOUNT,
-				  strerror(-c->tracefs));
-		else
-			set_error(c, err, "--vfs needs syscall tracepoints (CONFIG_FTRACE_SYSCALLS); this kernel has none");
+		set_error(c, err, "--vfs needs syscall tracepoints: %s",
+			  no_syscalls_why(c, why, sizeof(why)));
 		goto finish;
 	}
 	/* the first summary says RUNNING only once the programs are attached */
