@@ -50,7 +50,7 @@ void cmd_tracing_help(FILE *out)
 	      "      --compress zstd|none trace files: zstd (default), octf.trace.<cpu>.zst,\n"
 	      "                           about 12 bytes per block I/O; none, octf.trace.<cpu>,\n"
 	      "                           Open-CAS's raw OCTF (about 100 bytes per I/O)\n"
-	      "      --compress-level N   zstd level (1-19, default 3)\n"
+	      "      --compress-level N   zstd level (1-19, default 1)\n"
 	      "      --dispatch           also record each request's dispatch to the driver:\n"
 	      "                           queue and device time per I/O (Q2D, D2C), at the cost\n"
 	      "                           of a third record per I/O\n"

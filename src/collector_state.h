@@ -39,7 +39,10 @@ struct collector {
 	struct ring_ctx *ring_ctx;	/* per CPU */
 	struct stream_writer **streams;
 	struct stream_zstd *zstd;	/* shared by compressed streams */
-	/* sum of the streams' size bounds: on disk plus the worst case of the buffers */
+	/*
+	 * sum of the streams' size bounds: on disk plus the worst case of
+	 * the buffers; kept with a size limit only
+	 */
 	uint64_t bytes;
 	uint64_t size_limit;	/* bytes, 0 = none */
 	struct vfs_links vfs;

@@ -22,9 +22,14 @@
 int intake__append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
 		   const struct delta_split *s)
 {
-	uint64_t before = stream_writer__size_bound(c->streams[cpu]);
-	int err = stream_writer__append_split(c->streams[cpu], msg, len, s);
+	uint64_t before;
+	int err;
 
+	/* only the size limit needs the sum, which takes 4% of the collector's time */
+	if (!c->size_limit)
+		return stream_writer__append_split(c->streams[cpu], msg, len, s);
+	before = stream_writer__size_bound(c->streams[cpu]);
+	err = stream_writer__append_split(c->streams[cpu], msg, len, s);
 	c->bytes += stream_writer__size_bound(c->streams[cpu]) - before;
 	return err;
 }

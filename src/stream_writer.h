@@ -24,7 +24,7 @@
 /* zstd levels --compress-level accepts (higher ones need --ultra memory) */
 #define STREAM_ZSTD_LEVEL_MIN 1
 #define STREAM_ZSTD_LEVEL_MAX 19
-#define STREAM_ZSTD_LEVEL_DEFAULT 3
+#define STREAM_ZSTD_LEVEL_DEFAULT 1
 
 struct stream_writer;
 
