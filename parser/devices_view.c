@@ -74,7 +74,7 @@ static int devices_finish(void *p, const struct join *j)
 		if (!jw)
 			return -ENOMEM;
 		jw__start_object(jw);
-		jw__name(jw, "devices");
+		jw__key(jw, "devices");
 		jw__start_array(jw);
 	} else if (v->fmt == VIEW_CSV) {
 		cw = csv__new(v->out);
@@ -108,15 +108,15 @@ static int devices_finish(void *p, const struct join *j)
 			continue;
 		if (jw) {
 			jw__start_object(jw);
-			jw__name(jw, "id");
+			jw__key(jw, "id");
 			jw__uint_str(jw, d->id);
-			jw__name(jw, "name");
+			jw__key(jw, "name");
 			jw__string(jw, d->name);
-			jw__name(jw, "size");
+			jw__key(jw, "size");
 			jw__uint_str(jw, d->size);
-			jw__name(jw, "model");
+			jw__key(jw, "model");
 			jw__string(jw, d->model);
-			jw__name(jw, "ios");
+			jw__key(jw, "ios");
 			jw__uint_str(jw, ios(v, i));
 			jw__end_object(jw);
 		} else if (cw) {

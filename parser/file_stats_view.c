@@ -172,28 +172,28 @@ static void write_json(struct file_view *v)
 		return;
 	}
 	jw__start_object(jw);
-	jw__name(jw, "files");
+	jw__key(jw, "files");
 	jw__start_array(jw);
 	for (i = 0; i < v->files.count; i++) {
 		const struct file_entry *e = v->files.items[i]->value;
 
 		jw__start_object(jw);
-		jw__name(jw, "file");
+		jw__key(jw, "file");
 		jw__start_object(jw);
-		jw__name(jw, "path");
+		jw__key(jw, "path");
 		jw__string(jw, e->path);
-		jw__name(jw, "partition");
+		jw__key(jw, "partition");
 		jw__uint_str(jw, e->part);
 		if (!e->named) {
-			jw__name(jw, "id");
+			jw__key(jw, "id");
 			jw__uint_str(jw, e->id.ino);
 		}
 		jw__end_object(jw);
-		jw__name(jw, "device");
+		jw__key(jw, "device");
 		jw__start_object(jw);
-		jw__name(jw, "id");
+		jw__key(jw, "id");
 		jw__uint_str(jw, e->dev ? e->dev->id : e->part);
-		jw__name(jw, "name");
+		jw__key(jw, "name");
 		jw__string(jw, e->dev ? e->dev->name : "");
 		jw__end_object(jw);
 		op_totals__json(jw, &e->t);

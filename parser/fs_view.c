@@ -215,40 +215,40 @@ static void write_json(struct fs_view *v, struct fs_entry **all, const struct jo
 		return;
 	}
 	jw__start_object(jw);
-	jw__name(jw, "entries");
+	jw__key(jw, "entries");
 	jw__start_array(jw);
 	for (i = 0; i < v->count; i++) {
 		struct fs_entry *e = all[i];
 
 		jw__start_object(jw);
-		jw__name(jw, "deviceId");
+		jw__key(jw, "deviceId");
 		jw__uint_str(jw, join__device(j, e->dev)->id);
-		jw__name(jw, "partitionId");
+		jw__key(jw, "partitionId");
 		jw__uint_str(jw, e->part);
 		jw__name(jw, kind_json[e->kind]);
 		jw__string(jw, e->name);
-		jw__name(jw, "statistics");
+		jw__key(jw, "statistics");
 		jw__start_object(jw);
 		for (g = 0; g < NSHOWN; g++) {
 			struct op_stats *o = &e->stats.op[shown[g]];
 
 			jw__name(jw, op_group_name[shown[g]]);
 			jw__start_object(jw);
-			jw__name(jw, "count");
+			jw__key(jw, "count");
 			jw__uint_str(jw, o->count);
-			jw__name(jw, "errors");
+			jw__key(jw, "errors");
 			jw__uint_str(jw, o->errors);
-			jw__name(jw, "notCompleted");
+			jw__key(jw, "notCompleted");
 			jw__uint_str(jw, o->not_completed);
 			stats_view__json_dist(jw, "size", "sector", &o->size);
 			stats_view__json_dist(jw, "latency", "ns", &o->latency);
-			jw__name(jw, "metrics");
+			jw__key(jw, "metrics");
 			jw__start_object(jw);
-			jw__name(jw, "workset");
+			jw__key(jw, "workset");
 			jw__start_object(jw);
-			jw__name(jw, "unit");
+			jw__key(jw, "unit");
 			jw__string(jw, "sector");
-			jw__name(jw, "value");
+			jw__key(jw, "value");
 			jw__double(jw, (double)workset__sectors(&o->workset));
 			jw__end_object(jw);
 			jw__end_object(jw);

@@ -288,7 +288,7 @@ static void write_json(struct hist_view *v, const struct join *j)
 		return;
 	}
 	jw__start_object(jw);
-	jw__name(jw, "histogram");
+	jw__key(jw, "histogram");
 	jw__start_array(jw);
 	for (i = 0; i < v->ndev; i++) {
 		struct dev_hist *h = v->dev[i];
@@ -296,27 +296,27 @@ static void write_json(struct hist_view *v, const struct join *j)
 		if (!h || !h->any)
 			continue;
 		jw__start_object(jw);
-		jw__name(jw, "desc");
+		jw__key(jw, "desc");
 		jw__start_object(jw);
 		stats_view__json_device(jw, join__device(j, i));
 		jw__end_object(jw);
-		jw__name(jw, "duration");
+		jw__key(jw, "duration");
 		jw__uint_str(jw, h->last_ts - h->first_ts);
 		for (g = 0; g < GRP_COUNT; g++) {
 			n = group_rows(v, h, g);
 			jw__name(jw, op_group_name[g]);
 			jw__start_object(jw);
-			jw__name(jw, "unit");
+			jw__key(jw, "unit");
 			jw__string(jw, unit_json[v->kind]);
-			jw__name(jw, "range");
+			jw__key(jw, "range");
 			jw__start_array(jw);
 			for (k = 0; k < n; k++) {
 				jw__start_object(jw);
-				jw__name(jw, "begin");
+				jw__key(jw, "begin");
 				jw__uint_str(jw, v->rows[k].begin);
-				jw__name(jw, "end");
+				jw__key(jw, "end");
 				jw__uint_str(jw, v->rows[k].end);
-				jw__name(jw, "count");
+				jw__key(jw, "count");
 				jw__uint_str(jw, v->rows[k].count);
 				jw__end_object(jw);
 			}

@@ -117,59 +117,59 @@ static void json_enum(struct json_writer *jw, const char *name, int32_t value)
 
 static void json_io(struct json_writer *jw, const struct io_rec *r)
 {
-	jw__name(jw, "io");
+	jw__key(jw, "io");
 	jw__start_object(jw);
-	jw__name(jw, "lba");
+	jw__key(jw, "lba");
 	jw__uint_str(jw, r->lba);
-	jw__name(jw, "len");
+	jw__key(jw, "len");
 	jw__uint(jw, r->len);
-	jw__name(jw, "operation");
+	jw__key(jw, "operation");
 	json_enum(jw, op_name(r->op), r->op);
-	jw__name(jw, "error");
+	jw__key(jw, "error");
 	jw__bool(jw, r->error);
 	if (r->state == IO_COMPLETED) {
-		jw__name(jw, "latency");
+		jw__key(jw, "latency");
 		jw__uint_str(jw, r->latency);
 	}
-	jw__name(jw, "qd");
+	jw__key(jw, "qd");
 	jw__uint_str(jw, r->qd);
-	jw__name(jw, "writeHint");
+	jw__key(jw, "writeHint");
 	jw__uint(jw, r->write_hint);
-	jw__name(jw, "flags");
+	jw__key(jw, "flags");
 	jw__start_object(jw);
-	jw__name(jw, "flush");
+	jw__key(jw, "flush");
 	jw__bool(jw, r->flags & IOF_FLUSH);
-	jw__name(jw, "fua");
+	jw__key(jw, "fua");
 	jw__bool(jw, r->flags & IOF_FUA);
-	jw__name(jw, "metadata");
+	jw__key(jw, "metadata");
 	jw__bool(jw, r->flags & IOF_META);
-	jw__name(jw, "direct");
+	jw__key(jw, "direct");
 	jw__bool(jw, r->flags & IOF_DIRECT);
-	jw__name(jw, "readahead");
+	jw__key(jw, "readahead");
 	jw__bool(jw, r->flags & IOF_READAHEAD);
 	if (r->flags & IOF_SYNC) {
-		jw__name(jw, "sync");
+		jw__key(jw, "sync");
 		jw__bool(jw, true);
 	}
 	if (r->flags & IOF_REQUEST_ONLY) {
-		jw__name(jw, "requestOnly");
+		jw__key(jw, "requestOnly");
 		jw__bool(jw, true);
 	}
 	if (r->flags & IOF_WRITE_ZEROES) {
-		jw__name(jw, "writeZeroes");
+		jw__key(jw, "writeZeroes");
 		jw__bool(jw, true);
 	}
 	jw__end_object(jw);
 	if (r->dispatched) {
-		jw__name(jw, "queueTime");
+		jw__key(jw, "queueTime");
 		jw__uint_str(jw, r->queue_time);
 		if (r->state == IO_COMPLETED) {
-			jw__name(jw, "deviceTime");
+			jw__key(jw, "deviceTime");
 			jw__uint_str(jw, r->device_time);
 		}
 	}
 	if (r->vfs_call) {
-		jw__name(jw, "vfsCallId");
+		jw__key(jw, "vfsCallId");
 		jw__uint_str(jw, r->vfs_call);
 	}
 	jw__end_object(jw);
@@ -184,33 +184,33 @@ static void json_record(struct io_view *v, const struct io_rec *r)
 	rec_out__json_header(jw, r->sid, r->time);
 	if (r->kind == REC_IO)
 		json_io(jw, r);
-	jw__name(jw, "device");
+	jw__key(jw, "device");
 	jw__start_object(jw);
-	jw__name(jw, "id");
+	jw__key(jw, "id");
 	jw__uint_str(jw, r->dev->id);
-	jw__name(jw, "name");
+	jw__key(jw, "name");
 	jw__string(jw, r->dev->name);
-	jw__name(jw, "partition");
+	jw__key(jw, "partition");
 	jw__uint_str(jw, r->part);
-	jw__name(jw, "model");
+	jw__key(jw, "model");
 	jw__string(jw, r->dev->model);
 	jw__end_object(jw);
 	if (r->file) {
 		const struct file_id *id = file_node__id(r->file);
 
-		jw__name(jw, "file");
+		jw__key(jw, "file");
 		jw__start_object(jw);
-		jw__name(jw, "id");
+		jw__key(jw, "id");
 		jw__uint_str(jw, id->ino);
-		jw__name(jw, "offset");
+		jw__key(jw, "offset");
 		jw__uint_str(jw, r->file_offset);
-		jw__name(jw, "size");
+		jw__key(jw, "size");
 		jw__uint_str(jw, r->file_size);
-		jw__name(jw, "creationDate");
+		jw__key(jw, "creationDate");
 		jw__string(jw, date_fmt(&v->date, id->sec, id->nsec));
-		jw__name(jw, "path");
+		jw__key(jw, "path");
 		jw__string_len(jw, r->path ? r->path : "", r->path_len);
-		jw__name(jw, "eventType");
+		jw__key(jw, "eventType");
 		json_enum(jw, fs_event_name(r->fs_event), r->fs_event);
 		jw__end_object(jw);
 	}

@@ -252,6 +252,15 @@ void jw__name(struct json_writer *jw, const char *name)
 	jw->after_name = true;
 }
 
+void jw__name_quoted(struct json_writer *jw, const char *quoted, size_t len)
+{
+	item(jw);
+	put(jw, quoted, len);
+	if (jw->pretty)
+		putch(jw, ' ');
+	jw->after_name = true;
+}
+
 void jw__string(struct json_writer *jw, const char *s)
 {
 	if (!s) {

@@ -23,6 +23,13 @@ void jw__start_array(struct json_writer *jw);
 void jw__end_array(struct json_writer *jw);
 /* key of the next value inside an object */
 void jw__name(struct json_writer *jw, const char *name);
+/*
+ * jw__name() of a string literal that needs no escaping (no quote,
+ * backslash, control or non-ASCII character): quoted when compiled, so
+ * that writing it is one copy. A view writes dozens of keys per record.
+ */
+#define jw__key(jw, lit) jw__name_quoted((jw), "\"" lit "\":", sizeof("\"" lit "\":") - 1)
+void jw__name_quoted(struct json_writer *jw, const char *quoted, size_t len);
 void jw__string(struct json_writer *jw, const char *s);
 void jw__string_len(struct json_writer *jw, const char *s, size_t len);
 void jw__uint(struct json_writer *jw, uint64_t v);

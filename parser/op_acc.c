@@ -124,15 +124,15 @@ static void json_op(struct json_writer *jw, const char *name, const struct op_ac
 
 	jw__name(jw, name);
 	jw__start_object(jw);
-	jw__name(jw, "count");
+	jw__key(jw, "count");
 	jw__uint_str(jw, a->count);
-	jw__name(jw, "errors");
+	jw__key(jw, "errors");
 	jw__uint_str(jw, a->errors);
 	if (block) {
-		jw__name(jw, "notCompleted");
+		jw__key(jw, "notCompleted");
 		jw__uint_str(jw, a->not_completed);
 	}
-	jw__name(jw, "bytes");
+	jw__key(jw, "bytes");
 	jw__uint_str(jw, a->bytes);
 	stats_view__json_dist(jw, "size", "byte", &size);
 	stats_view__json_dist(jw, block ? "latency" : "duration", "ns",
@@ -145,7 +145,7 @@ void op_totals__json(struct json_writer *jw, const struct op_totals *t)
 	unsigned int i;
 
 	if (t->any_vfs) {
-		jw__name(jw, "vfs");
+		jw__key(jw, "vfs");
 		jw__start_object(jw);
 		for (i = 0; i < VOP_COUNT; i++) {
 			if (t->vfs[i].count)
@@ -154,7 +154,7 @@ void op_totals__json(struct json_writer *jw, const struct op_totals *t)
 		jw__end_object(jw);
 	}
 	if (t->any_block) {
-		jw__name(jw, "block");
+		jw__key(jw, "block");
 		jw__start_object(jw);
 		for (i = 0; i < BLOCK_OPS; i++) {
 			if (t->block[i].count)

@@ -181,17 +181,17 @@ static void json_group(struct json_writer *jw, const struct group *g)
 {
 	jw__start_object(jw);
 	if (g->kind == BY_PROCESS) {
-		jw__name(jw, "pid");
+		jw__key(jw, "pid");
 		jw__uint(jw, g->pid);
-		jw__name(jw, "comm");
+		jw__key(jw, "comm");
 		jw__string(jw, g->comm);
 	}
 	if (g->kind == BY_CGROUP || g->cgroup) {
-		jw__name(jw, "cgroup");
+		jw__key(jw, "cgroup");
 		jw__uint_str(jw, g->cgroup);
 	}
 	if (g->t.calls) {
-		jw__name(jw, "calls");
+		jw__key(jw, "calls");
 		jw__uint_str(jw, g->t.calls);
 	}
 	op_totals__json(jw, &g->t);

@@ -46,11 +46,11 @@ int rec_out__finish(struct rec_out *o, const char *const *cols, size_t n)
 
 void rec_out__json_header(struct json_writer *jw, uint64_t sid, uint64_t time)
 {
-	jw__name(jw, "header");
+	jw__key(jw, "header");
 	jw__start_object(jw);
-	jw__name(jw, "sid");
+	jw__key(jw, "sid");
 	jw__uint_str(jw, sid);
-	jw__name(jw, "timestamp");
+	jw__key(jw, "timestamp");
 	jw__uint_str(jw, time);
 	jw__end_object(jw);
 }
@@ -60,22 +60,22 @@ void rec_out__json_process(struct json_writer *jw, uint32_t pid, uint32_t tid,
 {
 	if (!pid && !tid && !comm[0] && !cgroup)
 		return;
-	jw__name(jw, "process");
+	jw__key(jw, "process");
 	jw__start_object(jw);
 	if (pid) {
-		jw__name(jw, "pid");
+		jw__key(jw, "pid");
 		jw__uint(jw, pid);
 	}
 	if (tid) {
-		jw__name(jw, "tid");
+		jw__key(jw, "tid");
 		jw__uint(jw, tid);
 	}
 	if (comm[0]) {
-		jw__name(jw, "comm");
+		jw__key(jw, "comm");
 		jw__string(jw, comm);
 	}
 	if (cgroup) {
-		jw__name(jw, "cgroup");
+		jw__key(jw, "cgroup");
 		jw__uint_str(jw, cgroup);
 	}
 	jw__end_object(jw);

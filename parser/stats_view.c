@@ -90,15 +90,15 @@ static double mib(uint64_t sectors)
 
 void stats_view__json_device(struct json_writer *jw, const struct device *d)
 {
-	jw__name(jw, "device");
+	jw__key(jw, "device");
 	jw__start_object(jw);
-	jw__name(jw, "id");
+	jw__key(jw, "id");
 	jw__uint_str(jw, d->id);
-	jw__name(jw, "name");
+	jw__key(jw, "name");
 	jw__string(jw, d->name);
-	jw__name(jw, "size");
+	jw__key(jw, "size");
 	jw__uint_str(jw, d->size);
-	jw__name(jw, "model");
+	jw__key(jw, "model");
 	jw__string(jw, d->model);
 	jw__end_object(jw);
 }
@@ -110,20 +110,20 @@ void stats_view__json_dist(struct json_writer *jw, const char *name, const char 
 
 	jw__name(jw, name);
 	jw__start_object(jw);
-	jw__name(jw, "unit");
+	jw__key(jw, "unit");
 	jw__string(jw, unit);
-	jw__name(jw, "average");
+	jw__key(jw, "average");
 	jw__double(jw, dist__avg(d));
-	jw__name(jw, "min");
+	jw__key(jw, "min");
 	jw__uint_str(jw, d->count ? d->min : 0);
-	jw__name(jw, "max");
+	jw__key(jw, "max");
 	jw__uint_str(jw, d->max);
-	jw__name(jw, "count");
+	jw__key(jw, "count");
 	jw__uint_str(jw, d->count);
-	jw__name(jw, "total");
+	jw__key(jw, "total");
 	jw__uint_str(jw, d->sum);
 	if (dist__has_percentiles(d)) {
-		jw__name(jw, "percentiles");
+		jw__key(jw, "percentiles");
 		jw__start_object(jw);
 		for (i = 0; i < NPCT; i++) {
 			jw__name(jw, pct_names[i]);
@@ -138,9 +138,9 @@ static void json_metric(struct json_writer *jw, const char *name, const char *un
 {
 	jw__name(jw, name);
 	jw__start_object(jw);
-	jw__name(jw, "unit");
+	jw__key(jw, "unit");
 	jw__string(jw, unit);
-	jw__name(jw, "value");
+	jw__key(jw, "value");
 	jw__double(jw, value);
 	jw__end_object(jw);
 }
@@ -150,11 +150,11 @@ static void json_op(struct json_writer *jw, const char *name, struct op_stats *o
 {
 	jw__name(jw, name);
 	jw__start_object(jw);
-	jw__name(jw, "count");
+	jw__key(jw, "count");
 	jw__uint_str(jw, o->count);
-	jw__name(jw, "errors");
+	jw__key(jw, "errors");
 	jw__uint_str(jw, o->errors);
-	jw__name(jw, "notCompleted");
+	jw__key(jw, "notCompleted");
 	jw__uint_str(jw, o->not_completed);
 	stats_view__json_dist(jw, "size", "sector", &o->size);
 	stats_view__json_dist(jw, "latency", "ns", &o->latency);
@@ -162,7 +162,7 @@ static void json_op(struct json_writer *jw, const char *name, struct op_stats *o
 		stats_view__json_dist(jw, "queueTime", "ns", &o->queue_time);
 		stats_view__json_dist(jw, "deviceTime", "ns", &o->device_time);
 	}
-	jw__name(jw, "metrics");
+	jw__key(jw, "metrics");
 	jw__start_object(jw);
 	json_metric(jw, "throughput", "IOPS", per_second((double)o->count, dur));
 	json_metric(jw, "bandwidth", "MiB/s", per_second(mib(o->size.sum), dur));
@@ -187,7 +187,7 @@ static void write_json(struct stats_view *v, const struct join *j)
 		return;
 	}
 	jw__start_object(jw);
-	jw__name(jw, "statistics");
+	jw__key(jw, "statistics");
 	jw__start_array(jw);
 	for (i = 0; i < v->ndev; i++) {
 		struct io_stats *s = &v->dev[i];
@@ -196,11 +196,11 @@ static void write_json(struct stats_view *v, const struct join *j)
 		if (!s->any)
 			continue;
 		jw__start_object(jw);
-		jw__name(jw, "desc");
+		jw__key(jw, "desc");
 		jw__start_object(jw);
 		stats_view__json_device(jw, join__device(j, i));
 		jw__end_object(jw);
-		jw__name(jw, "duration");
+		jw__key(jw, "duration");
 		jw__uint_str(jw, dur);
 		for (g = 0; g < GRP_COUNT; g++)
 			json_op(jw, op_group_name[g], &s->op[g], dur, has_dispatch(s));

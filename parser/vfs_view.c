@@ -96,15 +96,15 @@ static void json_file(struct vfs_view *v, const char *key, const struct file_nod
 
 	jw__name(jw, key);
 	jw__start_object(jw);
-	jw__name(jw, "id");
+	jw__key(jw, "id");
 	jw__uint_str(jw, file_node__id(f)->ino);
 	if (partition) {
-		jw__name(jw, "partition");
+		jw__key(jw, "partition");
 		jw__uint_str(jw, file_node__id(f)->part);
 	}
-	jw__name(jw, "creationDate");
+	jw__key(jw, "creationDate");
 	jw__string(jw, file_date(v, f));
-	jw__name(jw, "path");
+	jw__key(jw, "path");
 	jw__string_len(jw, path ? path : "", path ? path_len : 0);
 	jw__end_object(jw);
 }
@@ -114,45 +114,45 @@ static void json_vfs(struct json_writer *jw, const struct vfs_rec *r)
 	const char *name = vfs_call__name(r->call, r->uring_op);
 	char buf[24];
 
-	jw__name(jw, "vfs");
+	jw__key(jw, "vfs");
 	jw__start_object(jw);
-	jw__name(jw, "id");
+	jw__key(jw, "id");
 	jw__uint_str(jw, r->id);
-	jw__name(jw, "call");
+	jw__key(jw, "call");
 	if (name)
 		jw__string(jw, name);
 	else
 		jw__int(jw, r->call);
-	jw__name(jw, "start");
+	jw__key(jw, "start");
 	jw__int_str(jw, r->start);
-	jw__name(jw, "duration");
+	jw__key(jw, "duration");
 	jw__uint_str(jw, r->duration);
-	jw__name(jw, "fd");
+	jw__key(jw, "fd");
 	jw__int(jw, r->fd);
-	jw__name(jw, "offset");
+	jw__key(jw, "offset");
 	jw__int_str(jw, r->offset);
-	jw__name(jw, "size");
+	jw__key(jw, "size");
 	jw__uint_str(jw, r->size);
-	jw__name(jw, "result");
+	jw__key(jw, "result");
 	jw__int_str(jw, r->result);
 	if (r->result < 0) {
-		jw__name(jw, "error");
+		jw__key(jw, "error");
 		jw__string(jw, error_text(r, buf, sizeof(buf)));
 	}
-	jw__name(jw, "flags");
+	jw__key(jw, "flags");
 	jw__uint(jw, r->flags);
 	if (vfs_call__opens(r->call)) {
-		jw__name(jw, "created");
+		jw__key(jw, "created");
 		jw__bool(jw, r->created);
 	}
 	if (vfs_call__has_output(r->call)) {
-		jw__name(jw, "fd2");
+		jw__key(jw, "fd2");
 		jw__int(jw, r->fd2);
-		jw__name(jw, "offset2");
+		jw__key(jw, "offset2");
 		jw__int_str(jw, r->offset2);
 	}
 	if (vfs_call__is_uring(r->call)) {
-		jw__name(jw, "uringOpcode");
+		jw__key(jw, "uringOpcode");
 		jw__uint(jw, r->uring_op);
 	}
 	jw__end_object(jw);
@@ -166,13 +166,13 @@ static void json_record(struct vfs_view *v, const struct vfs_rec *r)
 	rec_out__json_header(jw, r->sid, r->time);
 	json_vfs(jw, r);
 	rec_out__json_process(jw, r->pid, r->tid, r->comm, r->cgroup);
-	jw__name(jw, "device");
+	jw__key(jw, "device");
 	jw__start_object(jw);
-	jw__name(jw, "id");
+	jw__key(jw, "id");
 	jw__uint_str(jw, r->dev ? r->dev->id : r->part);
-	jw__name(jw, "name");
+	jw__key(jw, "name");
 	jw__string(jw, r->dev ? r->dev->name : "");
-	jw__name(jw, "partition");
+	jw__key(jw, "partition");
 	jw__uint_str(jw, r->part);
 	jw__end_object(jw);
 	if (r->file)

@@ -61,7 +61,7 @@ static int list_traces(const char *prefix)
 		return EXIT_ERROR;
 	}
 	jw__start_object(jw);
-	jw__name(jw, "trace");
+	jw__key(jw, "trace");
 	jw__start_array(jw);
 	for (i = 0; i < n; i++) {
 		bool ok = summary__read(v[i].dir, &s) == 0;
@@ -69,12 +69,12 @@ static int list_traces(const char *prefix)
 		if (ok)
 			fix_dead_state(v[i].dir, &s);
 		jw__start_object(jw);
-		jw__name(jw, "tracePath");
+		jw__key(jw, "tracePath");
 		jw__string(jw, v[i].rel);
-		jw__name(jw, "state");
+		jw__key(jw, "state");
 		jw__string(jw, ok ? s.state : "UNDEFINED");
 		if (ok && s.label[0]) {
-			jw__name(jw, "label");
+			jw__key(jw, "label");
 			jw__string(jw, s.label);
 		}
 		jw__end_object(jw);
