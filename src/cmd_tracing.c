@@ -48,7 +48,7 @@ void cmd_tracing_help(FILE *out)
 	      "  -b, --buffer MiB         per-CPU kernel buffer (1-1024, default 4)\n"
 	      "  -l, --label TEXT         free text stored in the summary\n"
 	      "      --compress zstd|none trace files: zstd (default), octf.trace.<cpu>.zst,\n"
-	      "                           about 12 bytes per block I/O; none, octf.trace.<cpu>,\n"
+	      "                           about 14 bytes per block I/O; none, octf.trace.<cpu>,\n"
 	      "                           Open-CAS's raw OCTF (about 100 bytes per I/O)\n"
 	      "      --compress-level N   zstd level (1-19, default 1)\n"
 	      "      --dispatch           also record each request's dispatch to the driver:\n"

@@ -183,6 +183,50 @@ static void test_long_string(void **state)
 }
 
 /* The pretty form is the one of octf.summary: one space per level. */
+/* One object with keys a, bc and def (then a nested one), by name or by key */
+static void keyed_object(struct json_writer *jw, bool by_key)
+{
+	jw__start_object(jw);
+	if (by_key)
+		jw__key(jw, "a");
+	else
+		jw__name(jw, "a");
+	jw__uint(jw, 1);
+	if (by_key)
+		jw__key(jw, "bc");
+	else
+		jw__name(jw, "bc");
+	jw__start_object(jw);
+	if (by_key)
+		jw__key(jw, "def");
+	else
+		jw__name(jw, "def");
+	jw__string(jw, "x");
+	jw__end_object(jw);
+	jw__end_object(jw);
+	jw__newline(jw);
+}
+
+/* jw__key() writes what jw__name() does, in either form */
+static void test_key_as_name(void **state)
+{
+	static const char *const want[2] = {
+		"{\"a\":1,\"bc\":{\"def\":\"x\"}}\n",
+		"{\n \"a\": 1,\n \"bc\": {\n  \"def\": \"x\"\n }\n}\n",
+	};
+	struct mem m;
+	int pretty, by_key;
+
+	(void)state;
+	for (pretty = 0; pretty < 2; pretty++) {
+		for (by_key = 0; by_key < 2; by_key++) {
+			mem_open(&m, pretty);
+			keyed_object(m.jw, by_key);
+			mem_expect(&m, want[pretty]);
+		}
+	}
+}
+
 static void test_pretty(void **state)
 {
 	struct mem m;
@@ -251,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_name_escaping),
 		cmocka_unit_test(test_long_string),
 		cmocka_unit_test(test_pretty),
+		cmocka_unit_test(test_key_as_name),
 		cmocka_unit_test(test_flushed_per_value),
 	};
 
