@@ -26,11 +26,11 @@
  * on a loop device bring 3,000-5,000 new ones a second. So the horizon is
  * short, to keep the map in the CPU's cache: with 10 s it held 28,500 ids
  * (1 MiB of slots, and growing) after 8 s of them, and its lookups,
- * mostly cache misses, took 6% of the collector's time; with 1 s it holds
- * 7,000-8,000 (256-512 KiB), and they take 3.6%. An event read later than the
- * horizon (a collector stopped for seconds) can only make a completed
- * I/O look in flight, which the stop then waits for no longer than its
- * patience (inflight__waiting()).
+ * mostly cache misses, took 6% of the collector's time; with 1 s it
+ * holds 7,000-8,000 (256-512 KiB), and they take 3.6%. An event read
+ * later than the horizon (a collector stopped for seconds) can only make
+ * a completed I/O look in flight, which the stop then waits for no
+ * longer than its patience (inflight__waiting()).
  */
 #define FORGET_AFTER_NS 1000000000ull
 #define PRUNE_EVERY (1u << 14)
