@@ -82,10 +82,21 @@ struct slot {
 	struct recent_bytes *recent;	/* bytes; NULL (none) until the slot is committed */
 };
 
+/* Fields below this number are found through a type's table, not by a walk */
+#define FIELDS_INDEXED 64
+
 struct type {
 	uint32_t field;		/* body field number in Event */
 	unsigned nslots;
 	struct slot slot[MAX_SLOTS];	/* by field number */
+	/*
+	 * Derived from the slots by index_slots() whenever they change, so
+	 * that the per-record loops visit only the slots of one role: by
+	 * role, the slots that have it (R_ID and R_RQ together), and the
+	 * slot of each field below FIELDS_INDEXED (-1 none).
+	 */
+	uint64_t num, ids, io, bytes;
+	int8_t slot_of[FIELDS_INDEXED];
 };
 
 /* An io (or split child) a dispatch may refer to */
@@ -137,7 +148,11 @@ struct rec {
 	unsigned nnew;
 	uint64_t fresh;		/* slots new in this record */
 	uint64_t mask;		/* slots that differ from their prediction */
-	/* ids: place in their recent list at the record's start, or RANK_* */
+	/*
+	 * ids: place in their recent list at the record's start, or RANK_*;
+	 * bytes that differ from their prediction: place among the slot's
+	 * recent values, or RANK_*
+	 */
 	int8_t rank[MAX_SLOTS];
 	struct value val[MAX_SLOTS];
 	/* allocated before the commit, so that the commit cannot fail */
@@ -297,6 +312,37 @@ static inline int get(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 	return 0;
 }
 
+static void index_slots(struct type *t)
+{
+	unsigned i;
+
+	t->num = t->ids = t->io = t->bytes = 0;
+	memset(t->slot_of, -1, sizeof(t->slot_of));
+	for (i = 0; i < t->nslots; i++) {
+		const struct slot *s = &t->slot[i];
+		uint64_t bit = 1ull << i;
+
+		if (s->field < FIELDS_INDEXED)
+			t->slot_of[s->field] = (int8_t)i;
+		switch (s->role) {
+		case R_NUM:
+			t->num |= bit;
+			break;
+		case R_ID:
+		case R_RQ:
+			t->ids |= bit;
+			break;
+		case R_IO_LBA:
+		case R_IO_LEN:
+			t->io |= bit;
+			break;
+		default:
+			t->bytes |= bit;
+			break;
+		}
+	}
+}
+
 /* r's slots become r->grown, a copy of its type's; the stream's stay as they are */
 static struct type *grown(struct rec *r)
 {
@@ -410,14 +456,26 @@ static void remember_io(struct delta *d, uint64_t id, uint64_t lba, uint64_t len
 	e->len = len;
 }
 
-static void keep_bytes(struct recent_bytes *rb, const struct value *v)
+/* The place of v among rb's values (rb may be NULL), or RANK_NONE */
+static int bytes_rank(const struct recent_bytes *rb, const struct value *v)
+{
+	unsigned k;
+
+	for (k = 0; rb && k < rb->n; k++)
+		if (bytes_equal(rb, k, v))
+			return (int)k;
+	return RANK_NONE;
+}
+
+/* Moves v to the front of rb; rank: its place there, as bytes_rank() gives it, or RANK_UNKNOWN */
+static void keep_bytes(struct recent_bytes *rb, const struct value *v, int rank)
 {
 	uint8_t len, tmp[BYTES_KEEP];
 	unsigned k;
 
-	for (k = 0; k < rb->n; k++)
-		if (bytes_equal(rb, k, v))
-			break;
+	if (rank == RANK_UNKNOWN)
+		rank = bytes_rank(rb, v);
+	k = rank == RANK_NONE ? rb->n : (unsigned)rank;
 	if (k == rb->n) {
 		/* not among them: v->p is not inside rb, evict the oldest */
 		if (rb->n < RECENT_BYTES)
@@ -438,14 +496,12 @@ static void keep_bytes(struct recent_bytes *rb, const struct value *v)
 	memcpy(rb->data[0], tmp, len);
 }
 
-static uint64_t rec_num(const struct rec *r, uint32_t field)
+/* The number r holds in field (< FIELDS_INDEXED) of t, r's slots */
+static uint64_t rec_num(const struct type *t, const struct rec *r, uint32_t field)
 {
-	unsigned i;
+	int i = t->slot_of[field];
 
-	for (i = 0; i < r->t->nslots; i++)
-		if (r->t->slot[i].field == field)
-			return r->t->slot[i].lenfield ? 0 : r->val[i].v;
-	return 0;
+	return i < 0 || t->slot[i].lenfield ? 0 : r->val[i].v;
 }
 
 /* Allocates what the commit of r needs; false (nothing kept) on failure */
@@ -483,6 +539,7 @@ static void commit(struct delta *d, const struct rec *r)
 {
 	unsigned i, nid = 0, nrq = 0;
 	struct type *t;
+	uint64_t m;
 
 	d->sid = r->sid;
 	d->ts = r->ts;
@@ -496,36 +553,45 @@ static void commit(struct delta *d, const struct rec *r)
 	if (r->t == &r->grown) {
 		memcpy(t->slot, r->grown.slot, r->grown.nslots * sizeof(t->slot[0]));
 		t->nslots = r->grown.nslots;
+		index_slots(t);
 	}
-	for (i = 0; i < t->nslots; i++) {
-		struct slot *s = &t->slot[i];
-		const struct value *v = &r->val[i];
+	/* a bytes slot's prev is never read, and its value's v is 0 */
+	for (i = 0; i < t->nslots; i++)
+		t->slot[i].prev = r->val[i].v;
+	for (m = t->ids; m; m &= m - 1) {
+		const struct slot *s;
+		uint64_t v;
 
-		if (!s->lenfield) {
-			s->prev = v->v;
-			if (!v->v)
-				continue;
-			if (s->role == R_ID) {
-				touch(d->ids, &d->nids, RECENT_IDS, v->v, r->rank[i], nid++);
-				/* what a dispatch of this bio will be predicted from */
-				if (r->field == F_IO && s->field == 9)
-					remember_io(d, v->v, rec_num(r, 1), rec_num(r, 2));
-				else if (r->field == F_SPLIT && s->field == 1)
-					remember_io(d, v->v, rec_num(r, 4), rec_num(r, 5));
-			} else if (s->role == R_RQ) {
-				touch(d->rqs, &d->nrqs, RECENT_RQS, v->v, r->rank[i], nrq++);
-			}
+		i = (unsigned)__builtin_ctzll(m);
+		s = &t->slot[i];
+		v = r->val[i].v;
+		if (!v)
+			continue;
+		if (s->role == R_RQ) {
+			touch(d->rqs, &d->nrqs, RECENT_RQS, v, r->rank[i], nrq++);
 			continue;
 		}
-		/* as predicted: present and kept are what they were */
-		if (!(r->mask & (1ull << i)))
-			continue;
+		touch(d->ids, &d->nids, RECENT_IDS, v, r->rank[i], nid++);
+		/* what a dispatch of this bio will be predicted from */
+		if (r->field == F_IO && s->field == 9)
+			remember_io(d, v, rec_num(t, r, 1), rec_num(t, r, 2));
+		else if (r->field == F_SPLIT && s->field == 1)
+			remember_io(d, v, rec_num(t, r, 4), rec_num(t, r, 5));
+	}
+	/* as predicted: present and kept are what they were */
+	for (m = t->bytes & r->mask; m; m &= m - 1) {
+		struct slot *s;
+		const struct value *v;
+
+		i = (unsigned)__builtin_ctzll(m);
+		s = &t->slot[i];
+		v = &r->val[i];
 		s->present = v->present;
 		if (!v->present)
 			continue;
 		s->kept = v->len <= BYTES_KEEP;
 		if (s->kept)
-			keep_bytes(s->recent, v);
+			keep_bytes(s->recent, v, r->rank[i]);
 	}
 }
 
@@ -598,6 +664,12 @@ static void fields_begin(struct rec *r, struct walk *w)
 	w->last = 0;
 }
 
+static inline void absent(struct value *v)
+{
+	v->v = 0;
+	v->present = false;
+}
+
 /*
  * Where the value of field fn goes, the record's fields coming in
  * increasing order; a field the type has not had gets a slot. NULL if the
@@ -612,10 +684,8 @@ static inline struct value *field_value(struct rec *r, struct walk *w, uint64_t 
 		return NULL;
 	w->last = (uint32_t)fn;
 	/* the slots passed over are absent from the record */
-	for (; i < r->t->nslots && r->t->slot[i].field < fn; i++) {
-		r->val[i].v = 0;
-		r->val[i].present = false;
-	}
+	for (; i < r->t->nslots && r->t->slot[i].field < fn; i++)
+		absent(&r->val[i]);
 	if (i == r->t->nslots || r->t->slot[i].field != fn) {
 		if (!add_slot(r, i, (uint32_t)fn, lenfield))
 			return NULL;
@@ -630,10 +700,8 @@ static void fields_end(struct rec *r, const struct walk *w)
 {
 	unsigned i;
 
-	for (i = w->at; i < r->t->nslots; i++) {
-		r->val[i].v = 0;
-		r->val[i].present = false;
-	}
+	for (i = w->at; i < r->t->nslots; i++)
+		absent(&r->val[i]);
 }
 
 static void set_num(struct value *v, uint64_t x)
@@ -714,56 +782,78 @@ static bool rec_from_msg(const struct delta *d, const uint8_t *msg, size_t len, 
 /* The value of r's first id slot that holds one; 0 if none does */
 static uint64_t first_id(const struct rec *r)
 {
-	unsigned i;
+	uint64_t m;
 
-	for (i = 0; i < r->t->nslots; i++)
+	for (m = r->t->ids; m; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+
 		if (r->t->slot[i].role == R_ID && r->val[i].v)
 			return r->val[i].v;
+	}
 	return 0;
 }
 
 /* Sets r->mask, the ids' ranks and pred[] (the number predictions) */
 static void find_mispredicted(const struct delta *d, struct rec *r, uint64_t *pred)
 {
-	uint64_t cur_id = 0, ahead = 0;
+	const struct type *t = r->t;
+	uint64_t cur_id = 0, ahead = 0, miss = 0, m;
 	unsigned i;
 
-	r->mask = 0;
-	for (i = 0; i < r->t->nslots; i++) {
-		const struct value *v = &r->val[i];
-		uint8_t role = r->t->slot[i].role;
-		bool miss;
-
-		if (role == R_BYTES) {
-			int p = predict_bytes(r, i);
-
-			if (p < 0)
-				miss = true;
-			else if (!p)
-				miss = v->present;
-			else
-				miss = !v->present || !bytes_equal(r->t->slot[i].recent, 0, v);
-		} else {
-			/* an io's lba or len ahead of the id it belongs to */
-			if (!cur_id && (role == R_IO_LBA || role == R_IO_LEN)) {
-				if (!ahead)
-					ahead = first_id(r);
-				pred[i] = predict_num(d, r, i, ahead);
-			} else {
-				pred[i] = predict_num(d, r, i, cur_id);
-			}
-			miss = v->v != pred[i];
-			if (role == R_ID && !cur_id)
-				cur_id = v->v;
-			if (role == R_ID || role == R_RQ)
-				r->rank[i] = !v->v ? RANK_NONE
-					     : !miss ? 0
-					     : role == R_ID ? (int8_t)find(d->ids, d->nids, v->v)
-							    : (int8_t)find(d->rqs, d->nrqs, v->v);
-		}
-		if (miss)
-			r->mask |= 1ull << i;
+	if (r->t == &r->grown)
+		index_slots(&r->grown);
+	/* most slots are plain numbers, predicted by their previous value */
+	for (i = 0; i < t->nslots; i++) {
+		pred[i] = t->slot[i].prev;
+		miss |= (uint64_t)(r->val[i].v != pred[i]) << i;
 	}
+	miss &= t->num;
+	/* in slot order: an io's lba or len is predicted from the first id before it */
+	for (m = t->ids | t->io; m; m &= m - 1) {
+		const struct value *v;
+		uint8_t role;
+		bool differs;
+
+		i = (unsigned)__builtin_ctzll(m);
+		v = &r->val[i];
+		role = t->slot[i].role;
+		if (!cur_id && (role == R_IO_LBA || role == R_IO_LEN)) {
+			/* an io's lba or len ahead of the id it belongs to */
+			if (!ahead)
+				ahead = first_id(r);
+			pred[i] = predict_num(d, r, i, ahead);
+		} else {
+			pred[i] = predict_num(d, r, i, cur_id);
+		}
+		differs = v->v != pred[i];
+		if (role == R_ID && !cur_id)
+			cur_id = v->v;
+		if (role == R_ID || role == R_RQ)
+			r->rank[i] = !v->v ? RANK_NONE
+				     : !differs ? 0
+				     : role == R_ID ? (int8_t)find(d->ids, d->nids, v->v)
+						    : (int8_t)find(d->rqs, d->nrqs, v->v);
+		miss |= (uint64_t)differs << i;
+	}
+	for (m = t->bytes; m; m &= m - 1) {
+		const struct value *v;
+		int p;
+		bool differs;
+
+		i = (unsigned)__builtin_ctzll(m);
+		v = &r->val[i];
+		p = predict_bytes(r, i);
+		if (p < 0)
+			differs = true;
+		else if (!p)
+			differs = v->present;
+		else
+			differs = !v->present || !bytes_equal(t->slot[i].recent, 0, v);
+		if (differs && v->present)
+			r->rank[i] = (int8_t)bytes_rank(t->slot[i].recent, v);
+		miss |= (uint64_t)differs << i;
+	}
+	r->mask = miss;
 }
 
 static size_t verbatim(const uint8_t *msg, size_t len, uint8_t *out)
@@ -780,20 +870,17 @@ static size_t verbatim(const uint8_t *msg, size_t len, uint8_t *out)
 }
 
 /* A bytes value: its rank among the slot's recent values + 1, else a literal */
-static size_t put_bytes(const struct slot *s, const struct value *v, uint8_t *out)
+static size_t put_bytes(const struct value *v, int rank, uint8_t *out)
 {
 	size_t n = 0;
-	unsigned k;
 
 	if (!v->present) {
 		out[n++] = BYTES_ABSENT;
 		return n;
 	}
-	for (k = 0; s->recent && k < s->recent->n; k++) {
-		if (bytes_equal(s->recent, k, v)) {
-			out[n++] = (uint8_t)(k + 1);
-			return n;
-		}
+	if (rank >= 0) {
+		out[n++] = (uint8_t)(rank + 1);
+		return n;
 	}
 	out[n++] = BYTES_LITERAL;
 	n += put(out + n, v->len);
@@ -809,7 +896,7 @@ static size_t put_value(const struct rec *r, unsigned i, uint64_t pred, uint8_t 
 
 	switch (r->t->slot[i].role) {
 	case R_BYTES:
-		return put_bytes(&r->t->slot[i], v, out);
+		return put_bytes(v, r->rank[i], out);
 	case R_ID:
 	case R_RQ:
 		/* rank 0 is the prediction: a miss is never there */
@@ -879,6 +966,40 @@ size_t delta__encode(struct delta *d, const uint8_t *msg, size_t len, uint8_t *o
 	return encode_rec(d, &r, msg, len, out);
 }
 
+/*
+ * The fields of s into r->val, as the walk in field_value() puts them,
+ * when they are all fields of r's type (almost every record): found by
+ * the type's table instead. False, with r half-filled, for the first one
+ * it does not take.
+ */
+static bool known_fields(struct rec *r, const struct delta_split *s)
+{
+	const struct type *t = r->t;
+	unsigned at = 0, k;
+
+	for (k = 0; k < s->n; k++) {
+		const struct delta_field *f = &s->f[k];
+		int i;
+
+		/* an unknown field is -1, below at */
+		if (f->field >= FIELDS_INDEXED || (i = t->slot_of[f->field]) < (int)at ||
+		    t->slot[i].lenfield != (f->p != NULL) || (!f->p && !f->v))
+			return false;
+		for (; at < (unsigned)i; at++)
+			absent(&r->val[at]);
+		if (f->p)
+			set_bytes(&r->val[i], f->p, (uint32_t)f->v);
+		else
+			set_num(&r->val[i], f->v);
+		at = (unsigned)i + 1;
+	}
+	for (; at < t->nslots; at++)
+		absent(&r->val[at]);
+	r->nnew = 0;
+	r->fresh = 0;
+	return true;
+}
+
 /* r from a split message: rec_from_msg() without the parsing */
 static bool rec_from_split(const struct delta *d, const struct delta_split *s, struct rec *r)
 {
@@ -890,6 +1011,8 @@ static bool rec_from_split(const struct delta *d, const struct delta_split *s, s
 		return false;
 	r->sid = s->sid;
 	r->ts = s->ts;
+	if (r->t != &r->grown && known_fields(r, s))
+		return true;
 	fields_begin(r, &w);
 	for (f = s->f; f < s->f + s->n; f++) {
 		struct value *v = field_value(r, &w, f->field, f->p);
@@ -1037,6 +1160,7 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 					return -EBADMSG;
 				v->p = s->recent->data[x - 1];
 				v->len = s->recent->len[x - 1];
+				r->rank[i] = (int8_t)(x - 1);
 				r->bytes += v->len;
 				continue;
 			}
