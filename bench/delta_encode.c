@@ -28,7 +28,7 @@
 #include "trace.h"
 
 struct record {
-	struct delta_split *s;	/* allocated for its n fields only; NULL: msg only */
+	struct delta_split *s;	/* NULL: a verbatim record, msg only */
 	uint8_t *msg;
 	size_t len;
 };
@@ -59,7 +59,11 @@ static uint8_t *dup_bytes(const uint8_t *p, size_t n)
 	return c;
 }
 
-/* rec's split and message, with its bytes values pointing into the copied message */
+/*
+ * A copy of rec: its split, with copies of its bytes values, and its
+ * message. The split is allocated for its n fields only (the encoder reads
+ * no further): 1.5 KiB a record in full would not fit a long trace.
+ */
 static void keep(struct records *rs, struct stream *s, struct stream_rec *rec)
 {
 	struct record *r;
