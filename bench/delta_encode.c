@@ -40,15 +40,19 @@ struct records {
 	size_t nstreams;
 };
 
-static void *xmalloc(size_t n)
+static void *xrealloc(void *p, size_t n)
 {
-	void *p = malloc(n ? n : 1);
-
+	p = realloc(p, n ? n : 1);
 	if (!p) {
 		fprintf(stderr, "delta_encode: out of memory\n");
 		exit(1);
 	}
 	return p;
+}
+
+static void *xmalloc(size_t n)
+{
+	return xrealloc(NULL, n);
 }
 
 static uint8_t *dup_bytes(const uint8_t *p, size_t n)
@@ -71,11 +75,7 @@ static void keep(struct records *rs, struct stream *s, struct stream_rec *rec)
 
 	if (rs->n == rs->cap) {
 		rs->cap = rs->cap ? rs->cap * 2 : 1 << 16;
-		rs->r = realloc(rs->r, rs->cap * sizeof(*rs->r));
-		if (!rs->r) {
-			fprintf(stderr, "delta_encode: out of memory\n");
-			exit(1);
-		}
+		rs->r = xrealloc(rs->r, rs->cap * sizeof(*rs->r));
 	}
 	r = &rs->r[rs->n++];
 	r->s = NULL;
