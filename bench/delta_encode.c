@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "delta.h"
 #include "stream.h"
 #include "trace.h"
@@ -39,21 +39,6 @@ struct records {
 	size_t *stream_end;	/* index after each stream's last record */
 	size_t nstreams;
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "delta_encode: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
-static void *xmalloc(size_t n)
-{
-	return xrealloc(NULL, n);
-}
 
 static uint8_t *dup_bytes(const uint8_t *p, size_t n)
 {
@@ -102,14 +87,6 @@ static bool is_delta(const char *path)
 	if (f)
 		fclose(f);
 	return yes;
-}
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The decoder gives back each record's message from what the encoder wrote */

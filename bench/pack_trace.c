@@ -18,11 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <zstd.h>
 
+#include "bench_util.h"
 #include "delta.h"
 #include "framing.h"
 #include "stream.h"
@@ -35,14 +35,6 @@ struct totals {
 	uint64_t framed, zstd, delta, delta_zstd;
 	double encode_s, zstd_s, delta_zstd_s;
 };
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Compresses buf as one frame; returns its size (and writes it to fd >= 0) */
 static size_t frame(ZSTD_CCtx *cc, uint8_t *out, size_t cap, const uint8_t *buf, size_t len,

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the C benchmarks under bench/ share: their clock and their allocation. */
+#ifndef IOTRACE_BENCH_UTIL_H
+#define IOTRACE_BENCH_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* CPU seconds of the process, user and system: the host's noise barely moves it */
+static inline double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* realloc() that exits on out of memory: a benchmark has nothing to save */
+static inline void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static inline void *xmalloc(size_t n)
+{
+	return xrealloc(NULL, n);
+}
+
+#endif
