@@ -9,7 +9,7 @@
  * with delta records: they come out of the reader as the fields the
  * collector hands the encoder) into memory, then codes each stream's
  * records ROUNDS times (default 20) with a fresh encoder, as the collector
- * does, through delta__encode_split(). Prints the CPU time per record, and
+ * does, through delta__encode_fields(). Prints the CPU time per record, and
  * the bytes and a checksum (FNV-1a) of one round's output: an encoder
  * change that keeps the format must keep both. Each record's output is
  * also decoded again and compared with the record.
@@ -171,10 +171,9 @@ int main(int argc, char **argv)
 			if (!d)
 				return 1;
 			t0 = cpu_now();
-			/* as stream_writer__append_split() calls it */
+			/* as the stream writer calls it */
 			for (i = from; i < rs.stream_end[j]; i++)
-				o += rs.r[i].s ? delta__encode_split(d, rs.r[i].s, rs.r[i].msg,
-								    rs.r[i].len, out + o)
+				o += rs.r[i].s ? delta__encode_fields(d, rs.r[i].s, out + o)
 					       : delta__encode(d, rs.r[i].msg, rs.r[i].len, out + o);
 			cpu += cpu_now() - t0;
 			delta__free(d);

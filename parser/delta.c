@@ -207,15 +207,10 @@ static uint64_t unzigzag(uint64_t z)
 	return (z >> 1) ^ (0 - (z & 1));
 }
 
-static size_t varint_len(uint64_t v)
+static inline size_t varint_len(uint64_t v)
 {
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
+	/* 7 bits a byte; the bit length without a loop (the raw writer counts every field) */
+	return 1 + (size_t)(63 - __builtin_clzll(v | 1)) / 7;
 }
 
 static uint8_t role_of(unsigned version, uint32_t type_field, uint32_t field, bool lenfield)
@@ -936,9 +931,8 @@ static size_t put_head(const struct delta *d, const struct rec *r, uint8_t *out)
 	return n + put(out + n, r->mask);
 }
 
-/* r as a delta record into out, or msg[0..len) verbatim if r cannot be committed */
-static size_t encode_rec(struct delta *d, struct rec *r, const uint8_t *msg, size_t len,
-			 uint8_t *out)
+/* r as a delta record into out: its length, or 0 if r cannot be committed (store it verbatim) */
+static size_t encode_rec(struct delta *d, struct rec *r, uint8_t *out)
 {
 	uint64_t pred[MAX_SLOTS], m;
 	size_t n;
@@ -946,7 +940,7 @@ static size_t encode_rec(struct delta *d, struct rec *r, const uint8_t *msg, siz
 	find_mispredicted(d, r, pred);
 	/* the usual record adds nothing to the model */
 	if (r->t == &r->grown && !prepare(d, r))
-		return verbatim(msg, len, out);
+		return 0;
 	n = put_head(d, r, out);
 	for (m = r->mask; m; m &= m - 1) {
 		unsigned i = (unsigned)__builtin_ctzll(m);
@@ -960,10 +954,11 @@ static size_t encode_rec(struct delta *d, struct rec *r, const uint8_t *msg, siz
 size_t delta__encode(struct delta *d, const uint8_t *msg, size_t len, uint8_t *out)
 {
 	struct rec r;
+	size_t n;
 
-	if (len > DELTA_MSG_MAX || !rec_from_msg(d, msg, len, &r))
-		return verbatim(msg, len, out);
-	return encode_rec(d, &r, msg, len, out);
+	if (len <= DELTA_MSG_MAX && rec_from_msg(d, msg, len, &r) && (n = encode_rec(d, &r, out)))
+		return n;
+	return verbatim(msg, len, out);
 }
 
 /*
@@ -1028,14 +1023,22 @@ static bool rec_from_split(const struct delta *d, const struct delta_split *s, s
 	return true;
 }
 
-size_t delta__encode_split(struct delta *d, const struct delta_split *s, const uint8_t *msg,
-			   size_t len, uint8_t *out)
+/* The rare record the model cannot take: only it pays for building its message */
+static __attribute__((noinline)) size_t verbatim_split(const struct delta_split *s, uint8_t *out)
+{
+	uint8_t msg[DELTA_MSG_MAX];
+
+	return verbatim(msg, delta__split_msg(s, msg), out);
+}
+
+size_t delta__encode_fields(struct delta *d, const struct delta_split *s, uint8_t *out)
 {
 	struct rec r;
+	size_t n;
 
-	if (len > DELTA_MSG_MAX || !rec_from_split(d, s, &r))
-		return verbatim(msg, len, out);
-	return encode_rec(d, &r, msg, len, out);
+	if (rec_from_split(d, s, &r) && (n = encode_rec(d, &r, out)))
+		return n;
+	return verbatim_split(s, out);
 }
 
 /* ---- decoding ---- */
@@ -1278,50 +1281,69 @@ _Static_assert(1 + 1 + 22 + 5 + 3 + MAX_SLOTS * (5 + 10) <= 1024, "the bound bel
 static bool rec_fits(const struct rec *r)
 {
 	struct delta_split s;
-	size_t hlen, blen;
 
 	if (r->bytes <= DELTA_MSG_MAX - 1024)
 		return true;
 	split_of(r->t, r, false, &s);
-	split_lens(&s, &hlen, &blen);
-	return 1 + varint_len(hlen) + hlen + varint_len((uint64_t)r->field << 3 | 2) +
-		       varint_len(blen) + blen <=
-	       DELTA_MSG_MAX;
+	return delta__split_len(&s) <= DELTA_MSG_MAX;
+}
+
+size_t delta__split_len(const struct delta_split *s)
+{
+	size_t hlen, blen;
+
+	split_lens(s, &hlen, &blen);
+	return 1 + varint_len(hlen) + hlen + varint_len((uint64_t)s->type << 3 | 2) +
+	       varint_len(blen) + blen;
+}
+
+/* put() for the message writer, which goes by pointer */
+static inline uint8_t *put_at(uint8_t *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		*o++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	return o;
 }
 
 size_t delta__split_msg(const struct delta_split *s, uint8_t *out)
 {
-	size_t hlen, blen, n = 0;
-	unsigned i;
+	const struct delta_field *f, *end = s->f + s->n;
+	uint8_t *p = out + 2, *body;
+	size_t blen, k;
 
-	split_lens(s, &hlen, &blen);
-	out[n++] = F_HEADER << 3 | 2;
-	n += put(out + n, hlen);
+	/* one pass: the header (22 bytes at most) and the body get their lengths after it */
+	out[0] = F_HEADER << 3 | 2;
 	if (s->sid) {
-		out[n++] = 1 << 3;
-		n += put(out + n, s->sid);
+		*p++ = 1 << 3;
+		p = put_at(p, s->sid);
 	}
 	if (s->ts) {
-		out[n++] = 2 << 3;
-		n += put(out + n, s->ts);
+		*p++ = 2 << 3;
+		p = put_at(p, s->ts);
 	}
-	n += put(out + n, (uint64_t)s->type << 3 | 2);
-	n += put(out + n, blen);
-	for (i = 0; i < s->n; i++) {
-		const struct delta_field *f = &s->f[i];
-		uint64_t tag = (uint64_t)f->field << 3;
+	out[1] = (uint8_t)(p - out - 2);
+	p = put_at(p, (uint64_t)s->type << 3 | 2);
+	body = ++p;
+	for (f = s->f; f < end; f++) {
+		uint64_t tag = (uint64_t)f->field << 3 | (f->p ? 2 : 0);
 
+		p = tag < 0x80 ? (*p = (uint8_t)tag, p + 1) : put_at(p, tag);
+		p = put_at(p, f->v);
 		if (f->p) {
-			n += put(out + n, tag | 2);
-			n += put(out + n, f->v);
-			memcpy(out + n, f->p, f->v);
-			n += f->v;
-		} else {
-			n += put(out + n, tag);
-			n += put(out + n, f->v);
+			memcpy(p, f->p, f->v);
+			p += f->v;
 		}
 	}
-	return n;
+	blen = (size_t)(p - body);
+	k = varint_len(blen);
+	/* a body of 128 bytes or more moves up for its longer length */
+	if (k > 1)
+		memmove(body + k - 1, body, blen);
+	put(body - 1, blen);
+	return (size_t)(p - out) + k - 1;
 }
 
 /* A verbatim record at in[0..avail), which starts with its two zero bytes: as delta__decode() */

@@ -138,13 +138,15 @@ struct delta_split {
 };
 
 /*
- * delta__encode() of msg[0..len), whose header and body fields are
- * exactly those of s: the same bytes, without reading them back out of
- * msg (which is stored verbatim when the record cannot be coded). For
- * the collector, which has just written msg field by field.
+ * delta__encode() of the message whose header and body fields are exactly
+ * those of s, given only as s: the same bytes, without the message to
+ * read them from (it is built from s in the rare case that the record is
+ * stored verbatim). For the collector, which writes the fields of its
+ * messages and needs the messages themselves only for raw streams. The
+ * message of s must fit DELTA_MSG_MAX (delta__split_len()); out has room
+ * for DELTA_ENCODED_MAX of its length.
  */
-size_t delta__encode_split(struct delta *d, const struct delta_split *s, const uint8_t *msg,
-			   size_t len, uint8_t *out);
+size_t delta__encode_fields(struct delta *d, const struct delta_split *s, uint8_t *out);
 
 /*
  * Decodes the record at in[0..avail):
@@ -173,10 +175,15 @@ int delta__decode_split(struct delta *d, const uint8_t *in, size_t avail, struct
 			const uint8_t **msg, size_t *len, size_t *used);
 
 /*
- * The OCTF message of a split delta__decode_split() gave, into out
- * (DELTA_MSG_MAX bytes, which it fits): byte for byte what
+ * The OCTF message of a split into out, which has room for
+ * delta__split_len(s) bytes (a split delta__decode_split() gave fits
+ * DELTA_MSG_MAX): fields in s's order, numbers as varints (proto3's
+ * form of every integer type but sint and fixed), so byte for byte what
  * delta__decode() gives for that record. Returns its length.
  */
 size_t delta__split_msg(const struct delta_split *s, uint8_t *out);
+
+/* The length of the message of s, without building it */
+size_t delta__split_len(const struct delta_split *s);
 
 #endif

@@ -355,7 +355,7 @@ static int describe_partitions(struct collector *c, const struct device_info *di
 	for (i = 0; i < n; i++) {
 		if (devices__resolve("/sys", names[i], &part))
 			continue;
-		err = intake__append(c, 0, buf, encode__device(&part, ++*sid, ts, buf), NULL);
+		err = intake__append(c, 0, buf, encode__device(&part, ++*sid, ts, buf));
 		if (err)
 			return err;
 	}
@@ -381,12 +381,12 @@ static int write_descriptions(struct collector *c)
 			disk.dev = d->disk_dev;
 			disk.is_partition = false;
 			len = encode__device(&disk, ++sid, ts, buf);
-			err = intake__append(c, 0, buf, len, NULL);
+			err = intake__append(c, 0, buf, len);
 			if (err)
 				return err;
 		}
 		len = encode__device(d, ++sid, ts, buf);
-		err = intake__append(c, 0, buf, len, NULL);
+		err = intake__append(c, 0, buf, len);
 		if (err)
 			return err;
 		if (!d->is_partition) {

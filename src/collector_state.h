@@ -66,10 +66,9 @@ struct collector {
 
 /*
  * Appends msg[0..len) to CPU cpu's stream, keeping the size-limit count
- * exact; s: msg's fields, or NULL. 0 or -errno.
+ * exact. 0 or -errno.
  */
-int intake__append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
-		   const struct delta_split *s);
+int intake__append(struct collector *c, int cpu, const uint8_t *msg, size_t len);
 
 /* The ring callback of CPU ctx (a struct ring_ctx): its records into the trace. */
 int intake__on_ring_record(void *ctx, void *data, size_t size);

@@ -207,13 +207,15 @@ size_t encode__ref_fs_meta(const struct iotrace_queue_event *q, uint8_t *buf)
 
 /*
  * The hot events (io, ioDispatch, ioCompletion, ioSplit, filesystemMeta:
- * every block I/O passes here three times or more) are written straight
- * to the wire, without building protobuf-c messages and walking their
- * descriptors: the same bytes as octf__proto__trace__event__pack()
- * (fields in field-number order, proto3 zero values left out, bools as
- * 1, negative int32 as 10-byte varints), at a fraction of the cost.
- * tests/unit/test_encode.c checks them against the encode__ref_*()
- * versions above byte for byte.
+ * every block I/O passes here twice or more) are not built as protobuf-c
+ * messages. Their fields are noted in a struct delta_split, which is what
+ * a compressed stream codes (delta__encode_fields()); for a raw stream
+ * they are also packed as they are noted, straight to the wire: the same
+ * bytes as octf__proto__trace__event__pack() (fields in field-number
+ * order, proto3 zero values left out, bools as 1, negative int32 as
+ * 10-byte varints), at a fraction of the cost. tests/unit/test_encode.c
+ * checks them against the encode__ref_*() versions above byte for byte,
+ * and the fields against the message.
  */
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
@@ -238,12 +240,6 @@ static inline uint8_t *wire_u64(uint8_t *p, uint32_t field, uint64_t v)
 	if (!v)
 		return p;
 	return wire_varint(wire_tag(p, field, WIRE_VARINT), v);
-}
-
-/* int32 and enums: a negative value is sign-extended to 64 bits */
-static inline uint8_t *wire_i32(uint8_t *p, uint32_t field, int32_t v)
-{
-	return wire_u64(p, field, (uint64_t)(int64_t)v);
 }
 
 /*
@@ -273,175 +269,202 @@ static inline uint8_t *wire_end(uint8_t *p, uint8_t *len_at)
 	return p + 1;
 }
 
-/* Event.header (1) */
-static inline uint8_t *wire_header(uint8_t *p, uint64_t sid, uint64_t ts)
+/* A hot event being encoded: its fields into s, and its message at p unless p is NULL */
+struct hot {
+	struct delta_split *s;
+	uint8_t *buf;		/* the caller's ENCODE_MAX bytes */
+	uint8_t *p;
+	uint8_t *len_at;	/* the body's length byte */
+};
+
+/* The header, and the start of the body, field `type` of Event */
+static inline void hot_begin(struct hot *h, uint32_t type, uint64_t sid, uint64_t ts)
 {
 	uint8_t *len_at;
 
-	p = wire_begin(p, 1, &len_at);
-	p = wire_u64(p, 1, sid);
-	p = wire_u64(p, 2, ts);
-	return wire_end(p, len_at);
+	h->s->sid = sid;
+	h->s->ts = ts;
+	h->s->type = type;
+	h->s->n = 0;
+	if (!h->p)
+		return;
+	h->p = wire_begin(h->buf, 1, &len_at);
+	h->p = wire_u64(h->p, 1, sid);
+	h->p = wire_u64(h->p, 2, ts);
+	h->p = wire_begin(wire_end(h->p, len_at), type, &h->len_at);
 }
 
-/*
- * The header and the start of the body, field `type` of Event. The body's
- * fields are written by body_*(), which note them in s as well: the
- * compressed stream codes them from there without parsing the message.
- */
-static inline uint8_t *body_begin(uint8_t *p, struct delta_split *s, uint32_t type, uint64_t sid,
-				  uint64_t ts, uint8_t **len_at)
+/* The message's length, or without one the most it can be */
+static inline size_t hot_end(struct hot *h)
 {
-	s->sid = sid;
-	s->ts = ts;
-	s->type = type;
-	s->n = 0;
-	return wire_begin(wire_header(p, sid, ts), type, len_at);
+	return h->p ? (size_t)(wire_end(h->p, h->len_at) - h->buf) : ENCODE_MAX;
 }
 
 /* no body has more than DELTA_SPLIT_MAX fields */
-static inline uint8_t *body_u64(uint8_t *p, struct delta_split *s, uint32_t field, uint64_t v)
+static inline void body_u64(struct hot *h, uint32_t field, uint64_t v)
 {
 	if (!v)
-		return p;
-	s->f[s->n++] = (struct delta_field){ .field = field, .v = v };
-	return wire_u64(p, field, v);
+		return;
+	h->s->f[h->s->n++] = (struct delta_field){ .field = field, .v = v };
+	if (h->p)
+		h->p = wire_u64(h->p, field, v);
 }
 
-/* as wire_i32() */
-static inline uint8_t *body_i32(uint8_t *p, struct delta_split *s, uint32_t field, int32_t v)
+/* int32 and enums: a negative value is sign-extended to 64 bits */
+static inline void body_i32(struct hot *h, uint32_t field, int32_t v)
 {
-	return body_u64(p, s, field, (uint64_t)(int64_t)v);
+	body_u64(h, field, (uint64_t)(int64_t)v);
 }
 
 /* true is 1 */
-static inline uint8_t *body_bool(uint8_t *p, struct delta_split *s, uint32_t field, bool v)
+static inline void body_bool(struct hot *h, uint32_t field, bool v)
 {
-	return body_u64(p, s, field, v);
+	body_u64(h, field, v);
+}
+
+/* A length-delimited field: the bytes b[0..len), which must outlive s */
+static inline void body_bytes(struct hot *h, uint32_t field, const void *b, size_t len)
+{
+	if (!len)
+		return;
+	h->s->f[h->s->n++] = (struct delta_field){ .field = field, .v = len, .p = b };
+	if (!h->p)
+		return;
+	h->p = wire_varint(wire_tag(h->p, field, WIRE_LEN), len);
+	memcpy(h->p, b, len);
+	h->p += len;
 }
 
 /*
- * A length-delimited field of the body (bytes, a sub-message) begun with
- * wire_begin(). The pointer noted stays good: wire_end() of the body
- * itself would move it, but only a body of 128 bytes or more moves, and
- * the widest io is 127 (test_encode checks it).
+ * The encoders below are built twice, packing and not (hot_*() and
+ * body_*() test h->p for every field: a constant in each copy).
  */
-static inline uint8_t *body_end_len(uint8_t *p, struct delta_split *s, uint32_t field,
-				    uint8_t *len_at)
-{
-	size_t len = (size_t)(p - len_at - 1);
-
-	p = wire_end(p, len_at);
-	s->f[s->n++] = (struct delta_field){ .field = field, .v = len, .p = p - len };
-	return p;
-}
+#define HOT static inline __attribute__((always_inline))
 
 /* EventIo fields 1..27 of a record, as fill_io() sets them */
-static uint8_t *wire_io_fields(uint8_t *p, struct delta_split *s, const struct iotrace_event *e,
-			       uint32_t io_class, bool metadata)
+HOT void io_fields(struct hot *h, const struct iotrace_event *e, uint32_t io_class,
+		      bool metadata)
 {
-	p = body_u64(p, s, 1, e->sector);
-	p = body_u64(p, s, 2, e->nr_sector);
-	p = body_u64(p, s, 3, io_class);
-	p = body_u64(p, s, 4, e->dev);
-	p = body_i32(p, s, 5, octf_operation(e->op));
-	p = body_bool(p, s, 6, (e->flags & IOTRACE_F_PREFLUSH) || e->op == IOTRACE_OP_FLUSH);
-	p = body_bool(p, s, 7, e->flags & IOTRACE_F_FUA);
-	p = body_u64(p, s, 8, e->write_hint);
-	p = body_u64(p, s, 9, e->id);
-	p = body_u64(p, s, 20, e->part);
-	p = body_bool(p, s, 21, e->flags & IOTRACE_F_SYNC);
-	p = body_bool(p, s, 22, metadata);
-	p = body_bool(p, s, 23, e->flags & IOTRACE_F_RAHEAD);
-	p = body_bool(p, s, 24, e->type == IOTRACE_EV_RQ_QUEUE);
-	p = body_bool(p, s, 25, e->op == IOTRACE_OP_WRITE_ZEROES);
-	p = body_u64(p, s, 26, e->pid);
-	p = body_u64(p, s, 27, e->tid);
-	return p;
+	body_u64(h, 1, e->sector);
+	body_u64(h, 2, e->nr_sector);
+	body_u64(h, 3, io_class);
+	body_u64(h, 4, e->dev);
+	body_i32(h, 5, octf_operation(e->op));
+	body_bool(h, 6, (e->flags & IOTRACE_F_PREFLUSH) || e->op == IOTRACE_OP_FLUSH);
+	body_bool(h, 7, e->flags & IOTRACE_F_FUA);
+	body_u64(h, 8, e->write_hint);
+	body_u64(h, 9, e->id);
+	body_u64(h, 20, e->part);
+	body_bool(h, 21, e->flags & IOTRACE_F_SYNC);
+	body_bool(h, 22, metadata);
+	body_bool(h, 23, e->flags & IOTRACE_F_RAHEAD);
+	body_bool(h, 24, e->type == IOTRACE_EV_RQ_QUEUE);
+	body_bool(h, 25, e->op == IOTRACE_OP_WRITE_ZEROES);
+	body_u64(h, 26, e->pid);
+	body_u64(h, 27, e->tid);
 }
 
-size_t encode__event(const struct iotrace_event *e, uint8_t *buf, struct delta_split *s)
+HOT size_t event_hot(const struct iotrace_event *e, struct delta_split *s, uint8_t *buf,
+		     bool pack)
 {
-	uint8_t *p, *len_at;
+	struct hot h = { .s = s, .buf = buf, .p = pack ? buf : NULL };
 
 	switch (e->type) {
 	case IOTRACE_EV_QUEUE:
 	case IOTRACE_EV_RQ_QUEUE:
-		p = body_begin(buf, s, 2, e->sid, e->ts, &len_at);
-		p = wire_io_fields(p, s, e, 0, e->flags & IOTRACE_F_META);
+		hot_begin(&h, 2, e->sid, e->ts);
+		io_fields(&h, e, 0, e->flags & IOTRACE_F_META);
 		break;
 	case IOTRACE_EV_COMPLETE:
 	case IOTRACE_EV_RQ_COMPLETE:
-		p = body_begin(buf, s, 5, e->sid, e->ts, &len_at);
-		p = body_u64(p, s, 1, e->sector);
-		p = body_u64(p, s, 2, e->nr_sector);
-		p = body_bool(p, s, 3, e->error != 0);
-		p = body_u64(p, s, 4, e->dev);
-		p = body_u64(p, s, 5, e->id);
-		p = body_i32(p, s, 20, e->error);
+		hot_begin(&h, 5, e->sid, e->ts);
+		body_u64(&h, 1, e->sector);
+		body_u64(&h, 2, e->nr_sector);
+		body_bool(&h, 3, e->error != 0);
+		body_u64(&h, 4, e->dev);
+		body_u64(&h, 5, e->id);
+		body_i32(&h, 20, e->error);
 		break;
 	case IOTRACE_EV_SPLIT:
-		p = body_begin(buf, s, 20, e->sid, e->ts, &len_at);
-		p = body_u64(p, s, 1, e->id);
-		p = body_u64(p, s, 2, e->ref);
-		p = body_u64(p, s, 3, e->dev);
-		p = body_u64(p, s, 4, e->sector);
-		p = body_u64(p, s, 5, e->nr_sector);
-		p = body_u64(p, s, 6, e->aux64);
+		hot_begin(&h, 20, e->sid, e->ts);
+		body_u64(&h, 1, e->id);
+		body_u64(&h, 2, e->ref);
+		body_u64(&h, 3, e->dev);
+		body_u64(&h, 4, e->sector);
+		body_u64(&h, 5, e->nr_sector);
+		body_u64(&h, 6, e->aux64);
 		break;
 	case IOTRACE_EV_ISSUE:
-		p = body_begin(buf, s, 21, e->sid, e->ts, &len_at);
-		p = body_u64(p, s, 1, e->id);
-		p = body_u64(p, s, 2, e->dev);
-		p = body_u64(p, s, 3, e->sector);
-		p = body_u64(p, s, 4, e->nr_sector);
-		p = body_u64(p, s, 5, e->aux);
-		p = body_u64(p, s, 6, e->ref);
+		hot_begin(&h, 21, e->sid, e->ts);
+		body_u64(&h, 1, e->id);
+		body_u64(&h, 2, e->dev);
+		body_u64(&h, 3, e->sector);
+		body_u64(&h, 4, e->nr_sector);
+		body_u64(&h, 5, e->aux);
+		body_u64(&h, 6, e->ref);
 		break;
 	default:
 		return 0;
 	}
-	return (size_t)(wire_end(p, len_at) - buf);
+	return hot_end(&h);
 }
 
-size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf, struct delta_split *s)
+HOT size_t io_hot(const struct iotrace_queue_event *q, struct delta_split *s, uint8_t *buf,
+		  bool pack)
 {
-	size_t comm_len = strnlen(q->comm, IOTRACE_COMM_LEN);
-	uint8_t *p, *len_at, *comm_at;
+	struct hot h = { .s = s, .buf = buf, .p = pack ? buf : NULL };
 
-	p = body_begin(buf, s, 2, q->io.sid, q->io.ts, &len_at);
-	p = wire_io_fields(p, s, &q->io, dss_class(q),
-			   q->io.flags & (IOTRACE_F_META | IOTRACE_F_FSMETA));
-	p = body_u64(p, s, 28, q->cgroup);
-	if (comm_len) {
-		p = wire_begin(p, 29, &comm_at);
-		memcpy(p, q->comm, comm_len);
-		p = body_end_len(p + comm_len, s, 29, comm_at);
-	}
-	p = body_bool(p, s, 30, q->io.flags & IOTRACE_F_DIRECT);
-	p = body_u64(p, s, 31, q->vfs_call);
-	return (size_t)(wire_end(p, len_at) - buf);
+	hot_begin(&h, 2, q->io.sid, q->io.ts);
+	io_fields(&h, &q->io, dss_class(q), q->io.flags & (IOTRACE_F_META | IOTRACE_F_FSMETA));
+	body_u64(&h, 28, q->cgroup);
+	body_bytes(&h, 29, q->comm, strnlen(q->comm, IOTRACE_COMM_LEN));
+	body_bool(&h, 30, q->io.flags & IOTRACE_F_DIRECT);
+	body_u64(&h, 31, q->vfs_call);
+	return hot_end(&h);
 }
 
-size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf, struct delta_split *s)
+/* The most bytes a FileId takes (its Timestamp 22 at most: one length byte) */
+#define FILE_ID_MAX 48
+
+HOT size_t fs_meta_hot(const struct iotrace_queue_event *q, struct delta_split *s, uint8_t *buf,
+		       bool pack)
 {
-	uint8_t *p, *meta_at, *fid_at, *ts_at;
+	struct hot h = { .s = s, .buf = buf, .p = pack ? buf : NULL };
+	/* past the message (about 100 bytes at most), for the split to point to */
+	uint8_t *fid = buf + ENCODE_MAX - FILE_ID_MAX, *p = fid, *ts_at;
 
 	if (q->file_kind != IOTRACE_FILE_REG || !q->file.ino)
 		return 0;
-	p = body_begin(buf, s, 4, q->io.sid + 1, q->io.ts, &meta_at);
-	p = body_u64(p, s, 1, q->io.id);
-	p = wire_begin(p, 2, &fid_at);
+	hot_begin(&h, 4, q->io.sid + 1, q->io.ts);
+	body_u64(&h, 1, q->io.id);
 	p = wire_u64(p, 1, q->file.dev);
 	p = wire_u64(p, 2, q->file.ino);
 	p = wire_begin(p, 3, &ts_at);
 	p = wire_u64(p, 1, (uint64_t)q->file.ctime_sec);
-	p = wire_i32(p, 2, (int32_t)q->file.ctime_nsec);
+	p = wire_u64(p, 2, (uint64_t)(int64_t)(int32_t)q->file.ctime_nsec);
 	p = wire_end(p, ts_at);
-	p = body_end_len(p, s, 2, fid_at);
-	p = body_u64(p, s, 3, q->file_offset);
-	p = body_u64(p, s, 4, q->file_size);
-	return (size_t)(wire_end(p, meta_at) - buf);
+	body_bytes(&h, 2, fid, (size_t)(p - fid));
+	body_u64(&h, 3, q->file_offset);
+	body_u64(&h, 4, q->file_size);
+	return hot_end(&h);
+}
+
+size_t encode__event(const struct iotrace_event *e, struct delta_split *s, uint8_t *buf,
+		     bool pack)
+{
+	return pack ? event_hot(e, s, buf, true) : event_hot(e, s, buf, false);
+}
+
+size_t encode__io(const struct iotrace_queue_event *q, struct delta_split *s, uint8_t *buf,
+		  bool pack)
+{
+	return pack ? io_hot(q, s, buf, true) : io_hot(q, s, buf, false);
+}
+
+size_t encode__fs_meta(const struct iotrace_queue_event *q, struct delta_split *s, uint8_t *buf,
+		       bool pack)
+{
+	return pack ? fs_meta_hot(q, s, buf, true) : fs_meta_hot(q, s, buf, false);
 }
 
 size_t encode__file_name(const struct iotrace_name_event *n, uint8_t *buf)

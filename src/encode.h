@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Turns kernel event records (iotrace_event.h) and device descriptions
- * into packed octf.proto.trace.Event messages. No allocation: messages are
- * built on the stack and packed into the caller's buffer.
+ * into packed octf.proto.trace.Event messages, and the hot events into
+ * their fields as well, for compressed streams, which need no message.
+ * No allocation: messages are built on the stack and packed into the
+ * caller's buffer.
  */
 #ifndef IOTRACE_ENCODE_H
 #define IOTRACE_ENCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,31 +23,36 @@ struct delta_split;
 #define ENCODE_MAX 512
 
 /*
- * Packs e into buf (ENCODE_MAX bytes) and its fields into s, for
- * delta__encode_split(). Returns the length, or 0 (s undefined) for a
- * record of unknown type (a newer BPF object than this collector).
+ * The hot events, one or more per block I/O: their fields into s (struct
+ * delta_split), which a compressed stream codes, and with pack also
+ * their message into buf. buf has ENCODE_MAX bytes, and s's bytes values
+ * may point into it (and into the record). Return the message's length
+ * if packed, else ENCODE_MAX (the most it can be); 0 (s undefined) when
+ * the record has no such event.
  */
-size_t encode__event(const struct iotrace_event *e, uint8_t *buf, struct delta_split *s);
+
+/* The event of record e: 0 for a record of unknown type */
+size_t encode__event(const struct iotrace_event *e, struct delta_split *s, uint8_t *buf,
+		     bool pack);
 
 /*
- * Packs the io event of a QUEUE record with its process fields, the
- * flags its first page implies and the DSS ioClass of Open-CAS; its
- * fields into s.
+ * The io event of a QUEUE record with its process fields, the flags its
+ * first page implies and the DSS ioClass of Open-CAS.
  */
-size_t encode__io(const struct iotrace_queue_event *q, uint8_t *buf, struct delta_split *s);
+size_t encode__io(const struct iotrace_queue_event *q, struct delta_split *s, uint8_t *buf,
+		  bool pack);
 
 /*
- * Packs the filesystemMeta event of a QUEUE record of a regular file
- * (sid = io sid + 1, the kernel reserved it), its fields into s. Returns
- * 0 when the record names no regular file.
+ * The filesystemMeta event of a QUEUE record of a regular file (sid = io
+ * sid + 1, the kernel reserved it); 0 when the record names no regular
+ * file.
  */
-size_t encode__fs_meta(const struct iotrace_queue_event *q, uint8_t *buf, struct delta_split *s);
+size_t encode__fs_meta(const struct iotrace_queue_event *q, struct delta_split *s, uint8_t *buf,
+		       bool pack);
 
 /*
- * encode__event(), encode__io() and encode__fs_meta() write the wire
- * format directly (they run for every block I/O). These do the same with
- * protobuf-c's generated pack; the tests hold the two to the same bytes,
- * and the split to the message.
+ * The same events packed by protobuf-c's generated pack: the tests hold
+ * the messages above to them, byte for byte.
  */
 size_t encode__ref_event(const struct iotrace_event *e, uint8_t *buf);
 size_t encode__ref_io(const struct iotrace_queue_event *q, uint8_t *buf);

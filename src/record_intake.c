@@ -19,19 +19,26 @@
 #include "path_filter.h"
 #include "stream_writer.h"
 
-int intake__append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
-		   const struct delta_split *s)
+/* msg[0..len), or if msg is NULL the message of s, of at most len bytes */
+static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
+		  const struct delta_split *s)
 {
+	struct stream_writer *w = c->streams[cpu];
 	uint64_t before;
 	int err;
 
 	/* only the size limit needs the sum, which takes 4% of the collector's time */
 	if (!c->size_limit)
-		return stream_writer__append_split(c->streams[cpu], msg, len, s);
-	before = stream_writer__size_bound(c->streams[cpu]);
-	err = stream_writer__append_split(c->streams[cpu], msg, len, s);
-	c->bytes += stream_writer__size_bound(c->streams[cpu]) - before;
+		return msg ? stream_writer__append(w, msg, len) : stream_writer__append_fields(w, s, len);
+	before = stream_writer__size_bound(w);
+	err = msg ? stream_writer__append(w, msg, len) : stream_writer__append_fields(w, s, len);
+	c->bytes += stream_writer__size_bound(w) - before;
 	return err;
+}
+
+int intake__append(struct collector *c, int cpu, const uint8_t *msg, size_t len)
+{
+	return append(c, cpu, msg, len, NULL);
 }
 
 /*
@@ -59,7 +66,8 @@ static bool fits(struct collector *c, int cpu, size_t len)
 	return c->bytes + stream_writer__append_bound(c->streams[cpu], len) <= c->size_limit;
 }
 
-static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len,
+/* msg[0..len) (len 0: none), or if msg is NULL the message of s, of at most len bytes */
+static void put(struct collector *c, int cpu, const uint8_t *msg, size_t len,
 		const struct delta_split *s)
 {
 	int err;
@@ -71,9 +79,23 @@ static void put(struct collector *c, int cpu, const uint8_t *buf, size_t len,
 			c->size_reached = true;
 		return;
 	}
-	err = intake__append(c, cpu, buf, len, s);
+	err = append(c, cpu, msg, len, s);
 	if (err)
 		c->write_err = err;
+}
+
+/*
+ * A hot event (encode.h): its message buf[0..len) for a raw stream; a
+ * compressed one codes its fields s, whose message was not built (len is
+ * a bound of its length, worked out only for the size limit).
+ */
+static inline void put_hot(struct collector *c, int cpu, size_t len, const uint8_t *buf,
+			   const struct delta_split *s)
+{
+	if (!c->zstd)
+		put(c, cpu, buf, len, NULL);
+	else if (len)
+		put(c, cpu, NULL, c->size_limit ? delta__split_len(s) : len, s);
 }
 
 /*
@@ -86,6 +108,7 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 {
 	uint8_t buf[ENCODE_MAX];
 	struct delta_split split;
+	bool pack = !c->zstd;
 	union {
 		struct iotrace_event e;
 		struct iotrace_queue_event q;
@@ -105,8 +128,8 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		if (size < sizeof(r.q))
 			break;
 		memcpy(&r.q, data, sizeof(r.q));
-		put(c, cpu, buf, encode__io(&r.q, buf, &split), &split);
-		put(c, cpu, buf, encode__fs_meta(&r.q, buf, &split), &split);
+		put_hot(c, cpu, encode__io(&r.q, &split, buf, pack), buf, &split);
+		put_hot(c, cpu, encode__fs_meta(&r.q, &split, buf, pack), buf, &split);
 		return;
 	case IOTRACE_EV_FILE_NAME:
 		if (size < sizeof(r.n))
@@ -134,7 +157,7 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 	default:
 		break;
 	}
-	put(c, cpu, buf, encode__event(&r.e, buf, &split), &split);
+	put_hot(c, cpu, encode__event(&r.e, &split, buf, pack), buf, &split);
 }
 
 /* One record of CPU cpu: written now, or with --paths kept for the round's end. */

@@ -175,32 +175,59 @@ int stream_writer__flush(struct stream_writer *w)
 	return 0;
 }
 
-int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t len)
+/* Room for a record of a len-byte message */
+static size_t room(const struct stream_writer *w, size_t len)
 {
-	return stream_writer__append_split(w, msg, len, NULL);
+	return w->z ? DELTA_ENCODED_MAX(len) : FRAMING_VARINT_MAX + len;
 }
 
-int stream_writer__append_split(struct stream_writer *w, const uint8_t *msg, size_t len,
-				const struct delta_split *s)
+/* Room in the buffer for a record of a len-byte message: 0 or the flush's error */
+static int make_room(struct stream_writer *w, size_t len)
 {
-	size_t room = w->z ? DELTA_ENCODED_MAX(len) : FRAMING_VARINT_MAX + len;
-	int err;
-
 	if (w->err)
 		return w->err;
-	if (w->used + room > sizeof(w->buf)) {
-		err = stream_writer__flush(w);
-		if (err)
-			return err;
-	}
-	if (w->z && s) {
-		w->used += delta__encode_split(w->delta, s, msg, len, w->buf + w->used);
-	} else if (w->z) {
+	if (w->used + room(w, len) > sizeof(w->buf))
+		return stream_writer__flush(w);
+	return 0;
+}
+
+int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t len)
+{
+	int err = make_room(w, len);
+
+	if (err)
+		return err;
+	if (w->z) {
 		w->used += delta__encode(w->delta, msg, len, w->buf + w->used);
 	} else {
 		w->used += framing__put_varint(w->buf + w->used, len);
 		memcpy(w->buf + w->used, msg, len);
 		w->used += len;
+	}
+	w->pending++;
+	return 0;
+}
+
+int stream_writer__append_fields(struct stream_writer *w, const struct delta_split *s,
+				 size_t max_len)
+{
+	int err = make_room(w, max_len);
+
+	if (err)
+		return err;
+	if (w->z) {
+		w->used += delta__encode_fields(w->delta, s, w->buf + w->used);
+	} else {
+		/* built after a one-byte length, moved up for the rare longer one */
+		uint8_t *at = w->buf + w->used, head[FRAMING_VARINT_MAX];
+		size_t len, k;
+
+		len = delta__split_msg(s, at + 1);
+		k = framing__put_varint(head, len);
+		if (k > 1)
+			memmove(at + k, at + 1, len);
+		memcpy(at, head, k);
+		w->used += k + len;
 	}
 	w->pending++;
 	return 0;
@@ -220,12 +247,12 @@ uint64_t stream_writer__size_bound(const struct stream_writer *w)
 
 uint64_t stream_writer__append_bound(const struct stream_writer *w, size_t len)
 {
-	size_t room = w->z ? DELTA_ENCODED_MAX(len) : FRAMING_VARINT_MAX + len;
+	size_t r = room(w, len);
 
 	/* a full buffer is flushed first: the record then starts a new frame */
-	if (w->used + room > sizeof(w->buf))
-		return buffered_bound(w, room);
-	return buffered_bound(w, w->used + room) - buffered_bound(w, w->used);
+	if (w->used + r > sizeof(w->buf))
+		return buffered_bound(w, r);
+	return buffered_bound(w, w->used + r) - buffered_bound(w, w->used);
 }
 
 uint64_t stream_writer__records_written(const struct stream_writer *w)

@@ -54,11 +54,12 @@ int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t le
 struct delta_split;
 
 /*
- * stream_writer__append() of a message whose fields s holds (delta.h),
- * at less cost to a compressed stream; s NULL: not split.
+ * stream_writer__append() of the message whose fields s holds (delta.h),
+ * of at most max_len bytes (at most DELTA_MSG_MAX): a compressed stream
+ * codes the fields without the message.
  */
-int stream_writer__append_split(struct stream_writer *w, const uint8_t *msg, size_t len,
-				const struct delta_split *s);
+int stream_writer__append_fields(struct stream_writer *w, const struct delta_split *s,
+				 size_t max_len);
 
 int stream_writer__flush(struct stream_writer *w);
 

@@ -436,7 +436,7 @@ static bool next_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 }
 
 /*
- * msg's header and body fields as delta__encode_split() takes them, if
+ * msg's header and body fields as delta__encode_fields() takes them, if
  * msg is what event() writes for them (the canonical form; a zero number
  * of the body is kept as written) and they are few enough; else false.
  */
@@ -488,7 +488,7 @@ static bool split_of(const uint8_t *msg, size_t len, struct delta_split *s)
 	return again.n == len && !memcmp(again.b, msg, len);
 }
 
-/* Messages encode_all() gave to delta__encode_split() */
+/* Messages encode_all() gave to delta__encode_fields() */
 static size_t split_coded;
 
 /* The format version the helpers below code and decode in */
@@ -513,7 +513,7 @@ static struct delta *new_delta(void)
 /*
  * Encodes all of q; returns the buffer (caller frees) and its length.
  * A second stream gets the messages that split_of() splits through
- * delta__encode_split(): its records must be the same bytes.
+ * delta__encode_fields(): its records must be the same bytes.
  */
 static uint8_t *encode_all(const struct seq *q, size_t *len, size_t *nverbatim)
 {
@@ -535,8 +535,9 @@ static uint8_t *encode_all(const struct seq *q, size_t *len, size_t *nverbatim)
 		size_t k = delta__encode(d, msg, msg_len(q, i), out + n), ks;
 
 		assert_true(k >= 1 && k <= DELTA_ENCODED_MAX(msg_len(q, i)));
-		if (split_of(msg, msg_len(q, i), &split)) {
-			ks = delta__encode_split(ds, &split, msg, msg_len(q, i), other);
+		if (msg_len(q, i) <= DELTA_MSG_MAX && split_of(msg, msg_len(q, i), &split)) {
+			assert_int_equal(delta__split_len(&split), msg_len(q, i));
+			ks = delta__encode_fields(ds, &split, other);
 			split_coded++;
 		} else {
 			ks = delta__encode(ds, msg, msg_len(q, i), other);
@@ -737,8 +738,8 @@ static void code_stream(struct stream *s, struct trace_digest *t)
 	assert_true(e && es && dd && rec && other);
 	while (stream__next(s, &msg, &len) == 1) {
 		n = delta__encode(e, msg, len, rec);
-		if (split_of(msg, len, &split))
-			assert_int_equal(delta__encode_split(es, &split, msg, len, other), n);
+		if (len <= DELTA_MSG_MAX && split_of(msg, len, &split))
+			assert_int_equal(delta__encode_fields(es, &split, other), n);
 		else
 			assert_int_equal(delta__encode(es, msg, len, other), n);
 		assert_memory_equal(other, rec, n);
