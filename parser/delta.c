@@ -30,6 +30,8 @@ _Static_assert(DELTA_SPLIT_MAX >= MAX_SLOTS, "a decoded record fits a split");
  * costs a byte instead of 10.
  */
 #define RECENT_IDS 64
+/* the encoder's filter of recent ids (struct delta): not part of the format */
+#define ID_BUCKETS 1024
 /* Recent request addresses (one per tag of the queue in use) */
 #define RECENT_RQS 64
 /* The lba and length of recent ios, by id, for their dispatches (a power of 2) */
@@ -115,6 +117,13 @@ struct delta {
 	/* most recent first */
 	uint64_t ids[RECENT_IDS];
 	uint64_t rqs[RECENT_RQS];
+	/*
+	 * How many of ids[] fall in each bucket (id_bucket()): most ids the
+	 * encoder looks for are not among them (a completion's id has often
+	 * just fallen off the end), and an empty bucket says so without a
+	 * search of all 64. Kept by both directions, like the list.
+	 */
+	uint8_t id_count[ID_BUCKETS];
 	struct io_entry io[IO_SLOTS];	/* by io_slot(id) */
 	uint8_t out[DELTA_MSG_MAX];	/* the decoded message */
 };
@@ -261,6 +270,19 @@ static int find(const uint64_t *list, unsigned n, uint64_t id)
 		if (list[i] == id)
 			return (int)i;
 	return -1;
+}
+
+/* Fibonacci hashing: ids are addresses, alike in their low bits */
+_Static_assert(ID_BUCKETS == 1 << (64 - 54) && RECENT_IDS < 256, "id_bucket(), id_count");
+static inline unsigned id_bucket(uint64_t id)
+{
+	return (unsigned)((id * 0x9e3779b97f4a7c15ull) >> 54);
+}
+
+/* find() among the recent ids */
+static int find_id(const struct delta *d, uint64_t id)
+{
+	return d->id_count[id_bucket(id)] ? find(d->ids, d->nids, id) : -1;
 }
 
 static unsigned io_slot(uint64_t id)
@@ -430,14 +452,24 @@ static bool bytes_equal(const struct recent_bytes *rb, unsigned k, const struct 
  * moved: ids the record has moved to the front so far, the only places
  * where one that was not in the list can be now.
  */
-static void touch(uint64_t *list, unsigned *n, unsigned max, uint64_t id, int rank, unsigned moved)
+static void touch(uint64_t *list, unsigned *n, unsigned max, uint64_t id, int rank, unsigned moved,
+		  uint8_t *count)
 {
 	int k = rank == RANK_NONE ? find(list, moved, id)
 		: rank >= 0 && (unsigned)rank < *n && list[rank] == id ? rank
 		: find(list, *n, id);
 
-	if (k < 0)
-		k = *n < max ? (int)(*n)++ : (int)max - 1;
+	if (k < 0) {
+		if (*n < max) {
+			k = (int)(*n)++;
+		} else {
+			k = (int)max - 1;
+			if (count)
+				count[id_bucket(list[k])]--;
+		}
+		if (count)
+			count[id_bucket(id)]++;
+	}
 	memmove(&list[1], &list[0], (size_t)k * sizeof(list[0]));
 	list[0] = id;
 }
@@ -563,10 +595,10 @@ static void commit(struct delta *d, const struct rec *r)
 		if (!v)
 			continue;
 		if (s->role == R_RQ) {
-			touch(d->rqs, &d->nrqs, RECENT_RQS, v, r->rank[i], nrq++);
+			touch(d->rqs, &d->nrqs, RECENT_RQS, v, r->rank[i], nrq++, NULL);
 			continue;
 		}
-		touch(d->ids, &d->nids, RECENT_IDS, v, r->rank[i], nid++);
+		touch(d->ids, &d->nids, RECENT_IDS, v, r->rank[i], nid++, d->id_count);
 		/* what a dispatch of this bio will be predicted from */
 		if (r->field == F_IO && s->field == 9)
 			remember_io(d, v, rec_num(t, r, 1), rec_num(t, r, 2));
@@ -826,7 +858,7 @@ static void find_mispredicted(const struct delta *d, struct rec *r, uint64_t *pr
 		if (role == R_ID || role == R_RQ)
 			r->rank[i] = !v->v ? RANK_NONE
 				     : !differs ? 0
-				     : role == R_ID ? (int8_t)find(d->ids, d->nids, v->v)
+				     : role == R_ID ? (int8_t)find_id(d, v->v)
 						    : (int8_t)find(d->rqs, d->nrqs, v->v);
 		miss |= (uint64_t)differs << i;
 	}
