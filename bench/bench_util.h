@@ -16,7 +16,7 @@ static inline double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* realloc() that exits on out of memory: a benchmark has nothing to save */
+/* realloc() that exits on out of memory: a benchmark has nothing to save (so do the others) */
 static inline void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
@@ -30,6 +30,18 @@ static inline void *xrealloc(void *p, size_t n)
 static inline void *xmalloc(size_t n)
 {
 	return xrealloc(NULL, n);
+}
+
+/* n zeroed elements of size bytes */
+static inline void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	return p;
 }
 
 #endif

@@ -266,7 +266,7 @@ static bool load_stream(struct stream *st, struct cpu_recs *c, size_t *skipped)
 /* Feeds every CPU's records to the intake, a stage at a time, CPUs in turn */
 static void feed(struct collector *c, const struct cpu_recs *cpus)
 {
-	size_t *off = calloc((size_t)c->ncpus, sizeof(*off));
+	size_t *off = xcalloc((size_t)c->ncpus, sizeof(*off));
 	bool more = true;
 	int i;
 
@@ -349,7 +349,7 @@ static double run_round(const struct cpu_recs *cpus, int ncpus, int level, const
 	double t0;
 	int i, err = 0;
 
-	c.streams = calloc((size_t)ncpus, sizeof(*c.streams));
+	c.streams = xcalloc((size_t)ncpus, sizeof(*c.streams));
 	if (level && !(c.zstd = stream_zstd__new(level))) {
 		fprintf(stderr, "intake: zstd level %d: %s\n", level, strerror(errno));
 		exit(1);
@@ -411,7 +411,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ncpus = (int)trace__stream_count(t);
-	cpus = calloc((size_t)ncpus + 1, sizeof(*cpus));
+	cpus = xcalloc((size_t)ncpus + 1, sizeof(*cpus));
 	for (i = 0; i < ncpus; i++) {
 		struct stream *st = stream__open(stream__path(trace__stream(t, i)));
 
