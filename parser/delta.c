@@ -291,16 +291,21 @@ static unsigned io_slot(uint64_t id)
 	return (unsigned)((id * 0x9e3779b97f4a7c15ull) >> 56) & (IO_SLOTS - 1);
 }
 
-static inline size_t put(uint8_t *o, uint64_t v)
+/* A varint at o; returns the byte after it */
+static inline uint8_t *put_at(uint8_t *o, uint64_t v)
 {
-	size_t n = 0;
-
 	while (v >= 0x80) {
-		o[n++] = (uint8_t)(v | 0x80);
+		*o++ = (uint8_t)v | 0x80;
 		v >>= 7;
 	}
-	o[n++] = (uint8_t)v;
-	return n;
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+/* The same, returning its length */
+static inline size_t put(uint8_t *o, uint64_t v)
+{
+	return (size_t)(put_at(o, v) - o);
 }
 
 /* Reads a varint as framing__get_varint does: 1, 0 (input ends inside it), -EBADMSG */
@@ -1327,17 +1332,6 @@ size_t delta__split_len(const struct delta_split *s)
 	split_lens(s, &hlen, &blen);
 	return 1 + varint_len(hlen) + hlen + varint_len((uint64_t)s->type << 3 | 2) +
 	       varint_len(blen) + blen;
-}
-
-/* put() for the message writer, which goes by pointer */
-static inline uint8_t *put_at(uint8_t *o, uint64_t v)
-{
-	while (v >= 0x80) {
-		*o++ = (uint8_t)v | 0x80;
-		v >>= 7;
-	}
-	*o++ = (uint8_t)v;
-	return o;
 }
 
 size_t delta__split_msg(const struct delta_split *s, uint8_t *out)

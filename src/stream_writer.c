@@ -218,16 +218,8 @@ int stream_writer__append_fields(struct stream_writer *w, const struct delta_spl
 	if (w->z) {
 		w->used += delta__encode_fields(w->delta, s, w->buf + w->used);
 	} else {
-		/* built after a one-byte length, moved up for the rare longer one */
-		uint8_t *at = w->buf + w->used, head[FRAMING_VARINT_MAX];
-		size_t len, k;
-
-		len = delta__split_msg(s, at + 1);
-		k = framing__put_varint(head, len);
-		if (k > 1)
-			memmove(at + k, at + 1, len);
-		memcpy(at, head, k);
-		w->used += k + len;
+		w->used += framing__put_varint(w->buf + w->used, delta__split_len(s));
+		w->used += delta__split_msg(s, w->buf + w->used);
 	}
 	w->pending++;
 	return 0;
