@@ -44,8 +44,11 @@ const volatile __u32 filt_ncomms = 0;
 const volatile __u64 filt_cgroups[IOTRACE_MAX_FILTER] = {};
 const volatile __u32 filt_ncgroups = 0;
 
-/* last call id handed out; ids start at 1 */
-__u64 next_call_id = 0;
+/*
+ * Last call id handed out; ids start at 1. Next to next_sid (IOTRACE_IDS),
+ * which the same call takes right after it.
+ */
+__u64 next_call_id IOTRACE_IDS = 0;
 
 /* A call in progress: its arguments, until its exit. */
 struct vfs_state {

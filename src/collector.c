@@ -395,7 +395,7 @@ static int write_descriptions(struct collector *c)
 				return err;
 		}
 	}
-	c->skel->bss->next_sid = sid;
+	c->skel->data_ids->next_sid = sid;
 	return 0;
 }
 
