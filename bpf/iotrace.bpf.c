@@ -235,13 +235,7 @@ struct {
 #define IOTRACE_MAX_NAME_DEPTH 16
 #endif
 
-/*
- * A global (non-static) function: the verifier checks it once, on its own,
- * instead of once per call site. Without that, calling it for every bio of
- * a request at completion exceeds the verifier's limit on pending branches
- * ("the sequence of 8193 jumps is too complex") with 32 devices.
- */
-__noinline int dev_traced(__u32 dev, __u32 part)
+static __always_inline bool dev_traced(__u32 dev, __u32 part)
 {
 	__u32 i;
 
@@ -249,9 +243,23 @@ __noinline int dev_traced(__u32 dev, __u32 part)
 		if (i >= targ_ndevs)
 			break;
 		if (targ_devs[i] == dev || (part && targ_devs[i] == part))
-			return 1;
+			return true;
 	}
-	return 0;
+	return false;
+}
+
+/*
+ * dev_traced() as a global function, for the completion walk: the
+ * verifier checks it once, on its own, instead of once per bio of the
+ * walk, which exceeds its limit on pending branches ("the sequence of
+ * 8193 jumps is too complex") with 32 devices. Elsewhere it is inlined:
+ * calling it took 15 ns of the queue program's 414 and 18 of the
+ * completion program's 292 (bpf_stats medians, fio random reads at full
+ * rate, 6 alternated rounds).
+ */
+__noinline int dev_traced_global(__u32 dev, __u32 part)
+{
+	return dev_traced(dev, part);
 }
 
 static __always_inline void set_op_flags(struct iotrace_event *e, __u32 opf)
@@ -1126,7 +1134,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 			break;
 		next = BPF_CORE_READ(bio, bi_next);
 		iotrace_bio_devs_probed(bio, &e.dev, &e.part);
-		if ((whole || dev_traced(e.dev, e.part)) && !untraced_done((__u64)bio))
+		if ((whole || dev_traced_global(e.dev, e.part)) && !untraced_done((__u64)bio))
 			complete_bio(&e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size, true);
 		nr_bytes -= size;
 		if (!nr_bytes)
