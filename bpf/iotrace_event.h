@@ -133,10 +133,10 @@ struct iotrace_event {
 	/* partition the I/O was sent to, IOTRACE_MKDEV encoding; 0 = whole disk */
 	__u32 part;
 	/*
-	 * process (thread group) id and thread id of the task current at the
-	 * event; completions run in irq/softirq context on top of whatever
-	 * task was interrupted (0 = idle), so only QUEUE/SPLIT name the
-	 * submitter
+	 * process (thread group) id and thread id of the task that queued
+	 * the I/O (QUEUE, RQ_QUEUE) or made the call (VFS, names); 0 in the
+	 * block layer's own records (SPLIT, ISSUE, completions), which OCTF
+	 * gives no task
 	 */
 	__u32 pid;
 	__u32 tid;
