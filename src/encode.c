@@ -426,26 +426,77 @@ HOT size_t io_hot(const struct iotrace_queue_event *q, struct delta_split *s, ui
 /* The most bytes a FileId takes (its Timestamp 22 at most: one length byte) */
 #define FILE_ID_MAX 48
 
+/*
+ * A FileId's message, as fill_file_id() makes it, at fid: its length.
+ * The caller's fid is past the message it builds in the same buffer, for
+ * the split to point to.
+ */
+static inline size_t file_id_msg(uint8_t *fid, const struct iotrace_file_id *f)
+{
+	uint8_t *p = fid, *ts_at;
+
+	p = wire_u64(p, 1, f->dev);
+	p = wire_u64(p, 2, f->ino);
+	p = wire_begin(p, 3, &ts_at);
+	p = wire_u64(p, 1, (uint64_t)f->ctime_sec);
+	p = wire_u64(p, 2, (uint64_t)(int64_t)(int32_t)f->ctime_nsec);
+	return (size_t)(wire_end(p, ts_at) - fid);
+}
+
 HOT size_t fs_meta_hot(const struct iotrace_queue_event *q, struct delta_split *s, uint8_t *buf,
 		       bool pack)
 {
 	struct hot h = { .s = s, .buf = buf, .p = pack ? buf : NULL };
-	/* past the message (about 100 bytes at most), for the split to point to */
-	uint8_t *fid = buf + ENCODE_MAX - FILE_ID_MAX, *p = fid, *ts_at;
+	/* past the message (about 100 bytes at most) */
+	uint8_t *fid = buf + ENCODE_MAX - FILE_ID_MAX;
 
 	if (q->file_kind != IOTRACE_FILE_REG || !q->file.ino)
 		return 0;
 	hot_begin(&h, 4, q->io.sid + 1, q->io.ts);
 	body_u64(&h, 1, q->io.id);
-	p = wire_u64(p, 1, q->file.dev);
-	p = wire_u64(p, 2, q->file.ino);
-	p = wire_begin(p, 3, &ts_at);
-	p = wire_u64(p, 1, (uint64_t)q->file.ctime_sec);
-	p = wire_u64(p, 2, (uint64_t)(int64_t)(int32_t)q->file.ctime_nsec);
-	p = wire_end(p, ts_at);
-	body_bytes(&h, 2, fid, (size_t)(p - fid));
+	body_bytes(&h, 2, fid, file_id_msg(fid, &q->file));
 	body_u64(&h, 3, q->file_offset);
 	body_u64(&h, 4, q->file_size);
+	return hot_end(&h);
+}
+
+/*
+ * EventVfs, as encode__ref_vfs() fills it. The two FileIds go past the
+ * message, which is 300 bytes at most.
+ */
+HOT size_t vfs_hot(const struct iotrace_vfs_event *v, struct delta_split *s, uint8_t *buf,
+		   bool pack)
+{
+	struct hot h = { .s = s, .buf = buf, .p = pack ? buf : NULL };
+	uint8_t *fid = buf + ENCODE_MAX - FILE_ID_MAX, *fid2 = fid - FILE_ID_MAX;
+
+	if (!v->call || v->call >= IOTRACE_VFS_NR_CALLS)
+		return 0;
+	hot_begin(&h, 22, v->hdr.sid, v->hdr.ts);
+	body_u64(&h, 1, v->call_id);
+	body_i32(&h, 2, (int32_t)v->call);
+	body_u64(&h, 3, v->hdr.pid);
+	body_u64(&h, 4, v->hdr.tid);
+	body_i32(&h, 5, v->fd);
+	if (v->file.ino)
+		body_bytes(&h, 6, fid, file_id_msg(fid, &v->file));
+	body_u64(&h, 7, (uint64_t)v->offset);
+	body_u64(&h, 8, v->size);
+	body_u64(&h, 9, (uint64_t)v->result);
+	body_u64(&h, 10, v->hdr.ts > v->start ? v->hdr.ts - v->start : 0);
+	body_u64(&h, 11, v->hdr.dev);
+	body_u64(&h, 12, v->cgroup);
+	body_bytes(&h, 13, v->comm, strnlen(v->comm, IOTRACE_COMM_LEN));
+	body_u64(&h, 14, v->flags);
+	body_bool(&h, 15, v->created);
+	if (v->fd2 >= 0) {
+		body_i32(&h, 16, v->fd2);
+		if (v->file2.ino)
+			body_bytes(&h, 17, fid2, file_id_msg(fid2, &v->file2));
+		body_u64(&h, 18, (uint64_t)v->offset2);
+	}
+	if (v->call >= IOTRACE_VFS_URING_READ)
+		body_u64(&h, 19, v->opcode);
 	return hot_end(&h);
 }
 
@@ -465,6 +516,12 @@ size_t encode__fs_meta(const struct iotrace_queue_event *q, struct delta_split *
 		       bool pack)
 {
 	return pack ? fs_meta_hot(q, s, buf, true) : fs_meta_hot(q, s, buf, false);
+}
+
+size_t encode__vfs(const struct iotrace_vfs_event *v, struct delta_split *s, uint8_t *buf,
+		   bool pack)
+{
+	return pack ? vfs_hot(v, s, buf, true) : vfs_hot(v, s, buf, false);
 }
 
 size_t encode__file_name(const struct iotrace_name_event *n, uint8_t *buf)
@@ -495,7 +552,7 @@ size_t encode__file_name(const struct iotrace_name_event *n, uint8_t *buf)
 	return octf__proto__trace__event__pack(&ev, buf);
 }
 
-size_t encode__vfs(const struct iotrace_vfs_event *v, uint8_t *buf)
+size_t encode__ref_vfs(const struct iotrace_vfs_event *v, uint8_t *buf)
 {
 	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
 	Octf__Proto__Trace__EventHeader hdr = OCTF__PROTO__TRACE__EVENT_HEADER__INIT;

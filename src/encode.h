@@ -62,10 +62,13 @@ size_t encode__ref_fs_meta(const struct iotrace_queue_event *q, uint8_t *buf);
 size_t encode__file_name(const struct iotrace_name_event *n, uint8_t *buf);
 
 /*
- * Packs the vfs event of a VFS record. Returns 0 for a call this
- * collector does not know.
+ * The vfs event of a VFS record, as the hot events (--vfs makes one per
+ * traced call); 0 for a call this collector does not know.
  */
-size_t encode__vfs(const struct iotrace_vfs_event *v, uint8_t *buf);
+size_t encode__vfs(const struct iotrace_vfs_event *v, struct delta_split *s, uint8_t *buf,
+		   bool pack);
+/* The same packed by protobuf-c, for the tests */
+size_t encode__ref_vfs(const struct iotrace_vfs_event *v, uint8_t *buf);
 
 /* Packs the filesystemFileEvent (Create, Delete, MoveTo, MoveFrom) of an FS record. */
 size_t encode__fs_event(const struct iotrace_fs_event *f, uint8_t *buf);

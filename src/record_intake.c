@@ -144,7 +144,7 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		if (c->paths && !path_filter__match(c->paths, &r.v.file) &&
 		    !(r.v.file2.ino && path_filter__match(c->paths, &r.v.file2)))
 			return;
-		put(c, cpu, buf, encode__vfs(&r.v, buf), NULL);
+		put_hot(c, cpu, encode__vfs(&r.v, &split, buf, pack), buf, &split);
 		return;
 	case IOTRACE_EV_FS:
 		if (size < sizeof(r.f))

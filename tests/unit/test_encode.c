@@ -58,6 +58,22 @@ static size_t fs_meta_enc(const void *q, struct delta_split *s, uint8_t *buf, bo
 	return encode__fs_meta(q, s, buf, pack);
 }
 
+static size_t vfs_enc(const void *v, struct delta_split *s, uint8_t *buf, bool pack)
+{
+	return encode__vfs(v, s, buf, pack);
+}
+
+/* The vfs message of v, which protobuf-c packs byte for byte the same */
+static size_t msg_vfs(const struct iotrace_vfs_event *v, uint8_t *buf)
+{
+	uint8_t ref[ENCODE_MAX];
+	size_t len = msg_of(vfs_enc, v, buf);
+
+	assert_int_equal(encode__ref_vfs(v, ref), len);
+	assert_memory_equal(ref, buf, len);
+	return len;
+}
+
 static size_t msg_event(const struct iotrace_event *e, uint8_t *buf)
 {
 	return msg_of(event_enc, e, buf);
@@ -353,7 +369,7 @@ static void test_vfs(void **state)
 	v.file.ino = 12;
 	v.file.dev = IOTRACE_MKDEV(259, 1);
 	memcpy(v.comm, "db_bench", 9);
-	len = encode__vfs(&v, buf);
+	len = msg_vfs(&v, buf);
 	ev = octf__proto__trace__event__unpack(NULL, len, buf);
 	assert_non_null(ev);
 	assert_int_equal(ev->event_type_case, OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_VFS);
@@ -382,7 +398,7 @@ static void test_vfs(void **state)
 	v.fd2 = 5;
 	v.offset2 = 64;
 	v.file2.ino = 13;
-	len = encode__vfs(&v, buf);
+	len = msg_vfs(&v, buf);
 	ev = octf__proto__trace__event__unpack(NULL, len, buf);
 	assert_non_null(ev);
 	assert_int_equal(ev->vfs->fd2, 5);
@@ -391,9 +407,57 @@ static void test_vfs(void **state)
 	assert_int_equal(ev->vfs->uringopcode, 23);
 	octf__proto__trace__event__free_unpacked(ev, NULL);
 
+	/*
+	 * The longest message: every field at its widest, negative int32 and
+	 * int64 values (ten bytes each), a 16-byte comm, both FileIds whole.
+	 */
+	v.hdr.sid = UINT64_MAX;
+	v.hdr.ts = UINT64_MAX;
+	v.hdr.pid = UINT32_MAX;
+	v.hdr.tid = UINT32_MAX;
+	v.hdr.dev = UINT32_MAX;
+	v.call_id = UINT64_MAX;
+	v.start = 1;
+	v.fd = -100;	/* AT_FDCWD */
+	v.offset = -1;
+	v.size = UINT64_MAX;
+	v.result = INT64_MIN;
+	v.cgroup = UINT64_MAX;
+	memcpy(v.comm, "0123456789abcdef", IOTRACE_COMM_LEN);
+	v.flags = UINT32_MAX;
+	v.created = 1;
+	v.fd2 = INT32_MAX;
+	v.offset2 = -1;
+	v.file = (struct iotrace_file_id){ .dev = UINT32_MAX, .ino = UINT64_MAX,
+					   .ctime_sec = -1, .ctime_nsec = 999999999 };
+	v.file2 = v.file;
+	v.opcode = 255;
+	len = msg_vfs(&v, buf);
+	assert_true(len > 250);
+	ev = octf__proto__trace__event__unpack(NULL, len, buf);
+	assert_non_null(ev);
+	assert_int_equal(ev->vfs->fd, -100);
+	assert_int_equal(ev->vfs->offset, -1);
+	assert_string_equal(ev->vfs->comm, "0123456789abcdef");
+	assert_int_equal(ev->vfs->fileid2->creationdate->seconds, -1);
+	octf__proto__trace__event__free_unpacked(ev, NULL);
+
+	/* no files, no comm, nothing of the output side: fields left out */
+	memset(&v, 0, sizeof(v));
+	v.hdr.sid = 1;
+	v.hdr.ts = 2;
+	v.call = IOTRACE_VFS_CLOSE;
+	v.fd2 = -1;
+	len = msg_vfs(&v, buf);
+	ev = octf__proto__trace__event__unpack(NULL, len, buf);
+	assert_non_null(ev);
+	assert_null(ev->vfs->fileid);
+	assert_int_equal(ev->vfs->comm[0], 0);
+	octf__proto__trace__event__free_unpacked(ev, NULL);
+
 	/* a call this collector does not know (newer BPF object) */
 	v.call = IOTRACE_VFS_NR_CALLS;
-	assert_int_equal(encode__vfs(&v, buf), 0);
+	assert_int_equal(msg_vfs(&v, buf), 0);
 }
 
 static void test_fs_event(void **state)
