@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What the C benchmarks under bench/ share: their clock and their allocation. */
+/*
+ * What the C benchmarks under bench/ share: their clock, their allocation
+ * and opening the trace they read.
+ */
 #ifndef IOTRACE_BENCH_UTIL_H
 #define IOTRACE_BENCH_UTIL_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "trace.h"
 
 /* CPU seconds of the process, user and system: the host's noise barely moves it */
 static inline double cpu_now(void)
@@ -42,6 +49,18 @@ static inline void *xcalloc(size_t n, size_t size)
 		exit(1);
 	}
 	return p;
+}
+
+/* The trace at path, or exit with one line naming prog and the reason */
+static inline struct trace *xtrace_open(const char *prog, const char *path)
+{
+	struct trace *t = trace__open(path);
+
+	if (!t) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		exit(1);
+	}
+	return t;
 }
 
 #endif

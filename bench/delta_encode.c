@@ -126,11 +126,7 @@ int main(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		goto usage;
-	t = trace__open(argv[optind]);
-	if (!t) {
-		fprintf(stderr, "delta_encode: %s: %s\n", argv[optind], strerror(errno));
-		return 1;
-	}
+	t = xtrace_open("delta_encode", argv[optind]);
 	rs.nstreams = trace__stream_count(t);
 	rs.stream_end = xmalloc(rs.nstreams * sizeof(*rs.stream_end));
 	for (i = 0; i < rs.nstreams; i++) {

@@ -405,11 +405,7 @@ int main(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		goto usage;
-	t = trace__open(argv[optind]);
-	if (!t) {
-		fprintf(stderr, "intake: %s: %s\n", argv[optind], strerror(errno));
-		return 1;
-	}
+	t = xtrace_open("intake", argv[optind]);
 	ncpus = (int)trace__stream_count(t);
 	cpus = xcalloc((size_t)ncpus + 1, sizeof(*cpus));
 	for (i = 0; i < ncpus; i++) {

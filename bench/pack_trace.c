@@ -123,11 +123,7 @@ int main(int argc, char **argv)
 		levels[nlevels++] = 1;
 		levels[nlevels++] = 3;
 	}
-	t = trace__open(argv[optind]);
-	if (!t) {
-		fprintf(stderr, "pack_trace: %s: %s\n", argv[optind], strerror(errno));
-		return 1;
-	}
+	t = xtrace_open("pack_trace", argv[optind]);
 	cap = ZSTD_compressBound(STREAM_WRITER_BUF) + 64;
 	raw = malloc(STREAM_WRITER_BUF);
 	del = malloc(STREAM_WRITER_BUF);
