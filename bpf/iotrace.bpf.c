@@ -842,10 +842,10 @@ static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 	dio = bio_iomap_dio(bio);
 	file_of_bio(bio, dio, &q, cast);
 	if (vfs_enabled) {
-		__u32 tid = q.io.tid;
-		struct vfs_state *st = bpf_map_lookup_elem(&vfs_calls, &tid);
+		struct vfs_state *st = bpf_task_storage_get(&vfs_calls,
+				bpf_get_current_task_btf(), NULL, 0);
 
-		if (st)
+		if (st && st->call)
 			q.vfs_call = st->call_id;
 		else if (q.io.flags & IOTRACE_F_DIRECT)
 			q.vfs_call = uring_call_of_dio(dio ? dio : iotrace_btrfs_dio(bio, cast));
