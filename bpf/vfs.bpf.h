@@ -425,16 +425,16 @@ static __always_inline __u32 call_of(long id)
 
 static __always_inline int on_sys_enter(struct trace_event_raw_sys_enter *ctx, const bool cast)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct vfs_state st = {}, *p;
 	unsigned long a[6];
 	struct file *file;
-	__u32 call, tid = (__u32)pid_tgid;
+	__u32 call;
 
 	call = call_of(ctx->id);
 	if (!call || !vfs_enabled)
 		return 0;
-	if (!task_selected(pid_tgid >> 32))
+	if (!task_selected(task->tgid))
 		return 0;
 	/*
 	 * Copied, not loaded: one program serves calls of 1 to 6 arguments,
@@ -445,8 +445,6 @@ static __always_inline int on_sys_enter(struct trace_event_raw_sys_enter *ctx, c
 	st.call = call;
 	read_args(&st, call, a);
 	if (call == IOTRACE_VFS_MSYNC) {
-		struct task_struct *task = bpf_get_current_task_btf();
-
 		file = NULL;
 		bpf_find_vma(task, a[0], vma_file_cb, &file, 0);
 		if (file)
@@ -473,14 +471,10 @@ static __always_inline int on_sys_enter(struct trace_event_raw_sys_enter *ctx, c
 			st.offset = IOTRACE_READ(cast, file, f_pos);
 	}
 	/* opens are decided at exit, once the fd names a file */
-	st.cgroup = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(st.comm, sizeof(st.comm));
-	st.pid = pid_tgid >> 32;
-	st.tid = tid;
+	task_ids(task, &st.pid, &st.tid, st.comm, &st.cgroup);
 	st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
 	st.start = bpf_ktime_get_ns();
-	p = bpf_task_storage_get(&vfs_calls, bpf_get_current_task_btf(), NULL,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	p = bpf_task_storage_get(&vfs_calls, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (p)
 		*p = st;
 	return 0;
@@ -630,7 +624,7 @@ int handle_sys_exit(struct trace_event_raw_sys_exit *ctx)
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 key = (__u64)req;
 	struct vfs_state st = {};
 	struct io_rw *rw = (void *)&req->cmd;
@@ -638,7 +632,7 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 
 	if (!vfs_enabled)
 		return 0;
-	if (!task_selected(pid_tgid >> 32))
+	if (!task_selected(task->tgid))
 		return 0;
 	op = BPF_CORE_READ(req, opcode);
 	st.opcode = op;
@@ -671,10 +665,7 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 		if (op == IOTRACE_IORING_OP_READV || op == IOTRACE_IORING_OP_WRITEV)
 			st.size = iov_bytes((void *)BPF_CORE_READ(rw, addr), st.size);
 	}
-	st.cgroup = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(st.comm, sizeof(st.comm));
-	st.pid = pid_tgid >> 32;
-	st.tid = (__u32)pid_tgid;
+	task_ids(task, &st.pid, &st.tid, st.comm, &st.cgroup);
 	st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
 	st.start = bpf_ktime_get_ns();
 	bpf_map_update_elem(&uring_reqs, &key, &st, BPF_ANY);
