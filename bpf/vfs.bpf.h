@@ -475,8 +475,17 @@ static __always_inline int on_sys_enter(struct trace_event_raw_sys_enter *ctx, c
 	st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
 	st.start = bpf_ktime_get_ns();
 	p = bpf_task_storage_get(&vfs_calls, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (p)
-		*p = st;
+	/*
+	 * No room (or the storage busy under a nested program): the call's
+	 * record is lost. An open's is not counted: whether it would have
+	 * been sent is known only at its exit.
+	 */
+	if (!p) {
+		if (!is_open(call))
+			count_lost(1);
+		return 0;
+	}
+	*p = st;
 	return 0;
 }
 
@@ -668,7 +677,8 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 	task_ids(task, &st.pid, &st.tid, st.comm, &st.cgroup);
 	st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
 	st.start = bpf_ktime_get_ns();
-	bpf_map_update_elem(&uring_reqs, &key, &st, BPF_ANY);
+	if (bpf_map_update_elem(&uring_reqs, &key, &st, BPF_ANY))
+		count_lost(1);
 	return 0;
 }
 
