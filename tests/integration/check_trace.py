@@ -341,7 +341,8 @@ def main():
             check(not kc.bad_lines and kc.total > 0,
                   "the kernel's completion record holds %d events and nothing else" % kc.total,
                   first(kc.bad_lines))
-            lost = [what for what, (_, _, ns, lba, length), until in missing
+            lost = ["%s: %s" % (what, kc.why_not(lba, length, ns, until))
+                    for what, (_, _, ns, lba, length), until in missing
                     if not kc.explains(lba, length, ns, until)]
             check(not lost, "every I/O without its completion in the trace (%d) was completed by the "
                   "kernel in PID 1's context, where this kernel runs no BPF program" % len(missing),

@@ -64,3 +64,21 @@ class KernelCompletions:
             if length and sector <= lba and lba + length <= sector + nr:
                 return True
         return False
+
+    def why_not(self, lba, length, since_ns, until_ns):
+        """Why explains() said no, for a failure message: the PID 1
+        completion covering the range nearest in time to the window, and
+        how far outside the window it fell."""
+        covering = [ns for ns, sector, nr in self.in_init
+                    if (length == 0 and nr == 0) or
+                    (length and sector <= lba and lba + length <= sector + nr)]
+        if not covering:
+            return "no completion in PID 1's context covers sectors %d+%d" % (lba, length)
+
+        def off(ns):
+            if ns < since_ns:
+                return since_ns - ns
+            return ns - until_ns if until_ns is not None and ns > until_ns else 0
+        ns = min(covering, key=off)
+        where = "before the submission" if ns < since_ns else "after the id's reuse"
+        return "the nearest covering one in PID 1's context %.1f us %s" % (off(ns) / 1000.0, where)
