@@ -823,6 +823,7 @@ static __always_inline void task_ids(struct task_struct *t, __u32 *pid, __u32 *t
 static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 {
 	struct iotrace_queue_event q = {};
+	struct task_struct *task;
 	struct iomap_dio *dio;
 
 	iotrace_bio_devs(bio, &q.io.dev, &q.io.part);
@@ -838,12 +839,12 @@ static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 	set_bio_range(&q.io, bio);
 	set_op_flags(&q.io, bio->bi_opf);
 	q.io.write_hint = iotrace_bio_write_hint(bio);
-	task_ids(bpf_get_current_task_btf(), &q.io.pid, &q.io.tid, q.comm, &q.cgroup);
+	task = bpf_get_current_task_btf();
+	task_ids(task, &q.io.pid, &q.io.tid, q.comm, &q.cgroup);
 	dio = bio_iomap_dio(bio);
 	file_of_bio(bio, dio, &q, cast);
 	if (vfs_enabled) {
-		struct vfs_state *st = bpf_task_storage_get(&vfs_calls,
-				bpf_get_current_task_btf(), NULL, 0);
+		struct vfs_state *st = bpf_task_storage_get(&vfs_calls, task, NULL, 0);
 
 		if (st && st->call)
 			q.vfs_call = st->call_id;

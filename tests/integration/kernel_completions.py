@@ -51,27 +51,25 @@ class KernelCompletions:
                     ns = (int(m.group("sec")) * 1000000 + int(m.group("usec"))) * 1000
                     self.in_init.append((ns, int(m.group("sector")), int(m.group("nr"))))
 
+    def _covering(self, lba, length):
+        """The times of the completions in PID 1's context that cover
+        [lba, lba + length). An empty flush (length 0) ends with the flush
+        request that carries it, which the kernel prints at sector 0 or
+        -1, + 0."""
+        return [ns for ns, sector, nr in self.in_init
+                if (nr == 0 if length == 0 else sector <= lba and lba + length <= sector + nr)]
+
     def explains(self, lba, length, since_ns, until_ns):
         """Whether the kernel completed [lba, lba + length) in PID 1's
-        context between since_ns and until_ns (None: the trace's end). An
-        empty flush (length 0) ends with the flush request that carries it,
-        which the kernel prints at sector 0 or -1, + 0."""
-        for ns, sector, nr in self.in_init:
-            if ns + SLACK_NS < since_ns or (until_ns is not None and ns > until_ns + SLACK_NS):
-                continue
-            if length == 0 and nr == 0:
-                return True
-            if length and sector <= lba and lba + length <= sector + nr:
-                return True
-        return False
+        context between since_ns and until_ns (None: the trace's end)."""
+        return any(ns + SLACK_NS >= since_ns and (until_ns is None or ns <= until_ns + SLACK_NS)
+                   for ns in self._covering(lba, length))
 
     def why_not(self, lba, length, since_ns, until_ns):
         """Why explains() said no, for a failure message: the PID 1
         completion covering the range nearest in time to the window, and
         how far outside the window it fell."""
-        covering = [ns for ns, sector, nr in self.in_init
-                    if (length == 0 and nr == 0) or
-                    (length and sector <= lba and lba + length <= sector + nr)]
+        covering = self._covering(lba, length)
         if not covering:
             return "no completion in PID 1's context covers sectors %d+%d" % (lba, length)
 
