@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "bench_toggle.h"
 #include "cli.h"
 #include "collector_state.h"
 #include "detach.h"
@@ -105,6 +106,14 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->size_limit = cfg->size_mib << 20;
 	/* records then wait in their stage until it is full or the trace ends: for tests */
 	c->no_stage_flush = getenv("IOTRACE_NO_STAGE_FLUSH") && *getenv("IOTRACE_NO_STAGE_FLUSH") == '1';
+	c->toggle_ms = bench_toggle__period_ms();
+	if (c->toggle_ms < 0)
+		return set_error(c, -EINVAL, "%s must be a whole number of milliseconds, 10 to 3600000",
+				 BENCH_TOGGLE_ENV);
+	if (c->toggle_ms)
+		cli_warn("%s=%ld: the block programs are off every other %ld ms; "
+			 "a benchmark's trace, not a complete one", BENCH_TOGGLE_ENV, c->toggle_ms,
+			 c->toggle_ms);
 
 	c->ncpus = libbpf_num_possible_cpus();
 	if (c->ncpus <= 0)
@@ -268,7 +277,13 @@ static void wait_inflight(struct collector *c, volatile sig_atomic_t *stop)
 static void finish_inflight(struct collector *c, volatile sig_atomic_t *stop)
 {
 	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_DRAIN, __ATOMIC_SEQ_CST);
-	wait_inflight(c, stop);
+	/*
+	 * Switched off and on (bench_toggle.h), the trace lost completions
+	 * at every switch and its programs matched new I/Os to old ones:
+	 * the wait would be for nothing, and for up to its maximum.
+	 */
+	if (!c->toggle_ms)
+		wait_inflight(c, stop);
 	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_CLOSED, __ATOMIC_SEQ_CST);
 }
 
@@ -503,6 +518,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		goto finish;
 	}
 	err = programs__attach_block(c->skel);
+	c->toggle_on = !err;
 	if (err) {
 		set_error(c, err, "cannot attach to block tracepoints: %s%s", strerror(-err),
 			  programs__load_hint(err));
@@ -533,8 +549,20 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	deadline = c->cfg->time_s ? start + c->cfg->time_s * 1000000000ull : 0;
 	strcpy(s->stop_reason, "signal");
 	while (!*stop) {
+		int timeout = POLL_TIMEOUT_MS;
+
+		if (c->toggle_ms) {
+			err = bench_toggle__step(c->skel, c->toggle_ms, &c->toggle_on);
+			if (err < 0) {
+				set_error(c, err, "cannot attach to block tracepoints again: %s",
+					  strerror(-err));
+				strcpy(s->stop_reason, "attach error");
+				break;
+			}
+			timeout = err < timeout ? err : timeout;
+		}
 		/* woken or timed out, every ring is read: the wakeups are rare */
-		err = ring_buffer__poll(c->rb, POLL_TIMEOUT_MS);
+		err = ring_buffer__poll(c->rb, timeout);
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now - last_stages >= POLL_TIMEOUT_MS * 1000000ull) {
 			last_stages = now;

@@ -58,6 +58,8 @@ struct collector {
 	int tracefs;	/* probe__tracefs_mount(): 1 = mounted it, unmounted at the end */
 	bool fs_devs_full;	/* told that a mount did not fit */
 	struct inflight open;	/* the trace's I/Os not completed yet */
+	long toggle_ms;	/* bench_toggle.h, 0 = never */
+	bool toggle_on;	/* the block programs are attached */
 	char err[256];
 	char warning[256];	/* collector__warning() */
 };

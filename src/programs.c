@@ -95,7 +95,7 @@ static void early_programs(struct iotrace *skel, struct early_prog *e)
 	e[5] = (struct early_prog){ skel->progs.handle_split_old, &skel->links.handle_split_old };
 }
 
-int programs__attach_block(struct iotrace *skel)
+static int attach_early(struct iotrace *skel)
 {
 	struct early_prog e[EARLY_PROGS];
 	int i;
@@ -108,7 +108,57 @@ int programs__attach_block(struct iotrace *skel)
 		if (!*e[i].link)
 			return -errno;
 	}
-	return iotrace__attach(skel);
+	return 0;
+}
+
+int programs__attach_block(struct iotrace *skel)
+{
+	int err = attach_early(skel);
+
+	return err ? err : iotrace__attach(skel);
+}
+
+/* the queue program of each variant, and where its link is kept */
+#define QUEUE_PROGS 3
+
+static void queue_programs(struct iotrace *skel, struct early_prog *q)
+{
+	q[0] = (struct early_prog){ skel->progs.handle_bio_queue, &skel->links.handle_bio_queue };
+	q[1] = (struct early_prog){ skel->progs.handle_bio_queue_cast, &skel->links.handle_bio_queue_cast };
+	q[2] = (struct early_prog){ skel->progs.handle_bio_queue_old, &skel->links.handle_bio_queue_old };
+}
+
+void programs__detach_block(struct iotrace *skel)
+{
+	struct early_prog e[EARLY_PROGS], q[QUEUE_PROGS];
+	int i;
+
+	queue_programs(skel, q);
+	early_programs(skel, e);
+	for (i = 0; i < QUEUE_PROGS; i++) {
+		bpf_link__destroy(*q[i].link);
+		*q[i].link = NULL;
+	}
+	for (i = 0; i < EARLY_PROGS; i++) {
+		bpf_link__destroy(*e[i].link);
+		*e[i].link = NULL;
+	}
+}
+
+int programs__reattach_block(struct iotrace *skel)
+{
+	struct early_prog q[QUEUE_PROGS];
+	int i, err = attach_early(skel);
+
+	queue_programs(skel, q);
+	for (i = 0; !err && i < QUEUE_PROGS; i++) {
+		if (!bpf_program__autoload(q[i].prog))
+			continue;
+		*q[i].link = bpf_program__attach(q[i].prog);
+		if (!*q[i].link)
+			err = -errno;
+	}
+	return err;
 }
 
 /*

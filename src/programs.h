@@ -40,6 +40,14 @@ void programs__defer_attach(struct iotrace *skel);
  */
 int programs__attach_block(struct iotrace *skel);
 
+/*
+ * Takes the block programs off their tracepoints, the queue program
+ * first, and puts them back in programs__attach_block()'s order; for
+ * bench_toggle.h only. The reattach returns 0 or -errno.
+ */
+void programs__detach_block(struct iotrace *skel);
+int programs__reattach_block(struct iotrace *skel);
+
 /* " -- what to check" for a load or attach error -err ("" if nothing useful). */
 const char *programs__load_hint(int err);
 
