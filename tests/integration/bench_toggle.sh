@@ -61,11 +61,14 @@ reads() {
 }
 
 # gaps TRACE: "largest gap in ms, gaps over 250 ms, span in ms" between the
-# submissions of the trace's I/Os
+# submissions of the trace's I/Os, sorted: --io lists an I/O whose
+# completion never came last, out of submission order, and some do lack
+# one (README, "--io": the PID 1 completions)
 gaps() {
 	"$BIN" -P --io -f csv -p "$1" 2>"$T/perr" | awk -F, '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "header.timestamp") c = i; next }
-		c && $c != "" { t = $c / 1e6; if (n++) { g = t - last; if (g > max) max = g; if (g > 250) big++ }
+		c && $c != "" { print $c }' | sort -n | awk '
+		{ t = $1 / 1e6; if (n++) { g = t - last; if (g > max) max = g; if (g > 250) big++ }
 			else first = t; last = t }
 		END { printf "%d %d %d\n", max, big, n ? last - first : 0 }'
 }
