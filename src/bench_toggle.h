@@ -9,6 +9,11 @@
  * (bench/overhead-toggle). Seconds next to each other share the host's
  * load; runs a minute apart did not, and comparisons of separate runs
  * spread by ±15% (bench/README.md). Such a trace is not a complete one.
+ *
+ * With IOTRACE_BENCH_TOGGLE=collector as well, the programs stay on and
+ * the collector drops every record it reads in the even windows instead:
+ * the ratio is then what the collector's work on the records costs the
+ * workload, apart from the programs and the rings.
  */
 #ifndef IOTRACE_BENCH_TOGGLE_H
 #define IOTRACE_BENCH_TOGGLE_H
@@ -18,6 +23,12 @@
 struct iotrace;
 
 #define BENCH_TOGGLE_ENV "IOTRACE_BENCH_TOGGLE_MS"
+#define BENCH_TOGGLE_WHAT_ENV "IOTRACE_BENCH_TOGGLE"
+
+enum bench_toggle_what {
+	BENCH_TOGGLE_PROGRAMS,
+	BENCH_TOGGLE_COLLECTOR,
+};
 
 /*
  * The period from the environment: 0 when the variable is unset or
@@ -26,11 +37,18 @@ struct iotrace;
 long bench_toggle__period_ms(void);
 
 /*
- * Attaches or detaches the block programs as the wall clock's window
- * asks; *attached is their state, kept up to date. Returns the
- * milliseconds to the next switch (at least 1), or -errno when the
- * programs could not be put back.
+ * What is switched, from the environment: programs when the variable is
+ * unset or empty, -EINVAL when it is neither "programs" nor "collector".
  */
-int bench_toggle__step(struct iotrace *skel, long period_ms, bool *attached);
+int bench_toggle__what(void);
+
+/*
+ * Switches what the wall clock's window asks: the block programs
+ * attached or detached, or the collector's records kept or dropped; *on
+ * is that state, kept up to date. Returns the milliseconds to the next
+ * switch (at least 1), or -errno when the programs could not be put back.
+ */
+int bench_toggle__step(struct iotrace *skel, long period_ms, enum bench_toggle_what what,
+		       bool *on);
 
 #endif

@@ -110,9 +110,14 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	if (c->toggle_ms < 0)
 		return set_error(c, -EINVAL, "%s must be a whole number of milliseconds, 10 to 3600000",
 				 BENCH_TOGGLE_ENV);
+	c->toggle_what = bench_toggle__what();
+	if (c->toggle_what < 0)
+		return set_error(c, -EINVAL, "%s must be programs or collector", BENCH_TOGGLE_WHAT_ENV);
 	if (c->toggle_ms)
-		cli_warn("%s=%ld: the block programs are off every other %ld ms; "
-			 "a benchmark's trace, not a complete one", BENCH_TOGGLE_ENV, c->toggle_ms,
+		cli_warn("%s=%ld: %s every other %ld ms; a benchmark's trace, not a complete one",
+			 BENCH_TOGGLE_ENV, c->toggle_ms,
+			 c->toggle_what == BENCH_TOGGLE_COLLECTOR ? "the collector drops the records"
+								  : "the block programs are off",
 			 c->toggle_ms);
 
 	c->ncpus = libbpf_num_possible_cpus();
@@ -552,7 +557,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		int timeout = POLL_TIMEOUT_MS;
 
 		if (c->toggle_ms) {
-			err = bench_toggle__step(c->skel, c->toggle_ms, &c->toggle_on);
+			err = bench_toggle__step(c->skel, c->toggle_ms, c->toggle_what, &c->toggle_on);
 			if (err < 0) {
 				set_error(c, err, "cannot attach to block tracepoints again: %s",
 					  strerror(-err));

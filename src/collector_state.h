@@ -59,7 +59,8 @@ struct collector {
 	bool fs_devs_full;	/* told that a mount did not fit */
 	struct inflight open;	/* the trace's I/Os not completed yet */
 	long toggle_ms;	/* bench_toggle.h, 0 = never */
-	bool toggle_on;	/* the block programs are attached */
+	int toggle_what;	/* enum bench_toggle_what */
+	bool toggle_on;	/* the block programs are attached, or the collector keeps records */
 	char err[256];
 	char warning[256];	/* collector__warning() */
 };

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bench_toggle.h"
 #include "cli.h"
 #include "collector_state.h"
 #include "encode.h"
@@ -214,6 +215,9 @@ int intake__on_ring_record(void *ctx, void *data, size_t size)
 {
 	struct ring_ctx *rc = ctx;
 
+	/* IOTRACE_BENCH_TOGGLE=collector, in an off window (bench_toggle.h) */
+	if (!rc->c->toggle_on && rc->c->toggle_what == BENCH_TOGGLE_COLLECTOR)
+		return 0;
 	take_batch(rc->c, rc->cpu, data, size);
 	return 0;
 }

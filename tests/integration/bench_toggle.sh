@@ -12,8 +12,11 @@
 #      about 500 ms between I/Os (the programs were off), more than one
 #      (they came back on), and the tracer stops with exit 0 and no
 #      events lost;
-#   3. the same reads traced without it: no gap of even 250 ms, so the
-#      gaps of 2 are the switch's and not the reads'.
+#   3. the same with IOTRACE_BENCH_TOGGLE=collector (the collector drops
+#      the records in the off windows): the same gaps, and its warning
+#      says so; IOTRACE_BENCH_TOGGLE=sometimes is refused like 1;
+#   4. the same reads traced without it: no gap of even 250 ms, so the
+#      gaps of 2 and 3 are the switch's and not the reads'.
 #
 # Needs root, BTF, loop devices and dd; a missing one is a failure, not
 # a skip. Everything set up is torn down at exit, also on failure.
@@ -48,6 +51,12 @@ for bad in soon 5; do
 	check "IOTRACE_BENCH_TOGGLE_MS=$bad: one error line naming it: $msg" \
 		bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "IOTRACE_BENCH_TOGGLE_MS" "$1"' _ "$T/bad.err"
 done
+IOTRACE_BENCH_TOGGLE_MS=500 IOTRACE_BENCH_TOGGLE=sometimes "$BIN" --start-tracing --devices "$DEV" >"$T/bad.out" 2>"$T/bad.err"
+rc=$?
+msg=$(cat "$T/bad.err")
+check "IOTRACE_BENCH_TOGGLE=sometimes: non-zero exit (got $rc)" [ "$rc" -ne 0 ]
+check "IOTRACE_BENCH_TOGGLE=sometimes: one error line naming it: $msg" \
+	bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "IOTRACE_BENCH_TOGGLE must be" "$1"' _ "$T/bad.err"
 running=$(iotrace_running_trace "$BIN")
 check "no trace left running after the refused starts ('$running')" [ -z "$running" ]
 
@@ -92,6 +101,13 @@ check "toggled: a gap of about 500 ms, the programs off (largest ${max} ms)" \
 	awk -v m="$max" 'BEGIN { exit !(m >= 400 && m <= 1500) }'
 check "toggled: more than one such gap, the programs back on between (${big})" [ "$big" -ge 2 ]
 check "toggled: I/Os traced over more than 1.5 s (${span} ms)" [ "$span" -ge 1500 ]
+
+traced collector IOTRACE_BENCH_TOGGLE_MS=500 IOTRACE_BENCH_TOGGLE=collector
+check "collector: its warning says the collector drops the records" grep -q "the collector drops the records" "$T/collector.err"
+check "collector: a gap of about 500 ms, the records dropped (largest ${max} ms)" \
+	awk -v m="$max" 'BEGIN { exit !(m >= 400 && m <= 1500) }'
+check "collector: more than one such gap, the records kept between (${big})" [ "$big" -ge 2 ]
+check "collector: I/Os traced over more than 1.5 s (${span} ms)" [ "$span" -ge 1500 ]
 
 traced steady
 check "untoggled: no gap over 250 ms (largest ${max} ms)" [ "$big" -eq 0 ]
