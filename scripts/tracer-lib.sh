@@ -58,6 +58,27 @@ iotrace_shm_loop() {
 	iotrace_temp_repository "$T/repo"
 }
 
+# iotrace_loop_test NAME SIZE: the setting of a root test on a raw loop
+# device: T (a temporary directory named after NAME), a SIZE loop device
+# over /dev/shm (LOOP, its name in DEV, IMG) with the trace repository in
+# T/repo (iotrace_shm_loop), and a trap that stops the tracer in
+# TRACER_PID and tears all of it down at exit, also on failure.
+iotrace_loop_test() {
+	T=$(mktemp -d "/tmp/iotrace-$1.XXXXXX") || die "mktemp"
+	IMG=
+	LOOP=
+	TRACER_PID=
+	trap iotrace_loop_test_cleanup EXIT
+	iotrace_shm_loop "$2" || die "cannot set up a loop device over /dev/shm"
+	DEV=$(basename "$LOOP")
+}
+
+iotrace_loop_test_cleanup() {
+	iotrace_stop "$TRACER_PID"
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	rm -rf "$T" "$IMG"
+}
+
 # iotrace_test_binary "$@": the one argument of a test that takes the
 # iotrace binary; sets BIN (absolute). Wrong usage exits 2, a missing
 # binary 1.

@@ -29,19 +29,7 @@ iotrace_test_harness
 iotrace_require_root_bpf "loop devices, BPF" losetup dd awk
 iotrace_require_loop
 
-T=$(mktemp -d /tmp/iotrace-toggle.XXXXXX)
-IMG=
-LOOP=
-TRACER_PID=
-cleanup() {
-	iotrace_stop "$TRACER_PID"
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	rm -rf "$T" "$IMG"
-}
-trap cleanup EXIT
-
-iotrace_shm_loop 64M || die "losetup"
-DEV=$(basename "$LOOP")
+iotrace_loop_test toggle 64M
 
 for bad in soon 5; do
 	IOTRACE_BENCH_TOGGLE_MS=$bad "$BIN" --start-tracing --devices "$DEV" >"$T/bad.out" 2>"$T/bad.err"

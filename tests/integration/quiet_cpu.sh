@@ -27,18 +27,7 @@ iotrace_test_harness
 
 iotrace_require_root_bpf "loop devices, BPF" losetup taskset dd
 
-T=$(mktemp -d /tmp/iotrace-quiet.XXXXXX)
-IMG=
-LOOP=
-TRACER=
-cleanup() {
-	iotrace_stop "$TRACER"
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	rm -rf "$T" "$IMG"
-}
-trap cleanup EXIT
-
-iotrace_shm_loop 64M || die "losetup"
+iotrace_loop_test quiet 64M
 CPUS=$(nproc)
 
 # one direct read per CPU, at a different offset each
@@ -60,19 +49,19 @@ completed() {
 
 # run ENV...: starts a tracer with that environment, reads on each CPU, waits
 run() {
-	env "$@" "$BIN" --start-tracing --devices "$(basename "$LOOP")" >"$T/out" 2>"$T/err" &
-	TRACER=$!
-	iotrace_wait_running "$BIN" "$TRACER" "$T/repo" || die "tracer did not start: $(cat "$T/err")"
+	env "$@" "$BIN" --start-tracing --devices "$DEV" >"$T/out" 2>"$T/err" &
+	TRACER_PID=$!
+	iotrace_wait_running "$BIN" "$TRACER_PID" "$T/repo" || die "tracer did not start: $(cat "$T/err")"
 	read_on_each_cpu
 	# two rounds of the poll loop for the stages, a second for the streams' flush
 	sleep 3
 }
 
 stop() {
-	kill -INT "$TRACER"
-	wait "$TRACER"
+	kill -INT "$TRACER_PID"
+	wait "$TRACER_PID"
 	rc=$?
-	TRACER=
+	TRACER_PID=
 	[ "$rc" -eq 0 ] || fail "tracer exit status $rc: $(cat "$T/err")"
 }
 
