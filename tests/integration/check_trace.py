@@ -156,7 +156,7 @@ def main():
     dev_errors = []
     prev_sid = None
     inflight = {}            # id -> ("io"|"split", sid, ns, lba, len)
-    dup_submit = []          # (what, inflight value, ns of the reuse): an id submitted again while in flight
+    dup_submit = []          # (what, inflight value, ns of the reuse, split parent?): an id submitted again while in flight
     orphan_completions = []  # completion whose refId is not in flight
     seen = set()             # ids submitted (io or split child) so far
     before_trace = Counter() # with --busy: completions and splits of I/Os from before the trace
@@ -181,7 +181,8 @@ def main():
         """An io or split child (kind "io" or "split"): in flight from now on, by its id."""
         if iid in inflight:
             dup_submit.append(("sid %d %s id %s (in flight since sid %d)" % (
-                sid, "io" if kind == "io" else "split child", iid, inflight[iid][1]), inflight[iid], ns))
+                sid, "io" if kind == "io" else "split child", iid, inflight[iid][1]), inflight[iid], ns,
+                iid in split_parents))
         inflight[iid] = (kind, sid, ns, int(body.get("lba", 0)), int(body.get("len", 0)))
         seen.add(iid)
         split_parents.discard(iid)
@@ -329,7 +330,7 @@ def main():
         # while in flight, or as an I/O still in flight at the end.
         missing = list(dup_submit)
         if not a.allow_incomplete:
-            missing += [("%s %s (sid %d) never completed" % (v[0], k, v[1]), v, None)
+            missing += [("%s %s (sid %d) never completed" % (v[0], k, v[1]), v, None, k in split_parents)
                         for k, v in inflight.items()]
         total = counts["io"] + counts["ioSplit"]
         measure("completions missing: %d of %d I/Os (%.1f per 100k)" % (
@@ -341,9 +342,9 @@ def main():
             check(not kc.bad_lines and kc.total > 0,
                   "the kernel's completion record holds %d events and nothing else" % kc.total,
                   first(kc.bad_lines))
-            lost = ["%s: %s" % (what, kc.why_not(lba, length, ns, until))
-                    for what, (_, _, ns, lba, length), until in missing
-                    if not kc.explains(lba, length, ns, until)]
+            lost = ["%s: %s" % (what, kc.why_not(lba, length, ns, until, parent))
+                    for what, (_, _, ns, lba, length), until, parent in missing
+                    if not kc.explains(lba, length, ns, until, parent)]
             check(not lost, "every I/O without its completion in the trace (%d) was completed by the "
                   "kernel in PID 1's context, where this kernel runs no BPF program" % len(missing),
                   first(lost))

@@ -17,8 +17,9 @@ tgid 1. Measured: 214,545 block_rq_complete events, 2 of them in PID 1's
 thread, 214,543 runs of the completion program.
 
 So a completion the trace lacks is explained when the kernel completed a
-range covering the I/O in PID 1's context between the I/O's submission and
-the reuse of its id; any other missing completion is a loss of the tracer.
+range covering the I/O (a split parent: what bio_split() left of it, its
+end) in PID 1's context between the I/O's submission and the reuse of its
+id; any other missing completion is a loss of the tracer.
 """
 import re
 
@@ -51,27 +52,36 @@ class KernelCompletions:
                     ns = (int(m.group("sec")) * 1000000 + int(m.group("usec"))) * 1000
                     self.in_init.append((ns, int(m.group("sector")), int(m.group("nr"))))
 
-    def _covering(self, lba, length):
+    def _covering(self, lba, length, split_parent=False):
         """The times of the completions in PID 1's context that cover
         [lba, lba + length). An empty flush (length 0) ends with the flush
         request that carries it, which the kernel prints at sector 0 or
-        -1, + 0."""
-        return [ns for ns, sector, nr in self.in_init
-                if (nr == 0 if length == 0 else sector <= lba and lba + length <= sector + nr)]
+        -1, + 0. A split parent ends with what bio_split() left of it, its
+        end: a completion from inside its range through its end covers it."""
+        end = lba + length
 
-    def explains(self, lba, length, since_ns, until_ns):
+        def covers(sector, nr):
+            if length == 0:
+                return nr == 0
+            if sector <= lba and end <= sector + nr:
+                return True
+            return split_parent and lba < sector < end <= sector + nr
+        return [ns for ns, sector, nr in self.in_init if covers(sector, nr)]
+
+    def explains(self, lba, length, since_ns, until_ns, split_parent=False):
         """Whether the kernel completed [lba, lba + length) in PID 1's
         context between since_ns and until_ns (None: the trace's end)."""
         return any(ns + SLACK_NS >= since_ns and (until_ns is None or ns <= until_ns + SLACK_NS)
-                   for ns in self._covering(lba, length))
+                   for ns in self._covering(lba, length, split_parent))
 
-    def why_not(self, lba, length, since_ns, until_ns):
+    def why_not(self, lba, length, since_ns, until_ns, split_parent=False):
         """Why explains() said no, for a failure message: the PID 1
         completion covering the range nearest in time to the window, and
         how far outside the window it fell."""
-        covering = self._covering(lba, length)
+        covering = self._covering(lba, length, split_parent)
         if not covering:
-            return "no completion in PID 1's context covers sectors %d+%d" % (lba, length)
+            return "no completion in PID 1's context covers sectors %d+%d%s" % (
+                lba, length, " (a split parent: or its end)" if split_parent else "")
 
         def off(ns):
             if ns < since_ns:

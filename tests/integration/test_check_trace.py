@@ -107,6 +107,38 @@ class CheckTraceMissingCompletion(unittest.TestCase):
         rc, fails, out = self.run_checker(lines)
         self.assertEqual((rc, fails), (0, []), out)
 
+    def test_a_split_parents_rest_explains_it(self):
+        # io 100 (291864+8) had its first 4 KiB split off as child 300,
+        # which completed; the kernel ended the parent's rest in PID 1's context
+        with open(self.events, "w") as f:
+            for e in [device(),
+                      io(2, BASE_NS + 1000, 100, 291864, 16),
+                      split(3, BASE_NS + 1500, 300, 100, 291864, 8),
+                      io(4, BASE_NS + 2000, 200, 4096),
+                      done(5, BASE_NS + 30000, 300, 291864, 8),
+                      done(6, BASE_NS + 40000, 200, 4096),
+                      io(7, BASE_NS + 900000, 100, 8192),
+                      done(8, BASE_NS + 950000, 100, 8192)]:
+                f.write(json.dumps(e) + "\n")
+        rest = ftrace_line("tokio-rt-worker", 75, "1", BASE_NS + 50000, 291872, 8)
+        rc, fails, out = self.run_checker([rest])
+        self.assertEqual((rc, fails), (0, []), out)
+        # a request that holds the rest and more (merged) explains it too
+        rc, fails, out = self.run_checker(
+            [ftrace_line("tokio-rt-worker", 75, "1", BASE_NS + 50000, 291876, 8)])
+        self.assertEqual((rc, fails), (0, []), out)
+        # not the front of it, nor a piece short of its end, nor what follows it
+        for sector, nr in ((291864, 8), (291872, 4), (291880, 8)):
+            with self.subTest(sector=sector, nr=nr):
+                rc, fails, out = self.run_checker(
+                    [ftrace_line("tokio-rt-worker", 75, "1", BASE_NS + 50000, sector, nr)])
+                self.assertEqual(rc, 1, out)
+
+    def test_the_end_of_an_io_that_was_not_split_does_not_explain_it(self):
+        rest = ftrace_line("tokio-rt-worker", 75, "1", BASE_NS + 50000, 291868, 4)
+        rc, fails, out = self.run_checker([rest])
+        self.assertEqual(rc, 1, out)
+
     def test_completed_in_another_context_fails(self):
         lines = [ftrace_line("kworker/0:1", 88, "88", BASE_NS + 50000, 291864, 8)]
         rc, fails, out = self.run_checker(lines)
