@@ -7,6 +7,7 @@
 
 #include "csv_writer.h"
 #include "decimal.h"
+#include "line_out.h"
 #include "outbuf.h"
 
 struct csv_writer {
@@ -45,9 +46,27 @@ static inline bool special(char c)
 	return c <= ',' && (c == ',' || c == '"' || c == '\r' || c == '\n');
 }
 
+/* s[0..len) quoted, its quotes doubled */
+static void put_quoted(struct outbuf *o, const char *s, size_t len)
+{
+	size_t i, run;
+
+	outbuf_putc(o, '"');
+	for (i = 0, run = 0; i < len; i++) {
+		if (s[i] != '"')
+			continue;
+		/* write through the quote, then double it */
+		outbuf_put(o, s + run, i + 1 - run);
+		outbuf_putc(o, '"');
+		run = i + 1;
+	}
+	outbuf_put(o, s + run, len - run);
+	outbuf_putc(o, '"');
+}
+
 void csv__string(struct csv_writer *cw, const char *s)
 {
-	size_t len, i, run;
+	size_t len;
 
 	field(cw);
 	if (!s)
@@ -62,17 +81,44 @@ void csv__string(struct csv_writer *cw, const char *s)
 		return;
 	}
 	len += strlen(s + len);
-	outbuf_putc(&cw->ob, '"');
-	for (i = 0, run = 0; i < len; i++) {
-		if (s[i] != '"')
-			continue;
-		/* write through the quote, then double it */
-		outbuf_put(&cw->ob, s + run, i + 1 - run);
-		outbuf_putc(&cw->ob, '"');
-		run = i + 1;
+	put_quoted(&cw->ob, s, len);
+}
+
+bool line_csv_plain(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (special(s[i]))
+			return false;
 	}
-	outbuf_put(&cw->ob, s + run, len - run);
-	outbuf_putc(&cw->ob, '"');
+	return true;
+}
+
+void line_csv_string(struct line *l, const char *s, size_t len)
+{
+	struct outbuf *o = l->o;
+	bool plain = line_csv_plain(s, len);
+
+	line_end(l);
+	if (plain && len <= OUTBUF_SIZE - LINE_ROOM) {
+		if (OUTBUF_SIZE - o->len < len + LINE_ROOM)
+			outbuf_flush(o);
+		memcpy(o->b + o->len, s, len);
+		o->len += len;
+		l->p = o->b + o->len;
+		return;
+	}
+	if (plain)
+		outbuf_put(o, s, len);
+	else
+		put_quoted(o, s, len);
+	line_begin(l, o);
+}
+
+struct outbuf *csv__outbuf(struct csv_writer *cw)
+{
+	return &cw->ob;
 }
 
 void csv__plain(struct csv_writer *cw, const char *s, size_t len)

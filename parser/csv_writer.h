@@ -6,6 +6,7 @@
 #ifndef IOTRACE_CSV_WRITER_H
 #define IOTRACE_CSV_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,5 +26,22 @@ void csv__uint(struct csv_writer *cw, uint64_t v);
 void csv__int(struct csv_writer *cw, int64_t v);
 void csv__empty(struct csv_writer *cw);
 void csv__end_row(struct csv_writer *cw);
+
+/*
+ * The writer's buffer, for a view that writes a row of a fixed layout
+ * itself (line_out.h), newline included, then flushes it (outbuf_flush).
+ */
+struct outbuf;
+struct outbuf *csv__outbuf(struct csv_writer *cw);
+
+/* Whether s[0..len) is a field as it is (no ',', '"', CR, LF) */
+bool line_csv_plain(const char *s, size_t len);
+
+/*
+ * s[0..len) as a field, quoted if it must be, of any length; the room is
+ * LINE_ROOM again after it (line_out.h).
+ */
+struct line;
+void line_csv_string(struct line *l, const char *s, size_t len);
 
 #endif

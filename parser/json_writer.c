@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "decimal.h"
+#include "line_out.h"
 #include "json_writer.h"
 #include "outbuf.h"
 
@@ -180,31 +181,18 @@ static const unsigned char special[256] = {
 };
 
 /*
- * Quotes and escapes s, then writes suffix (the ':' after a name). Control
- * characters become \u00XX; bytes that are not valid UTF-8 (a file name
- * can hold any byte) become U+FFFD so the line stays valid JSON.
+ * Quotes and escapes s into o; its first plain bytes (up to i) were
+ * checked already. Control characters become \u00XX; bytes that are not
+ * valid UTF-8 (a file name can hold any byte) become U+FFFD so the line
+ * stays valid JSON.
  */
-static void put_string(struct json_writer *jw, const char *str, size_t len, const char *suffix,
-		       size_t slen)
+static void put_escaped(struct outbuf *o, const char *str, size_t len, size_t i)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0;
-	char small[128];
+	size_t run = 0;
 
-	while (i < len && !special[s[i]])
-		i++;
-	/* the common case, a plain short string: one write */
-	if (i == len && len + slen + 2 <= sizeof(small)) {
-		small[0] = '"';
-		memcpy(small + 1, str, len);
-		small[len + 1] = '"';
-		memcpy(small + len + 2, suffix, slen);
-		put(jw, small, len + slen + 2);
-		return;
-	}
-
-	putch(jw, '"');
+	outbuf_putc(o, '"');
 	while (i < len) {
 		unsigned char c = s[i];
 		char esc[6];
@@ -221,25 +209,87 @@ static void put_string(struct json_writer *jw, const char *str, size_t len, cons
 				continue;
 			}
 		}
-		put(jw, str + run, i - run);
+		outbuf_put(o, str + run, i - run);
 		if (c == '"' || c == '\\') {
 			esc[0] = '\\';
 			esc[1] = (char)c;
-			put(jw, esc, 2);
+			outbuf_put(o, esc, 2);
 		} else if (c < 0x20) {
 			memcpy(esc, "\\u00", 4);
 			esc[4] = hex[c >> 4];
 			esc[5] = hex[c & 0xf];
-			put(jw, esc, 6);
+			outbuf_put(o, esc, 6);
 		} else {
-			put(jw, "\\ufffd", 6);
+			outbuf_put(o, "\\ufffd", 6);
 		}
 		i++;
 		run = i;
 	}
-	put(jw, str + run, len - run);
-	putch(jw, '"');
+	outbuf_put(o, str + run, len - run);
+	outbuf_putc(o, '"');
+}
+
+/* The length of the plain bytes s starts with */
+static inline size_t plain_prefix(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len && !special[s[i]])
+		i++;
+	return i;
+}
+
+/* s quoted and escaped, then suffix (the ':' after a name) */
+static void put_string(struct json_writer *jw, const char *str, size_t len, const char *suffix,
+		       size_t slen)
+{
+	size_t i = plain_prefix(str, len);
+	char small[128];
+
+	/* the common case, a plain short string: one write */
+	if (i == len && len + slen + 2 <= sizeof(small)) {
+		small[0] = '"';
+		memcpy(small + 1, str, len);
+		small[len + 1] = '"';
+		memcpy(small + len + 2, suffix, slen);
+		put(jw, small, len + slen + 2);
+		return;
+	}
+	put_escaped(&jw->ob, str, len, i);
 	put(jw, suffix, slen);
+}
+
+void line_json_string(struct line *l, const char *s, size_t len)
+{
+	struct outbuf *o = l->o;
+	size_t i = plain_prefix(s, len);
+	char *p;
+
+	line_end(l);
+	if (i == len && len <= OUTBUF_SIZE - LINE_ROOM - 2) {
+		if (OUTBUF_SIZE - o->len < len + 2 + LINE_ROOM)
+			outbuf_flush(o);
+		p = o->b + o->len;
+		*p++ = '"';
+		memcpy(p, s, len);
+		p += len;
+		*p++ = '"';
+		l->p = p;
+		return;
+	}
+	put_escaped(o, s, len, i);
+	line_begin(l, o);
+}
+
+bool line_json_plain(const char *s, size_t len)
+{
+	return plain_prefix(s, len) == len;
+}
+
+struct outbuf *jw__outbuf(struct json_writer *jw)
+{
+	return &jw->ob;
 }
 
 void jw__name(struct json_writer *jw, const char *name)

@@ -8,6 +8,7 @@
 #define IOTRACE_JSON_WRITER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,5 +42,23 @@ void jw__uint_str(struct json_writer *jw, uint64_t v);
 void jw__int_str(struct json_writer *jw, int64_t v);
 /* ends a top-level value with a newline (JSON Lines) */
 void jw__newline(struct json_writer *jw);
+
+/*
+ * The writer's buffer, for a view that writes a record of a fixed layout
+ * itself (line_out.h) between two top-level values; jw__newline() ends
+ * the record.
+ */
+struct outbuf;
+struct outbuf *jw__outbuf(struct json_writer *jw);
+
+/* Whether s[0..len) goes into a JSON string as it is */
+bool line_json_plain(const char *s, size_t len);
+
+/*
+ * s[0..len) quoted and escaped as jw__string_len() does it, of any
+ * length; the room is LINE_ROOM again after it (line_out.h).
+ */
+struct line;
+void line_json_string(struct line *l, const char *s, size_t len);
 
 #endif

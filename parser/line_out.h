@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A record of a layout the code fixes, written straight into a writer's
+ * buffer (outbuf.h). --io prints a record of two dozen fields per I/O,
+ * the same ones each time; the writers' bookkeeping per value (a call,
+ * the separator state, a bounds check per piece) cost more than the
+ * text, so the view writes punctuation and names as literals and only
+ * strings from the trace go through a check: line_json_string()
+ * (json_writer.h), line_csv_string() (csv_writer.h).
+ *
+ * The cursor always has LINE_ROOM bytes of room: literals and numbers go
+ * in unchecked, as long as what a view writes between two string calls
+ * (or from line_begin()) stays under that.
+ */
+#ifndef IOTRACE_LINE_OUT_H
+#define IOTRACE_LINE_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "decimal.h"
+#include "outbuf.h"
+
+#define LINE_ROOM 2048
+
+/* The longest text line_plain() takes */
+#define LINE_PLAIN_MAX 256
+
+struct line {
+	struct outbuf *o;
+	char *p;
+};
+
+/* The includer defines _GNU_SOURCE (outbuf.h). */
+static inline void line_begin(struct line *l, struct outbuf *o)
+{
+	if (OUTBUF_SIZE - o->len < LINE_ROOM)
+		outbuf_flush(o);
+	l->o = o;
+	l->p = o->b + o->len;
+}
+
+/* The record's text so far becomes the buffer's. */
+static inline void line_end(struct line *l)
+{
+	l->o->len = (size_t)(l->p - l->o->b);
+}
+
+/* s: a string literal, which needs no escaping */
+#define line_lit(l, s)                                      \
+	do {                                              \
+		memcpy((l)->p, (s), sizeof(s) - 1);       \
+		(l)->p += sizeof(s) - 1;                  \
+	} while (0)
+
+static inline void line_u64(struct line *l, uint64_t v)
+{
+	unsigned int n = decimal_len(v);
+
+	decimal_u64(l->p + n, v);
+	l->p += n;
+}
+
+static inline void line_i64(struct line *l, int64_t v)
+{
+	if (v < 0) {
+		*l->p++ = '-';
+		line_u64(l, -(uint64_t)v);
+	} else {
+		line_u64(l, (uint64_t)v);
+	}
+}
+
+/* 64-bit integers are strings in the protobuf JSON mapping */
+static inline void line_u64_str(struct line *l, uint64_t v)
+{
+	*l->p++ = '"';
+	line_u64(l, v);
+	*l->p++ = '"';
+}
+
+static inline void line_bool(struct line *l, bool b)
+{
+	if (b)
+		line_lit(l, "true");
+	else
+		line_lit(l, "false");
+}
+
+/* s[0..len): text that needs no escaping, len <= LINE_PLAIN_MAX; counts against the room */
+static inline void line_plain(struct line *l, const char *s, size_t len)
+{
+	memcpy(l->p, s, len);
+	l->p += len;
+}
+
+#endif
