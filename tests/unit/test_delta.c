@@ -25,6 +25,7 @@
 #include "stream.h"
 #include "trace.h"
 #include "trace.pb-c.h"
+#include "xorshift.h"
 
 /* ---- a failing calloc (linked with --wrap=calloc) ---- */
 
@@ -134,10 +135,7 @@ static uint64_t rnd_state = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);
 }
 
 /*

@@ -27,6 +27,7 @@
 #include "json_writer.h"
 #include "rec_out.h"
 #include "view.h"
+#include "xorshift.h"
 
 /* ---- the reference: the generic writers, one call per value ---- */
 
@@ -219,13 +220,10 @@ static void ref_csv(struct csv_writer *cw, struct date_fmt *date, const struct i
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
+/* the same records on every run */
 static uint64_t next(void)
 {
-	/* xorshift64: the same records on every run */
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 /* numbers at the edges of each width, and ordinary ones */
