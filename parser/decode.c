@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decode.h"
@@ -608,6 +609,38 @@ void event__file_id(const Octf__Proto__Trace__FileId *f, struct file_id *out)
 	}
 }
 
+/* The fields of a vfs message; NULL if out of memory */
+static struct event_vfs *vfs_from_pb(const Octf__Proto__Trace__EventVfs *v)
+{
+	struct event_vfs *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	x->id = v->id;
+	x->call = (int32_t)v->call;
+	x->pid = v->pid;
+	x->tid = v->tid;
+	x->fd = v->fd;
+	x->has_fid = v->fileid != NULL;
+	event__file_id(v->fileid, &x->fid);
+	x->offset = v->offset;
+	x->size = v->size;
+	x->result = v->result;
+	x->duration = v->duration;
+	x->dev = v->deviceid;
+	x->cgroup = v->cgroupid;
+	if (v->comm)
+		copy_comm(x->comm, (const uint8_t *)v->comm, strlen(v->comm));
+	x->flags = v->flags;
+	x->created = v->created;
+	x->fd2 = v->fd2;
+	x->has_fid2 = v->fileid2 != NULL;
+	event__file_id(v->fileid2, &x->fid2);
+	x->offset2 = v->offset2;
+	x->uring_op = v->uringopcode;
+	return x;
+}
+
 static void from_pb(const Octf__Proto__Trace__Event *pb, struct event *ev)
 {
 	if (pb->header) {
@@ -792,9 +825,13 @@ int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev)
 	if (!pb)
 		return -EPROTO;
 	from_pb(pb, ev);
+	if (ev->type == EV_VFS) {
+		ev->vfs = vfs_from_pb(pb->vfs);
+		octf__proto__trace__event__free_unpacked(pb, NULL);
+		return ev->vfs ? 0 : -ENOMEM;
+	}
 	/* the rare types keep their message: they carry strings */
-	if (ev->type == EV_DEVICE || ev->type == EV_FILE_NAME || ev->type == EV_FILE_EVENT ||
-	    ev->type == EV_VFS)
+	if (ev->type == EV_DEVICE || ev->type == EV_FILE_NAME || ev->type == EV_FILE_EVENT)
 		ev->pb = pb;
 	else
 		octf__proto__trace__event__free_unpacked(pb, NULL);
@@ -852,24 +889,31 @@ int decode__event_peeked(const uint8_t *msg, size_t len, const struct decode_pee
 	return ret;
 }
 
-/* A bytes field of a split into *ev: false for one the fast path would not take */
-static bool split_bytes(const struct delta_field *f, enum event_type t, bool *have_fid,
-			struct event *ev)
+/* A file id of a split into *fid, once: false for one the fast path would not take */
+static bool split_file_id(const struct delta_field *f, bool *have, struct file_id *fid)
 {
 	/* a file id is short; fast_file_id() loads 8 bytes before its end */
 	uint8_t buf[8 + 64];
 
+	if (*have || f->v > sizeof(buf) - 8)
+		return false;
+	memset(buf, 0, 8);
+	memcpy(buf + 8, f->p, (size_t)f->v);
+	*have = true;
+	return fast_file_id(buf + 8, buf + 8 + f->v, buf + 8 + f->v, fid);
+}
+
+/* A bytes field of a split into *ev: false for one the fast path would not take */
+static bool split_bytes(const struct delta_field *f, enum event_type t, bool *have_fid,
+			struct event *ev)
+{
 	if (t == EV_IO && TAG(f->field, WT_LEN) == IO_COMM) {
 		copy_comm(ev->io.comm, f->p, (size_t)f->v);
 		return true;
 	}
-	if (t != EV_FS_META || TAG(f->field, WT_LEN) != META_FILE_ID || *have_fid ||
-	    f->v > sizeof(buf) - 8)
+	if (t != EV_FS_META || TAG(f->field, WT_LEN) != META_FILE_ID)
 		return false;
-	memset(buf, 0, 8);
-	memcpy(buf + 8, f->p, (size_t)f->v);
-	*have_fid = true;
-	return fast_file_id(buf + 8, buf + 8 + f->v, buf + 8 + f->v, &ev->meta.fid);
+	return split_file_id(f, have_fid, &ev->meta.fid);
 }
 
 /*
@@ -935,6 +979,96 @@ static const struct delta_field *split_completion_in_order(const struct delta_fi
 	return f;
 }
 
+static inline bool vfs_field(struct event_vfs *x, uint64_t tag, uint64_t v)
+{
+	switch (tag) {
+	case TAG(1, WT_VARINT):
+		x->id = v;
+		break;
+	case TAG(2, WT_VARINT):
+		x->call = (int32_t)(uint32_t)v;
+		break;
+	case TAG(3, WT_VARINT):
+		x->pid = (uint32_t)v;
+		break;
+	case TAG(4, WT_VARINT):
+		x->tid = (uint32_t)v;
+		break;
+	case TAG(5, WT_VARINT):
+		x->fd = (int32_t)(uint32_t)v;
+		break;
+	case TAG(7, WT_VARINT):
+		x->offset = (int64_t)v;
+		break;
+	case TAG(8, WT_VARINT):
+		x->size = v;
+		break;
+	case TAG(9, WT_VARINT):
+		x->result = (int64_t)v;
+		break;
+	case TAG(10, WT_VARINT):
+		x->duration = v;
+		break;
+	case TAG(11, WT_VARINT):
+		x->dev = v;
+		break;
+	case TAG(12, WT_VARINT):
+		x->cgroup = v;
+		break;
+	case TAG(14, WT_VARINT):
+		x->flags = (uint32_t)v;
+		break;
+	case TAG(15, WT_VARINT):
+		x->created = v != 0;
+		break;
+	case TAG(16, WT_VARINT):
+		x->fd2 = (int32_t)(uint32_t)v;
+		break;
+	case TAG(18, WT_VARINT):
+		x->offset2 = (int64_t)v;
+		break;
+	case TAG(19, WT_VARINT):
+		x->uring_op = (uint32_t)v;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The fields of a vfs split into ev->vfs, allocated here; false (and
+ * nothing allocated) for one the fast path would not take. Fields come
+ * in any order; a second comm would be protobuf-c's to merge.
+ */
+static bool split_vfs(const struct delta_field *f, const struct delta_field *fend,
+		      struct event *ev)
+{
+	struct event_vfs *x = calloc(1, sizeof(*x));
+	bool have_comm = false, ok = x != NULL;
+
+	for (; ok && f < fend; f++) {
+		if (!f->p) {
+			ok = vfs_field(x, TAG(f->field, WT_VARINT), f->v);
+		} else if (f->field == 6) {
+			ok = split_file_id(f, &x->has_fid, &x->fid);
+		} else if (f->field == 17) {
+			ok = split_file_id(f, &x->has_fid2, &x->fid2);
+		} else if (f->field == 13 && !have_comm) {
+			copy_comm(x->comm, f->p, (size_t)f->v);
+			have_comm = true;
+		} else {
+			ok = false;
+		}
+	}
+	if (!ok) {
+		free(x);
+		return false;
+	}
+	ev->vfs = x;
+	return true;
+}
+
 int decode__split(const struct delta_split *s, struct event *ev, unsigned int types)
 {
 	static const struct event zero;
@@ -950,6 +1084,8 @@ int decode__split(const struct delta_split *s, struct event *ev, unsigned int ty
 	if (!(types & EV_BIT(t)))
 		return DECODE_SKIPPED;
 	ev->type = t;
+	if (t == EV_VFS)
+		return split_vfs(f, fend, ev) ? 0 : DECODE_UNSURE;
 	if (t == EV_IO)
 		f = split_io_in_order(f, fend, ev);
 	else if (t == EV_COMPLETION)
@@ -1004,6 +1140,10 @@ bool decode__fast_takes(const uint8_t *msg, size_t len)
 
 void decode__release(struct event *ev)
 {
+	if (ev->type == EV_VFS) {
+		free(ev->vfs);
+		ev->vfs = NULL;
+	}
 	if (ev->pb) {
 		octf__proto__trace__event__free_unpacked(ev->pb, NULL);
 		ev->pb = NULL;

@@ -681,15 +681,12 @@ static const struct device *vfs_device(struct join *j, uint64_t part)
 	return d;
 }
 
-static int vfs_file(struct join *j, const Octf__Proto__Trace__FileId *pb, struct file_node **f,
+static int vfs_file(struct join *j, bool have, const struct file_id *id, struct file_node **f,
 		    const char **path, size_t *len)
 {
-	struct file_id id;
-
-	if (!pb || !j->files)
+	if (!have || !j->files)
 		return 0;
-	event__file_id(pb, &id);
-	*f = file_names__get(j->files, &id);
+	*f = file_names__get(j->files, id);
 	if (!*f)
 		return -ENOMEM;
 	if (j->flags & JOIN_PATHS)
@@ -699,7 +696,7 @@ static int vfs_file(struct join *j, const Octf__Proto__Trace__FileId *pb, struct
 
 static int on_vfs(struct join *j, const struct event *ev)
 {
-	const Octf__Proto__Trace__EventVfs *v = ev->pb->vfs;
+	const struct event_vfs *v = ev->vfs;
 	struct vfs_rec r;
 	int err;
 
@@ -710,9 +707,9 @@ static int on_vfs(struct join *j, const struct event *ev)
 	/* modulo 2^64, then signed: a call that began before the first event is < 0 */
 	r.start = (int64_t)(r.ts - r.duration - j->ts0);
 	r.dev = vfs_device(j, r.part);
-	err = vfs_file(j, v->fileid, &r.file, &r.path, &r.path_len);
+	err = vfs_file(j, v->has_fid, &v->fid, &r.file, &r.path, &r.path_len);
 	if (!err)
-		err = vfs_file(j, v->fileid2, &r.file2, &r.path2, &r.path2_len);
+		err = vfs_file(j, v->has_fid2, &v->fid2, &r.file2, &r.path2, &r.path2_len);
 	if (err)
 		return err;
 	j->sink.vfs(j->sink.ctx, &r);

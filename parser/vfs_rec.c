@@ -5,23 +5,19 @@
 
 void vfs_rec__fill(struct vfs_rec *r, const struct event *ev)
 {
-	const Octf__Proto__Trace__EventVfs *v = ev->pb->vfs;
-	size_t n;
+	const struct event_vfs *v = ev->vfs;
 
 	memset(r, 0, sizeof(*r));
 	r->sid = ev->sid;
 	r->ts = ev->ts;
 	r->id = v->id;
-	r->call = (int32_t)v->call;
-	r->uring_op = v->uringopcode;
+	r->call = v->call;
+	r->uring_op = v->uring_op;
 	r->pid = v->pid;
 	r->tid = v->tid;
-	r->cgroup = v->cgroupid;
+	r->cgroup = v->cgroup;
 	/* cut as the io event's comm is, so that the two group together */
-	if (v->comm) {
-		n = strnlen(v->comm, EVENT_COMM_MAX - 1);
-		memcpy(r->comm, v->comm, n);
-	}
+	memcpy(r->comm, v->comm, sizeof(r->comm));
 	r->fd = v->fd;
 	r->fd2 = v->fd2;
 	r->offset = v->offset;
@@ -31,7 +27,7 @@ void vfs_rec__fill(struct vfs_rec *r, const struct event *ev)
 	r->duration = v->duration;
 	r->flags = v->flags;
 	r->created = v->created;
-	r->has_file = v->fileid != NULL;
-	r->has_file2 = v->fileid2 != NULL;
-	r->part = v->deviceid;
+	r->has_file = v->has_fid;
+	r->has_file2 = v->has_fid2;
+	r->part = v->dev;
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "join.h"
@@ -192,42 +193,36 @@ struct vfs_call {
 /* The call, ending at ts, on the partition of fid(). */
 static inline void vfs_ev(struct join *j, uint64_t ts, const struct vfs_call *c)
 {
-	Octf__Proto__Trace__EventVfs v = OCTF__PROTO__TRACE__EVENT_VFS__INIT;
-	Octf__Proto__Trace__FileId a = OCTF__PROTO__TRACE__FILE_ID__INIT;
-	Octf__Proto__Trace__FileId b = OCTF__PROTO__TRACE__FILE_ID__INIT;
-	Octf__Proto__Trace__Timestamp ta = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
-	Octf__Proto__Trace__Timestamp tb = OCTF__PROTO__TRACE__TIMESTAMP__INIT;
-	Octf__Proto__Trace__Event pb = OCTF__PROTO__TRACE__EVENT__INIT;
+	struct event_vfs v = { 0 };
 	struct event ev = { .type = EV_VFS, .ts = ts };
 
 	v.id = c->id;
-	v.call = (Octf__Proto__Trace__VfsCall)c->call;
+	v.call = c->call;
 	v.pid = c->pid;
 	v.tid = c->tid ? c->tid : c->pid;
 	v.fd = c->fd;
 	if (c->ino) {
-		set_pb_fid(&a, &ta, c->ino);
-		v.fileid = &a;
+		v.fid = fid(c->ino);
+		v.has_fid = true;
 	}
 	v.offset = c->offset;
 	v.size = c->size;
 	v.result = c->result;
 	v.duration = c->duration;
-	v.deviceid = fid(1).part;
-	v.cgroupid = c->cgroup;
-	v.comm = (char *)(c->comm ? c->comm : "");
+	v.dev = fid(1).part;
+	v.cgroup = c->cgroup;
+	if (c->comm)
+		snprintf(v.comm, sizeof(v.comm), "%s", c->comm);
 	v.flags = c->flags;
 	v.created = c->created;
 	v.fd2 = c->fd2;
 	if (c->ino2) {
-		set_pb_fid(&b, &tb, c->ino2);
-		v.fileid2 = &b;
+		v.fid2 = fid(c->ino2);
+		v.has_fid2 = true;
 	}
 	v.offset2 = c->offset2;
-	v.uringopcode = c->uring_op;
-	pb.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_VFS;
-	pb.vfs = &v;
-	ev.pb = &pb;
+	v.uring_op = c->uring_op;
+	ev.vfs = &v;
 	feed(j, &ev);
 }
 
