@@ -13,6 +13,7 @@
 #include "io_text.h"
 #include "json_writer.h"
 #include "line_out.h"
+#include "rec_out.h"
 
 /* names: ours, plain; a value newer than our schema: the JSON mapping prints the number */
 static void json_enum(struct line *l, const char *name, int32_t value)
@@ -76,53 +77,16 @@ static void json_io(struct line *l, const struct io_rec *r)
 	line_lit(l, "}");
 }
 
-/* "process": the fields not 0 or empty, as rec_out__json_process() writes them */
-static void json_process(struct line *l, const struct io_rec *r)
-{
-	char sep = '{';
-
-	if (!r->pid && !r->tid && !r->comm[0] && !r->cgroup)
-		return;
-	line_lit(l, ",\"process\":");
-	if (r->pid) {
-		line_lit(l, "{\"pid\":");
-		line_u64(l, r->pid);
-		sep = ',';
-	}
-	if (r->tid) {
-		*l->p++ = sep;
-		line_lit(l, "\"tid\":");
-		line_u64(l, r->tid);
-		sep = ',';
-	}
-	if (r->comm[0]) {
-		*l->p++ = sep;
-		line_lit(l, "\"comm\":");
-		line_json_string(l, r->comm, strlen(r->comm));
-		sep = ',';
-	}
-	if (r->cgroup) {
-		*l->p++ = sep;
-		line_lit(l, "\"cgroup\":");
-		line_u64_str(l, r->cgroup);
-	}
-	line_lit(l, "}");
-}
-
 void io_text__json(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 {
 	struct dev_text *t = &x->dev;
 	struct line l;
 
 	line_begin(&l, o);
-	line_lit(&l, "{\"header\":{\"sid\":");
-	line_u64_str(&l, r->sid);
-	line_lit(&l, ",\"timestamp\":");
-	line_u64_str(&l, r->time);
-	line_lit(&l, "}");
+	rec_out__line_header(&l, r->sid, r->time);
 	if (r->kind == REC_IO) {
 		json_io(&l, r);
-		json_process(&l, r);
+		rec_out__line_process(&l, r->pid, r->tid, r->comm, r->cgroup);
 	}
 	io_text__dev(t, r->dev, VIEW_JSON);
 	line_lit(&l, ",\"device\":{\"id\":");

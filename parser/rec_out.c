@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#define _GNU_SOURCE	/* fwrite_unlocked (outbuf.h) */
 #include <errno.h>
+#include <string.h>
 
+#include "line_out.h"
 #include "rec_out.h"
 
 int rec_out__init(struct rec_out *o, FILE *out, enum view_format fmt)
@@ -44,39 +47,44 @@ int rec_out__finish(struct rec_out *o, const char *const *cols, size_t n)
 	return view__flush(o->out);
 }
 
-void rec_out__json_header(struct json_writer *jw, uint64_t sid, uint64_t time)
+void rec_out__line_header(struct line *l, uint64_t sid, uint64_t time)
 {
-	jw__key(jw, "header");
-	jw__start_object(jw);
-	jw__key(jw, "sid");
-	jw__uint_str(jw, sid);
-	jw__key(jw, "timestamp");
-	jw__uint_str(jw, time);
-	jw__end_object(jw);
+	line_lit(l, "{\"header\":{\"sid\":");
+	line_u64_str(l, sid);
+	line_lit(l, ",\"timestamp\":");
+	line_u64_str(l, time);
+	line_lit(l, "}");
 }
 
-void rec_out__json_process(struct json_writer *jw, uint32_t pid, uint32_t tid,
-			   const char *comm, uint64_t cgroup)
+void rec_out__line_process(struct line *l, uint32_t pid, uint32_t tid, const char *comm,
+			   uint64_t cgroup)
 {
+	char sep = '{';
+
 	if (!pid && !tid && !comm[0] && !cgroup)
 		return;
-	jw__key(jw, "process");
-	jw__start_object(jw);
+	line_lit(l, ",\"process\":");
 	if (pid) {
-		jw__key(jw, "pid");
-		jw__uint(jw, pid);
+		line_lit(l, "{\"pid\":");
+		line_u64(l, pid);
+		sep = ',';
 	}
 	if (tid) {
-		jw__key(jw, "tid");
-		jw__uint(jw, tid);
+		*l->p++ = sep;
+		line_lit(l, "\"tid\":");
+		line_u64(l, tid);
+		sep = ',';
 	}
 	if (comm[0]) {
-		jw__key(jw, "comm");
-		jw__string(jw, comm);
+		*l->p++ = sep;
+		line_lit(l, "\"comm\":");
+		line_json_string(l, comm, strlen(comm));
+		sep = ',';
 	}
 	if (cgroup) {
-		jw__key(jw, "cgroup");
-		jw__uint_str(jw, cgroup);
+		*l->p++ = sep;
+		line_lit(l, "\"cgroup\":");
+		line_u64_str(l, cgroup);
 	}
-	jw__end_object(jw);
+	line_lit(l, "}");
 }

@@ -34,10 +34,14 @@ void rec_out__csv_header(struct rec_out *o, const char *const *cols, size_t n);
 /* The view's finish: 0 or -errno (view__flush); a CSV without records still has its header. */
 int rec_out__finish(struct rec_out *o, const char *const *cols, size_t n);
 
-/* "header": {sid, timestamp} */
-void rec_out__json_header(struct json_writer *jw, uint64_t sid, uint64_t time);
-/* "process": {pid, tid, comm, cgroup}, the fields not 0 or empty; nothing if none is. */
-void rec_out__json_process(struct json_writer *jw, uint32_t pid, uint32_t tid,
-			   const char *comm, uint64_t cgroup);
+/*
+ * Written with line_out.h: the record's opening brace and "header"
+ * {sid, timestamp}; then ',"process"' {pid, tid, comm, cgroup}, the
+ * fields not 0 or empty, nothing if none is.
+ */
+struct line;
+void rec_out__line_header(struct line *l, uint64_t sid, uint64_t time);
+void rec_out__line_process(struct line *l, uint32_t pid, uint32_t tid, const char *comm,
+			   uint64_t cgroup);
 
 #endif

@@ -28,13 +28,14 @@
  * CSV: one column per dotted path, always the same, empty cells where a
  * record has no value. The table is for people, one line per call.
  */
-#define _GNU_SOURCE	/* ferror_unlocked */
+#define _GNU_SOURCE	/* ferror_unlocked; fwrite_unlocked (outbuf.h) */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "date_fmt.h"
 #include "file_names.h"
+#include "line_out.h"
 #include "rec_out.h"
 #include "vfs_call.h"
 
@@ -87,178 +88,231 @@ static const char *file_date(struct vfs_view *v, const struct file_node *f)
 	return date_fmt(&v->date, id->sec, id->nsec);
 }
 
-/* ---- JSON ---- */
+/*
+ * JSON and CSV are written with line_out.h: each piece of fixed text
+ * between two strings from the trace (or from the start) is under 600
+ * bytes, far from LINE_ROOM.
+ */
 
-static void json_file(struct vfs_view *v, const char *key, const struct file_node *f,
-		      const char *path, size_t path_len, bool partition)
+/* a name of ours (plain), or the number */
+static void json_name(struct line *l, const char *name, int64_t value)
 {
-	struct json_writer *jw = v->o.jw;
-
-	jw__name(jw, key);
-	jw__start_object(jw);
-	jw__key(jw, "id");
-	jw__uint_str(jw, file_node__id(f)->ino);
-	if (partition) {
-		jw__key(jw, "partition");
-		jw__uint_str(jw, file_node__id(f)->part);
+	if (name) {
+		line_lit(l, "\"");
+		line_plain(l, name, strlen(name));
+		line_lit(l, "\"");
+	} else {
+		line_i64(l, value);
 	}
-	jw__key(jw, "creationDate");
-	jw__string(jw, file_date(v, f));
-	jw__key(jw, "path");
-	jw__string_len(jw, path ? path : "", path ? path_len : 0);
-	jw__end_object(jw);
 }
 
-static void json_vfs(struct json_writer *jw, const struct vfs_rec *r)
+static void line_i64_str(struct line *l, int64_t v)
 {
-	const char *name = vfs_call__name(r->call, r->uring_op);
+	line_lit(l, "\"");
+	line_i64(l, v);
+	line_lit(l, "\"");
+}
+
+/* ,"KEY":{...}, KEY a literal */
+#define json_file(v, l, key, f, path, path_len, partition) \
+	do {                                                     \
+		line_lit(l, ",\"" key "\":{\"id\":");               \
+		json_file_rest(v, l, f, path, path_len, partition); \
+	} while (0)
+
+static void json_file_rest(struct vfs_view *v, struct line *l, const struct file_node *f,
+			   const char *path, size_t path_len, bool partition)
+{
+	const char *date = file_date(v, f);
+
+	line_u64_str(l, file_node__id(f)->ino);
+	if (partition) {
+		line_lit(l, ",\"partition\":");
+		line_u64_str(l, file_node__id(f)->part);
+	}
+	line_lit(l, ",\"creationDate\":\"");
+	/* RFC 3339: plain text, at most DATE_FMT_MAX */
+	line_plain(l, date, strlen(date));
+	line_lit(l, "\",\"path\":");
+	line_json_string(l, path ? path : "", path ? path_len : 0);
+	line_lit(l, "}");
+}
+
+static void json_vfs(struct line *l, const struct vfs_rec *r)
+{
 	char buf[24];
 
-	jw__key(jw, "vfs");
-	jw__start_object(jw);
-	jw__key(jw, "id");
-	jw__uint_str(jw, r->id);
-	jw__key(jw, "call");
-	if (name)
-		jw__string(jw, name);
-	else
-		jw__int(jw, r->call);
-	jw__key(jw, "start");
-	jw__int_str(jw, r->start);
-	jw__key(jw, "duration");
-	jw__uint_str(jw, r->duration);
-	jw__key(jw, "fd");
-	jw__int(jw, r->fd);
-	jw__key(jw, "offset");
-	jw__int_str(jw, r->offset);
-	jw__key(jw, "size");
-	jw__uint_str(jw, r->size);
-	jw__key(jw, "result");
-	jw__int_str(jw, r->result);
+	line_lit(l, ",\"vfs\":{\"id\":");
+	line_u64_str(l, r->id);
+	line_lit(l, ",\"call\":");
+	json_name(l, vfs_call__name(r->call, r->uring_op), r->call);
+	line_lit(l, ",\"start\":");
+	line_i64_str(l, r->start);
+	line_lit(l, ",\"duration\":");
+	line_u64_str(l, r->duration);
+	line_lit(l, ",\"fd\":");
+	line_i64(l, r->fd);
+	line_lit(l, ",\"offset\":");
+	line_i64_str(l, r->offset);
+	line_lit(l, ",\"size\":");
+	line_u64_str(l, r->size);
+	line_lit(l, ",\"result\":");
+	line_i64_str(l, r->result);
 	if (r->result < 0) {
-		jw__key(jw, "error");
-		jw__string(jw, error_text(r, buf, sizeof(buf)));
+		line_lit(l, ",\"error\":");
+		json_name(l, error_text(r, buf, sizeof(buf)), 0);
 	}
-	jw__key(jw, "flags");
-	jw__uint(jw, r->flags);
+	line_lit(l, ",\"flags\":");
+	line_u64(l, r->flags);
 	if (vfs_call__opens(r->call)) {
-		jw__key(jw, "created");
-		jw__bool(jw, r->created);
+		line_lit(l, ",\"created\":");
+		line_bool(l, r->created);
 	}
 	if (vfs_call__has_output(r->call)) {
-		jw__key(jw, "fd2");
-		jw__int(jw, r->fd2);
-		jw__key(jw, "offset2");
-		jw__int_str(jw, r->offset2);
+		line_lit(l, ",\"fd2\":");
+		line_i64(l, r->fd2);
+		line_lit(l, ",\"offset2\":");
+		line_i64_str(l, r->offset2);
 	}
 	if (vfs_call__is_uring(r->call)) {
-		jw__key(jw, "uringOpcode");
-		jw__uint(jw, r->uring_op);
+		line_lit(l, ",\"uringOpcode\":");
+		line_u64(l, r->uring_op);
 	}
-	jw__end_object(jw);
+	line_lit(l, "}");
 }
 
 static void json_record(struct vfs_view *v, const struct vfs_rec *r)
 {
-	struct json_writer *jw = v->o.jw;
+	const char *name = r->dev ? r->dev->name : "";
+	struct line l;
 
-	jw__start_object(jw);
-	rec_out__json_header(jw, r->sid, r->time);
-	json_vfs(jw, r);
-	rec_out__json_process(jw, r->pid, r->tid, r->comm, r->cgroup);
-	jw__key(jw, "device");
-	jw__start_object(jw);
-	jw__key(jw, "id");
-	jw__uint_str(jw, r->dev ? r->dev->id : r->part);
-	jw__key(jw, "name");
-	jw__string(jw, r->dev ? r->dev->name : "");
-	jw__key(jw, "partition");
-	jw__uint_str(jw, r->part);
-	jw__end_object(jw);
+	line_begin(&l, jw__outbuf(v->o.jw));
+	rec_out__line_header(&l, r->sid, r->time);
+	json_vfs(&l, r);
+	rec_out__line_process(&l, r->pid, r->tid, r->comm, r->cgroup);
+	line_lit(&l, ",\"device\":{\"id\":");
+	line_u64_str(&l, r->dev ? r->dev->id : r->part);
+	line_lit(&l, ",\"name\":");
+	line_json_string(&l, name, strlen(name));
+	line_lit(&l, ",\"partition\":");
+	line_u64_str(&l, r->part);
+	line_lit(&l, "}");
 	if (r->file)
-		json_file(v, "file", r->file, r->path, r->path_len, false);
+		json_file(v, &l, "file", r->file, r->path, r->path_len, false);
 	if (r->file2 && vfs_call__has_output(r->call))
-		json_file(v, "file2", r->file2, r->path2, r->path2_len, true);
-	jw__end_object(jw);
-	jw__newline(jw);
+		json_file(v, &l, "file2", r->file2, r->path2, r->path2_len, true);
+	line_lit(&l, "}\n");
+	line_end(&l);
+	outbuf_flush(l.o);
 }
 
 /* ---- CSV ---- */
 
-static void csv_file(struct vfs_view *v, const struct file_node *f, const char *path,
-		     bool partition)
+/* a number, or an empty cell; then the comma */
+static inline void csv_opt(struct line *l, bool have, uint64_t v)
 {
-	struct csv_writer *cw = v->o.cw;
-
-	if (!f) {
-		csv__empty(cw);
-		if (partition)
-			csv__empty(cw);
-		csv__empty(cw);
-		csv__empty(cw);
-		return;
-	}
-	csv__uint(cw, file_node__id(f)->ino);
-	if (partition)
-		csv__uint(cw, file_node__id(f)->part);
-	csv__string(cw, file_date(v, f));
-	csv__string(cw, path ? path : "");
+	if (have)
+		line_u64(l, v);
+	line_lit(l, ",");
 }
 
-static void csv_uint_if(struct csv_writer *cw, bool present, uint64_t v)
+/* file's columns, then the comma: id, [partition,] creationDate, path */
+static void csv_file(struct vfs_view *v, struct line *l, const struct file_node *f,
+		     const char *path, bool partition)
 {
-	if (present)
-		csv__uint(cw, v);
-	else
-		csv__empty(cw);
+	const char *date;
+
+	if (!f) {
+		if (partition)
+			line_lit(l, ",");
+		line_lit(l, ",,,");
+		return;
+	}
+	date = file_date(v, f);
+	line_u64(l, file_node__id(f)->ino);
+	line_lit(l, ",");
+	if (partition) {
+		line_u64(l, file_node__id(f)->part);
+		line_lit(l, ",");
+	}
+	line_plain(l, date, strlen(date));
+	line_lit(l, ",");
+	if (path)
+		line_csv_string(l, path, strlen(path));
+	line_lit(l, ",");
 }
 
 static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 {
 	const char *name = vfs_call__name(r->call, r->uring_op);
+	const char *dev_name = r->dev ? r->dev->name : "";
 	bool out = vfs_call__has_output(r->call);
-	struct csv_writer *cw = v->o.cw;
+	struct line l;
 	char buf[24];
 
 	if (!v->o.header_done)
 		rec_out__csv_header(&v->o, csv_columns, NCOLS);
-	csv__uint(cw, r->sid);
-	csv__uint(cw, r->time);
-	csv__uint(cw, r->id);
+	line_begin(&l, csv__outbuf(v->o.cw));
+	line_u64(&l, r->sid);
+	line_lit(&l, ",");
+	line_u64(&l, r->time);
+	line_lit(&l, ",");
+	line_u64(&l, r->id);
+	line_lit(&l, ",");
 	if (name)
-		csv__string(cw, name);
+		line_plain(&l, name, strlen(name));
 	else
-		csv__int(cw, r->call);
-	csv__int(cw, r->start);
-	csv__uint(cw, r->duration);
-	csv__int(cw, r->fd);
-	csv__int(cw, r->offset);
-	csv__uint(cw, r->size);
-	csv__int(cw, r->result);
-	csv__string(cw, r->result < 0 ? error_text(r, buf, sizeof(buf)) : "");
-	csv__uint(cw, r->flags);
-	if (vfs_call__opens(r->call))
-		csv__string(cw, r->created ? "true" : "false");
-	else
-		csv__empty(cw);
-	if (out) {
-		csv__int(cw, r->fd2);
-		csv__int(cw, r->offset2);
-	} else {
-		csv__empty(cw);
-		csv__empty(cw);
+		line_i64(&l, r->call);
+	line_lit(&l, ",");
+	line_i64(&l, r->start);
+	line_lit(&l, ",");
+	line_u64(&l, r->duration);
+	line_lit(&l, ",");
+	line_i64(&l, r->fd);
+	line_lit(&l, ",");
+	line_i64(&l, r->offset);
+	line_lit(&l, ",");
+	line_u64(&l, r->size);
+	line_lit(&l, ",");
+	line_i64(&l, r->result);
+	line_lit(&l, ",");
+	if (r->result < 0) {
+		const char *e = error_text(r, buf, sizeof(buf));
+
+		line_plain(&l, e, strlen(e));
 	}
-	csv_uint_if(cw, vfs_call__is_uring(r->call), r->uring_op);
-	csv_uint_if(cw, r->pid, r->pid);
-	csv_uint_if(cw, r->tid, r->tid);
-	csv__string(cw, r->comm);
-	csv_uint_if(cw, r->cgroup, r->cgroup);
-	csv__uint(cw, r->dev ? r->dev->id : r->part);
-	csv__string(cw, r->dev ? r->dev->name : "");
-	csv__uint(cw, r->part);
-	csv_file(v, r->file, r->path, false);
-	csv_file(v, out ? r->file2 : NULL, r->path2, true);
-	csv__end_row(cw);
+	line_lit(&l, ",");
+	line_u64(&l, r->flags);
+	line_lit(&l, ",");
+	if (vfs_call__opens(r->call))
+		line_bool(&l, r->created);
+	line_lit(&l, ",");
+	if (out) {
+		line_i64(&l, r->fd2);
+		line_lit(&l, ",");
+		line_i64(&l, r->offset2);
+		line_lit(&l, ",");
+	} else {
+		line_lit(&l, ",,");
+	}
+	csv_opt(&l, vfs_call__is_uring(r->call), r->uring_op);
+	csv_opt(&l, r->pid, r->pid);
+	csv_opt(&l, r->tid, r->tid);
+	line_csv_string(&l, r->comm, strlen(r->comm));
+	line_lit(&l, ",");
+	csv_opt(&l, r->cgroup, r->cgroup);
+	line_u64(&l, r->dev ? r->dev->id : r->part);
+	line_lit(&l, ",");
+	line_csv_string(&l, dev_name, strlen(dev_name));
+	line_lit(&l, ",");
+	line_u64(&l, r->part);
+	line_lit(&l, ",");
+	csv_file(v, &l, r->file, r->path, false);
+	csv_file(v, &l, out ? r->file2 : NULL, r->path2, true);
+	/* the last cell's comma becomes the end of the row */
+	l.p[-1] = '\n';
+	line_end(&l);
+	outbuf_flush(l.o);
 }
 
 /* ---- table ---- */

@@ -31,6 +31,42 @@
 
 /* ---- the reference: the generic writers, one call per value ---- */
 
+static void ref_header(struct json_writer *jw, uint64_t sid, uint64_t time)
+{
+	jw__key(jw, "header");
+	jw__start_object(jw);
+	jw__key(jw, "sid");
+	jw__uint_str(jw, sid);
+	jw__key(jw, "timestamp");
+	jw__uint_str(jw, time);
+	jw__end_object(jw);
+}
+
+static void ref_process(struct json_writer *jw, const struct io_rec *r)
+{
+	if (!r->pid && !r->tid && !r->comm[0] && !r->cgroup)
+		return;
+	jw__key(jw, "process");
+	jw__start_object(jw);
+	if (r->pid) {
+		jw__key(jw, "pid");
+		jw__uint(jw, r->pid);
+	}
+	if (r->tid) {
+		jw__key(jw, "tid");
+		jw__uint(jw, r->tid);
+	}
+	if (r->comm[0]) {
+		jw__key(jw, "comm");
+		jw__string(jw, r->comm);
+	}
+	if (r->cgroup) {
+		jw__key(jw, "cgroup");
+		jw__uint_str(jw, r->cgroup);
+	}
+	jw__end_object(jw);
+}
+
 static void ref_enum_json(struct json_writer *jw, const char *name, int32_t value)
 {
 	if (name)
@@ -42,7 +78,7 @@ static void ref_enum_json(struct json_writer *jw, const char *name, int32_t valu
 static void ref_json(struct json_writer *jw, struct date_fmt *date, const struct io_rec *r)
 {
 	jw__start_object(jw);
-	rec_out__json_header(jw, r->sid, r->time);
+	ref_header(jw, r->sid, r->time);
 	if (r->kind == REC_IO) {
 		jw__key(jw, "io");
 		jw__start_object(jw);
@@ -100,7 +136,7 @@ static void ref_json(struct json_writer *jw, struct date_fmt *date, const struct
 			jw__uint_str(jw, r->vfs_call);
 		}
 		jw__end_object(jw);
-		rec_out__json_process(jw, r->pid, r->tid, r->comm, r->cgroup);
+		ref_process(jw, r);
 	}
 	jw__key(jw, "device");
 	jw__start_object(jw);
