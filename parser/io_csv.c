@@ -28,24 +28,6 @@ const char *const io_text__csv_columns[] = {
 };
 const size_t io_text__csv_ncols = sizeof(io_text__csv_columns) / sizeof(io_text__csv_columns[0]);
 
-
-/* names: ours, plain */
-static void csv_enum(struct line *l, const char *name, int32_t value)
-{
-	if (name)
-		line_plain(l, name, strlen(name));
-	else
-		line_i64(l, value);
-}
-
-/* a number, or an empty cell when it is not there; then the comma */
-static inline void csv_opt(struct line *l, bool have, uint64_t v)
-{
-	if (have)
-		line_u64(l, v);
-	line_lit(l, ",");
-}
-
 void io_text__csv(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 {
 	struct dev_text *t = &x->dev;
@@ -63,11 +45,11 @@ void io_text__csv(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 		line_lit(&l, ",");
 		line_u64(&l, r->len);
 		line_lit(&l, ",");
-		csv_enum(&l, io_text__op_name(r->op), r->op);
+		line_name_csv(&l, io_text__op_name(r->op), r->op);
 		line_lit(&l, ",");
 		line_bool(&l, r->error);
 		line_lit(&l, ",");
-		csv_opt(&l, r->state == IO_COMPLETED, r->latency);
+		line_cell_u64(&l, r->state == IO_COMPLETED, r->latency);
 		line_u64(&l, r->qd);
 		line_lit(&l, ",");
 		line_u64(&l, r->write_hint);
@@ -116,19 +98,19 @@ void io_text__csv(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 		if (r->path)
 			line_csv_string(&l, r->path, strnlen(r->path, r->path_len));
 		line_lit(&l, ",");
-		csv_enum(&l, io_text__fs_event_name(r->fs_event), r->fs_event);
+		line_name_csv(&l, io_text__fs_event_name(r->fs_event), r->fs_event);
 		line_lit(&l, ",");
 	} else {
 		line_lit(&l, ",,,,,,");
 	}
-	csv_opt(&l, io && r->dispatched, r->queue_time);
-	csv_opt(&l, io && r->dispatched && r->state == IO_COMPLETED, r->device_time);
-	csv_opt(&l, io && r->pid, r->pid);
-	csv_opt(&l, io && r->tid, r->tid);
+	line_cell_u64(&l, io && r->dispatched, r->queue_time);
+	line_cell_u64(&l, io && r->dispatched && r->state == IO_COMPLETED, r->device_time);
+	line_cell_u64(&l, io && r->pid, r->pid);
+	line_cell_u64(&l, io && r->tid, r->tid);
 	if (io && r->comm[0])
 		line_csv_string(&l, r->comm, strlen(r->comm));
 	line_lit(&l, ",");
-	csv_opt(&l, io && r->cgroup, r->cgroup);
+	line_cell_u64(&l, io && r->cgroup, r->cgroup);
 	if (io) {
 		line_bool(&l, r->flags & IOF_SYNC);
 		line_lit(&l, ",");

@@ -15,18 +15,6 @@
 #include "line_out.h"
 #include "rec_out.h"
 
-/* names: ours, plain; a value newer than our schema: the JSON mapping prints the number */
-static void json_enum(struct line *l, const char *name, int32_t value)
-{
-	if (name) {
-		line_lit(l, "\"");
-		line_plain(l, name, strlen(name));
-		line_lit(l, "\"");
-	} else {
-		line_i64(l, value);
-	}
-}
-
 static void json_io(struct line *l, const struct io_rec *r)
 {
 	line_lit(l, ",\"io\":{\"lba\":");
@@ -34,7 +22,7 @@ static void json_io(struct line *l, const struct io_rec *r)
 	line_lit(l, ",\"len\":");
 	line_u64(l, r->len);
 	line_lit(l, ",\"operation\":");
-	json_enum(l, io_text__op_name(r->op), r->op);
+	line_name_json(l, io_text__op_name(r->op), r->op);
 	line_lit(l, ",\"error\":");
 	line_bool(l, r->error);
 	if (r->state == IO_COMPLETED) {
@@ -121,7 +109,7 @@ void io_text__json(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 		line_lit(&l, ",\"path\":");
 		line_json_string(&l, r->path ? r->path : "", r->path ? r->path_len : 0);
 		line_lit(&l, ",\"eventType\":");
-		json_enum(&l, io_text__fs_event_name(r->fs_event), r->fs_event);
+		line_name_json(&l, io_text__fs_event_name(r->fs_event), r->fs_event);
 		line_lit(&l, "}");
 	}
 	line_lit(&l, "}\n");

@@ -81,6 +81,49 @@ static inline void line_u64_str(struct line *l, uint64_t v)
 	*l->p++ = '"';
 }
 
+static inline void line_i64_str(struct line *l, int64_t v)
+{
+	*l->p++ = '"';
+	line_i64(l, v);
+	*l->p++ = '"';
+}
+
+/*
+ * A name of ours (an enum's, an errno's: plain text) quoted, or the
+ * number when there is none, as the JSON mapping prints a value newer
+ * than the schema.
+ */
+static inline void line_name_json(struct line *l, const char *name, int64_t value)
+{
+	if (name) {
+		*l->p++ = '"';
+		memcpy(l->p, name, strlen(name));
+		l->p += strlen(name);
+		*l->p++ = '"';
+	} else {
+		line_i64(l, value);
+	}
+}
+
+/* The same as a CSV cell: names of ours need no quotes */
+static inline void line_name_csv(struct line *l, const char *name, int64_t value)
+{
+	if (name) {
+		memcpy(l->p, name, strlen(name));
+		l->p += strlen(name);
+	} else {
+		line_i64(l, value);
+	}
+}
+
+/* A CSV cell: the number, or empty when it is not there; then the comma */
+static inline void line_cell_u64(struct line *l, bool have, uint64_t v)
+{
+	if (have)
+		line_u64(l, v);
+	*l->p++ = ',';
+}
+
 static inline void line_bool(struct line *l, bool b)
 {
 	if (b)

@@ -94,25 +94,6 @@ static const char *file_date(struct vfs_view *v, const struct file_node *f)
  * bytes, far from LINE_ROOM.
  */
 
-/* a name of ours (plain), or the number */
-static void json_name(struct line *l, const char *name, int64_t value)
-{
-	if (name) {
-		line_lit(l, "\"");
-		line_plain(l, name, strlen(name));
-		line_lit(l, "\"");
-	} else {
-		line_i64(l, value);
-	}
-}
-
-static void line_i64_str(struct line *l, int64_t v)
-{
-	line_lit(l, "\"");
-	line_i64(l, v);
-	line_lit(l, "\"");
-}
-
 /* ,"KEY":{...}, KEY a literal */
 #define json_file(v, l, key, f, path, path_len, partition) \
 	do {                                                     \
@@ -145,7 +126,7 @@ static void json_vfs(struct line *l, const struct vfs_rec *r)
 	line_lit(l, ",\"vfs\":{\"id\":");
 	line_u64_str(l, r->id);
 	line_lit(l, ",\"call\":");
-	json_name(l, vfs_call__name(r->call, r->uring_op), r->call);
+	line_name_json(l, vfs_call__name(r->call, r->uring_op), r->call);
 	line_lit(l, ",\"start\":");
 	line_i64_str(l, r->start);
 	line_lit(l, ",\"duration\":");
@@ -160,7 +141,7 @@ static void json_vfs(struct line *l, const struct vfs_rec *r)
 	line_i64_str(l, r->result);
 	if (r->result < 0) {
 		line_lit(l, ",\"error\":");
-		json_name(l, error_text(r, buf, sizeof(buf)), 0);
+		line_name_json(l, error_text(r, buf, sizeof(buf)), 0);
 	}
 	line_lit(l, ",\"flags\":");
 	line_u64(l, r->flags);
@@ -208,14 +189,6 @@ static void json_record(struct vfs_view *v, const struct vfs_rec *r)
 
 /* ---- CSV ---- */
 
-/* a number, or an empty cell; then the comma */
-static inline void csv_opt(struct line *l, bool have, uint64_t v)
-{
-	if (have)
-		line_u64(l, v);
-	line_lit(l, ",");
-}
-
 /* file's columns, then the comma: id, [partition,] creationDate, path */
 static void csv_file(struct vfs_view *v, struct line *l, const struct file_node *f,
 		     const char *path, bool partition)
@@ -259,10 +232,7 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 	line_lit(&l, ",");
 	line_u64(&l, r->id);
 	line_lit(&l, ",");
-	if (name)
-		line_plain(&l, name, strlen(name));
-	else
-		line_i64(&l, r->call);
+	line_name_csv(&l, name, r->call);
 	line_lit(&l, ",");
 	line_i64(&l, r->start);
 	line_lit(&l, ",");
@@ -295,12 +265,12 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 	} else {
 		line_lit(&l, ",,");
 	}
-	csv_opt(&l, vfs_call__is_uring(r->call), r->uring_op);
-	csv_opt(&l, r->pid, r->pid);
-	csv_opt(&l, r->tid, r->tid);
+	line_cell_u64(&l, vfs_call__is_uring(r->call), r->uring_op);
+	line_cell_u64(&l, r->pid, r->pid);
+	line_cell_u64(&l, r->tid, r->tid);
 	line_csv_string(&l, r->comm, strlen(r->comm));
 	line_lit(&l, ",");
-	csv_opt(&l, r->cgroup, r->cgroup);
+	line_cell_u64(&l, r->cgroup, r->cgroup);
 	line_u64(&l, r->dev ? r->dev->id : r->part);
 	line_lit(&l, ",");
 	line_csv_string(&l, dev_name, strlen(dev_name));
