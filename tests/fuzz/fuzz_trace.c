@@ -71,7 +71,7 @@ static void write_stream(int i, const uint8_t *data, size_t len)
 		abort();
 }
 
-/* Events decoded two ways: the same (every field of the hot types) */
+/* Events decoded two ways: the same (every field of the hot types and vfs) */
 static bool same_event(const struct event *a, const struct event *b)
 {
 	if (a->type != b->type || a->sid != b->sid || a->ts != b->ts)
@@ -101,6 +101,18 @@ static bool same_event(const struct event *a, const struct event *b)
 		return a->disp.id == b->disp.id && a->disp.dev == b->disp.dev &&
 		       a->disp.lba == b->disp.lba && a->disp.rq == b->disp.rq &&
 		       a->disp.len == b->disp.len && a->disp.bios == b->disp.bios;
+	case EV_VFS: {
+		const struct event_vfs *x = a->vfs, *y = b->vfs;
+
+		return x && y && x->id == y->id && x->size == y->size && x->duration == y->duration &&
+		       x->dev == y->dev && x->cgroup == y->cgroup && x->offset == y->offset &&
+		       x->offset2 == y->offset2 && x->result == y->result && x->call == y->call &&
+		       x->fd == y->fd && x->fd2 == y->fd2 && x->pid == y->pid && x->tid == y->tid &&
+		       x->flags == y->flags && x->uring_op == y->uring_op &&
+		       x->created == y->created && x->has_fid == y->has_fid &&
+		       x->has_fid2 == y->has_fid2 && !memcmp(&x->fid, &y->fid, sizeof(x->fid)) &&
+		       !memcmp(&x->fid2, &y->fid2, sizeof(x->fid2)) && !strcmp(x->comm, y->comm);
+	}
 	default:
 		return true;
 	}
@@ -174,6 +186,8 @@ static void check_delta(const uint8_t *data, size_t len)
 			rb = decode__event(m1, l1, &b, EV_ALL);
 			if (ra != DECODE_UNSURE && (ra != rb || (!ra && !same_event(&a, &b))))
 				abort();
+			if (!ra)
+				decode__release(&a);
 			if (!rb)
 				decode__release(&b);
 		}
