@@ -125,5 +125,4 @@ void io_text__csv(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 		line_u64(&l, r->vfs_call);
 	line_lit(&l, "\n");
 	line_end(&l);
-	outbuf_flush(l.o);
 }

@@ -114,5 +114,4 @@ void io_text__json(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 	}
 	line_lit(&l, "}\n");
 	line_end(&l);
-	outbuf_flush(o);
 }

@@ -46,7 +46,7 @@ void io_text__dev(struct dev_text *t, const struct device *d, enum view_format f
 const char *io_text__op_name(int32_t op);
 const char *io_text__fs_event_name(int32_t e);
 
-/* One record, newline included, into o, which is flushed after it */
+/* One record, newline included, into o (flushed when the next does not fit) */
 void io_text__json(struct io_text *t, struct outbuf *o, const struct io_rec *r);
 void io_text__csv(struct io_text *t, struct outbuf *o, const struct io_rec *r);
 

@@ -10,7 +10,9 @@
  *
  * The cursor always has LINE_ROOM bytes of room: literals and numbers go
  * in unchecked, as long as what a view writes between two string calls
- * (or from line_begin()) stays under that.
+ * (or from line_begin()) stays under that. Records stay in the buffer
+ * until one does not fit: the view flushes it at its end (rec_out__finish()),
+ * and nothing else may write to the FILE in between.
  */
 #ifndef IOTRACE_LINE_OUT_H
 #define IOTRACE_LINE_OUT_H

@@ -44,6 +44,11 @@ int rec_out__finish(struct rec_out *o, const char *const *cols, size_t n)
 {
 	if (!o->header_done && o->fmt == VIEW_CSV)
 		rec_out__csv_header(o, cols, n);
+	/* records written with line_out.h wait in the writer's buffer until it fills */
+	if (o->jw)
+		outbuf_flush(jw__outbuf(o->jw));
+	if (o->cw)
+		outbuf_flush(csv__outbuf(o->cw));
 	return view__flush(o->out);
 }
 

@@ -184,7 +184,6 @@ static void json_record(struct vfs_view *v, const struct vfs_rec *r)
 		json_file(v, &l, "file2", r->file2, r->path2, r->path2_len, true);
 	line_lit(&l, "}\n");
 	line_end(&l);
-	outbuf_flush(l.o);
 }
 
 /* ---- CSV ---- */
@@ -282,7 +281,6 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 	/* the last cell's comma becomes the end of the row */
 	l.p[-1] = '\n';
 	line_end(&l);
-	outbuf_flush(l.o);
 }
 
 /* ---- table ---- */
