@@ -51,10 +51,10 @@ static inline void line_end(struct line *l)
 }
 
 /* s: a string literal, which needs no escaping */
-#define line_lit(l, s)                                      \
-	do {                                              \
-		memcpy((l)->p, (s), sizeof(s) - 1);       \
-		(l)->p += sizeof(s) - 1;                  \
+#define line_lit(l, s)                              \
+	do {                                        \
+		memcpy((l)->p, (s), sizeof(s) - 1); \
+		(l)->p += sizeof(s) - 1;            \
 	} while (0)
 
 static inline void line_u64(struct line *l, uint64_t v)
@@ -90,6 +90,13 @@ static inline void line_i64_str(struct line *l, int64_t v)
 	*l->p++ = '"';
 }
 
+/* s[0..len): text that needs no escaping, len <= LINE_PLAIN_MAX; counts against the room */
+static inline void line_plain(struct line *l, const char *s, size_t len)
+{
+	memcpy(l->p, s, len);
+	l->p += len;
+}
+
 /*
  * A name of ours (an enum's, an errno's: plain text) quoted, or the
  * number when there is none, as the JSON mapping prints a value newer
@@ -99,8 +106,7 @@ static inline void line_name_json(struct line *l, const char *name, int64_t valu
 {
 	if (name) {
 		*l->p++ = '"';
-		memcpy(l->p, name, strlen(name));
-		l->p += strlen(name);
+		line_plain(l, name, strlen(name));
 		*l->p++ = '"';
 	} else {
 		line_i64(l, value);
@@ -110,12 +116,10 @@ static inline void line_name_json(struct line *l, const char *name, int64_t valu
 /* The same as a CSV cell: names of ours need no quotes */
 static inline void line_name_csv(struct line *l, const char *name, int64_t value)
 {
-	if (name) {
-		memcpy(l->p, name, strlen(name));
-		l->p += strlen(name);
-	} else {
+	if (name)
+		line_plain(l, name, strlen(name));
+	else
 		line_i64(l, value);
-	}
 }
 
 /* A CSV cell: the number, or empty when it is not there; then the comma */
@@ -134,11 +138,5 @@ static inline void line_bool(struct line *l, bool b)
 		line_lit(l, "false");
 }
 
-/* s[0..len): text that needs no escaping, len <= LINE_PLAIN_MAX; counts against the room */
-static inline void line_plain(struct line *l, const char *s, size_t len)
-{
-	memcpy(l->p, s, len);
-	l->p += len;
-}
 
 #endif
