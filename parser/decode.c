@@ -509,6 +509,110 @@ static bool fast_dispatch(const uint8_t *p, const uint8_t *end, const uint8_t *l
 	return true;
 }
 
+static inline bool vfs_field(struct event_vfs *x, uint64_t tag, uint64_t v)
+{
+	switch (tag) {
+	case TAG(1, WT_VARINT):
+		x->id = v;
+		break;
+	case TAG(2, WT_VARINT):
+		x->call = (int32_t)(uint32_t)v;
+		break;
+	case TAG(3, WT_VARINT):
+		x->pid = (uint32_t)v;
+		break;
+	case TAG(4, WT_VARINT):
+		x->tid = (uint32_t)v;
+		break;
+	case TAG(5, WT_VARINT):
+		x->fd = (int32_t)(uint32_t)v;
+		break;
+	case TAG(7, WT_VARINT):
+		x->offset = (int64_t)v;
+		break;
+	case TAG(8, WT_VARINT):
+		x->size = v;
+		break;
+	case TAG(9, WT_VARINT):
+		x->result = (int64_t)v;
+		break;
+	case TAG(10, WT_VARINT):
+		x->duration = v;
+		break;
+	case TAG(11, WT_VARINT):
+		x->dev = v;
+		break;
+	case TAG(12, WT_VARINT):
+		x->cgroup = v;
+		break;
+	case TAG(14, WT_VARINT):
+		x->flags = (uint32_t)v;
+		break;
+	case TAG(15, WT_VARINT):
+		x->created = v != 0;
+		break;
+	case TAG(16, WT_VARINT):
+		x->fd2 = (int32_t)(uint32_t)v;
+		break;
+	case TAG(18, WT_VARINT):
+		x->offset2 = (int64_t)v;
+		break;
+	case TAG(19, WT_VARINT):
+		x->uring_op = (uint32_t)v;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A vfs body, its fields in any order, into ev->vfs, allocated here;
+ * false (and nothing allocated) for one the fast path would not take.
+ */
+static bool fast_vfs(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
+		     struct event *ev)
+{
+	struct event_vfs *x = calloc(1, sizeof(*x));
+	bool have_comm = false;
+	const uint8_t *b, *be;
+	uint64_t tag, v;
+
+	if (!x)
+		return false;
+	while (p < end) {
+		if (!get_varint(&p, end, lim, &tag))
+			goto refuse;
+		if ((tag & 7) == WT_VARINT) {
+			if (!get_varint(&p, end, lim, &v) || !vfs_field(x, tag, v))
+				goto refuse;
+			continue;
+		}
+		/* a second file id or comm would be protobuf-c's to merge or replace */
+		if (tag == TAG(6, WT_LEN) && !x->has_fid) {
+			if (!get_len(&p, end, lim, &b, &be) || !fast_file_id(b, be, lim, &x->fid))
+				goto refuse;
+			x->has_fid = true;
+		} else if (tag == TAG(17, WT_LEN) && !x->has_fid2) {
+			if (!get_len(&p, end, lim, &b, &be) || !fast_file_id(b, be, lim, &x->fid2))
+				goto refuse;
+			x->has_fid2 = true;
+		} else if (tag == TAG(13, WT_LEN) && !have_comm) {
+			if (!get_len(&p, end, lim, &b, &be))
+				goto refuse;
+			copy_comm(x->comm, b, (size_t)(be - b));
+			have_comm = true;
+		} else {
+			goto refuse;
+		}
+	}
+	ev->vfs = x;
+	return true;
+refuse:
+	free(x);
+	return false;
+}
+
 /* The event type of a top-level field, EV_NONE for one we do not know. */
 static inline enum event_type oneof_type(uint64_t tag)
 {
@@ -551,9 +655,23 @@ static inline bool fast_body(const uint8_t *p, const uint8_t *end, const uint8_t
 		return fast_split(p, end, lim, ev);
 	case EV_DISPATCH:
 		return fast_dispatch(p, end, lim, ev);
+	case EV_VFS:
+		return fast_vfs(p, end, lim, ev);
 	default:
 		/* strings and rare events: protobuf-c */
 		return false;
+	}
+}
+
+/*
+ * What the fast path left when it gave up after the body: a vfs body's
+ * struct, before protobuf-c's turn (decode__event_slow() clears *ev).
+ */
+static void drop_fast(struct event *ev)
+{
+	if (ev->type == EV_VFS) {
+		free(ev->vfs);
+		ev->vfs = NULL;
 	}
 }
 
@@ -855,6 +973,7 @@ int decode__event(const uint8_t *msg, size_t len, struct event *ev, unsigned int
 	ret = fast_record(msg, len, ev, types);
 	if (ret)
 		return ret - 1;
+	drop_fast(ev);
 	ret = decode__event_slow(msg, len, ev);
 	if (!ret && !(types & EV_BIT(ev->type))) {
 		decode__release(ev);
@@ -881,6 +1000,7 @@ int decode__event_peeked(const uint8_t *msg, size_t len, const struct decode_pee
 		if (fast_body(pk->body, msg + len, msg + len, ev))
 			return 0;
 	}
+	drop_fast(ev);
 	ret = decode__event_slow(msg, len, ev);
 	if (!ret && !(types & EV_BIT(ev->type))) {
 		decode__release(ev);
@@ -979,62 +1099,6 @@ static const struct delta_field *split_completion_in_order(const struct delta_fi
 	return f;
 }
 
-static inline bool vfs_field(struct event_vfs *x, uint64_t tag, uint64_t v)
-{
-	switch (tag) {
-	case TAG(1, WT_VARINT):
-		x->id = v;
-		break;
-	case TAG(2, WT_VARINT):
-		x->call = (int32_t)(uint32_t)v;
-		break;
-	case TAG(3, WT_VARINT):
-		x->pid = (uint32_t)v;
-		break;
-	case TAG(4, WT_VARINT):
-		x->tid = (uint32_t)v;
-		break;
-	case TAG(5, WT_VARINT):
-		x->fd = (int32_t)(uint32_t)v;
-		break;
-	case TAG(7, WT_VARINT):
-		x->offset = (int64_t)v;
-		break;
-	case TAG(8, WT_VARINT):
-		x->size = v;
-		break;
-	case TAG(9, WT_VARINT):
-		x->result = (int64_t)v;
-		break;
-	case TAG(10, WT_VARINT):
-		x->duration = v;
-		break;
-	case TAG(11, WT_VARINT):
-		x->dev = v;
-		break;
-	case TAG(12, WT_VARINT):
-		x->cgroup = v;
-		break;
-	case TAG(14, WT_VARINT):
-		x->flags = (uint32_t)v;
-		break;
-	case TAG(15, WT_VARINT):
-		x->created = v != 0;
-		break;
-	case TAG(16, WT_VARINT):
-		x->fd2 = (int32_t)(uint32_t)v;
-		break;
-	case TAG(18, WT_VARINT):
-		x->offset2 = (int64_t)v;
-		break;
-	case TAG(19, WT_VARINT):
-		x->uring_op = (uint32_t)v;
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
 
 /*
  * The fields of a vfs split into ev->vfs, allocated here; false (and
@@ -1134,8 +1198,13 @@ enum event_type decode__split_type(const struct delta_split *s)
 bool decode__fast_takes(const uint8_t *msg, size_t len)
 {
 	struct event ev = { 0 };
+	int r = fast_record(msg, len, &ev, EV_ALL);
 
-	return fast_record(msg, len, &ev, EV_ALL) == 1;
+	if (r == 1)
+		decode__release(&ev);
+	else
+		drop_fast(&ev);
+	return r == 1;
 }
 
 void decode__release(struct event *ev)

@@ -434,6 +434,9 @@ static void test_vfs(void **state)
 	decode__release(&out);
 	assert_null(out.vfs);
 
+	/* the hand-written decoder reads it by itself, from the message */
+	assert_true(decode__fast_takes(buf, len));
+
 	/* from a delta record, by decode__split() itself, the same */
 	split_took = 0;
 	same_from_split(buf, len, EV_ALL);
