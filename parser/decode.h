@@ -29,7 +29,8 @@
  * inside it goes unnoticed); or -EPROTO if it is not an Event (protobuf-c
  * rejects it; an allocation failure inside protobuf-c looks the same and
  * is blamed on the record). On success ev->pb may hold an unpacked
- * message: release it with decode__release().
+ * message, and a vfs event's fields (ev->vfs) are allocated: release
+ * both with decode__release().
  */
 #define DECODE_SKIPPED 1
 int decode__event(const uint8_t *msg, size_t len, struct event *ev, unsigned int types);
@@ -101,7 +102,7 @@ int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev);
  */
 bool decode__fast_takes(const uint8_t *msg, size_t len);
 
-/* Frees ev->pb (if any). */
+/* Frees ev->pb (if any) and a vfs event's fields. */
 void decode__release(struct event *ev);
 
 #endif
