@@ -567,6 +567,47 @@ static inline bool vfs_field(struct event_vfs *x, uint64_t tag, uint64_t v)
 }
 
 /*
+ * A file id of n bytes at b into *fid, once: false for one the fast path
+ * would not take. Copied first: fast_file_id() loads 8 bytes before its
+ * end, which a split's bytes may not have.
+ */
+static bool file_id_of(const uint8_t *b, size_t n, bool *have, struct file_id *fid)
+{
+	uint8_t buf[8 + 64];
+
+	if (*have || n > sizeof(buf) - 8)
+		return false;
+	memset(buf, 0, 8);
+	memcpy(buf + 8, b, n);
+	*have = true;
+	return fast_file_id(buf + 8, buf + 8 + n, buf + 8 + n, fid);
+}
+
+/*
+ * A bytes field of a vfs body into x, from the message or from a split:
+ * false for one the fast path would not take (a second file id or comm
+ * would be protobuf-c's to merge or replace).
+ */
+static bool vfs_bytes(struct event_vfs *x, uint64_t field, const uint8_t *b, size_t n,
+		      bool *have_comm)
+{
+	switch (field) {
+	case 6:
+		return file_id_of(b, n, &x->has_fid, &x->fid);
+	case 17:
+		return file_id_of(b, n, &x->has_fid2, &x->fid2);
+	case 13:
+		if (*have_comm)
+			return false;
+		copy_comm(x->comm, b, n);
+		*have_comm = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * A vfs body, its fields in any order, into ev->vfs, allocated here;
  * false (and nothing allocated) for one the fast path would not take.
  */
@@ -588,23 +629,9 @@ static bool fast_vfs(const uint8_t *p, const uint8_t *end, const uint8_t *lim,
 				goto refuse;
 			continue;
 		}
-		/* a second file id or comm would be protobuf-c's to merge or replace */
-		if (tag == TAG(6, WT_LEN) && !x->has_fid) {
-			if (!get_len(&p, end, lim, &b, &be) || !fast_file_id(b, be, lim, &x->fid))
-				goto refuse;
-			x->has_fid = true;
-		} else if (tag == TAG(17, WT_LEN) && !x->has_fid2) {
-			if (!get_len(&p, end, lim, &b, &be) || !fast_file_id(b, be, lim, &x->fid2))
-				goto refuse;
-			x->has_fid2 = true;
-		} else if (tag == TAG(13, WT_LEN) && !have_comm) {
-			if (!get_len(&p, end, lim, &b, &be))
-				goto refuse;
-			copy_comm(x->comm, b, (size_t)(be - b));
-			have_comm = true;
-		} else {
+		if ((tag & 7) != WT_LEN || !get_len(&p, end, lim, &b, &be) ||
+		    !vfs_bytes(x, tag >> 3, b, (size_t)(be - b), &have_comm))
 			goto refuse;
-		}
 	}
 	ev->vfs = x;
 	return true;
@@ -1009,20 +1036,6 @@ int decode__event_peeked(const uint8_t *msg, size_t len, const struct decode_pee
 	return ret;
 }
 
-/* A file id of a split into *fid, once: false for one the fast path would not take */
-static bool split_file_id(const struct delta_field *f, bool *have, struct file_id *fid)
-{
-	/* a file id is short; fast_file_id() loads 8 bytes before its end */
-	uint8_t buf[8 + 64];
-
-	if (*have || f->v > sizeof(buf) - 8)
-		return false;
-	memset(buf, 0, 8);
-	memcpy(buf + 8, f->p, (size_t)f->v);
-	*have = true;
-	return fast_file_id(buf + 8, buf + 8 + f->v, buf + 8 + f->v, fid);
-}
-
 /* A bytes field of a split into *ev: false for one the fast path would not take */
 static bool split_bytes(const struct delta_field *f, enum event_type t, bool *have_fid,
 			struct event *ev)
@@ -1033,7 +1046,7 @@ static bool split_bytes(const struct delta_field *f, enum event_type t, bool *ha
 	}
 	if (t != EV_FS_META || TAG(f->field, WT_LEN) != META_FILE_ID)
 		return false;
-	return split_file_id(f, have_fid, &ev->meta.fid);
+	return file_id_of(f->p, (size_t)f->v, have_fid, &ev->meta.fid);
 }
 
 /*
@@ -1112,18 +1125,10 @@ static bool split_vfs(const struct delta_field *f, const struct delta_field *fen
 	bool have_comm = false, ok = x != NULL;
 
 	for (; ok && f < fend; f++) {
-		if (!f->p) {
+		if (!f->p)
 			ok = vfs_field(x, TAG(f->field, WT_VARINT), f->v);
-		} else if (f->field == 6) {
-			ok = split_file_id(f, &x->has_fid, &x->fid);
-		} else if (f->field == 17) {
-			ok = split_file_id(f, &x->has_fid2, &x->fid2);
-		} else if (f->field == 13 && !have_comm) {
-			copy_comm(x->comm, f->p, (size_t)f->v);
-			have_comm = true;
-		} else {
-			ok = false;
-		}
+		else
+			ok = vfs_bytes(x, f->field, f->p, (size_t)f->v, &have_comm);
 	}
 	if (!ok) {
 		free(x);
