@@ -97,23 +97,19 @@ bool line_csv_plain(const char *s, size_t len)
 
 void line_csv_string(struct line *l, const char *s, size_t len)
 {
-	struct outbuf *o = l->o;
 	bool plain = line_csv_plain(s, len);
+	char *p = line_room_for(l, len);
 
-	line_end(l);
-	if (plain && len <= OUTBUF_SIZE - LINE_ROOM) {
-		if (OUTBUF_SIZE - o->len < len + LINE_ROOM)
-			outbuf_flush(o);
-		memcpy(o->b + o->len, s, len);
-		o->len += len;
-		l->p = o->b + o->len;
+	if (plain && p) {
+		memcpy(p, s, len);
+		l->p = p + len;
 		return;
 	}
 	if (plain)
-		outbuf_put(o, s, len);
+		outbuf_put(l->o, s, len);
 	else
-		put_quoted(o, s, len);
-	line_begin(l, o);
+		put_quoted(l->o, s, len);
+	line_begin(l, l->o);
 }
 
 struct outbuf *csv__outbuf(struct csv_writer *cw)

@@ -28,8 +28,8 @@ void csv__empty(struct csv_writer *cw);
 void csv__end_row(struct csv_writer *cw);
 
 /*
- * The writer's buffer, for a view that writes a row of a fixed layout
- * itself (line_out.h), newline included, then flushes it (outbuf_flush).
+ * The writer's buffer, for a view that writes rows of a fixed layout
+ * itself (line_out.h), newline included; rec_out__finish() flushes it.
  */
 struct outbuf;
 struct outbuf *csv__outbuf(struct csv_writer *cw);

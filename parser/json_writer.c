@@ -262,15 +262,10 @@ static void put_string(struct json_writer *jw, const char *str, size_t len, cons
 
 void line_json_string(struct line *l, const char *s, size_t len)
 {
-	struct outbuf *o = l->o;
 	size_t i = plain_prefix(s, len);
-	char *p;
+	char *p = line_room_for(l, len + 2);
 
-	line_end(l);
-	if (i == len && len <= OUTBUF_SIZE - LINE_ROOM - 2) {
-		if (OUTBUF_SIZE - o->len < len + 2 + LINE_ROOM)
-			outbuf_flush(o);
-		p = o->b + o->len;
+	if (i == len && p) {
 		*p++ = '"';
 		memcpy(p, s, len);
 		p += len;
@@ -278,8 +273,8 @@ void line_json_string(struct line *l, const char *s, size_t len)
 		l->p = p;
 		return;
 	}
-	put_escaped(o, s, len, i);
-	line_begin(l, o);
+	put_escaped(l->o, s, len, i);
+	line_begin(l, l->o);
 }
 
 bool line_json_plain(const char *s, size_t len)

@@ -44,9 +44,9 @@ void jw__int_str(struct json_writer *jw, int64_t v);
 void jw__newline(struct json_writer *jw);
 
 /*
- * The writer's buffer, for a view that writes a record of a fixed layout
- * itself (line_out.h) between two top-level values; jw__newline() ends
- * the record.
+ * The writer's buffer, for a view that writes records of a fixed layout
+ * itself (line_out.h), newline included, between two top-level values;
+ * rec_out__finish() flushes it.
  */
 struct outbuf;
 struct outbuf *jw__outbuf(struct json_writer *jw);

@@ -27,9 +27,6 @@
 
 #define LINE_ROOM 2048
 
-/* The longest text line_plain() takes */
-#define LINE_PLAIN_MAX 256
-
 struct line {
 	struct outbuf *o;
 	char *p;
@@ -48,6 +45,24 @@ static inline void line_begin(struct line *l, struct outbuf *o)
 static inline void line_end(struct line *l)
 {
 	l->o->len = (size_t)(l->p - l->o->b);
+}
+
+/*
+ * For a string writer: ends the text so far and makes room for n bytes
+ * with LINE_ROOM after them; where they go (the writer sets l->p past
+ * them), or NULL when n is too long for the buffer (the writer goes
+ * through outbuf_put(), then line_begin()).
+ */
+static inline char *line_room_for(struct line *l, size_t n)
+{
+	struct outbuf *o = l->o;
+
+	line_end(l);
+	if (n > OUTBUF_SIZE - LINE_ROOM)
+		return NULL;
+	if (OUTBUF_SIZE - o->len < n + LINE_ROOM)
+		outbuf_flush(o);
+	return o->b + o->len;
 }
 
 /* s: a string literal, which needs no escaping */
@@ -90,7 +105,7 @@ static inline void line_i64_str(struct line *l, int64_t v)
 	*l->p++ = '"';
 }
 
-/* s[0..len): text that needs no escaping, len <= LINE_PLAIN_MAX; counts against the room */
+/* s[0..len): short text that needs no escaping; it counts against the room */
 static inline void line_plain(struct line *l, const char *s, size_t len)
 {
 	memcpy(l->p, s, len);
