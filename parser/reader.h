@@ -13,9 +13,11 @@
  * another on the same CPU writes a later sid first).
  *
  * Reading and decoding the next quarter runs while the current one is
- * handed out: on a helper thread if asked for (threads = 2), the caller's
- * thread helping once it is through the quarter; otherwise all on the
- * caller's thread. The sequence is the same either way.
+ * handed out: on a helper thread if allowed (threads = 2) and some stream
+ * is compressed (raw records decode faster than a decoded event moves to
+ * another CPU), the caller's thread helping once it is through the
+ * quarter; otherwise all on the caller's thread. The sequence is the same
+ * either way.
  *
  * What the window cannot place comes out anyway: a record whose sid has
  * been handed out, or is being handed out (an inversion beyond the
@@ -52,7 +54,7 @@ struct reader;
 
 /*
  * types: EV_BIT() mask of the event types to return (EV_ALL for all).
- * threads: 1, or 2 for a helper thread. Returns NULL with errno set. The
+ * threads: 1, or 2 to allow a helper thread. Returns NULL with errno set. The
  * trace must outlive the reader.
  */
 struct reader *reader__new(struct trace *t, unsigned int types, unsigned int threads);

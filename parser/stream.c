@@ -626,6 +626,11 @@ uint64_t stream__offset(const struct stream *s)
 	return s->offset;
 }
 
+bool stream__compressed(const struct stream *s)
+{
+	return s->zds != NULL;
+}
+
 const char *stream__path(const struct stream *s)
 {
 	return s->path;

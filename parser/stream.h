@@ -115,6 +115,9 @@ int stream__seek(struct stream *s, const uint8_t *map, uint64_t off);
 void stream__mark(struct stream *s, uint64_t off);
 int stream__mark_met(const struct stream *s);
 
+/* Whether s is a zstd file (known once it has been read from) */
+bool stream__compressed(const struct stream *s);
+
 const char *stream__path(const struct stream *s);
 
 /* Accepts NULL. */

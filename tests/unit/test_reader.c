@@ -3,7 +3,8 @@
  * The windowed sid merge (reader.c): order across streams and windows,
  * inversions within and beyond the window, equal sids, gaps and sids near
  * UINT64_MAX, damage, type filtering, and the same sequence with one
- * thread or two.
+ * thread or two. A helper thread reads ahead only for compressed streams,
+ * so the tests of two threads write their streams as zstd frames.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +16,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <zstd.h>
 
 #include "framing.h"
 #include "reader.h"
@@ -113,17 +116,55 @@ static void write_file(const char *name, const void *data, size_t len)
 	assert_int_equal(fclose(f), 0);
 }
 
-static void write_streams(struct buf *b, size_t n)
+/* Stream i as octf.trace.<i>, or its first len bytes as one zstd frame in octf.trace.<i>.zst */
+static void write_stream(const struct buf *b, size_t i, size_t len, bool zstd)
 {
 	char name[32];
+	size_t cap = ZSTD_compressBound(len), zlen;
+	void *z;
+
+	if (!zstd) {
+		snprintf(name, sizeof(name), "octf.trace.%zu", i);
+		write_file(name, b->b, len);
+		return;
+	}
+	z = malloc(cap);
+	assert_non_null(z);
+	zlen = ZSTD_compress(z, cap, b->b, len, 1);
+	assert_false(ZSTD_isError(zlen));
+	snprintf(name, sizeof(name), "octf.trace.%zu.zst", i);
+	write_file(name, z, zlen);
+	free(z);
+}
+
+static void write_streams_as(struct buf *b, size_t n, bool zstd)
+{
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "octf.trace.%zu", i);
-		write_file(name, b[i].b, b[i].len);
+		write_stream(&b[i], i, b[i].len, zstd);
 		free(b[i].b);
 		b[i].b = NULL;
 	}
+}
+
+static void write_streams(struct buf *b, size_t n)
+{
+	write_streams_as(b, n, false);
+}
+
+/* the threads of this process */
+static size_t thread_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 struct seen {
@@ -200,7 +241,7 @@ static void test_interleaved(void **state)
 		add_io(&b[i], sid, ID(i, b[i].n));
 		want++;
 	}
-	write_streams(b, 3);
+	write_streams_as(b, 3, true);
 	for (th = 1; th <= 2; th++) {
 		s = read_all(EV_ALL, th, &n, NULL);
 		assert_int_equal(n, want);
@@ -279,7 +320,7 @@ static void test_duplicates(void **state)
 	add_io(&b[1], 5, ID(1, 0));
 	add_io(&b[1], 6, ID(1, 1));
 	add_io(&b[1], 7, ID(1, 2));
-	write_streams(b, 2);
+	write_streams_as(b, 2, true);
 	for (th = 1; th <= 2; th++) {
 		s = read_all(EV_ALL, th, &n, NULL);
 		assert_int_equal(n, 6);
@@ -327,18 +368,22 @@ static int ends_with(const char *s, const char *suffix)
 /*
  * A stream cut inside a record, one with a record that does not decode:
  * each recorded once with its file and offset, in stream order; what came
- * before the damage and all of the good stream come out in order.
+ * before the damage and all of the good stream come out in order. Raw
+ * and compressed, with one thread and two.
  */
 static void test_damaged(void **state)
 {
 	/* a header field claiming 5 bytes where there is 1 */
 	const uint8_t undecodable[] = { 0x0a, 0x05, 0x08 };
+	const char *suffix[2] = { "", ".zst" };
 	struct buf b[3] = {};
 	const struct event *ev;
+	char path[32];
 	uint64_t sid, cut;
+	unsigned int th, z;
 	struct reader *r;
 	struct trace *t;
-	size_t i, n = 0;
+	size_t i, n;
 	int ret;
 
 	for (sid = 1; sid <= 300; sid++) {
@@ -348,28 +393,36 @@ static void test_damaged(void **state)
 		add_io(&b[i], sid, ID(i, b[i].n));
 	}
 	cut = b[1].off[5] + 4;
-	write_file("octf.trace.0", b[0].b, b[0].len);
-	write_file("octf.trace.1", b[1].b, cut);
-	write_file("octf.trace.2", b[2].b, b[2].len);
-
-	t = trace__open(dir);
-	assert_non_null(t);
-	r = reader__new(t, EV_ALL, 2);
-	assert_non_null(r);
-	while ((ret = reader__next(r, &ev)) == 1)
-		n++;
-	assert_int_equal(ret, 0);
-	assert_int_equal(n, b[0].n + 5 + 3);
-	assert_int_equal(reader__error_count(r), 2);
-	assert_true(ends_with(reader__error(r, 0)->path, "/octf.trace.1"));
-	assert_int_equal(reader__error(r, 0)->err, -ENODATA);
-	assert_int_equal(reader__error(r, 0)->offset, b[1].off[5]);
-	assert_true(ends_with(reader__error(r, 1)->path, "/octf.trace.2"));
-	assert_int_equal(reader__error(r, 1)->err, -EPROTO);
-	assert_int_equal(reader__error(r, 1)->offset, b[2].off[3]);
-	assert_null(reader__error(r, 2));
-	reader__free(r);
-	trace__free(t);
+	for (z = 0; z < 2; z++) {
+		assert_int_equal(teardown(state), 0);
+		assert_int_equal(setup(state), 0);
+		write_stream(&b[0], 0, b[0].len, z);
+		write_stream(&b[1], 1, cut, z);
+		write_stream(&b[2], 2, b[2].len, z);
+		for (th = 1; th <= 2; th++) {
+			t = trace__open(dir);
+			assert_non_null(t);
+			r = reader__new(t, EV_ALL, th);
+			assert_non_null(r);
+			n = 0;
+			while ((ret = reader__next(r, &ev)) == 1)
+				n++;
+			assert_int_equal(ret, 0);
+			assert_int_equal(n, b[0].n + 5 + 3);
+			assert_int_equal(reader__error_count(r), 2);
+			snprintf(path, sizeof(path), "/octf.trace.1%s", suffix[z]);
+			assert_true(ends_with(reader__error(r, 0)->path, path));
+			assert_int_equal(reader__error(r, 0)->err, -ENODATA);
+			assert_int_equal(reader__error(r, 0)->offset, b[1].off[5]);
+			snprintf(path, sizeof(path), "/octf.trace.2%s", suffix[z]);
+			assert_true(ends_with(reader__error(r, 1)->path, path));
+			assert_int_equal(reader__error(r, 1)->err, -EPROTO);
+			assert_int_equal(reader__error(r, 1)->offset, b[2].off[3]);
+			assert_null(reader__error(r, 2));
+			reader__free(r);
+			trace__free(t);
+		}
+	}
 	for (i = 0; i < 3; i++)
 		free(b[i].b);
 }
@@ -429,7 +482,7 @@ static void test_threads_same(void **state)
 		if (rand() % 89 == 0)
 			add_io(&b[k], sid > 300 ? sid - 300 : sid, ID(k, b[k].n));
 	}
-	write_streams(b, 9);
+	write_streams_as(b, 9, true);
 	s1 = read_all(EV_ALL, 1, &n1, NULL);
 	s2 = read_all(EV_ALL, 2, &n2, NULL);
 	assert_int_equal(n1, n2);
@@ -454,7 +507,7 @@ static void test_free_early(void **state)
 
 	for (sid = 1; sid <= 4 * READER_WINDOW; sid++)
 		add_io(&b[sid % 4], sid, sid);
-	write_streams(b, 4);
+	write_streams_as(b, 4, true);
 	t = trace__open(dir);
 	assert_non_null(t);
 	r = reader__new(t, EV_ALL, 2);
@@ -464,6 +517,41 @@ static void test_free_early(void **state)
 	reader__free(r);
 	reader__free(NULL);
 	trace__free(t);
+}
+
+/*
+ * Two threads allowed: a helper starts with the first read when a stream
+ * is compressed, and not for raw streams, which one thread reads faster.
+ */
+static void test_helper_when_compressed(void **state)
+{
+	const struct event *ev;
+	struct buf b[2] = {};
+	unsigned int z;
+	struct reader *r;
+	struct trace *t;
+	size_t before;
+	uint64_t sid;
+
+	for (z = 0; z < 2; z++) {
+		assert_int_equal(teardown(state), 0);
+		assert_int_equal(setup(state), 0);
+		memset(b, 0, sizeof(b));
+		for (sid = 1; sid <= 1000; sid++)
+			add_io(&b[sid % 2], sid, sid);
+		write_streams_as(b, 2, z);
+		t = trace__open(dir);
+		assert_non_null(t);
+		before = thread_count();
+		r = reader__new(t, EV_ALL, 2);
+		assert_non_null(r);
+		assert_int_equal(thread_count(), before);
+		assert_int_equal(reader__next(r, &ev), 1);
+		assert_int_equal(thread_count(), before + z);
+		reader__free(r);
+		assert_int_equal(thread_count(), before);
+		trace__free(t);
+	}
 }
 
 /* A trace with no streams, and one with empty streams. */
@@ -494,6 +582,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_type_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_same, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_early, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_helper_when_compressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
 	};
 
