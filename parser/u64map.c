@@ -33,22 +33,16 @@ bool u64map__get(const struct u64map *m, uint64_t key, uint64_t *val)
 	}
 }
 
-/* Returns 1 (and *old) if key was there, else 0. */
-static int insert(struct u64map *m, uint64_t key, uint64_t val, uint64_t *old)
+/* Into a table that does not hold key (grow()'s rehash) */
+static void place(struct u64map *m, uint64_t key, uint64_t val)
 {
 	size_t i;
-	int had;
 
-	for (i = home(m, key); m->slots[i].key && m->slots[i].key != key; i = (i + 1) & (m->cap - 1))
+	for (i = home(m, key); m->slots[i].key; i = (i + 1) & (m->cap - 1))
 		;
-	had = m->slots[i].key != 0;
-	if (had)
-		*old = m->slots[i].val;
-	else
-		m->count++;
 	m->slots[i].key = key;
 	m->slots[i].val = val;
-	return had;
+	m->count++;
 }
 
 /* Keeps the load at most 1/2: probes stay short. */
@@ -66,35 +60,58 @@ static int grow(struct u64map *m)
 	}
 	m->count = 0;
 	for (i = 0; i < ocap; i++) {
-		uint64_t unused;
-
 		if (old[i].key)
-			insert(m, old[i].key, old[i].val, &unused);
+			place(m, old[i].key, old[i].val);
 	}
 	free(old);
 	return 0;
 }
 
-int u64map__swap(struct u64map *m, uint64_t key, uint64_t val, uint64_t *old)
+uint64_t *u64map__ref(struct u64map *m, uint64_t key, bool *created)
 {
-	int err;
+	size_t i;
 
 	if (!key) {
-		int had = m->has_zero;
-
-		if (had)
-			*old = m->zero_val;
+		*created = !m->has_zero;
+		if (*created)
+			m->zero_val = 0;
 		m->has_zero = true;
-		m->zero_val = val;
-		return had;
+		return &m->zero_val;
 	}
-	/* replacing never allocates: only a new key may need a bigger table */
-	if ((m->count + 1) * 2 > m->cap && !(m->cap && u64map__get(m, key, old))) {
-		err = grow(m);
-		if (err)
-			return err;
+	if (m->cap) {
+		for (i = home(m, key); m->slots[i].key; i = (i + 1) & (m->cap - 1)) {
+			if (m->slots[i].key == key) {
+				*created = false;
+				return &m->slots[i].val;
+			}
+		}
+		/* a key that is there never allocates: only a new one may need a bigger table */
+		if ((m->count + 1) * 2 <= m->cap)
+			goto claim;
 	}
-	return insert(m, key, val, old);
+	if (grow(m))
+		return NULL;
+	for (i = home(m, key); m->slots[i].key; i = (i + 1) & (m->cap - 1))
+		;
+claim:
+	m->slots[i].key = key;
+	m->slots[i].val = 0;
+	m->count++;
+	*created = true;
+	return &m->slots[i].val;
+}
+
+int u64map__swap(struct u64map *m, uint64_t key, uint64_t val, uint64_t *old)
+{
+	bool created;
+	uint64_t *v = u64map__ref(m, key, &created);
+
+	if (!v)
+		return -ENOMEM;
+	if (!created)
+		*old = *v;
+	*v = val;
+	return !created;
 }
 
 int u64map__put(struct u64map *m, uint64_t key, uint64_t val)

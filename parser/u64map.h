@@ -33,6 +33,12 @@ int u64map__put(struct u64map *m, uint64_t key, uint64_t val);
  * *old, 0 if key is new, or -ENOMEM.
  */
 int u64map__swap(struct u64map *m, uint64_t key, uint64_t val, uint64_t *old);
+/*
+ * The value of key, added as 0 if it was not there (*created), in one
+ * probe: for a read-modify-write. Valid until the map next changes; NULL
+ * if out of memory (the map is as it was).
+ */
+uint64_t *u64map__ref(struct u64map *m, uint64_t key, bool *created);
 /* Returns whether key was there. */
 bool u64map__del(struct u64map *m, uint64_t key);
 /* Removes key and returns its value in *val, in one probe; false if absent. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The in-flight map: every operation against a plain reference table,
- * over random keys that collide in their home slots, key 0 included, and
- * through growth and backward-shift deletion.
+ * The in-flight map: every operation, u64map__ref()'s read-modify-write
+ * among them, against a plain reference table, over random keys that
+ * collide in their home slots, key 0 included, and through growth and
+ * backward-shift deletion.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,7 +35,7 @@ static void test_against_reference(void **state)
 	for (n = 0; n < 200000; n++) {
 		size_t x = (size_t)rand() % KEYS;
 		size_t y;
-		int op = rand() % 4;
+		int op = rand() % 5;
 
 		/* duplicates among keys[] behave as one key: use the first index */
 		for (y = 0; keys[y] != keys[x]; y++)
@@ -67,6 +68,20 @@ static void test_against_reference(void **state)
 			}
 			present[x] = false;
 			break;
+		case 3: {
+			bool created;
+			uint64_t *r = u64map__ref(&m, keys[x], &created);
+
+			assert_non_null(r);
+			assert_int_equal(created, !present[x]);
+			assert_true(*r == (present[x] ? vals[x] : 0));
+			*r += n;
+			if (!present[x])
+				live++;
+			vals[x] = *r;
+			present[x] = true;
+			break;
+		}
 		default:
 			assert_int_equal(u64map__del(&m, keys[x]), present[x]);
 			if (present[x])
