@@ -31,9 +31,14 @@
  * later than the horizon (a collector stopped for seconds) can only make
  * a completed I/O look in flight, which the stop then waits for no
  * longer than its patience (inflight__waiting()).
+ *
+ * A prune looks at every slot of the map, so it runs by the clock, every
+ * quarter of the horizon, and holds at most 1.25 s of ids. It ran every
+ * 16,384 events before: at full rate 30 times a second, a tenth of the
+ * collector's instructions (bench/intake).
  */
 #define FORGET_AFTER_NS 1000000000ull
-#define PRUNE_EVERY (1u << 14)
+#define PRUNE_EVERY_NS (FORGET_AFTER_NS / 4)
 
 static void prune(struct inflight *f)
 {
@@ -56,24 +61,25 @@ static void prune(struct inflight *f)
 static void event(struct inflight *f, uint64_t id, uint64_t ts, bool completion)
 {
 	uint64_t val = ts | (completion ? COMPLETION_MARK : 0), old, old_ts;
-	int had = u64map__swap(&f->ids, id, val, &old);
+	bool created;
+	uint64_t *v = u64map__ref(&f->ids, id, &created);
 
 	/* out of memory: that I/O is not waited for */
-	if (had < 0)
+	if (!v)
 		return;
+	old = *v;
+	old_ts = old & ~COMPLETION_MARK;
+	/* an older event, late: the id keeps the latest */
+	if (created || old_ts <= ts)
+		*v = val;
 	if (ts > f->newest)
 		f->newest = ts;
-	if (++f->events % PRUNE_EVERY == 0)
+	if (f->newest - f->pruned_at >= PRUNE_EVERY_NS) {
+		f->pruned_at = f->newest;
 		prune(f);
-	if (!had)
-		return;
-	old_ts = old & ~COMPLETION_MARK;
-	if (old_ts > ts) {
-		/* an older event, late: the id keeps the latest */
-		u64map__put(&f->ids, id, old);
-		return;
 	}
-	if (completion && !(old & COMPLETION_MARK) && ts - old_ts > f->max_latency)
+	if (!created && completion && !(old & COMPLETION_MARK) && old_ts <= ts &&
+	    ts - old_ts > f->max_latency)
 		f->max_latency = ts - old_ts;
 }
 

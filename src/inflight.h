@@ -21,7 +21,7 @@ struct inflight {
 	struct u64map ids;	/* id -> its latest event (see inflight.c) */
 	uint64_t newest;	/* ns, the latest event seen */
 	uint64_t max_latency;	/* ns, the longest completion seen in order */
-	uint64_t events;
+	uint64_t pruned_at;	/* ns, newest at the last prune */
 };
 
 /* Takes the record's part in it; every other record is ignored. */
