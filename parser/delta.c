@@ -1236,6 +1236,13 @@ static int rec_from_delta(const struct delta *d, struct rec *r, const uint8_t **
 			if (!x) {
 				GET(&x);
 				v->v = pred + unzigzag(x);
+				/*
+				 * written out: not among the recent ids, which the
+				 * counts say at once, unless the bytes are damaged;
+				 * touch() would search all of them
+				 */
+				if (role == R_ID)
+					r->rank[i] = (int8_t)find_id(d, v->v);
 			} else if (x < (role == R_ID ? d->nids : d->nrqs)) {
 				v->v = role == R_ID ? d->ids[x] : d->rqs[x];
 				r->rank[i] = (int8_t)x;
