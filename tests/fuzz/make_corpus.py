@@ -206,6 +206,15 @@ def main():
     z = subprocess.run(["zstd", "-q", "-c", "-1"], input=a, stdout=subprocess.PIPE, check=True).stdout
     seeds["zstd"] = bytes([0]) + z
     seeds["zstd-cut"] = bytes([0]) + z[: len(z) // 2]
+    # two compressed streams read with two threads: the reader's helper
+    # reads ahead only for compressed streams; each padded to the same
+    # length with a skippable frame, so that neither is damaged
+    zs = [subprocess.run(["zstd", "-q", "-c", "-1"], input=b, stdout=subprocess.PIPE, check=True).stdout
+          for b in (x, y)]
+    size = max(len(b) for b in zs) + 8
+    zs = [b + (0x184D2A50).to_bytes(4, "little") + (size - len(b) - 8).to_bytes(4, "little")
+          + bytes(size - len(b) - 8) for b in zs]
+    seeds["zstd-2-streams-threads"] = bytes([0x10 | 1]) + b"".join(zs)
 
     # damage: cut record, bad varint, garbage record, huge length
     seeds["cut-record"] = bytes([0]) + a[: len(a) - 3]
