@@ -34,7 +34,7 @@
  *
  * A prune looks at every slot of the map, so it runs by the clock, every
  * quarter of the horizon, and holds at most 1.25 s of ids. It ran every
- * 16,384 events before: at full rate 30 times a second, a tenth of the
+ * 16,384 events before: at full rate 30 times a second, 3.5% of the
  * collector's instructions (bench/intake).
  */
 #define FORGET_AFTER_NS 1000000000ull
