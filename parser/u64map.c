@@ -33,13 +33,21 @@ bool u64map__get(const struct u64map *m, uint64_t key, uint64_t *val)
 	}
 }
 
-/* Into a table that does not hold key (grow()'s rehash) */
-static void place(struct u64map *m, uint64_t key, uint64_t val)
+/* The free slot key goes to, in a table that does not hold it */
+static size_t free_slot(const struct u64map *m, uint64_t key)
 {
 	size_t i;
 
 	for (i = home(m, key); m->slots[i].key; i = (i + 1) & (m->cap - 1))
 		;
+	return i;
+}
+
+/* grow()'s rehash */
+static void place(struct u64map *m, uint64_t key, uint64_t val)
+{
+	size_t i = free_slot(m, key);
+
 	m->slots[i].key = key;
 	m->slots[i].val = val;
 	m->count++;
@@ -91,8 +99,7 @@ uint64_t *u64map__ref(struct u64map *m, uint64_t key, bool *created)
 	}
 	if (grow(m))
 		return NULL;
-	for (i = home(m, key); m->slots[i].key; i = (i + 1) & (m->cap - 1))
-		;
+	i = free_slot(m, key);
 claim:
 	m->slots[i].key = key;
 	m->slots[i].val = 0;
