@@ -61,7 +61,7 @@ static void prune(struct inflight *f)
 static void event(struct inflight *f, uint64_t id, uint64_t ts, bool completion)
 {
 	uint64_t val = ts | (completion ? COMPLETION_MARK : 0), old, old_ts;
-	bool created;
+	bool created, follows;
 	uint64_t *v = u64map__ref(&f->ids, id, &created);
 
 	/* out of memory: that I/O is not waited for */
@@ -69,8 +69,9 @@ static void event(struct inflight *f, uint64_t id, uint64_t ts, bool completion)
 		return;
 	old = *v;
 	old_ts = old & ~COMPLETION_MARK;
-	/* an older event, late: the id keeps the latest */
-	if (created || old_ts <= ts)
+	/* an older event, late, leaves the id its latest */
+	follows = !created && old_ts <= ts;
+	if (created || follows)
 		*v = val;
 	if (ts > f->newest)
 		f->newest = ts;
@@ -78,8 +79,7 @@ static void event(struct inflight *f, uint64_t id, uint64_t ts, bool completion)
 		f->pruned_at = f->newest;
 		prune(f);
 	}
-	if (!created && completion && !(old & COMPLETION_MARK) && old_ts <= ts &&
-	    ts - old_ts > f->max_latency)
+	if (follows && completion && !(old & COMPLETION_MARK) && ts - old_ts > f->max_latency)
 		f->max_latency = ts - old_ts;
 }
 
