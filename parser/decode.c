@@ -1214,12 +1214,19 @@ bool decode__fast_takes(const uint8_t *msg, size_t len)
 
 void decode__release(struct event *ev)
 {
-	if (ev->type == EV_VFS) {
+	switch (ev->type) {
+	case EV_VFS:
 		free(ev->vfs);
 		ev->vfs = NULL;
-	}
-	if (ev->pb) {
-		octf__proto__trace__event__free_unpacked(ev->pb, NULL);
+		break;
+	case EV_DEVICE:
+	case EV_FILE_NAME:
+	case EV_FILE_EVENT:
+		if (ev->pb)
+			octf__proto__trace__event__free_unpacked(ev->pb, NULL);
 		ev->pb = NULL;
+		break;
+	default:
+		break;
 	}
 }

@@ -28,9 +28,9 @@
  * decoded, only the record's top-level fields are checked, so damage
  * inside it goes unnoticed); or -EPROTO if it is not an Event (protobuf-c
  * rejects it; an allocation failure inside protobuf-c looks the same and
- * is blamed on the record). On success ev->pb may hold an unpacked
- * message, and a vfs event's fields (ev->vfs) are allocated: release
- * both with decode__release().
+ * is blamed on the record). On success an EV_DEVICE, EV_FILE_NAME or
+ * EV_FILE_EVENT holds its unpacked message (ev->pb), and a vfs event's
+ * fields (ev->vfs) are allocated: release either with decode__release().
  */
 #define DECODE_SKIPPED 1
 int decode__event(const uint8_t *msg, size_t len, struct event *ev, unsigned int types);
@@ -102,7 +102,7 @@ int decode__event_slow(const uint8_t *msg, size_t len, struct event *ev);
  */
 bool decode__fast_takes(const uint8_t *msg, size_t len);
 
-/* Frees ev->pb (if any) and a vfs event's fields. */
+/* Frees what the event's type owns: its ev->pb, or a vfs event's fields. */
 void decode__release(struct event *ev);
 
 #endif

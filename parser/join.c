@@ -119,9 +119,8 @@ static int defer(struct join *j, const struct event *ev)
 		j->deferred = nd;
 		j->deferred_cap = cap;
 	}
-	j->deferred[j->ndeferred] = *ev;
-	/* the types deferred are decoded without a protobuf-c message */
-	j->deferred[j->ndeferred++].pb = NULL;
+	/* the types deferred own nothing (no protobuf-c message, no vfs fields) */
+	j->deferred[j->ndeferred++] = *ev;
 	return 0;
 }
 
