@@ -48,6 +48,13 @@
  */
 #define MAP_AHEAD (128u << 10)
 #define PAGE_MASK_LOW ((size_t)4095)
+/*
+ * Until the reader leaves the first page, it faults in alone: a first
+ * record is often read by itself, before the reading proper (split.c's
+ * first_sid(), which would otherwise map 128 KiB of every stream before
+ * the halves can start).
+ */
+#define AHEAD_AT_START (PAGE_MASK_LOW + 1)
 
 static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 
@@ -173,6 +180,7 @@ static void map_raw(struct stream *s)
 	s->buf = (uint8_t *)m;
 	s->cap = s->end = len;
 	s->pos = 0;
+	s->ahead = AHEAD_AT_START;
 	s->mapped = true;
 	s->file_eof = true;
 }
@@ -198,6 +206,7 @@ static bool use_lent(struct stream *s)
 		return false;
 	s->buf = (uint8_t *)s->lent;
 	s->cap = s->end = s->lent_len;
+	s->ahead = AHEAD_AT_START;
 	s->mapped = s->borrowed = true;
 	s->file_eof = true;
 	s->started = true;

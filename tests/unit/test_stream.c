@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Stream files: records read back raw and from zstd frames, offsets,
- * passing over records (stream__skip), mappings lent by the caller,
+ * passing over records (stream__skip), mappings lent by the caller and
+ * how a mapped file enters the page table,
  * and every kind of damage (truncated tail, bad length, cut zstd) ending in
  * the documented error, never in a hang or a crash.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -954,6 +957,97 @@ static void test_seek_and_mark(void **state)
 	free(rs.b);
 }
 
+/* Whether the page holding p is in this process's page table (/proc/self/pagemap, bit 63). */
+static bool page_mapped(const void *p)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	uint64_t e = 0;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / 4096 * sizeof(e))),
+			 sizeof(e));
+	close(fd);
+	return e >> 63;
+}
+
+/*
+ * Whether a fault maps only its own 64 KiB (fault-around) of a file at
+ * path: the premise of test_map_ahead()'s pages not mapped. tmpfs without
+ * huge pages (the default) keeps a file in 4 KiB folios.
+ */
+static bool faults_map_64k(const char *path, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const volatile uint8_t *m;
+	bool ok;
+
+	assert_true(fd >= 0);
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(m != MAP_FAILED);
+	(void)m[0];
+	ok = page_mapped((const void *)m) && !page_mapped((const void *)(m + (64 << 10)));
+	munmap((void *)m, len);
+	close(fd);
+	return ok;
+}
+
+/*
+ * A file read in place enters the page table a run of pages ahead of the
+ * reader, but not while the reader is in its first page: a first record
+ * is often read by itself.
+ */
+static void test_map_ahead(void **state)
+{
+	enum { REC = 100, NREC = 4000, LEN = NREC * (REC + 1) };
+	char path[] = "/dev/shm/iotrace-test-stream-XXXXXX";
+	uint8_t *b = malloc(LEN);
+	const uint8_t *msg, *base;
+	struct stream *s;
+	size_t i, len;
+	bool ok;
+	int fd;
+
+	assert_non_null(b);
+	for (i = 0; i < NREC; i++) {
+		b[i * (REC + 1)] = REC;
+		fill_payload(b + i * (REC + 1) + 1, REC, i);
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b, LEN), LEN);
+	close(fd);
+	ok = faults_map_64k(path, LEN);
+	s = stream__open(path);
+	/* gone, whatever fails below: the stream reads its open file */
+	unlink(path);
+	if (!ok)
+		fail_msg("a page fault maps more than 64 KiB of a tmpfs file here: "
+			 "no telling what map_ahead() did");
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), 1);
+	base = msg - 1;
+	assert_true(page_mapped(base));
+	assert_false(page_mapped(base + (96 << 10)));
+
+	/* out of the first page: the next 128 KiB at once, no more */
+	for (i = 1; (size_t)(msg - base) < 4096 + REC; i++) {
+		assert_int_equal(stream__next(s, &msg, &len), 1);
+		assert_memory_equal(msg, b + i * (REC + 1) + 1, REC);
+	}
+	assert_true(page_mapped(base + (96 << 10)));
+	assert_true(page_mapped(base + (128 << 10)));
+	assert_false(page_mapped(base + ((128 + 96) << 10)));
+
+	/* and on to the end, the records as written */
+	for (; i < NREC; i++) {
+		assert_int_equal(stream__next(s, &msg, &len), 1);
+		assert_memory_equal(msg, b + i * (REC + 1) + 1, REC);
+	}
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	stream__free(s);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -979,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_skippable),
 		cmocka_unit_test(test_skip),
 		cmocka_unit_test(test_lent_map),
+		cmocka_unit_test(test_map_ahead),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
