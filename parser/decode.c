@@ -22,12 +22,15 @@
 #define WT_LEN 2
 #define TAG(field, wt) ((uint64_t)(field) << 3 | (wt))
 
-/* The value bits of the varint whose last byte is byte n - 1 of w (n <= 8) */
-static inline uint64_t gather7(uint64_t w, unsigned int n)
+/*
+ * The value bits of the bytes of w that keep covers: the varint's, from
+ * byte 0 on. (BMI2's pext does this in one instruction: 11% fewer
+ * instructions for --statistics, but called through a test of the CPU
+ * no faster than these shifts; see bench/README.)
+ */
+static inline uint64_t gather7(uint64_t w, uint64_t keep)
 {
-	if (n < 8)
-		w &= (1ull << (8 * n)) - 1;
-	w &= 0x7f7f7f7f7f7f7f7full;
+	w &= keep & 0x7f7f7f7f7f7f7f7full;
 	w = ((w & 0x7f007f007f007f00ull) >> 1) | (w & 0x007f007f007f007full);
 	w = ((w & 0x3fff00003fff0000ull) >> 2) | (w & 0x00003fff00003fffull);
 	return ((w & 0x0fffffff00000000ull) >> 4) | (w & 0x000000000fffffffull);
@@ -72,7 +75,8 @@ static inline __attribute__((always_inline)) bool get_varint(const uint8_t **pp,
 		n = (size_t)__builtin_ctzll(stop) / 8 + 1;
 		if (n > (size_t)(end - p))
 			return false;
-		*v = gather7(w, (unsigned int)n);
+		/* the bits up to the varint's last stop bit: its bytes */
+		*v = gather7(w, stop ^ (stop - 1));
 		*pp = p + n;
 		return true;
 	}
@@ -80,14 +84,14 @@ static inline __attribute__((always_inline)) bool get_varint(const uint8_t **pp,
 	if (end - p < 9)
 		return false;
 	if (p[8] < 0x80) {
-		*v = gather7(w, 8) | (uint64_t)p[8] << 56;
+		*v = gather7(w, ~0ull) | (uint64_t)p[8] << 56;
 		*pp = p + 9;
 		return true;
 	}
 	/* the 10th byte holds bit 63 only */
 	if (end - p < 10 || p[9] > 1)
 		return false;
-	*v = gather7(w, 8) | (uint64_t)(p[8] & 0x7f) << 56 | (uint64_t)p[9] << 63;
+	*v = gather7(w, ~0ull) | (uint64_t)(p[8] & 0x7f) << 56 | (uint64_t)p[9] << 63;
 	*pp = p + 10;
 	return true;
 }
