@@ -350,6 +350,7 @@ static int open_streams(struct collector *c, const char *dir)
 		c->streams[i] = stream_writer__create(path, c->zstd);
 		if (!c->streams[i])
 			return set_error(c, -errno, "cannot create '%s': %s", path, strerror(errno));
+		stream_writer__time_writes(c->streams[i], &c->longest_write_ns);
 		/* a compressed stream starts with its header */
 		c->bytes += stream_writer__size_bound(c->streams[i]);
 	}
@@ -436,6 +437,34 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 	s->traced_events = records;
 	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
 	s->unresolved_file_events = c->skel->bss->ns_unresolved;
+}
+
+/* The rings have all been read: how long since the last time */
+static void note_read(struct collector *c)
+{
+	uint64_t t = now_ns(CLOCK_MONOTONIC);
+
+	if (t - c->read_at_ns > c->longest_unread_ns)
+		c->longest_unread_ns = t - c->read_at_ns;
+	c->read_at_ns = t;
+}
+
+/* A rename on a busy journal can wait for its commit, as long as a write */
+static int timed_summary_write(struct collector *c, const char *dir, const struct summary *s)
+{
+	uint64_t t = now_ns(CLOCK_MONOTONIC);
+	int err = summary__write(dir, s);
+
+	t = now_ns(CLOCK_MONOTONIC) - t;
+	if (t > c->longest_write_ns)
+		c->longest_write_ns = t;
+	return err;
+}
+
+void collector__stalls(const struct collector *c, uint64_t *unread_ns, uint64_t *write_ns)
+{
+	*unread_ns = c->longest_unread_ns;
+	*write_ns = c->longest_write_ns;
 }
 
 static void init_summary(struct collector *c, struct summary *s, const char *rel)
@@ -551,6 +580,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	}
 
 	start = last_flush = last_stages = now_ns(CLOCK_MONOTONIC);
+	c->read_at_ns = start;
 	deadline = c->cfg->time_s ? start + c->cfg->time_s * 1000000000ull : 0;
 	strcpy(s->stop_reason, "signal");
 	while (!*stop) {
@@ -576,6 +606,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		}
 		if (err >= 0)
 			err = intake__consume_rings(c);
+		note_read(c);
 		if (err < 0 && err != -EINTR) {
 			set_error(c, err, "cannot read the per-CPU buffers: %s", strerror(-err));
 			strcpy(s->stop_reason, "read error");
@@ -597,7 +628,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			if (intake__flush_all(c))
 				break;
 			fill_summary(c, s, start);
-			summary__write(dir, s);
+			timed_summary_write(c, dir, s);
 		}
 	}
 

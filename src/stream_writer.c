@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -34,6 +35,7 @@ struct stream_writer {
 	uint64_t written;	/* bytes on disk */
 	struct stream_zstd *z;	/* NULL: raw */
 	struct delta *delta;
+	uint64_t *longest_write;	/* stream_writer__time_writes(), NULL = not timed */
 	uint8_t buf[STREAM_WRITER_BUF];
 };
 
@@ -88,6 +90,35 @@ static int write_all(int fd, const uint8_t *buf, size_t len, size_t *done)
 	return 0;
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* write_all(), timed when asked: a disk that holds up the writes holds up the rings' reader */
+static int timed_write(struct stream_writer *w, const uint8_t *buf, size_t len, size_t *done)
+{
+	uint64_t t;
+	int err;
+
+	if (!w->longest_write)
+		return write_all(w->fd, buf, len, done);
+	t = monotonic_ns();
+	err = write_all(w->fd, buf, len, done);
+	t = monotonic_ns() - t;
+	if (t > *w->longest_write)
+		*w->longest_write = t;
+	return err;
+}
+
+void stream_writer__time_writes(struct stream_writer *w, uint64_t *longest)
+{
+	w->longest_write = longest;
+}
+
 struct stream_writer *stream_writer__create(const char *path, struct stream_zstd *z)
 {
 	struct stream_writer *w = malloc(sizeof(*w));
@@ -98,6 +129,7 @@ struct stream_writer *stream_writer__create(const char *path, struct stream_zstd
 		return NULL;
 	w->fd = -1;
 	w->delta = NULL;
+	w->longest_write = NULL;
 	if (z) {
 		w->delta = delta__new();
 		if (!w->delta) {
@@ -155,7 +187,7 @@ int stream_writer__flush(struct stream_writer *w)
 		}
 		data = w->z->out;
 	}
-	err = write_all(w->fd, data, len, &done);
+	err = timed_write(w, data, len, &done);
 	if (err) {
 		/*
 		 * Keep the file at a record (or frame) boundary: a partial

@@ -83,4 +83,7 @@ uint64_t stream_writer__bytes_written(const struct stream_writer *w);
 /* Flushes and closes; accepts NULL. Returns the flush's result. */
 int stream_writer__close(struct stream_writer *w);
 
+/* From now on, *longest is at least the time in ns each write(2) of a flush took */
+void stream_writer__time_writes(struct stream_writer *w, uint64_t *longest);
+
 #endif

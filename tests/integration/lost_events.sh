@@ -10,7 +10,8 @@
 # until the device has done 40,000 writes, so that its per-CPU rings
 # overflow however fast the machine is. Expected: the loss is never
 # silent. The tracer exits 3 with one warning line giving the count per
-# CPU; the summary's droppedEvents is that count and the sum of its
+# CPU and how long the rings went unread (at least the time it was
+# stopped); the summary's droppedEvents is that count and the sum of its
 # per-CPU list; and it is exactly what the sids say is missing: on a raw device every
 # record takes one sid, so the highest sid is the device descriptions plus
 # the events on disk plus the lost ones. The parser reads the trace, warns
@@ -56,6 +57,7 @@ sleep 0.5
 # fill the rings many times over (each takes two records, 2 MiB is 20k
 # records and more), however fast this machine does them.
 kill -STOP "$TRACER"
+stopped_at=$(date +%s%N)
 writes() { awk '{ print $5 }' "/sys/block/$(basename "$LOOP")/stat"; }
 w0=$(writes)
 for _ in $(seq 600); do
@@ -64,7 +66,8 @@ for _ in $(seq 600); do
 done
 done_writes=$(($(writes) - w0))
 kill -CONT "$TRACER"
-note "$done_writes writes while the tracer was stopped"
+stopped_ms=$((($(date +%s%N) - stopped_at) / 1000000))
+note "$done_writes writes while the tracer was stopped ($stopped_ms ms)"
 [ "$done_writes" -ge 40000 ] || fail "only $done_writes writes in 60 s with the tracer stopped; the rings may not overflow"
 sleep 0.5
 kill -INT "$WRITER"
@@ -81,6 +84,13 @@ if [ "$(wc -l <"$T/err")" -eq 1 ] && [ -n "$lost" ] && [ "$lost" -gt 0 ]; then
 	ok "one warning line: $lost events lost"
 else
 	fail "stderr: $(cat "$T/err")"
+fi
+# the rings were not read while the tracer was stopped: the warning says how long at least
+unread=$(sed -n 's/.*they once went \([0-9.]*\) ms unread (the longest write of the trace took \([0-9.]*\) ms); try a larger --buffer$/\1/p' "$T/err")
+if [ -n "$unread" ] && awk -v u="$unread" -v s="$stopped_ms" 'BEGIN { exit !(u >= s) }'; then
+	ok "the warning says the rings went $unread ms unread (stopped for $stopped_ms ms)"
+else
+	fail "warning without the $stopped_ms ms the tracer was stopped: $(cat "$T/err")"
 fi
 
 trace=$T/repo/$TRACE
