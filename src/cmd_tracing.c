@@ -21,7 +21,8 @@
 #include "summary.h"
 #include "trace_store.h"
 
-#define DEFAULT_BUFFER_MIB 4
+/* Open-CAS iotrace's: MiB for all CPUs together */
+#define DEFAULT_BUFFER_MIB 100
 #define MAX_BUFFER_MIB 1024
 #define MAX_TIME_S 4294967295ull
 #define MAX_SIZE_MIB (1ull << 30)
@@ -45,7 +46,7 @@ void cmd_tracing_help(FILE *out)
 	      "                           sda1); partitions allowed; at most 32\n"
 	      "  -t, --time SECONDS       stop after this many seconds (1-4294967295)\n"
 	      "  -s, --size MiB           stop when the trace reaches this size (1-1073741824)\n"
-	      "  -b, --buffer MiB         per-CPU kernel buffer (1-1024, default 4)\n"
+	      "  -b, --buffer MiB         kernel buffers, all CPUs together (1-1024, default 100)\n"
 	      "  -l, --label TEXT         free text stored in the summary\n"
 	      "      --compress zstd|none trace files: zstd (default), octf.trace.<cpu>.zst,\n"
 	      "                           about 14 bytes per block I/O; none, octf.trace.<cpu>,\n"
@@ -247,7 +248,7 @@ int cmd_tracing(int argc, char **argv)
 			break;
 		case 'b':
 			if (cli_parse_u64(optarg, 1, MAX_BUFFER_MIB, &v))
-				return cli_bad_value("--buffer", optarg, "MiB per CPU, 1-1024");
+				return cli_bad_value("--buffer", optarg, "MiB for all CPUs, 1-1024");
 			cfg.buffer_mib = v;
 			break;
 		case 'l':

@@ -69,14 +69,26 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* --buffer as a ring size: a power-of-two number of pages */
+/*
+ * --buffer as Open-CAS iotrace reads it: MiB for all CPUs together,
+ * shared among the online ones. A BPF ring is a power-of-two number of
+ * pages, so each share is rounded down (never more memory than asked),
+ * to no less than RING_MIN_BYTES: room for a few of the programs' 4 KiB
+ * batches.
+ */
+#define RING_MIN_BYTES (64ull << 10)
+
 static uint64_t ring_bytes(const struct collector_config *cfg)
 {
-	uint64_t pages = (cfg->buffer_mib << 20) / (uint64_t)getpagesize();
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t share = (cfg->buffer_mib << 20) / (uint64_t)(online > 0 ? online : 1);
+	uint64_t bytes = RING_MIN_BYTES;
 
-	while (pages & (pages - 1))
-		pages += pages & -pages;
-	return pages * (uint64_t)getpagesize();
+	if (bytes < (uint64_t)getpagesize())
+		bytes = (uint64_t)getpagesize();
+	while (bytes * 2 <= share)
+		bytes *= 2;
+	return bytes;
 }
 
 /* Why the syscall tracepoints are missing, into buf. */
@@ -546,7 +558,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 
 	err = open_rings(c);
 	if (err) {
-		set_error(c, err, "cannot create %llu MiB per-CPU buffers: %s%s",
+		set_error(c, err, "cannot create per-CPU buffers of %llu KiB (--buffer %llu): %s%s",
+			  (unsigned long long)(ring_bytes(c->cfg) >> 10),
 			  (unsigned long long)c->cfg->buffer_mib, strerror(-err),
 			  err == -ENOMEM || err == -EPERM ? " -- try a smaller --buffer or raise RLIMIT_MEMLOCK" : "");
 		goto finish;

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: --buffer means what it means to Open-CAS iotrace,
+# MiB for all CPUs together, shared among the online CPUs (default 100).
+#
+#   usage: tests/integration/buffer_size.sh PATH/TO/iotrace
+#
+# A BPF ring is a power-of-two number of pages, so each CPU's ring is its
+# share rounded down, and no less than 64 KiB. For no --buffer, --buffer 10
+# and --buffer 1 the running tracer's rings (the ring buffer maps among its
+# file descriptors, /proc/PID/fdinfo) must be one per possible CPU, each of
+# that size.
+#
+# Needs root, BTF and loop devices; a missing one is a failure, not a skip. Everything set up is torn down at exit, also on
+# failure.
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '${1:-}'" >&2; exit 1; }
+iotrace_test_harness
+
+iotrace_require_root_bpf "loop devices, BPF" losetup
+iotrace_loop_test buffer 64M
+
+online=$(getconf _NPROCESSORS_ONLN)
+# possible CPUs, from "0-3,8-11": the collector makes a ring for each
+possible=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); c += n == 2 ? r[2] - r[1] + 1 : 1 } } END { print c }' /sys/devices/system/cpu/possible)
+
+# ring bytes for MiB shared among the online CPUs
+expect_ring() {
+	local share=$((($1 << 20) / online)) b=65536
+
+	while [ $((b * 2)) -le "$share" ]; do b=$((b * 2)); done
+	echo "$b"
+}
+
+# max_entries of the BPF ring buffers (map_type 27) process $1 holds, sorted
+rings_of() {
+	local f
+
+	for f in /proc/"$1"/fdinfo/*; do
+		awk '/^map_type:/ { t = $2 } /^max_entries:/ { m = $2 } END { if (t == 27) print m }' "$f"
+	done 2>/dev/null | sort -n
+}
+
+for mib in "" 10 1; do
+	want=$(expect_ring "${mib:-100}")
+	export IOTRACE_TRACE_DIR=$T/repo${mib:-default}
+	iotrace_test_start_tracer "--buffer ${mib:-default}: " "$T/out" "$T/err" \
+		--start-tracing --devices "$DEV" ${mib:+--buffer "$mib"}
+	rings=$(rings_of "$TRACER_PID" | tr '\n' ' ')
+	iotrace_stop "$TRACER_PID"
+	TRACER_PID=
+	n=$(echo "$rings" | wc -w)
+	other=$(echo "$rings" | tr ' ' '\n' | grep -v -x -e "$want" -e '' | head -1)
+	if [ "$n" = "$possible" ] && [ -z "$other" ]; then
+		ok "--buffer ${mib:-default}: $n rings of $want bytes ($online CPUs online)"
+	else
+		fail "--buffer ${mib:-default}: rings '$rings', want $possible of $want bytes ($online CPUs online)"
+	fi
+done
+finish
