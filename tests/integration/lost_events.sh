@@ -65,8 +65,9 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 done_writes=$(($(writes) - w0))
-kill -CONT "$TRACER"
+# measured inside the stop (before the SIGCONT): at most what the collector saw
 stopped_ms=$((($(date +%s%N) - stopped_at) / 1000000))
+kill -CONT "$TRACER"
 note "$done_writes writes while the tracer was stopped ($stopped_ms ms)"
 [ "$done_writes" -ge 40000 ] || fail "only $done_writes writes in 60 s with the tracer stopped; the rings may not overflow"
 sleep 0.5
