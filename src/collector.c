@@ -14,6 +14,7 @@
 
 #include "bench_toggle.h"
 #include "cli.h"
+#include "clock_ns.h"
 #include "collector_state.h"
 #include "detach.h"
 #include "encode.h"
@@ -59,14 +60,6 @@ const char *collector__error(const struct collector *c)
 const char *collector__warning(const struct collector *c)
 {
 	return c ? c->warning : "";
-}
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -267,7 +260,7 @@ static void detach_all(struct collector *c)
  */
 static void wait_inflight(struct collector *c, volatile sig_atomic_t *stop)
 {
-	uint64_t start = now_ns(CLOCK_MONOTONIC), now = start;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), now = start;
 	sig_atomic_t signals = *stop;
 	bool all_out;
 
@@ -287,7 +280,7 @@ static void wait_inflight(struct collector *c, volatile sig_atomic_t *stop)
 		if (now - start >= STOP_WAIT_MAX_NS || *stop != signals)
 			return;
 		ring_buffer__poll(c->rb, STOP_LOOK_MS);
-		now = now_ns(CLOCK_MONOTONIC);
+		now = clock_ns(CLOCK_MONOTONIC);
 	}
 }
 
@@ -399,7 +392,7 @@ static int describe_partitions(struct collector *c, const struct device_info *di
 static int write_descriptions(struct collector *c)
 {
 	uint8_t buf[ENCODE_MAX];
-	uint64_t ts = now_ns(CLOCK_MONOTONIC), sid = 0;
+	uint64_t ts = clock_ns(CLOCK_MONOTONIC), sid = 0;
 	size_t i, len;
 	int err;
 
@@ -444,7 +437,7 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 		bytes += stream_writer__bytes_written(c->streams[i]);
 		records += stream_writer__records_written(c->streams[i]);
 	}
-	s->duration_s = (now_ns(CLOCK_MONOTONIC) - start_ns) / 1000000000ull;
+	s->duration_s = (clock_ns(CLOCK_MONOTONIC) - start_ns) / 1000000000ull;
 	s->size_mib = (bytes + (1u << 20) - 1) >> 20;
 	s->traced_events = records;
 	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
@@ -454,7 +447,7 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 /* The rings have all been read: how long since the last time */
 static void note_read(struct collector *c)
 {
-	uint64_t t = now_ns(CLOCK_MONOTONIC);
+	uint64_t t = clock_ns(CLOCK_MONOTONIC);
 
 	if (t - c->read_at_ns > c->longest_unread_ns)
 		c->longest_unread_ns = t - c->read_at_ns;
@@ -464,10 +457,10 @@ static void note_read(struct collector *c)
 /* A rename on a busy journal can wait for its commit, as long as a write */
 static int timed_summary_write(struct collector *c, const char *dir, const struct summary *s)
 {
-	uint64_t t = now_ns(CLOCK_MONOTONIC);
+	uint64_t t = clock_ns(CLOCK_MONOTONIC);
 	int err = summary__write(dir, s);
 
-	t = now_ns(CLOCK_MONOTONIC) - t;
+	t = clock_ns(CLOCK_MONOTONIC) - t;
 	if (t > c->longest_write_ns)
 		c->longest_write_ns = t;
 	return err;
@@ -592,7 +585,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		goto finish;
 	}
 
-	start = last_flush = last_stages = now_ns(CLOCK_MONOTONIC);
+	start = last_flush = last_stages = clock_ns(CLOCK_MONOTONIC);
 	c->read_at_ns = start;
 	deadline = c->cfg->time_s ? start + c->cfg->time_s * 1000000000ull : 0;
 	strcpy(s->stop_reason, "signal");
@@ -611,7 +604,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		}
 		/* woken or timed out, every ring is read: the wakeups are rare */
 		err = ring_buffer__poll(c->rb, timeout);
-		now = now_ns(CLOCK_MONOTONIC);
+		now = clock_ns(CLOCK_MONOTONIC);
 		if (now - last_stages >= POLL_TIMEOUT_MS * 1000000ull) {
 			last_stages = now;
 			intake__flush_stages(c, false);

@@ -4,11 +4,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <zstd.h>
 
+#include "clock_ns.h"
 #include "delta.h"
 #include "framing.h"
 #include "stream_writer.h"
@@ -90,14 +90,6 @@ static int write_all(int fd, const uint8_t *buf, size_t len, size_t *done)
 	return 0;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* write_all(), timed when asked: a disk that holds up the writes holds up the rings' reader */
 static int timed_write(struct stream_writer *w, const uint8_t *buf, size_t len, size_t *done)
 {
@@ -106,9 +98,9 @@ static int timed_write(struct stream_writer *w, const uint8_t *buf, size_t len, 
 
 	if (!w->longest_write)
 		return write_all(w->fd, buf, len, done);
-	t = monotonic_ns();
+	t = clock_ns(CLOCK_MONOTONIC);
 	err = write_all(w->fd, buf, len, done);
-	t = monotonic_ns() - t;
+	t = clock_ns(CLOCK_MONOTONIC) - t;
 	if (t > *w->longest_write)
 		*w->longest_write = t;
 	return err;
