@@ -48,14 +48,17 @@
  * 15 ms of CPU.
  */
 #define MAP_AHEAD (128u << 10)
-#define PAGE_MASK_LOW ((size_t)4095)
+
 /*
  * Until the reader leaves the first page, it faults in alone: a first
  * record is often read by itself, before the reading proper (split.c's
  * first_sid(), which would otherwise map 128 KiB of every stream before
- * the halves can start).
+ * the halves can start). madvise() takes whole pages, of the kernel's size.
  */
-#define AHEAD_AT_START (PAGE_MASK_LOW + 1)
+static size_t page_size(void)
+{
+	return (size_t)getpagesize();
+}
 
 static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 
@@ -181,7 +184,7 @@ static void map_raw(struct stream *s)
 	s->buf = (uint8_t *)m;
 	s->cap = s->end = len;
 	s->pos = 0;
-	s->ahead = AHEAD_AT_START;
+	s->ahead = page_size();
 	s->mapped = true;
 	s->file_eof = true;
 }
@@ -207,7 +210,7 @@ static bool use_lent(struct stream *s)
 		return false;
 	s->buf = (uint8_t *)s->lent;
 	s->cap = s->end = s->lent_len;
-	s->ahead = AHEAD_AT_START;
+	s->ahead = page_size();
 	s->mapped = s->borrowed = true;
 	s->file_eof = true;
 	s->started = true;
@@ -225,7 +228,7 @@ void stream__use_map(struct stream *s, const uint8_t *map, size_t len)
 /* MADV_POPULATE_READ came with Linux 5.14: before, the pages fault in as they did */
 static void map_ahead(struct stream *s)
 {
-	size_t from = s->pos & ~PAGE_MASK_LOW;
+	size_t from = s->pos & ~(page_size() - 1);
 	size_t len = s->end - from < MAP_AHEAD ? s->end - from : MAP_AHEAD;
 
 	(void)madvise(s->buf + from, len, MADV_POPULATE_READ);

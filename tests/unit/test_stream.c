@@ -964,7 +964,8 @@ static bool page_mapped(const void *p)
 	uint64_t e = 0;
 
 	assert_true(fd >= 0);
-	assert_int_equal(pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / 4096 * sizeof(e))),
+	assert_int_equal(pread(fd, &e, sizeof(e),
+			       (off_t)((uintptr_t)p / (uintptr_t)getpagesize() * sizeof(e))),
 			 sizeof(e));
 	close(fd);
 	return e >> 63;
@@ -1030,7 +1031,7 @@ static void test_map_ahead(void **state)
 	assert_false(page_mapped(base + (96 << 10)));
 
 	/* out of the first page: the next 128 KiB at once, no more */
-	for (i = 1; (size_t)(msg - base) < 4096 + REC; i++) {
+	for (i = 1; (size_t)(msg - base) < (size_t)getpagesize() + REC; i++) {
 		assert_int_equal(stream__next(s, &msg, &len), 1);
 		assert_memory_equal(msg, b + i * (REC + 1) + 1, REC);
 	}
