@@ -141,7 +141,9 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 		c->skel->rodata->targ_devs[i] = cfg->devs[i].dev;
 	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
 	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
-	c->skel->rodata->wake_bytes = ring_bytes(cfg) / 4;
+	/* once: the online CPUs the share is of could change before the rings are made */
+	c->ring_bytes = ring_bytes(cfg);
+	c->skel->rodata->wake_bytes = c->ring_bytes / 4;
 	c->skel->rodata->trace_dispatch = cfg->dispatch;
 	/*
 	 * The rings are made in collector__run(). An inner ring may differ
@@ -501,7 +503,7 @@ static void init_summary(struct collector *c, struct summary *s, const char *rel
  */
 static int open_rings(struct collector *c)
 {
-	uint64_t bytes = ring_bytes(c->cfg);
+	uint64_t bytes = c->ring_bytes;
 	int i, fd, outer = bpf_map__fd(c->skel->maps.rings);
 
 	c->ring_fds = malloc(c->ncpus * sizeof(*c->ring_fds));
@@ -552,7 +554,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	err = open_rings(c);
 	if (err) {
 		set_error(c, err, "cannot create per-CPU buffers of %llu KiB (--buffer %llu): %s%s",
-			  (unsigned long long)(ring_bytes(c->cfg) >> 10),
+			  (unsigned long long)(c->ring_bytes >> 10),
 			  (unsigned long long)c->cfg->buffer_mib, strerror(-err),
 			  err == -ENOMEM || err == -EPERM ? " -- try a smaller --buffer or raise RLIMIT_MEMLOCK" : "");
 		goto finish;
