@@ -12,8 +12,8 @@
 # file descriptors, /proc/PID/fdinfo) must be one per possible CPU, each of
 # that size.
 #
-# Needs root, BTF and loop devices; a missing one is a failure, not a skip. Everything set up is torn down at exit, also on
-# failure.
+# Needs root, BTF and loop devices; a missing one is a failure, not a
+# skip. Everything set up is torn down at exit, also on failure.
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
