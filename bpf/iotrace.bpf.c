@@ -156,13 +156,6 @@ struct {
 	__array(values, struct ring);
 } rings SEC(".maps");
 
-/*
- * An output wakes the collector only once its ring holds this many bytes
- * (set by user space: a quarter of the ring); below that the collector
- * reads the rings on its own timer. A wakeup per record would cost the
- * traced workload several microseconds per I/O.
- */
-const volatile __u64 wake_bytes = 1 << 14;
 
 /* Each CPU's batch in the making, by CPU number; see iotrace_event.h. */
 struct {
@@ -322,8 +315,12 @@ static __always_inline void count_lost(__u64 n)
 }
 
 /*
- * One ring record of n records. The fill is looked at on each output:
- * with batches that is once per dozens of records.
+ * One ring record of n records. It wakes the collector only once its
+ * ring is a quarter full; below that the collector reads the rings on its
+ * own timer. A wakeup per record would cost the traced workload several
+ * microseconds per I/O. Rings differ in size (ring_plan.h), so the
+ * quarter is of this one's. The fill is looked at on each output: with
+ * batches that is once per dozens of records.
  */
 static __always_inline void ring_out(void *data, __u64 size, __u64 n)
 {
@@ -333,7 +330,8 @@ static __always_inline void ring_out(void *data, __u64 size, __u64 n)
 
 	ring = bpf_map_lookup_elem(&rings, &cpu);
 	if (ring) {
-		if (bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) + size >= wake_bytes)
+		if (bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) + size >=
+		    bpf_ringbuf_query(ring, BPF_RB_RING_SIZE) / 4)
 			flags = BPF_RB_FORCE_WAKEUP;
 		if (!bpf_ringbuf_output(ring, data, size, flags))
 			return;

@@ -25,6 +25,7 @@
 #include "kernel_probe.h"
 #include "path_filter.h"
 #include "programs.h"
+#include "ring_plan.h"
 #include "stream_writer.h"
 #include "trace_store.h"
 #include "vfs_attach.h"
@@ -60,28 +61,6 @@ const char *collector__error(const struct collector *c)
 const char *collector__warning(const struct collector *c)
 {
 	return c ? c->warning : "";
-}
-
-/*
- * --buffer as Open-CAS iotrace reads it: MiB for all CPUs together,
- * shared among the online ones. A BPF ring is a power-of-two number of
- * pages, so each share is rounded down (never more memory than asked),
- * to no less than RING_MIN_BYTES: room for a few of the programs' 4 KiB
- * batches.
- */
-#define RING_MIN_BYTES (64ull << 10)
-
-static uint64_t ring_bytes(const struct collector_config *cfg)
-{
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t share = (cfg->buffer_mib << 20) / (uint64_t)(online > 0 ? online : 1);
-	uint64_t bytes = RING_MIN_BYTES;
-
-	if (bytes < (uint64_t)getpagesize())
-		bytes = (uint64_t)getpagesize();
-	while (bytes * 2 <= share)
-		bytes *= 2;
-	return bytes;
 }
 
 /* Why the syscall tracepoints are missing, into buf. */
@@ -142,8 +121,9 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
 	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
 	/* once: the online CPUs the share is of could change before the rings are made */
-	c->ring_bytes = ring_bytes(cfg);
-	c->skel->rodata->wake_bytes = c->ring_bytes / 4;
+	err = ring_plan__init(&c->rings, cfg->buffer_mib, c->ncpus, RING_PLAN_ONLINE_PATH);
+	if (err)
+		return set_error(c, err, "cannot plan the per-CPU buffers: %s", strerror(-err));
 	c->skel->rodata->trace_dispatch = cfg->dispatch;
 	/*
 	 * The rings are made in collector__run(). An inner ring may differ
@@ -497,13 +477,12 @@ static void init_summary(struct collector *c, struct summary *s, const char *rel
 /*
  * The per-CPU rings, into the programs' array of rings, and the stages
  * before them. The programs wake the collector only when a ring is a
- * quarter full (wake_bytes); the poll loop reads every ring each round,
+ * quarter full (ring_out()); the poll loop reads every ring each round,
  * and has waiting stages output, so records still reach the streams
  * within two rounds (POLL_TIMEOUT_MS) when the rate is low.
  */
 static int open_rings(struct collector *c)
 {
-	uint64_t bytes = c->ring_bytes;
 	int i, fd, outer = bpf_map__fd(c->skel->maps.rings);
 
 	c->ring_fds = malloc(c->ncpus * sizeof(*c->ring_fds));
@@ -517,7 +496,8 @@ static int open_rings(struct collector *c)
 	for (i = 0; i < c->ncpus; i++) {
 		__u32 key = (__u32)i;
 
-		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "iotrace_ring", 0, 0, (__u32)bytes, NULL);
+		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "iotrace_ring", 0, 0,
+				    (__u32)ring_plan__bytes(&c->rings, i), NULL);
 		if (fd < 0)
 			return fd;
 		c->ring_fds[i] = fd;
@@ -554,7 +534,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	err = open_rings(c);
 	if (err) {
 		set_error(c, err, "cannot create per-CPU buffers of %llu KiB (--buffer %llu): %s%s",
-			  (unsigned long long)(c->ring_bytes >> 10),
+			  (unsigned long long)(c->rings.share >> 10),
 			  (unsigned long long)c->cfg->buffer_mib, strerror(-err),
 			  err == -ENOMEM || err == -EPERM ? " -- try a smaller --buffer or raise RLIMIT_MEMLOCK" : "");
 		goto finish;
@@ -699,6 +679,7 @@ void collector__free(struct collector *c)
 				close(c->ring_fds[i]);
 	free(c->ring_fds);
 	free(c->ring_ctx);
+	ring_plan__free(&c->rings);
 	if (c->stages)
 		munmap((void *)c->stages, c->stages_size);
 	free(c->stage_flushes);

@@ -22,7 +22,7 @@ struct collector_config {
 	size_t ndevs;
 	uint64_t time_s;	/* 0 = until stopped */
 	uint64_t size_mib;	/* 0 = no limit */
-	uint64_t buffer_mib;	/* all CPUs' rings together: collector.c's ring_bytes() */
+	uint64_t buffer_mib;	/* all CPUs' rings together: ring_plan.h */
 	const char *label;
 	/* --vfs: trace system calls on files of the traced devices */
 	bool vfs;

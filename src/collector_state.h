@@ -14,6 +14,7 @@
 #include "collector.h"
 #include "delta.h"
 #include "inflight.h"
+#include "ring_plan.h"
 #include "vfs_attach.h"
 
 /*
@@ -61,7 +62,7 @@ struct collector {
 	long toggle_ms;	/* bench_toggle.h, 0 = never */
 	int toggle_what;	/* enum bench_toggle_what */
 	bool toggle_on;	/* the block programs are attached, or the collector keeps records */
-	uint64_t ring_bytes;	/* each CPU's ring: ring_bytes() of --buffer */
+	struct ring_plan rings;	/* each CPU's ring, of --buffer */
 	/* collector__stalls(): when the rings were last all read, the longest gap, the longest write */
 	uint64_t read_at_ns, longest_unread_ns, longest_write_ns;
 	char err[256];
