@@ -303,6 +303,13 @@ static __always_inline void stamp(struct iotrace_event *e)
 	e->ts = bpf_ktime_get_ns();
 }
 
+/*
+ * All CPUs' losses together, which the collector looks at after each
+ * read of the rings (mapped, no system call) to learn in which gap
+ * between reads events were lost. Shared, but only losing touches it.
+ */
+__u64 lost_total = 0;
+
 static __always_inline void count_lost(__u64 n)
 {
 	struct iotrace_counters *c;
@@ -312,6 +319,7 @@ static __always_inline void count_lost(__u64 n)
 	/* atomic: a program in an interrupt may nest on this CPU's slot */
 	if (c)
 		__sync_fetch_and_add(&c->lost, n);
+	__sync_fetch_and_add(&lost_total, n);
 }
 
 /*

@@ -364,14 +364,14 @@ int cmd_tracing(int argc, char **argv)
 	}
 	ret = EXIT_OK;
 	if (s.dropped_events) {
-		uint64_t unread, write;
+		uint64_t gap, write;
 
 		/* a long write points at the trace's disk; short writes, at CPU time */
-		collector__stalls(c, &unread, &write);
-		cli_warn("%llu events were lost (per CPU: %s): the buffers overflowed; "
-			 "they once went %.1f ms unread (the longest write of the trace took %.1f ms); "
-			 "try a larger --buffer",
-			 (unsigned long long)s.dropped_events, s.dropped_per_queue, unread / 1e6,
+		collector__stalls(c, &gap, &write);
+		cli_warn("%llu events were lost (per CPU: %s): the buffers overflowed, "
+			 "in gaps between reads of up to %.1f ms (the longest write of the trace "
+			 "took %.1f ms); try a larger --buffer",
+			 (unsigned long long)s.dropped_events, s.dropped_per_queue, gap / 1e6,
 			 write / 1e6);
 		ret = EXIT_PARTIAL;
 	}

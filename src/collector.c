@@ -426,13 +426,20 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 	s->unresolved_file_events = c->skel->bss->ns_unresolved;
 }
 
-/* The rings have all been read: how long since the last time */
+/*
+ * The rings have all been read. Events lost since the last read were
+ * lost in the gap between the two: the longest such gap is kept. Gaps
+ * without a loss do not count, so a trace that idled between the poll
+ * timeouts does not blame them.
+ */
 static void note_read(struct collector *c)
 {
 	uint64_t t = clock_ns(CLOCK_MONOTONIC);
+	uint64_t lost = __atomic_load_n(&c->skel->bss->lost_total, __ATOMIC_RELAXED);
 
-	if (t - c->read_at_ns > c->longest_unread_ns)
-		c->longest_unread_ns = t - c->read_at_ns;
+	if (lost != c->lost_seen && t - c->read_at_ns > c->lossy_gap_ns)
+		c->lossy_gap_ns = t - c->read_at_ns;
+	c->lost_seen = lost;
 	c->read_at_ns = t;
 }
 
@@ -448,9 +455,9 @@ static int timed_summary_write(struct collector *c, const char *dir, const struc
 	return err;
 }
 
-void collector__stalls(const struct collector *c, uint64_t *unread_ns, uint64_t *write_ns)
+void collector__stalls(const struct collector *c, uint64_t *lossy_gap_ns, uint64_t *write_ns)
 {
-	*unread_ns = c->longest_unread_ns;
+	*lossy_gap_ns = c->lossy_gap_ns;
 	*write_ns = c->longest_write_ns;
 }
 
@@ -627,6 +634,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	if (!err && !c->write_err) {
 		/* the stages' records come last: staged, they were not output */
 		ring_buffer__consume(c->rb);
+		note_read(c);
 		intake__drain_stages(c);
 		if (c->paths)
 			intake__write_batches(c);

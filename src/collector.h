@@ -72,13 +72,14 @@ const char *collector__error(const struct collector *c);
 const char *collector__warning(const struct collector *c);
 
 /*
- * After collector__run(): the longest the rings went unread (between the
- * ends of two reads of them all, waits for records included) and the
- * longest a write of the trace (records or summary) took, in ns. When
- * events were lost, they tell a collector held up by the disk from one
- * held up for CPU time.
+ * After collector__run(): the longest gap between two reads of all the
+ * rings (their ends, waits for records included) in which events were
+ * lost, and the longest a write of the trace (records or summary) took,
+ * in ns. A short gap says the rings are too small for the rate; a long
+ * one with a write about as long, a collector held up by the disk; with
+ * short writes, one held up for CPU time.
  */
-void collector__stalls(const struct collector *c, uint64_t *unread_ns, uint64_t *write_ns);
+void collector__stalls(const struct collector *c, uint64_t *lossy_gap_ns, uint64_t *write_ns);
 
 void collector__free(struct collector *c);
 

@@ -63,8 +63,11 @@ struct collector {
 	int toggle_what;	/* enum bench_toggle_what */
 	bool toggle_on;	/* the block programs are attached, or the collector keeps records */
 	struct ring_plan rings;	/* each CPU's ring, of --buffer */
-	/* collector__stalls(): when the rings were last all read, the longest gap, the longest write */
-	uint64_t read_at_ns, longest_unread_ns, longest_write_ns;
+	/*
+	 * collector__stalls(): when the rings were last all read and the
+	 * losses counted then, the longest gap with a loss, the longest write
+	 */
+	uint64_t read_at_ns, lost_seen, lossy_gap_ns, longest_write_ns;
 	char err[256];
 	char warning[256];	/* collector__warning() */
 };
