@@ -156,7 +156,6 @@ struct {
 	__array(values, struct ring);
 } rings SEC(".maps");
 
-
 /* Each CPU's batch in the making, by CPU number; see iotrace_event.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
