@@ -31,7 +31,7 @@ cpus_of() {
 possible=$(cpus_of /sys/devices/system/cpu/possible | wc -l)
 online=$(cpus_of /sys/devices/system/cpu/online | wc -l)
 
-# the rings' bytes for MiB shared among the online CPUs, sorted
+# the rings' bytes: MiB shared among the online CPUs, 64 KiB for each offline one
 expect_rings() {
 	local share=$((($1 << 20) / online)) b=65536 i
 
