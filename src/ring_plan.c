@@ -84,7 +84,6 @@ int ring_plan__init(struct ring_plan *p, uint64_t buffer_mib, int ncpus, const c
 	p->online = calloc((size_t)ncpus, sizeof(*p->online));
 	if (!p->online)
 		return -ENOMEM;
-	p->ncpus = ncpus;
 	n = read_online(online_path, p->online, ncpus);
 	if (n <= 0) {
 		for (cpu = 0; cpu < ncpus; cpu++)

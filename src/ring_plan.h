@@ -20,8 +20,7 @@
 #define RING_PLAN_ONLINE_PATH "/sys/devices/system/cpu/online"
 
 struct ring_plan {
-	int ncpus;	/* possible CPUs: one ring each */
-	int nonline;	/* of them given a share */
+	int nonline;	/* CPUs given a share */
 	uint64_t share;	/* an online CPU's ring, bytes */
 	bool *online;	/* by CPU number */
 };
