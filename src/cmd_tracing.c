@@ -366,7 +366,7 @@ int cmd_tracing(int argc, char **argv)
 	if (s.dropped_events) {
 		uint64_t gap, write;
 
-		/* a long write points at the trace's disk; short writes, at CPU time */
+		/* a short gap: rings too small; a long one, the disk if a write was as long, else CPU time */
 		collector__stalls(c, &gap, &write);
 		cli_warn("%llu events were lost (per CPU: %s): the buffers overflowed, "
 			 "in gaps between reads of up to %.1f ms (the longest write of the trace "
