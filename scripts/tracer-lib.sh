@@ -378,6 +378,23 @@ iotrace_require_cgroup2() {
 	[ -n "$CG2" ] || die "no cgroup2 file system mounted (cgroup ids are cgroup v2 ids)"
 }
 
+# iotrace_cpus_of FILE: the CPUs of the kernel CPU list in FILE
+# ("0-3,8,10-11"), one a line
+iotrace_cpus_of() {
+	awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) print c } }' "$1"
+}
+
+# iotrace_rings_of PID: the sizes (max_entries) of the BPF ring buffers
+# (map type 27) among the file descriptors of process PID, sorted, one a
+# line: the tracer's per-CPU buffers
+iotrace_rings_of() {
+	local f
+
+	for f in /proc/"$1"/fdinfo/*; do
+		awk '/^map_type:/ { t = $2 } /^max_entries:/ { m = $2 } END { if (t == 27) print m }' "$f"
+	done 2>/dev/null | sort -n
+}
+
 # iotrace_running_trace BIN: prints the tracePath of the RUNNING trace in
 # the repository, from BIN -M -L (needs python3).
 iotrace_running_trace() {

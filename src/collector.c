@@ -78,6 +78,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 {
 	struct btf *btf;
 	struct collector *c;
+	const char *online;
 	size_t i;
 	int err;
 
@@ -120,8 +121,14 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 		c->skel->rodata->targ_devs[i] = cfg->devs[i].dev;
 	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
 	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
-	/* once: the online CPUs the share is of could change before the rings are made */
-	err = ring_plan__init(&c->rings, cfg->buffer_mib, c->ncpus, RING_PLAN_ONLINE_PATH);
+	/*
+	 * once: the online CPUs the share is of could change before the rings
+	 * are made. IOTRACE_CPUS_ONLINE lets a test take a CPU as brought
+	 * online after the start, which CI cannot do for real.
+	 */
+	online = getenv("IOTRACE_CPUS_ONLINE");
+	err = ring_plan__init(&c->rings, cfg->buffer_mib, c->ncpus,
+			      online && *online ? online : RING_PLAN_ONLINE_PATH);
 	if (err)
 		return set_error(c, err, "cannot plan the per-CPU buffers: %s", strerror(-err));
 	c->skel->rodata->trace_dispatch = cfg->dispatch;
@@ -319,11 +326,11 @@ static uint64_t count_dropped(struct collector *c, char *per_queue, size_t size)
 
 static int open_streams(struct collector *c, const char *dir)
 {
-	char path[PATH_MAX];
-	int i;
+	int i, err;
 
 	c->streams = calloc(c->ncpus, sizeof(*c->streams));
-	if (!c->streams)
+	c->dir = strdup(dir);
+	if (!c->streams || !c->dir)
 		return set_error(c, -ENOMEM, "out of memory");
 	if (c->cfg->compress) {
 		c->zstd = stream_zstd__new(c->cfg->compress_level);
@@ -331,15 +338,14 @@ static int open_streams(struct collector *c, const char *dir)
 			return set_error(c, -errno, "cannot set up zstd level %d: %s",
 					 c->cfg->compress_level, strerror(errno));
 	}
+	/* one stream per CPU online, as Open-CAS iotrace writes; others come with their records */
 	for (i = 0; i < c->ncpus; i++) {
-		snprintf(path, sizeof(path), "%s/%s%d%s", dir, STORE_STREAM_PREFIX, i,
-			 c->zstd ? STORE_ZSTD_SUFFIX : "");
-		c->streams[i] = stream_writer__create(path, c->zstd);
-		if (!c->streams[i])
-			return set_error(c, -errno, "cannot create '%s': %s", path, strerror(errno));
-		stream_writer__time_writes(c->streams[i], &c->longest_write_ns);
-		/* a compressed stream starts with its header */
-		c->bytes += stream_writer__size_bound(c->streams[i]);
+		if (i && !c->rings.online[i])
+			continue;
+		err = intake__open_stream(c, i);
+		if (err)
+			return set_error(c, err, "cannot create the stream of CPU %d in '%s': %s", i,
+					 dir, strerror(-err));
 	}
 	return 0;
 }
@@ -707,6 +713,7 @@ void collector__free(struct collector *c)
 		for (i = 0; i < c->ncpus; i++)
 			stream_writer__close(c->streams[i]);
 	free(c->streams);
+	free(c->dir);
 	stream_zstd__free(c->zstd);
 	free(c);
 }

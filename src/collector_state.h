@@ -38,7 +38,8 @@ struct collector {
 	int ncpus;
 	int *ring_fds;	/* per CPU, -1 = not created */
 	struct ring_ctx *ring_ctx;	/* per CPU */
-	struct stream_writer **streams;
+	struct stream_writer **streams;	/* per CPU; NULL for one offline at the start, until its first record */
+	char *dir;	/* the trace's, for the streams opened later */
 	struct stream_zstd *zstd;	/* shared by compressed streams */
 	/*
 	 * sum of the streams' size bounds: on disk plus the worst case of
@@ -73,6 +74,14 @@ struct collector {
 };
 
 /* ---- record_intake.c ---- */
+
+/*
+ * Creates CPU cpu's stream in c->dir. The collector creates those of CPU 0
+ * (the device descriptions) and of the CPUs online at the start; a CPU
+ * brought online later gets its stream with its first record, so a VM's
+ * hot-plug slots leave no empty files. 0 or -errno.
+ */
+int intake__open_stream(struct collector *c, int cpu);
 
 /*
  * Appends msg[0..len) to CPU cpu's stream, keeping the size-limit count

@@ -5,6 +5,8 @@
  * the size limit. Part of the collector (collector_state.h).
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,42 @@
 #include "iotrace_event.h"
 #include "path_filter.h"
 #include "stream_writer.h"
+#include "trace_store.h"
+
+int intake__open_stream(struct collector *c, int cpu)
+{
+	char path[PATH_MAX];
+	struct stream_writer *w;
+
+	snprintf(path, sizeof(path), "%s/%s%d%s", c->dir, STORE_STREAM_PREFIX, cpu,
+		 c->zstd ? STORE_ZSTD_SUFFIX : "");
+	w = stream_writer__create(path, c->zstd);
+	if (!w)
+		return -errno;
+	stream_writer__time_writes(w, &c->longest_write_ns);
+	/* a compressed stream starts with its header */
+	c->bytes += stream_writer__size_bound(w);
+	c->streams[cpu] = w;
+	return 0;
+}
+
+/*
+ * The stream of a CPU that came online while tracing, at its first
+ * record: false if it cannot have one (the size limit counts its header)
+ */
+static bool late_stream(struct collector *c, int cpu)
+{
+	int err;
+
+	if (c->size_limit && c->zstd && c->bytes + DELTA_STREAM_HEADER_LEN > c->size_limit) {
+		c->size_reached = true;
+		return false;
+	}
+	err = intake__open_stream(c, cpu);
+	if (err)
+		c->write_err = err;
+	return !err;
+}
 
 /* msg[0..len), or if msg is NULL the message of s, of at most len bytes */
 static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
@@ -63,7 +101,8 @@ static bool fits(struct collector *c, int cpu, size_t len)
 	}
 	c->bytes = 0;
 	for (i = 0; i < c->ncpus; i++)
-		c->bytes += stream_writer__size_bound(c->streams[i]);
+		if (c->streams[i])
+			c->bytes += stream_writer__size_bound(c->streams[i]);
 	return c->bytes + stream_writer__append_bound(c->streams[cpu], len) <= c->size_limit;
 }
 
@@ -74,6 +113,8 @@ static void put(struct collector *c, int cpu, const uint8_t *msg, size_t len,
 	int err;
 
 	if (!len || c->write_err || c->size_reached)
+		return;
+	if (!c->streams[cpu] && !late_stream(c, cpu))
 		return;
 	if (c->size_limit && !fits(c, cpu, len)) {
 		if (!c->write_err)
@@ -329,7 +370,7 @@ int intake__flush_all(struct collector *c)
 	int i, err, first = 0;
 
 	for (i = 0; i < c->ncpus; i++) {
-		err = stream_writer__flush(c->streams[i]);
+		err = c->streams[i] ? stream_writer__flush(c->streams[i]) : 0;
 		if (err && !first)
 			first = err;
 	}

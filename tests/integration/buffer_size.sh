@@ -24,12 +24,8 @@ iotrace_test_harness
 iotrace_require_root_bpf "loop devices, BPF" losetup
 iotrace_loop_test buffer 64M
 
-# the CPUs of a kernel CPU list ("0-3,8,10-11"), one a line
-cpus_of() {
-	awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) print c } }' "$1"
-}
-possible=$(cpus_of /sys/devices/system/cpu/possible | wc -l)
-online=$(cpus_of /sys/devices/system/cpu/online | wc -l)
+possible=$(iotrace_cpus_of /sys/devices/system/cpu/possible | wc -l)
+online=$(iotrace_cpus_of /sys/devices/system/cpu/online | wc -l)
 
 # the rings' bytes: MiB shared among the online CPUs, 64 KiB for each offline one
 expect_rings() {
@@ -40,21 +36,12 @@ expect_rings() {
 	for ((i = 0; i < online; i++)); do echo "$b"; done
 }
 
-# max_entries of the BPF ring buffers (map_type 27) process $1 holds, sorted
-rings_of() {
-	local f
-
-	for f in /proc/"$1"/fdinfo/*; do
-		awk '/^map_type:/ { t = $2 } /^max_entries:/ { m = $2 } END { if (t == 27) print m }' "$f"
-	done 2>/dev/null | sort -n
-}
-
 for mib in "" 10 1; do
 	want=$(expect_rings "${mib:-100}" | sort -n | paste -sd ' ')
 	export IOTRACE_TRACE_DIR=$T/repo${mib:-default}
 	iotrace_test_start_tracer "--buffer ${mib:-default}: " "$T/out" "$T/err" \
 		--start-tracing --devices "$DEV" ${mib:+--buffer "$mib"}
-	rings=$(rings_of "$TRACER_PID" | paste -sd ' ')
+	rings=$(iotrace_rings_of "$TRACER_PID" | paste -sd ' ')
 	iotrace_stop "$TRACER_PID"
 	TRACER_PID=
 	if [ "$rings" = "$want" ]; then
