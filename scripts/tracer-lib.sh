@@ -395,6 +395,12 @@ iotrace_rings_of() {
 	done 2>/dev/null | sort -n
 }
 
+# iotrace_has_delta_header FILE: whether FILE starts with the header of a
+# compressed stream of delta records, version 2 (parser/delta.h)
+iotrace_has_delta_header() {
+	head -c 28 "$1" | cmp -s - <(printf '\x5e\x2a\x4d\x18\x14\0\0\0iotrace delta recs 2')
+}
+
 # iotrace_running_trace BIN: prints the tracePath of the RUNNING trace in
 # the repository, from BIN -M -L (needs python3).
 iotrace_running_trace() {

@@ -291,7 +291,7 @@ if want_run 1 && kernel_record && start_tracer run1 -l integration --dispatch; t
 	# compressed by default: delta records in zstd frames, marked at the start
 	names=$(cd "$TDIR" && ls octf.trace.* | grep -cvE '^octf\.trace\.[0-9]+\.zst$')
 	check "run1: every stream is octf.trace.<cpu>.zst ($names others)" [ "$names" = 0 ]
-	bad=$(for f in "$TDIR"/octf.trace.*; do head -c 28 "$f" | cmp -s - <(printf '\x5e\x2a\x4d\x18\x14\0\0\0iotrace delta recs 2') || echo "$f"; done)
+	bad=$(for f in "$TDIR"/octf.trace.*; do iotrace_has_delta_header "$f" || echo "$f"; done)
 	check "run1: every stream starts with the delta header${bad:+ (not: $bad)}" [ -z "$bad" ]
 	bytes=$(cat "$TDIR"/octf.trace.* | wc -c)
 	# values go through variables: a signal landing in a $(...) inside a
