@@ -89,41 +89,76 @@ static bool btrfs_traced(const char *sysfs_root, const char *member,
 }
 
 /*
- * The mounted file systems whose number is not their device's, from
- * mountinfo: field 3 is MAJ:MIN, and after the " - " separator come the
- * type and the source (the device mounted, a /dev path).
+ * Calls fn(arg, MAJ:MIN) for each mount in mountinfo of a file system on
+ * a traced device, and stops at the first non-zero it returns, which it
+ * returns. Field 3 of a line is MAJ:MIN, and after the " - " separator
+ * come the type and the source (the device mounted, a /dev path). A
+ * mount whose number is in skip (if set) is passed over unread.
  */
-static int add_mounts(struct dev_set *s, const char *sysfs_root, const char *mountinfo,
-		      const struct device_info *devs, size_t ndevs)
+static int each_traced_mount(const char *sysfs_root, const char *mountinfo,
+			     const struct device_info *devs, size_t ndevs,
+			     const struct dev_set *skip, int (*fn)(void *arg, uint32_t dev),
+			     void *arg)
 {
 	char line[3 * PATH_MAX], type[64], source[PATH_MAX];
 	struct device_info d;
 	unsigned int ma, mi;
 	const char *tail;
-	int err = 0;
+	int ret = 0;
 	FILE *f = fopen(mountinfo, "r");
 
 	if (!f)
 		return 0;
-	while (!err && fgets(line, sizeof(line), f)) {
+	while (!ret && fgets(line, sizeof(line), f)) {
 		uint32_t dev;
 		bool yes;
+		size_t i;
 
 		tail = strstr(line, " - ");
 		if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) != 2 || !tail ||
-		    sscanf(tail + 3, "%63s %4095s", type, source) != 2 || strncmp(source, "/dev/", 5))
+		    sscanf(tail + 3, "%63s %4095s", type, source) != 2)
 			continue;
 		dev = IOTRACE_MKDEV(ma, mi);
-		if (has(s, dev))
+		if (skip && has(skip, dev))
 			continue;
-		yes = traced(sysfs_root, source, devs, ndevs, &d);
-		if (!yes && !strcmp(type, "btrfs") && d.name[0])
-			yes = btrfs_traced(sysfs_root, d.name, devs, ndevs);
+		/* a source that names no device (/dev/root): the number may */
+		for (yes = false, i = 0; i < ndevs && !yes; i++)
+			yes = devs[i].dev == dev;
+		if (!yes && !strncmp(source, "/dev/", 5)) {
+			yes = traced(sysfs_root, source, devs, ndevs, &d);
+			if (!yes && !strcmp(type, "btrfs") && d.name[0])
+				yes = btrfs_traced(sysfs_root, d.name, devs, ndevs);
+		}
 		if (yes)
-			err = add(s, dev);
+			ret = fn(arg, dev);
 	}
 	fclose(f);
-	return err;
+	return ret;
+}
+
+static int add_to_set(void *set, uint32_t dev)
+{
+	return add(set, dev);
+}
+
+/* The mounted file systems whose number is not their device's. */
+static int add_mounts(struct dev_set *s, const char *sysfs_root, const char *mountinfo,
+		      const struct device_info *devs, size_t ndevs)
+{
+	return each_traced_mount(sysfs_root, mountinfo, devs, ndevs, s, add_to_set, s);
+}
+
+static int found(void *arg, uint32_t dev)
+{
+	(void)arg;
+	(void)dev;
+	return 1;
+}
+
+bool fs_devs__mounted(const char *sysfs_root, const char *mountinfo,
+		      const struct device_info *devs, size_t ndevs)
+{
+	return each_traced_mount(sysfs_root, mountinfo, devs, ndevs, NULL, found, NULL) == 1;
 }
 
 int fs_devs__collect(const char *sysfs_root, const char *mountinfo,

@@ -41,6 +41,14 @@ int fs_devs__update(const char *sysfs_root, const char *mountinfo,
 		    size_t *count);
 
 /*
+ * Whether mountinfo lists a file system on one of devs[0..ndevs) (or on a
+ * partition of one): one mounted from it, or a btrfs with a member among
+ * them. False if the table cannot be read.
+ */
+bool fs_devs__mounted(const char *sysfs_root, const char *mountinfo,
+		      const struct device_info *devs, size_t ndevs);
+
+/*
  * A watch on the mount table: mountinfo opened, which polls POLLPRI after
  * each mount or unmount (proc(5)) since the open or the last poll.
  * Returns the fd or -errno.

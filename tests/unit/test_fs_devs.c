@@ -49,6 +49,8 @@ static int setup(void **state)
 	sysfs_block("loop4", "virtual/block/loop4", "7:4", 0);
 	sysfs_block("loop5", "virtual/block/loop5", "7:5", 0);
 	sysfs_block("loop6", "virtual/block/loop6", "7:6", 0);
+	sysfs_block("loop7", "virtual/block/loop7", "7:7", 0);
+	sysfs_block("vdb", "virtual/block/vdb", "254:16", 0);
 	/* two btrfs: one on loop3, one on loop5 and loop4 */
 	sysfs_link("fs/btrfs/0f1e-a/devices/loop3", "../../../../devices/virtual/block/loop3");
 	sysfs_link("fs/btrfs/77c2-b/devices/loop4", "../../../../devices/virtual/block/loop4");
@@ -68,6 +70,8 @@ static int setup(void **state)
 			  "34 22 0:60 / /t rw - tmpfs tmpfs rw\n"
 			  "35 22 0:70 / /o rw - btrfs /dev/loop6 rw\n"
 			  "36 22 0:71 / /u rw - btrfs /dev/nosuch rw\n"
+			  /* a source that names no device: the number does */
+			  "37 22 254:16 / /r rw - ext4 /dev/root rw\n"
 			  "garbage\n") ||
 	       write_file(mountinfo_before,
 			  "22 1 254:0 / / rw - ext4 /dev/vda rw\n"
@@ -167,6 +171,34 @@ static void test_update(void **state)
 	assert_int_equal(count, 3);
 }
 
+static bool mounted(const char *names, const char *table)
+{
+	struct device_info devs[4];
+	struct devices_error e;
+	size_t n;
+
+	assert_int_equal(devices__parse_list(sysfs_root, names, devs, 4, &n, &e), 0);
+	return fs_devs__mounted(sysfs_root, table, devs, n);
+}
+
+/* Whether the syscall programs are needed: a traced device's file system is mounted. */
+static void test_mounted(void **state)
+{
+	/* the ext4 on the disk's first partition */
+	assert_true(mounted("nvme0n1", mountinfo));
+	assert_true(mounted("nvme0n1p1", mountinfo));
+	assert_false(mounted("nvme0n1p2", mountinfo));
+	/* btrfs by its source, and by a member mountinfo does not name */
+	assert_true(mounted("loop3", mountinfo));
+	assert_true(mounted("loop4", mountinfo));
+	assert_false(mounted("loop4", mountinfo_before));
+	assert_true(mounted("vdb", mountinfo));
+	assert_false(mounted("loop7", mountinfo));
+	assert_false(mounted("loop7,nvme0n1p2", mountinfo));
+	assert_true(mounted("loop7,loop3", mountinfo));
+	assert_false(mounted("loop3", "/nonexistent/mountinfo"));
+}
+
 /*
  * The watch opens the table; a file that is no mount table never says it
  * changed (only proc's mount tables poll POLLPRI; a real mount needs root:
@@ -189,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_btrfs),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_update),
+		cmocka_unit_test(test_mounted),
 		cmocka_unit_test(test_watch),
 	};
 
