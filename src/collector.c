@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,55 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 }
 
 /*
+ * Attaches the syscall programs: file events (Create, Delete, MoveFrom,
+ * MoveTo), renamed files' names, and with --vfs the calls. Attached, they
+ * make every system call on the node slower (vfs_attach.h), so without
+ * --vfs this waits until a traced device's file system is in use: a raw
+ * device's users pay nothing for them. A failure after the start leaves
+ * the block I/O traced and says what is missing.
+ */
+static int watch_files(struct collector *c, const char *why)
+{
+	int err;
+
+	c->fs_watch = true;
+	err = vfs__attach(c->skel, c->cfg->vfs, &c->vfs);
+	if (!why)
+		return err;
+	if (err)
+		cli_warn("file events (create, delete, rename) are not traced: cannot attach to "
+			 "syscall tracepoints: %s", strerror(-err));
+	else
+		cli_note("file events (create, delete, rename) are traced from now on: %s", why);
+	return 0;
+}
+
+static bool fs_mounted(const struct collector *c)
+{
+	return fs_devs__mounted("/sys", "/proc/self/mountinfo", c->cfg->devs, c->cfg->ndevs);
+}
+
+/*
+ * Waits for a ring's wakeup (ring_out()) or a change of the mount table,
+ * at most timeout_ms. Returns >= 0 or -errno (-EINTR: a signal).
+ */
+static int wait_records(struct collector *c, int timeout_ms)
+{
+	struct pollfd p[2] = {
+		{ .fd = ring_buffer__epoll_fd(c->rb), .events = POLLIN },
+		{ .fd = c->mounts_fd, .events = POLLPRI },
+	};
+	int n = poll(p, c->mounts_fd >= 0 ? 2 : 1, timeout_ms);
+
+	if (n < 0)
+		return -errno;
+	/* poll has taken the change: fs_devs__changed() will not see it */
+	if (c->mounts_fd >= 0 && (p[1].revents & (POLLPRI | POLLERR)))
+		c->mounts_changed = true;
+	return n;
+}
+
+/*
  * After a mount or an unmount: a file system mounted from a traced device
  * under a number of its own (btrfs) is traced from now on, and --paths
  * learns where the file systems are mounted now. Said on stderr, as it
@@ -193,8 +243,11 @@ static void follow_mounts(struct collector *c)
 	size_t i, n;
 	int err;
 
-	if (c->mounts_fd < 0 || !fs_devs__changed(c->mounts_fd))
+	if (c->mounts_fd < 0 || !(c->mounts_changed || fs_devs__changed(c->mounts_fd)))
 		return;
+	c->mounts_changed = false;
+	if (!c->fs_watch && fs_mounted(c))
+		watch_files(c, "a file system on a traced device is mounted");
 	err = vfs__add_fs_devs(c->skel, c->cfg, &added, &n);
 	for (i = 0; i < n; i++)
 		cli_note("file system %u:%u, mounted from a traced device, is traced from now on",
@@ -559,7 +612,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  programs__load_hint(err));
 		goto finish;
 	}
-	err = vfs__attach(c->skel, c->cfg->vfs, &c->vfs);
+	err = (c->cfg->vfs || fs_mounted(c)) ? watch_files(c, NULL) : 0;
 	if (err) {
 		set_error(c, err, "cannot attach to syscall tracepoints: %s%s", strerror(-err),
 			  programs__load_hint(err));
@@ -598,15 +651,20 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			timeout = err < timeout ? err : timeout;
 		}
 		/* woken or timed out, every ring is read: the wakeups are rare */
-		err = ring_buffer__poll(c->rb, timeout);
+		err = wait_records(c, timeout);
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (now - last_stages >= POLL_TIMEOUT_MS * 1000000ull) {
 			last_stages = now;
 			intake__flush_stages(c, false);
 			follow_mounts(c);
+		} else if (c->mounts_changed) {
+			follow_mounts(c);
 		}
 		if (err >= 0)
 			err = intake__consume_rings(c);
+		/* a file system mounted where this process cannot see it */
+		if (c->files_named && !c->fs_watch)
+			watch_files(c, "files of a traced device are in use");
 		note_read(c);
 		if (err < 0 && err != -EINTR) {
 			set_error(c, err, "cannot read the per-CPU buffers: %s", strerror(-err));

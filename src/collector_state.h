@@ -57,6 +57,14 @@ struct collector {
 	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */
 	bool no_stage_flush;	/* flush_stage cannot be run on a CPU here */
 	int mounts_fd;	/* fs_devs__watch, -1 = none */
+	bool mounts_changed;	/* the wait for records saw the mount table change */
+	/*
+	 * The syscall programs (vfs__attach()) are attached, or failed to
+	 * attach: with --vfs from the start, without once a file system on
+	 * a traced device is mounted (or a file of one is named)
+	 */
+	bool fs_watch;
+	bool files_named;	/* a FILE_NAME record came: a traced device's files are in use */
 	int tracefs;	/* probe__tracefs_mount(): 1 = mounted it, unmounted at the end */
 	bool fs_devs_full;	/* told that a mount did not fit */
 	struct inflight open;	/* the trace's I/Os not completed yet */

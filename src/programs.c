@@ -206,6 +206,10 @@ void programs__defer_attach(struct iotrace *skel)
 
 	/* run on a CPU by the collector, never attached */
 	bpf_program__set_autoattach(skel->progs.flush_stage, false);
+	/* with the other syscall programs, when needed (vfs__attach()) */
+	bpf_program__set_autoattach(skel->progs.handle_exit_rename, false);
+	bpf_program__set_autoattach(skel->progs.handle_exit_renameat, false);
+	bpf_program__set_autoattach(skel->progs.handle_exit_renameat2, false);
 	early_programs(skel, early);
 	for (i = 0; i < EARLY_PROGS; i++)
 		bpf_program__set_autoattach(early[i].prog, false);

@@ -177,6 +177,7 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		if (size < sizeof(r.n))
 			return;
 		memcpy(&r.n, data, sizeof(r.n));
+		c->files_named = true;
 		put(c, cpu, buf, encode__file_name(&r.n, buf), NULL);
 		return;
 	case IOTRACE_EV_VFS:

@@ -195,10 +195,22 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 {
 	struct bpf_program *enter = bpf_program__autoload(skel->progs.handle_sys_enter_cast) ?
 		skel->progs.handle_sys_enter_cast : skel->progs.handle_sys_enter;
+	/* the rename exits that make name chains be sent again (iotrace.bpf.c) */
+	struct bpf_program *renames[] = { skel->progs.handle_exit_rename,
+					  skel->progs.handle_exit_renameat,
+					  skel->progs.handle_exit_renameat2 };
 	size_t i;
 	int err;
 
 	memset(l, 0, sizeof(*l));
+	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++) {
+		if (!bpf_program__autoload(renames[i]))
+			continue;
+		l->link[l->n] = bpf_program__attach(renames[i]);
+		if (!l->link[l->n])
+			return -errno;
+		l->n++;
+	}
 	for (i = 0; i < NCALLS && bpf_program__autoload(skel->progs.handle_ns_enter); i++) {
 		if (!is_ns(calls[i].call))
 			continue;

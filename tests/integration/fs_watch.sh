@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: the syscall programs (file events and renames)
+# are attached only once a file system on a traced device is in use.
+# Attached, they make every system call on the node slower; a raw
+# device's users must not pay for them.
+#
+#   usage: tests/integration/fs_watch.sh PATH/TO/iotrace
+#
+# 1. An ext4 on a loop device, not mounted, traced without --vfs: the
+#    block programs are attached, no syscall program is, and raw reads of
+#    the device are in the trace.
+# 2. The ext4 is mounted: the tracer says file events are traced from now
+#    on, the syscall programs are attached, and a file created, its
+#    directory renamed, the file read again and deleted gives Create and
+#    Delete events and I/O under its new path.
+# 3. A second trace, the ext4 mounted in a mount namespace of its own,
+#    which the tracer cannot see: the first file written there is what
+#    attaches the syscall programs; a file created after that has its
+#    Create event.
+#
+# Needs root, BTF, loop devices, ext4, unshare, bpftool and python3; a
+# missing one is a failure, never a skip. Everything set up is torn down
+# at exit, also on failure.
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+iotrace_test_binary "$@"
+iotrace_test_harness
+
+iotrace_require_root_bpf "loop devices, mount, BPF" \
+	losetup mkfs.ext4 mount umount mountpoint unshare dd bpftool python3 truncate
+iotrace_require_loop
+iotrace_fs_test_start fswatch
+iotrace_fs_loop 128M fswatch || die "$SETUP_ERR"
+mkfs.ext4 -q -F "$LOOP" >"$T/mkfs.log" 2>&1 || die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
+MNT=$(mktemp -d /tmp/iotrace-fswatch-mnt.XXXXXX)
+SYSCALL_PROGS='^handle_(ns_|sys_e|exit_ren)'
+
+# the names of the programs attached now (a link each), one per line
+linked_programs() {
+	python3 -c '
+import json, subprocess, sys
+run = lambda *a: json.loads(subprocess.run(["bpftool", "-j", *a], check=True,
+                                           capture_output=True).stdout or "[]")
+names = {p["id"]: p.get("name", "") for p in run("prog", "show")}
+for l in run("link", "show"):
+    print(names.get(l.get("prog_id"), ""))
+'
+}
+
+# wait_said ERR TEXT: up to 10 s for TEXT in the tracer's stderr
+wait_said() {
+	for _ in $(seq 100); do
+		grep -qF "$2" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# --- 1 and 2: one trace, mounted halfway ---
+iotrace_test_start_tracer "" "$T/1.out" "$T/1.err" -S -d "$LN" -l fs-watch
+linked_programs >"$T/linked.0" || die "bpftool cannot list programs and links"
+check "1: the block programs are attached" grep -q '^handle_bio_queu' "$T/linked.0"
+n=$(grep -cE "$SYSCALL_PROGS" "$T/linked.0")
+check "1: no syscall program is attached, nothing being mounted (found $n)" [ "$n" = 0 ]
+dd if="$LOOP" of=/dev/null bs=4k count=64 iflag=direct status=none || fail "1: raw reads failed"
+
+mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
+said="file events (create, delete, rename) are traced from now on: a file system on a traced device is mounted"
+check "2: the tracer says file events are traced from now on" wait_said "$T/1.err" "$said"
+linked_programs >"$T/linked.1"
+n=$(grep -cE "$SYSCALL_PROGS" "$T/linked.1")
+check "2: the syscall programs are attached ($n)" [ "$n" -ge 5 ]
+grep -q '^handle_exit_ren' "$T/linked.1"
+check "2: the rename exits among them" [ $? = 0 ]
+
+wrc=0
+mkdir "$MNT/d" || wrc=1
+dd if=/dev/urandom of="$MNT/d/a" bs=4k count=4 conv=fsync status=none || wrc=1
+mv "$MNT/d" "$MNT/e" || wrc=1
+sync
+echo 3 >/proc/sys/vm/drop_caches
+dd if="$MNT/e/a" of=/dev/null bs=16k iflag=direct status=none || wrc=1
+rm "$MNT/e/a" || wrc=1
+sync
+check "2: workload ran" [ "$wrc" = 0 ]
+sleep 0.3
+iotrace_test_stop_tracer "" "$T/1.out" "$T/1.err"
+umount "$MNT" || die "cannot unmount $MNT"
+
+# FILE_EVENTS TRACE: the parser's --io records, as "kind path" lines:
+# io (with its file's path, none for the raw device) or the event type
+file_events() {
+	timeout -k 5 120 "$BIN" -P --io -p "$IOTRACE_TRACE_DIR/$1" 2>"$T/parse.err" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    f = e.get("file", {})
+    kind = "io" if "io" in e else f.get("eventType", "?")
+    print(kind, f.get("path", "none"))
+'
+}
+file_events "$TRACE" >"$T/1.events" || fail "1: the parser failed: $(head -3 "$T/parse.err")"
+n=$(grep -c '^io none$' "$T/1.events")
+check "1: the raw reads are in the trace ($n I/Os without a file, 64 or more)" [ "$n" -ge 64 ]
+check "2: Create of /d/a" grep -qx 'Create /d/a' "$T/1.events"
+check "2: I/O of /e/a, renamed with its directory" grep -qx 'io /e/a' "$T/1.events"
+check "2: Delete of /e/a" grep -qx 'Delete /e/a' "$T/1.events"
+
+# --- 3: mounted where the tracer cannot see it ---
+iotrace_test_start_tracer "3: " "$T/3.out" "$T/3.err" -S -d "$LN" -l fs-watch-unseen
+said="file events (create, delete, rename) are traced from now on: files of a traced device are in use"
+# private propagation: the mount stays out of the tracer's mount table;
+# the script takes its values as arguments
+# shellcheck disable=SC2016
+unshare -m --propagation private bash -c '
+	set -e
+	mount -o noatime "$1" "$2"
+	dd if=/dev/urandom of="$2/first" bs=4k count=4 conv=fsync status=none
+	for _ in $(seq 100); do grep -qF "$4" "$3" && break; sleep 0.1; done
+	dd if=/dev/urandom of="$2/second" bs=4k count=4 conv=fsync status=none
+	umount "$2"
+' _ "$LOOP" "$MNT" "$T/3.err" "$said" >"$T/3.unshare" 2>&1
+check "3: workload in its own mount namespace ran" [ $? = 0 ]
+mountpoint -q "$MNT" && fail "3: the namespace's mount is visible here"
+check "3: the tracer says file events are traced from now on" grep -qF "$said" "$T/3.err"
+iotrace_test_stop_tracer "3: " "$T/3.out" "$T/3.err"
+file_events "$TRACE" >"$T/3.events" || fail "3: the parser failed: $(head -3 "$T/parse.err")"
+check "3: Create of /second, made once the programs were attached" grep -qx 'Create /second' "$T/3.events"
+check "3: I/O of /second" grep -qx 'io /second' "$T/3.events"
+finish
