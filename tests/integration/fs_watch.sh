@@ -41,7 +41,7 @@ SYSCALL_PROGS='^handle_(ns_|sys_e|exit_ren)'
 # the names of the programs attached now (a link each), one per line
 linked_programs() {
 	python3 -c '
-import json, subprocess, sys
+import json, subprocess
 run = lambda *a: json.loads(subprocess.run(["bpftool", "-j", *a], check=True,
                                            capture_output=True).stdout or "[]")
 names = {p["id"]: p.get("name", "") for p in run("prog", "show")}
