@@ -201,7 +201,8 @@ static int watch_files(struct collector *c, const char *why)
 	if (err)
 		cli_warn("file events (create, delete, rename) are not traced: cannot attach to "
 			 "syscall tracepoints: %s", strerror(-err));
-	else
+	/* none loaded (no tracefs): the start has warned already */
+	else if (c->vfs.n)
 		cli_note("file events (create, delete, rename) are traced from now on: %s", why);
 	return 0;
 }

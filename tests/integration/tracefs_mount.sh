@@ -70,7 +70,7 @@ renames=$(count_calls rename mv "")
 check "mv's rename recorded (got $renames)" [ "$renames" -ge 1 ]
 
 # where tracefs cannot be mounted: /sys/kernel hidden under a tmpfs that
-# holds only the kernel's BTF
+# holds only the kernel's BTF (and the file system mounted halfway, below)
 mkdir "$T/kernel" && mount -t tmpfs iotrace-test "$T/kernel" &&
 	mkdir "$T/kernel/btf" && cp /sys/kernel/btf/vmlinux "$T/kernel/btf/" &&
 	mount --bind "$T/kernel" /sys/kernel || die "cannot hide /sys/kernel"
@@ -80,8 +80,13 @@ check "--vfs without tracefs: exit 1 (got $rc)" [ "$rc" = 1 ]
 check "--vfs without tracefs: one line saying why" bash -c "[ \$(wc -l <'$T/none.err') = 1 ] &&
 	grep -q '^iotrace: --vfs needs syscall tracepoints: tracefs is not mounted and mounting it on /sys/kernel/tracing failed: No such file or directory$' '$T/none.err'"
 [ -s "$T/none.err" ] && sed 's/^/      stderr: /' "$T/none.err"
+# mounted once the tracer runs: with no syscall program to attach, it
+# must not say that file events are traced from now on
+umount "$MNT" || die "cannot unmount $MNT"
 iotrace_test_start_tracer "block I/O without tracefs: " "$T/blk0.out" "$T/blk0.err" -S -d "$LN"
+mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP again"
 dd if="$LOOP" of=/dev/null bs=4k count=4 iflag=direct status=none
+sleep 0.3
 iotrace_test_stop_tracer "block I/O without tracefs: " "$T/blk0.out" "$T/blk0.err"
 check "block I/O without tracefs: one warning line, that renames go unseen" bash -c "[ \$(wc -l <'$T/blk0.err') = 1 ] &&
 	grep -q '^iotrace: warning: files renamed while tracing keep their old names in the trace (no syscall tracepoints: tracefs is not mounted and mounting it on /sys/kernel/tracing failed: No such file or directory)$' '$T/blk0.err'"
