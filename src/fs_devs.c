@@ -89,16 +89,14 @@ static bool btrfs_traced(const char *sysfs_root, const char *member,
 }
 
 /*
- * Calls fn(arg, MAJ:MIN) for each mount in mountinfo of a file system on
- * a traced device, and stops at the first non-zero it returns, which it
- * returns. Field 3 of a line is MAJ:MIN, and after the " - " separator
- * come the type and the source (the device mounted, a /dev path). A
- * mount whose number is in skip (if set) is passed over unread.
+ * The mounts in mountinfo of file systems on the traced devices: with a
+ * set s, adds the number of each not in it yet (0 or -E2BIG); without,
+ * returns 1 at the first. Field 3 of a line is MAJ:MIN, and after the
+ * " - " separator come the type and the source (the device mounted, a
+ * /dev path).
  */
-static int each_traced_mount(const char *sysfs_root, const char *mountinfo,
-			     const struct device_info *devs, size_t ndevs,
-			     const struct dev_set *skip, int (*fn)(void *arg, uint32_t dev),
-			     void *arg)
+static int traced_mounts(struct dev_set *s, const char *sysfs_root, const char *mountinfo,
+			 const struct device_info *devs, size_t ndevs)
 {
 	char line[3 * PATH_MAX], type[64], source[PATH_MAX];
 	struct device_info d;
@@ -119,7 +117,7 @@ static int each_traced_mount(const char *sysfs_root, const char *mountinfo,
 		    sscanf(tail + 3, "%63s %4095s", type, source) != 2)
 			continue;
 		dev = IOTRACE_MKDEV(ma, mi);
-		if (skip && has(skip, dev))
+		if (s && has(s, dev))
 			continue;
 		/* a source that names no device (/dev/root): the number may */
 		for (yes = false, i = 0; i < ndevs && !yes; i++)
@@ -130,35 +128,16 @@ static int each_traced_mount(const char *sysfs_root, const char *mountinfo,
 				yes = btrfs_traced(sysfs_root, d.name, devs, ndevs);
 		}
 		if (yes)
-			ret = fn(arg, dev);
+			ret = s ? add(s, dev) : 1;
 	}
 	fclose(f);
 	return ret;
 }
 
-static int add_to_set(void *set, uint32_t dev)
-{
-	return add(set, dev);
-}
-
-/* The mounted file systems whose number is not their device's. */
-static int add_mounts(struct dev_set *s, const char *sysfs_root, const char *mountinfo,
-		      const struct device_info *devs, size_t ndevs)
-{
-	return each_traced_mount(sysfs_root, mountinfo, devs, ndevs, s, add_to_set, s);
-}
-
-static int found(void *arg, uint32_t dev)
-{
-	(void)arg;
-	(void)dev;
-	return 1;
-}
-
 bool fs_devs__mounted(const char *sysfs_root, const char *mountinfo,
 		      const struct device_info *devs, size_t ndevs)
 {
-	return each_traced_mount(sysfs_root, mountinfo, devs, ndevs, NULL, found, NULL) == 1;
+	return traced_mounts(NULL, sysfs_root, mountinfo, devs, ndevs) == 1;
 }
 
 int fs_devs__collect(const char *sysfs_root, const char *mountinfo,
@@ -193,7 +172,7 @@ int fs_devs__update(const char *sysfs_root, const char *mountinfo,
 		if (err == -E2BIG)
 			goto out;
 	}
-	err = add_mounts(&s, sysfs_root, mountinfo, devs, ndevs);
+	err = traced_mounts(&s, sysfs_root, mountinfo, devs, ndevs);
 out:
 	*count = s.n;
 	return err;
