@@ -214,7 +214,8 @@ static bool fs_mounted(const struct collector *c)
 
 /*
  * Waits for a ring's wakeup (ring_out()) or a change of the mount table,
- * at most timeout_ms. Returns >= 0 or -errno (-EINTR: a signal).
+ * at most timeout_ms; the change is kept in c->mounts_changed, as the poll
+ * has taken it from the watch. Returns >= 0 or -errno (-EINTR: a signal).
  */
 static int wait_records(struct collector *c, int timeout_ms)
 {
@@ -226,7 +227,6 @@ static int wait_records(struct collector *c, int timeout_ms)
 
 	if (n < 0)
 		return -errno;
-	/* poll has taken the change: fs_devs__changed() will not see it */
 	if (c->mounts_fd >= 0 && (p[1].revents & (POLLPRI | POLLERR)))
 		c->mounts_changed = true;
 	return n;
@@ -244,7 +244,7 @@ static void follow_mounts(struct collector *c)
 	size_t i, n;
 	int err;
 
-	if (c->mounts_fd < 0 || !(c->mounts_changed || fs_devs__changed(c->mounts_fd)))
+	if (!c->mounts_changed)
 		return;
 	c->mounts_changed = false;
 	if (!c->fs_watch && fs_mounted(c))
@@ -657,10 +657,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		if (now - last_stages >= POLL_TIMEOUT_MS * 1000000ull) {
 			last_stages = now;
 			intake__flush_stages(c, false);
-			follow_mounts(c);
-		} else if (c->mounts_changed) {
-			follow_mounts(c);
 		}
+		follow_mounts(c);
 		if (err >= 0)
 			err = intake__consume_rings(c);
 		/* a file system mounted where this process cannot see it */

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -183,11 +182,4 @@ int fs_devs__watch(const char *mountinfo)
 	int fd = open(mountinfo, O_RDONLY | O_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
-}
-
-bool fs_devs__changed(int watch_fd)
-{
-	struct pollfd p = { .fd = watch_fd, .events = POLLPRI };
-
-	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
 }

@@ -55,7 +55,4 @@ bool fs_devs__mounted(const char *sysfs_root, const char *mountinfo,
  */
 int fs_devs__watch(const char *mountinfo);
 
-/* Whether the mount table changed since the watch's last look. */
-bool fs_devs__changed(int watch_fd);
-
 #endif

@@ -56,7 +56,7 @@ iotrace_test_start_tracer "" "$T/trace.out" "$T/trace.err" \
 mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP (ext4)"
 mount -o noatime "$BLOOP" "$BMNT" || die "cannot mount $BLOOP (btrfs)"
 BDEV=$(findmnt -n -o MAJ:MIN "$BMNT" | tr -d ' ')
-# the collector looks at the mount table every 100 ms
+# the collector wakes on a change of the mount table
 said=
 for _ in $(seq 100); do
 	grep -q "file system $BDEV, mounted from a traced device, is traced from now on" "$T/trace.err" && { said=1; break; }
