@@ -517,6 +517,16 @@ print("" if v is None else v)
 EOF
 }
 
+# iotrace_wait_said FILE TEXT: waits up to 10 s for the fixed string TEXT
+# in FILE (a tracer's stderr); false if it never comes
+iotrace_wait_said() {
+	for _ in $(seq 100); do
+		grep -qF "$2" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # iotrace_test_start_tracer LABEL OUT ERR ARG...: (with iotrace_test_harness
 # and a repository from iotrace_fs_test_start) starts "$BIN" ARG... in the
 # background, output to OUT and ERR, its pid in TRACER_PID, and waits until

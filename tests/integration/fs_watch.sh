@@ -50,15 +50,6 @@ for l in run("link", "show"):
 '
 }
 
-# wait_said ERR TEXT: up to 10 s for TEXT in the tracer's stderr
-wait_said() {
-	for _ in $(seq 100); do
-		grep -qF "$2" "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # --- 1 and 2: one trace, mounted halfway ---
 iotrace_test_start_tracer "" "$T/1.out" "$T/1.err" -S -d "$LN" -l fs-watch
 linked_programs >"$T/linked.0" || die "bpftool cannot list programs and links"
@@ -69,7 +60,7 @@ dd if="$LOOP" of=/dev/null bs=4k count=64 iflag=direct status=none || fail "1: r
 
 mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
 said="file events (create, delete, rename) are traced from now on: a file system on a traced device is mounted"
-check "2: the tracer says file events are traced from now on" wait_said "$T/1.err" "$said"
+check "2: the tracer says file events are traced from now on" iotrace_wait_said "$T/1.err" "$said"
 linked_programs >"$T/linked.1"
 n=$(grep -cE "$SYSCALL_PROGS" "$T/linked.1")
 check "2: the syscall programs are attached ($n)" [ "$n" -ge 5 ]

@@ -57,12 +57,8 @@ mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP (ext4)"
 mount -o noatime "$BLOOP" "$BMNT" || die "cannot mount $BLOOP (btrfs)"
 BDEV=$(findmnt -n -o MAJ:MIN "$BMNT" | tr -d ' ')
 # the collector wakes on a change of the mount table
-said=
-for _ in $(seq 100); do
-	grep -q "file system $BDEV, mounted from a traced device, is traced from now on" "$T/trace.err" && { said=1; break; }
-	sleep 0.1
-done
-check "the tracer says the btrfs ($BDEV) is traced from now on" [ -n "$said" ]
+check "the tracer says the btrfs ($BDEV) is traced from now on" \
+	iotrace_wait_said "$T/trace.err" "file system $BDEV, mounted from a traced device, is traced from now on"
 
 wrc=0
 args=()
