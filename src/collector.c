@@ -187,8 +187,10 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
  * MoveTo), renamed files' names, and with --vfs the calls. Attached, they
  * make every system call on the node slower (vfs_attach.h), so without
  * --vfs this waits until a traced device's file system is in use: a raw
- * device's users pay nothing for them. A failure after the start leaves
- * the block I/O traced and says what is missing.
+ * device's users pay nothing for them. why: the reason said on stderr,
+ * or NULL at the start, where a failure is returned for the caller to
+ * report; later a failure leaves the block I/O traced and says what is
+ * missing.
  */
 static int watch_files(struct collector *c, const char *why)
 {
