@@ -185,9 +185,9 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 /*
  * Attaches the syscall programs: file events (Create, Delete, MoveFrom,
  * MoveTo), renamed files' names, and with --vfs the calls. Attached, they
- * make every system call on the node slower (vfs_attach.h), so without
- * --vfs this waits until a traced device's file system is in use: a raw
- * device's users pay nothing for them. why: the reason said on stderr,
+ * make every system call on the node slower (vfs_attach.h), so this waits
+ * until a traced device's file system is in use: a raw device's users pay
+ * nothing for them, with --vfs or without. why: the reason said on stderr,
  * or NULL at the start, where a failure is returned for the caller to
  * report; later a failure leaves the block I/O traced and says what is
  * missing.
@@ -205,7 +205,8 @@ static int watch_files(struct collector *c, const char *why)
 			 "syscall tracepoints: %s", strerror(-err));
 	/* none loaded (no tracefs): the start has warned already */
 	else if (c->vfs.n)
-		cli_note("file events (create, delete, rename) are traced from now on: %s", why);
+		cli_note("%sfile events (create, delete, rename) are traced from now on: %s",
+			 c->cfg->vfs ? "system calls (--vfs) and " : "", why);
 	return 0;
 }
 
@@ -615,13 +616,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  programs__load_hint(err));
 		goto finish;
 	}
-	err = (c->cfg->vfs || fs_mounted(c)) ? watch_files(c, NULL) : 0;
-	if (err) {
-		set_error(c, err, "cannot attach to syscall tracepoints: %s%s", strerror(-err),
-			  programs__load_hint(err));
-		goto finish;
-	}
-	if (c->cfg->vfs && !c->vfs.calls) {
+	if (c->cfg->vfs && !vfs__calls(c->skel)) {
 		char why[160];
 
 		err = -ENOENT;
@@ -629,6 +624,15 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  no_syscalls_why(c, why, sizeof(why)));
 		goto finish;
 	}
+	err = fs_mounted(c) ? watch_files(c, NULL) : 0;
+	if (err) {
+		set_error(c, err, "cannot attach to syscall tracepoints: %s%s", strerror(-err),
+			  programs__load_hint(err));
+		goto finish;
+	}
+	if (c->cfg->vfs && !c->fs_watch)
+		cli_note("--vfs: no file system on the traced devices is mounted; calls on their "
+			 "files are traced once one is");
 	/* the first summary says RUNNING only once the programs are attached */
 	err = summary__write(dir, s);
 	if (err) {

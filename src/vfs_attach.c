@@ -173,14 +173,33 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	return 0;
 }
 
+/* Whether syscalls:sys_<dir>_<tp> exists; its name in event. */
+static bool syscall_tp(const char *dir, const char *tp, char *event, size_t size)
+{
+	snprintf(event, size, "sys_%s_%s", dir, tp);
+	return probe__tracepoint_exists("syscalls", event);
+}
+
+size_t vfs__calls(const struct iotrace *skel)
+{
+	char event[64];
+	size_t i, n = 0;
+
+	if (!bpf_program__autoload(skel->progs.handle_sys_exit))
+		return 0;
+	for (i = 0; i < NCALLS; i++)
+		if (!is_ns(calls[i].call) && syscall_tp("exit", calls[i].tp, event, sizeof(event)))
+			n++;
+	return n;
+}
+
 static int attach_one(struct bpf_program *prog, const char *dir, const char *tp,
 		      struct vfs_links *l)
 {
 	char event[64];
 	struct bpf_link *link;
 
-	snprintf(event, sizeof(event), "sys_%s_%s", dir, tp);
-	if (!probe__tracepoint_exists("syscalls", event))
+	if (!syscall_tp(dir, tp, event, sizeof(event)))
 		return -ENOENT;
 	if (l->n >= sizeof(l->link) / sizeof(l->link[0]))
 		return -E2BIG;
@@ -236,7 +255,6 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 			err = attach_one(enter, "enter", calls[i].tp, l);
 		if (err)
 			return err;
-		l->calls++;
 	}
 	return 0;
 }

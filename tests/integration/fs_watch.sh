@@ -19,6 +19,10 @@
 #    which the tracer cannot see: the first file written there is what
 #    attaches the syscall programs; a file created after that has its
 #    Create event.
+# 4. The ext4, not mounted, traced with --vfs: the tracer says calls are
+#    traced once a file system is mounted, and attaches no syscall
+#    program until the ext4 is; then dd's writes to a new file are
+#    recorded as calls.
 #
 # Needs root, BTF, loop devices, ext4, unshare, bpftool and python3; a
 # missing one is a failure, never a skip. Everything set up is torn down
@@ -121,4 +125,26 @@ iotrace_test_stop_tracer "3: " "$T/3.out" "$T/3.err"
 file_events "$TRACE" >"$T/3.events" || fail "3: the parser failed: $(head -3 "$T/parse.err")"
 check "3: Create of /second, made once the programs were attached" grep -qx 'Create /second' "$T/3.events"
 check "3: I/O of /second" grep -qx 'io /second' "$T/3.events"
+
+# --- 4: --vfs, mounted halfway ---
+iotrace_test_start_tracer "4: " "$T/4.out" "$T/4.err" -S -d "$LN" --vfs -l fs-watch-vfs
+check "4: the tracer says calls are traced once a file system is mounted" grep -qF \
+	"iotrace: --vfs: no file system on the traced devices is mounted; calls on their files are traced once one is" "$T/4.err"
+linked_programs >"$T/linked.4"
+n=$(grep -cE "$SYSCALL_PROGS" "$T/linked.4")
+check "4: no syscall program is attached, nothing being mounted (found $n)" [ "$n" = 0 ]
+mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
+said="system calls (--vfs) and file events (create, delete, rename) are traced from now on: a file system on a traced device is mounted"
+check "4: the tracer says calls are traced from now on" iotrace_wait_said "$T/4.err" "$said"
+linked_programs >"$T/linked.5"
+check "4: the call entry program is attached" grep -q '^handle_sys_ent' "$T/linked.5"
+dd if=/dev/urandom of="$MNT/v" bs=4k count=8 conv=fsync status=none || fail "4: dd failed"
+sleep 0.3
+iotrace_test_stop_tracer "4: " "$T/4.out" "$T/4.err"
+umount "$MNT" || die "cannot unmount $MNT"
+n=$(timeout -k 5 120 "$BIN" -P --vfs -f csv -p "$TRACE" 2>"$T/parse.err" | python3 -c '
+import csv, sys
+print(sum(1 for r in csv.DictReader(sys.stdin)
+          if r["vfs.call"] == "write" and r["process.comm"] == "dd" and r["file.path"] == "/v"))')
+check "4: dd's 8 writes to /v recorded as calls (got $n)" [ "$n" = 8 ]
 finish
