@@ -54,6 +54,52 @@ static bool traced(const char *sysfs_root, const char *name, const struct device
 }
 
 /*
+ * Whether the block device numbered ma:mi is traced, found by the name
+ * sysfs gives the number (dev/block/MAJ:MIN links to its directory).
+ */
+static bool traced_number(const char *sysfs_root, unsigned int ma, unsigned int mi,
+			  const struct device_info *devs, size_t ndevs)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct device_info d;
+	const char *name;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root, ma, mi);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	name = strrchr(target, '/');
+	return traced(sysfs_root, name ? name + 1 : target, devs, ndevs, &d);
+}
+
+/*
+ * Whether an entry of dir names a traced block device (dir lists devices
+ * by name). A partition's name begins with its disk's, so an entry that
+ * begins with no traced name is passed over without a look at sysfs.
+ */
+static bool lists_traced(const char *sysfs_root, const char *dir, const struct device_info *devs,
+			 size_t ndevs)
+{
+	struct device_info d;
+	struct dirent *e;
+	bool yes = false;
+	DIR *dp = opendir(dir);
+	size_t i;
+
+	while (dp && !yes && (e = readdir(dp))) {
+		for (i = 0; i < ndevs; i++)
+			if (!strncmp(e->d_name, devs[i].name, strlen(devs[i].name)))
+				break;
+		yes = i < ndevs && traced(sysfs_root, e->d_name, devs, ndevs, &d);
+	}
+	if (dp)
+		closedir(dp);
+	return yes;
+}
+
+/*
  * Whether another device of the btrfs that has the device member is
  * traced: sysfs lists them all in fs/btrfs/<fsid>/devices/<name>.
  */
@@ -61,10 +107,9 @@ static bool btrfs_traced(const char *sysfs_root, const char *member,
 			 const struct device_info *devs, size_t ndevs)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 256];
-	struct device_info d;
-	struct dirent *fs, *m;
+	struct dirent *fs;
 	bool yes = false;
-	DIR *fsdir, *mdir;
+	DIR *fsdir;
 
 	snprintf(dir, sizeof(dir), "%s/fs/btrfs", sysfs_root);
 	fsdir = opendir(dir);
@@ -77,11 +122,7 @@ static bool btrfs_traced(const char *sysfs_root, const char *member,
 				     member) >= sizeof(path) || access(path, F_OK))
 			continue;
 		*strrchr(path, '/') = 0;
-		mdir = opendir(path);
-		while (mdir && !yes && (m = readdir(mdir)))
-			yes = m->d_name[0] != '.' && traced(sysfs_root, m->d_name, devs, ndevs, &d);
-		if (mdir)
-			closedir(mdir);
+		yes = lists_traced(sysfs_root, path, devs, ndevs);
 	}
 	closedir(fsdir);
 	return yes;
@@ -118,13 +159,15 @@ static int traced_mounts(struct dev_set *s, const char *sysfs_root, const char *
 		dev = IOTRACE_MKDEV(ma, mi);
 		if (s && has(s, dev))
 			continue;
-		/* a source that names no device (/dev/root): the number may */
 		for (yes = false, i = 0; i < ndevs && !yes; i++)
 			yes = devs[i].dev == dev;
 		if (!yes && !strncmp(source, "/dev/", 5)) {
 			yes = traced(sysfs_root, source, devs, ndevs, &d);
 			if (!yes && !strcmp(type, "btrfs") && d.name[0])
 				yes = btrfs_traced(sysfs_root, d.name, devs, ndevs);
+			/* a source that names no device (/dev/root): the number may, a partition's too */
+			if (!yes && !d.dev)
+				yes = traced_number(sysfs_root, ma, mi, devs, ndevs);
 		}
 		if (yes)
 			ret = s ? add(s, dev) : 1;
@@ -137,6 +180,21 @@ bool fs_devs__mounted(const char *sysfs_root, const char *mountinfo,
 		      const struct device_info *devs, size_t ndevs)
 {
 	return traced_mounts(NULL, sysfs_root, mountinfo, devs, ndevs) == 1;
+}
+
+bool fs_devs__in_sysfs(const char *sysfs_root, const struct device_info *devs, size_t ndevs)
+{
+	/* the file systems whose fs/<type>/<device> lives as long as a mount */
+	static const char *const by_device[] = { "ext4", "xfs", "f2fs", "erofs" };
+	char dir[PATH_MAX];
+	bool yes = false;
+	size_t i;
+
+	for (i = 0; i < sizeof(by_device) / sizeof(by_device[0]) && !yes; i++) {
+		snprintf(dir, sizeof(dir), "%s/fs/%s", sysfs_root, by_device[i]);
+		yes = lists_traced(sysfs_root, dir, devs, ndevs);
+	}
+	return yes;
 }
 
 int fs_devs__collect(const char *sysfs_root, const char *mountinfo,

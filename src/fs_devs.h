@@ -42,11 +42,22 @@ int fs_devs__update(const char *sysfs_root, const char *mountinfo,
 
 /*
  * Whether mountinfo lists a file system on one of devs[0..ndevs) (or on a
- * partition of one): one mounted from it, or a btrfs with a member among
- * them. False if the table cannot be read.
+ * partition of one): one mounted from it (by its source, or by its number
+ * where the source names no device, as /dev/root), or a btrfs with a
+ * member among them. False if the table cannot be read.
  */
 bool fs_devs__mounted(const char *sysfs_root, const char *mountinfo,
 		      const struct device_info *devs, size_t ndevs);
+
+/*
+ * Whether a file system on one of devs[0..ndevs) (or on a partition of
+ * one) is mounted in any mount namespace, as sysfs tells by device name:
+ * fs/{ext4,xfs,f2fs,erofs}/<device>. For a mount the mount table does not
+ * show (another namespace's). These file systems take their device's
+ * number, which the syscall programs filter on; a btrfs takes one of its
+ * own that only a mount table gives, so it is not looked for.
+ */
+bool fs_devs__in_sysfs(const char *sysfs_root, const struct device_info *devs, size_t ndevs);
 
 /*
  * A watch on the mount table: mountinfo opened, which polls POLLPRI after

@@ -49,8 +49,8 @@ static void sysfs_link(const char *rel, const char *target)
 
 /*
  * A block device: devices/<dir>/dev holding majmin ("7:3"), the
- * class/block/<name> link to it and, for a disk (no partition number),
- * block/<name> too.
+ * class/block/<name> and dev/block/<majmin> links to it and, for a disk
+ * (no partition number), block/<name> too.
  */
 static void sysfs_block(const char *name, const char *dir, const char *majmin, int partition)
 {
@@ -66,6 +66,8 @@ static void sysfs_block(const char *name, const char *dir, const char *majmin, i
 	}
 	snprintf(rel, sizeof(rel), "class/block/%s", name);
 	snprintf(target, sizeof(target), "../../devices/%s", dir);
+	sysfs_link(rel, target);
+	snprintf(rel, sizeof(rel), "dev/block/%s", majmin);
 	sysfs_link(rel, target);
 	if (!partition) {
 		snprintf(rel, sizeof(rel), "block/%s", name);

@@ -27,6 +27,8 @@
 static char mountinfo[PATH_MAX];
 /* the same table before the btrfs on loop5 and loop4 was mounted */
 static char mountinfo_before[PATH_MAX];
+/* a root file system on a partition, its source /dev/root */
+static char mountinfo_root[PATH_MAX];
 
 static int write_file(const char *path, const char *text)
 {
@@ -57,9 +59,16 @@ static int setup(void **state)
 	sysfs_link("fs/btrfs/77c2-b/devices/loop4", "../../../../devices/virtual/block/loop4");
 	sysfs_link("fs/btrfs/77c2-b/devices/loop5", "../../../../devices/virtual/block/loop5");
 	sysfs_put("fs/btrfs/features/metadata_uuid", "0\n");
+	/* mounted ext4 and xfs by device name: p1's (in the table too), loop7's (not) */
+	sysfs_put("fs/ext4/features/metadata_csum_seed", "supported\n");
+	sysfs_put("fs/ext4/nvme0n1p1/errors_count", "0\n");
+	sysfs_put("fs/xfs/loop7/stats/stats", "\n");
 
 	snprintf(mountinfo, sizeof(mountinfo), "%s/mountinfo", sysfs_root);
 	snprintf(mountinfo_before, sizeof(mountinfo_before), "%s/mountinfo.before", sysfs_root);
+	snprintf(mountinfo_root, sizeof(mountinfo_root), "%s/mountinfo.root", sysfs_root);
+	if (write_file(mountinfo_root, "22 1 259:2 / / rw - ext4 /dev/root rw\n"))
+		return -1;
 	return write_file(mountinfo,
 			  "22 1 254:0 / / rw - ext4 /dev/vda rw\n"
 			  "30 22 259:1 / /data rw,noatime shared:5 - ext4 /dev/nvme0n1p1 rw\n"
@@ -198,6 +207,37 @@ static void test_mounted(void **state)
 	assert_false(mounted("loop7,nvme0n1p2", mountinfo));
 	assert_true(mounted("loop7,loop3", mountinfo));
 	assert_false(mounted("loop3", "/nonexistent/mountinfo"));
+	/* /dev/root names no device: the number does, a partition's too */
+	assert_true(mounted("nvme0n1p2", mountinfo_root));
+	assert_true(mounted("nvme0n1", mountinfo_root));
+	assert_false(mounted("nvme0n1p1", mountinfo_root));
+	assert_false(mounted("vdb", mountinfo_root));
+}
+
+static bool in_sysfs(const char *names, const char *root)
+{
+	struct device_info devs[4];
+	struct devices_error e;
+	size_t n;
+
+	assert_int_equal(devices__parse_list(sysfs_root, names, devs, 4, &n, &e), 0);
+	return fs_devs__in_sysfs(root, devs, n);
+}
+
+/* A mount the table does not show (another namespace's), as sysfs lists it. */
+static void test_in_sysfs(void **state)
+{
+	/* ext4 on the first partition, by disk and by partition */
+	assert_true(in_sysfs("nvme0n1", sysfs_root));
+	assert_true(in_sysfs("nvme0n1p1", sysfs_root));
+	assert_false(in_sysfs("nvme0n1p2", sysfs_root));
+	/* xfs on loop7, which the mount table lacks */
+	assert_true(in_sysfs("loop7", sysfs_root));
+	assert_false(mounted("loop7", mountinfo));
+	/* not a btrfs (loop3-5): its number, which the programs need, is not there */
+	assert_false(in_sysfs("loop3", sysfs_root));
+	assert_false(in_sysfs("vdb,loop5", sysfs_root));
+	assert_true(in_sysfs("loop5,loop7", sysfs_root));
 }
 
 /*
@@ -224,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_mounted),
+		cmocka_unit_test(test_in_sysfs),
 		cmocka_unit_test(test_watch),
 	};
 
