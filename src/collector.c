@@ -160,9 +160,15 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->mounts_fd = fs_devs__watch("/proc/self/mountinfo");
 	err = vfs__configure(c->skel, cfg, btf);
 	btf__free(btf);
-	if (err)
+	if (err && cfg->vfs)
 		return set_error(c, err, "too many partitions and file systems on the traced "
 				 "devices for --vfs (at most %zu)", vfs__fs_devs_max());
+	/* file events are a part of the trace: block I/O goes on without the rest */
+	if (err) {
+		c->fs_devs_full = true;
+		cli_warn("file events on some file systems of the traced devices are not traced: "
+			 "more than %zu partitions and file systems", vfs__fs_devs_max());
+	}
 	if (cfg->paths) {
 		char bad[256];
 		size_t n;
@@ -188,9 +194,9 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
  * make every system call on the node slower (vfs_attach.h), so this waits
  * until a traced device's file system is in use: a raw device's users pay
  * nothing for them, with --vfs or without. why: the reason said on stderr,
- * or NULL at the start, where a failure is returned for the caller to
- * report; later a failure leaves the block I/O traced and says what is
- * missing.
+ * or NULL at the start. Should one fail to attach, none stays attached;
+ * the block I/O is traced on with a warning, unless --vfs's calls, which
+ * were asked for, fail at the start: that error is returned.
  */
 static int watch_files(struct collector *c, const char *why)
 {
@@ -198,21 +204,40 @@ static int watch_files(struct collector *c, const char *why)
 
 	c->fs_watch = true;
 	err = vfs__attach(c->skel, c->cfg->vfs, &c->vfs);
-	if (!why)
-		return err;
-	if (err)
-		cli_warn("file events (create, delete, rename) are not traced: cannot attach to "
-			 "syscall tracepoints: %s", strerror(-err));
-	/* none loaded (no tracefs): the start has warned already */
-	else if (c->vfs.n)
+	if (err) {
+		vfs__detach(&c->vfs);
+		if (!why && c->cfg->vfs)
+			return err;
+		cli_warn("%sfile events (create, delete, rename) are not traced: cannot attach to "
+			 "syscall tracepoints: %s", c->cfg->vfs ? "system calls (--vfs) and " : "",
+			 strerror(-err));
+	} else if (why && c->vfs.n) {
+		/* none loaded (no tracefs): the start has warned already */
 		cli_note("%sfile events (create, delete, rename) are traced from now on: %s",
 			 c->cfg->vfs ? "system calls (--vfs) and " : "", why);
+	}
 	return 0;
 }
 
 static bool fs_mounted(const struct collector *c)
 {
-	return fs_devs__mounted("/sys", "/proc/self/mountinfo", c->cfg->devs, c->cfg->ndevs);
+	return fs_devs__mounted("/sys", "/proc/self/mountinfo", c->cfg->devs, c->cfg->ndevs) ||
+	       fs_devs__in_sysfs("/sys", c->cfg->devs, c->cfg->ndevs);
+}
+
+/*
+ * A file system of a traced device mounted where this process cannot see
+ * it (another mount namespace, whose mounts do not wake the wait): sysfs
+ * lists it by device (ext4, xfs, f2fs, erofs, btrfs), looked at once a
+ * round (tick); of another type, the first I/O of one of its files tells.
+ */
+static void watch_unseen(struct collector *c, bool tick)
+{
+	if (c->files_named)
+		watch_files(c, "files of a traced device are in use");
+	else if (tick && fs_devs__in_sysfs("/sys", c->cfg->devs, c->cfg->ndevs))
+		watch_files(c, "a file system on a traced device is mounted in another mount "
+			    "namespace");
 }
 
 /*
@@ -589,6 +614,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		   volatile sig_atomic_t *stop, struct summary *s)
 {
 	uint64_t start, now, last_flush, last_stages, deadline;
+	bool tick;
 	int err, werr;
 
 	init_summary(c, s, rel);
@@ -626,8 +652,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	}
 	err = fs_mounted(c) ? watch_files(c, NULL) : 0;
 	if (err) {
-		set_error(c, err, "cannot attach to syscall tracepoints: %s%s", strerror(-err),
-			  programs__load_hint(err));
+		set_error(c, err, "--vfs cannot attach to syscall tracepoints: %s%s",
+			  strerror(-err), programs__load_hint(err));
 		goto finish;
 	}
 	if (c->cfg->vfs && !c->fs_watch)
@@ -660,16 +686,16 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		/* woken or timed out, every ring is read: the wakeups are rare */
 		err = wait_records(c, timeout);
 		now = clock_ns(CLOCK_MONOTONIC);
-		if (now - last_stages >= POLL_TIMEOUT_MS * 1000000ull) {
+		tick = now - last_stages >= POLL_TIMEOUT_MS * 1000000ull;
+		if (tick) {
 			last_stages = now;
 			intake__flush_stages(c, false);
 		}
 		follow_mounts(c);
 		if (err >= 0)
 			err = intake__consume_rings(c);
-		/* a file system mounted where this process cannot see it */
-		if (c->files_named && !c->fs_watch)
-			watch_files(c, "files of a traced device are in use");
+		if (!c->fs_watch)
+			watch_unseen(c, tick);
 		note_read(c);
 		if (err < 0 && err != -EINTR) {
 			set_error(c, err, "cannot read the per-CPU buffers: %s", strerror(-err));

@@ -22,6 +22,7 @@
 #include "path_filter.h"
 #include "stream_writer.h"
 #include "trace_store.h"
+#include "vfs_attach.h"
 
 int intake__open_stream(struct collector *c, int cpu)
 {
@@ -146,6 +147,23 @@ static inline void put_hot(struct collector *c, int cpu, size_t len, const uint8
  * becomes two events, io and filesystemMeta, with the two sids the
  * kernel reserved for it.
  */
+/*
+ * Whether the syscall programs trace the file system numbered dev: a file
+ * of it named before they are attached is worth attaching them for
+ * (collector.c); one of a file system they filter out (on a device-mapper
+ * volume over a traced disk, say) is not.
+ */
+static bool fs_listed(const struct collector *c, uint32_t dev)
+{
+	size_t i, n;
+	const uint32_t *fs = vfs__fs_devs(c->skel, &n);
+
+	for (i = 0; i < n; i++)
+		if (fs[i] == dev)
+			return true;
+	return false;
+}
+
 static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
 {
 	uint8_t buf[ENCODE_MAX];
@@ -177,7 +195,8 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		if (size < sizeof(r.n))
 			return;
 		memcpy(&r.n, data, sizeof(r.n));
-		c->files_named = true;
+		if (!c->fs_watch && !c->files_named)
+			c->files_named = fs_listed(c, r.n.file.dev);
 		put(c, cpu, buf, encode__file_name(&r.n, buf), NULL);
 		return;
 	case IOTRACE_EV_VFS:

@@ -136,9 +136,8 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	for (i = 0; i < NCALLS; i++)
 		if (calls[i].nr >= 0 && (size_t)calls[i].nr < MAX_NR)
 			ro->sys_call_of[calls[i].nr] = (__u8)calls[i].call;
+	/* a full list is the caller's to judge: the rest is configured all the same */
 	err = fs_devs(skel->bss, cfg);
-	if (err)
-		return err;
 	for (i = 0; i < f->npids; i++)
 		ro->filt_pids[i] = f->pids[i];
 	ro->filt_npids = (__u32)f->npids;
@@ -170,7 +169,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
 	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring);
 	bpf_program__set_autoload(skel->progs.handle_uring_complete, uring);
-	return 0;
+	return err;
 }
 
 /* Whether syscalls:sys_<dir>_<tp> exists; its name in event. */

@@ -25,8 +25,10 @@ struct vfs_links {
 /*
  * Between open and load: read-only data (vfs_enabled, syscall numbers,
  * traced file systems, task filters) and which programs load. Returns 0
- * or -errno (-E2BIG: too many partitions to trace). vmlinux: the kernel's
- * BTF (NULL if it has none), for the io_uring tracepoints' prototypes.
+ * or -E2BIG: more partitions and file systems than the programs' list
+ * holds, the first vfs__fs_devs_max() in it and all else configured.
+ * vmlinux: the kernel's BTF (NULL if it has none), for the io_uring
+ * tracepoints' prototypes.
  */
 int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		   const struct btf *vmlinux);

@@ -16,13 +16,21 @@
 #    directory renamed, the file read again and deleted gives Create and
 #    Delete events and I/O under its new path.
 # 3. A second trace, the ext4 mounted in a mount namespace of its own,
-#    which the tracer cannot see: the first file written there is what
-#    attaches the syscall programs; a file created after that has its
-#    Create event.
+#    which the tracer cannot see: sysfs's fs/ext4/<device> is what
+#    attaches the syscall programs, within a round; a file created after
+#    that has its Create event.
+# 3b. The same with the tracer's view of /sys/fs/ext4 hidden (as for a
+#    file system sysfs does not list): the first file written there is
+#    what attaches them.
 # 4. The ext4, not mounted, traced with --vfs: the tracer says calls are
 #    traced once a file system is mounted, and attaches no syscall
 #    program until the ext4 is; then dd's writes to a new file are
 #    recorded as calls.
+# 5. The same, but the tracer may open only two more files when the ext4
+#    is mounted (prlimit): the attach fails part way; the tracer warns
+#    that calls and file events are not traced, leaves no syscall program
+#    attached (each would tax every call on the node), and traces block
+#    I/O on to a clean exit.
 #
 # Needs root, BTF, loop devices, ext4, unshare, bpftool and python3; a
 # missing one is a failure, never a skip. Everything set up is torn down
@@ -34,7 +42,7 @@ iotrace_test_binary "$@"
 iotrace_test_harness
 
 iotrace_require_root_bpf "loop devices, mount, BPF" \
-	losetup mkfs.ext4 mount umount mountpoint unshare dd bpftool python3 truncate
+	losetup mkfs.ext4 mount umount mountpoint unshare prlimit dd bpftool python3 truncate
 iotrace_require_loop
 iotrace_fs_test_start fswatch
 iotrace_fs_loop 128M fswatch || die "$SETUP_ERR"
@@ -105,26 +113,53 @@ check "2: I/O of /e/a, renamed with its directory" grep -qx 'io /e/a' "$T/1.even
 check "2: Delete of /e/a" grep -qx 'Delete /e/a' "$T/1.events"
 
 # --- 3: mounted where the tracer cannot see it ---
-iotrace_test_start_tracer "3: " "$T/3.out" "$T/3.err" -S -d "$LN" -l fs-watch-unseen
-said="file events (create, delete, rename) are traced from now on: files of a traced device are in use"
-# private propagation: the mount stays out of the tracer's mount table;
-# the script takes its values as arguments
-# shellcheck disable=SC2016
-unshare -m --propagation private bash -c '
-	set -e
-	mount -o noatime "$1" "$2"
-	dd if=/dev/urandom of="$2/first" bs=4k count=4 conv=fsync status=none
-	for _ in $(seq 100); do grep -qF "$4" "$3" && break; sleep 0.1; done
-	dd if=/dev/urandom of="$2/second" bs=4k count=4 conv=fsync status=none
-	umount "$2"
-' _ "$LOOP" "$MNT" "$T/3.err" "$said" >"$T/3.unshare" 2>&1
-check "3: workload in its own mount namespace ran" [ $? = 0 ]
-mountpoint -q "$MNT" && fail "3: the namespace's mount is visible here"
-check "3: the tracer says file events are traced from now on" grep -qF "$said" "$T/3.err"
-iotrace_test_stop_tracer "3: " "$T/3.out" "$T/3.err"
-file_events "$TRACE" >"$T/3.events" || fail "3: the parser failed: $(head -3 "$T/parse.err")"
-check "3: Create of /second, made once the programs were attached" grep -qx 'Create /second' "$T/3.events"
-check "3: I/O of /second" grep -qx 'io /second' "$T/3.events"
+# unseen SAID FILES...: mounts the ext4 in a mount namespace of its own
+# (private propagation: the mount stays out of the tracer's table), then
+# for each of FILES writes it, or for "wait" waits for the tracer's line
+# SAID on $T/3.err; the script takes its values as arguments
+unseen() {
+	# shellcheck disable=SC2016
+	unshare -m --propagation private bash -c '
+		set -e
+		dev=$1 mnt=$2 err=$3 said=$4
+		shift 4
+		mount -o noatime "$dev" "$mnt"
+		for f in "$@"; do
+			if [ "$f" = wait ]; then
+				for _ in $(seq 100); do grep -qF "$said" "$err" && break; sleep 0.1; done
+			else
+				dd if=/dev/urandom of="$mnt/$f" bs=4k count=4 conv=fsync status=none
+			fi
+		done
+		umount "$mnt"
+	' _ "$LOOP" "$MNT" "$T/3.err" "$@" >"$T/3.unshare" 2>&1
+}
+traced_from_now="file events (create, delete, rename) are traced from now on"
+for part in 3 3b; do
+	if [ "$part" = 3 ]; then
+		tracer=$BIN
+		said="$traced_from_now: a file system on a traced device is mounted in another mount namespace"
+		files=(wait new3)
+	else
+		# its first file's I/O is what tells
+		tracer=$T/iotrace-no-sysfs-ext4
+		printf '#!/bin/sh\nexec unshare -m --propagation private sh -c %s "%s" "$@"\n' \
+			"'mount -t tmpfs iotrace-test /sys/fs/ext4 && exec \"\$0\" \"\$@\"'" "$BIN" >"$tracer"
+		chmod +x "$tracer"
+		said="$traced_from_now: files of a traced device are in use"
+		files=(old3b wait new3b)
+	fi
+	BIN=$tracer iotrace_test_start_tracer "$part: " "$T/3.out" "$T/3.err" -S -d "$LN" -l "fs-watch-$part"
+	unseen "$said" "${files[@]}"
+	check "$part: workload in its own mount namespace ran" [ $? = 0 ]
+	mountpoint -q "$MNT" && fail "$part: the namespace's mount is visible here"
+	check "$part: the tracer says file events are traced from now on" grep -qF "$said" "$T/3.err"
+	iotrace_test_stop_tracer "$part: " "$T/3.out" "$T/3.err"
+	file_events "$TRACE" >"$T/3.events" || fail "$part: the parser failed: $(head -3 "$T/parse.err")"
+	new=${files[-1]}
+	check "$part: Create of /$new, made once the programs were attached" grep -qx "Create /$new" "$T/3.events"
+	check "$part: I/O of /$new" grep -qx "io /$new" "$T/3.events"
+done
 
 # --- 4: --vfs, mounted halfway ---
 iotrace_test_start_tracer "4: " "$T/4.out" "$T/4.err" -S -d "$LN" --vfs -l fs-watch-vfs
@@ -147,4 +182,20 @@ import csv, sys
 print(sum(1 for r in csv.DictReader(sys.stdin)
           if r["vfs.call"] == "write" and r["process.comm"] == "dd" and r["file.path"] == "/v"))')
 check "4: dd's 8 writes to /v recorded as calls (got $n)" [ "$n" = 8 ]
+
+# --- 5: the attach fails once mounted ---
+iotrace_test_start_tracer "5: " "$T/5.out" "$T/5.err" -S -d "$LN" --vfs -l fs-watch-fail
+nfd=$(find "/proc/$TRACER_PID/fd" -mindepth 1 | wc -l)
+prlimit --pid "$TRACER_PID" --nofile=$((nfd + 2)):$((nfd + 2)) || die "prlimit failed"
+mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
+said="iotrace: warning: system calls (--vfs) and file events (create, delete, rename) are not traced: cannot attach to syscall tracepoints: Too many open files"
+check "5: the tracer says calls and file events are not traced" iotrace_wait_said "$T/5.err" "$said"
+linked_programs >"$T/linked.6"
+n=$(grep -cE "$SYSCALL_PROGS" "$T/linked.6")
+check "5: no syscall program is left attached (found $n)" [ "$n" = 0 ]
+dd if=/dev/urandom of="$MNT/w" bs=4k count=8 conv=fsync status=none || fail "5: dd failed"
+umount "$MNT" || die "cannot unmount $MNT"
+iotrace_test_stop_tracer "5: " "$T/5.out" "$T/5.err"
+n=$(iotrace_json_get "$T/5.out" tracedEvents)
+check "5: dd's writes traced at block level ($n events)" [ "${n:-0}" -ge 16 ]
 finish
