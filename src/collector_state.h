@@ -64,7 +64,8 @@ struct collector {
 	 * a traced device is mounted (or a file of one is named)
 	 */
 	bool fs_watch;
-	bool files_named;	/* a FILE_NAME record came: a traced device's files are in use */
+	/* a FILE_NAME record came, of a file system the syscall programs trace */
+	bool files_named;
 	int tracefs;	/* probe__tracefs_mount(): 1 = mounted it, unmounted at the end */
 	bool fs_devs_full;	/* told that a mount did not fit */
 	struct inflight open;	/* the trace's I/Os not completed yet */
