@@ -59,9 +59,9 @@ struct collector {
 	int mounts_fd;	/* fs_devs__watch, -1 = none */
 	bool mounts_changed;	/* the wait for records saw the mount table change */
 	/*
-	 * The syscall programs (vfs__attach()) are attached, or failed to
-	 * attach: with --vfs from the start, without once a file system on
-	 * a traced device is mounted (or a file of one is named)
+	 * The syscall programs (vfs__attach()) are attached, or failed to:
+	 * once a file system on a traced device is mounted, in this mount
+	 * namespace or another (or a file of one is named), --vfs or not
 	 */
 	bool fs_watch;
 	/* a FILE_NAME record came, of a file system the syscall programs trace */
