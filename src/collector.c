@@ -228,8 +228,8 @@ static bool fs_mounted(const struct collector *c)
 /*
  * A file system of a traced device mounted where this process cannot see
  * it (another mount namespace, whose mounts do not wake the wait): sysfs
- * lists it by device (ext4, xfs, f2fs, erofs, btrfs), looked at once a
- * round (tick); of another type, the first I/O of one of its files tells.
+ * lists it by device (ext4, xfs, f2fs, erofs), looked at once a round
+ * (tick); of another type, the first I/O of one of its files tells.
  */
 static void watch_unseen(struct collector *c, bool tick)
 {

@@ -142,12 +142,6 @@ static inline void put_hot(struct collector *c, int cpu, size_t len, const uint8
 }
 
 /*
- * Every record starts with a struct iotrace_event; its type says whether
- * a longer record follows (QUEUE, FILE_NAME). A QUEUE of a regular file
- * becomes two events, io and filesystemMeta, with the two sids the
- * kernel reserved for it.
- */
-/*
  * Whether the syscall programs trace the file system numbered dev: a file
  * of it named before they are attached is worth attaching them for
  * (collector.c); one of a file system they filter out (on a device-mapper
@@ -164,6 +158,12 @@ static bool fs_listed(const struct collector *c, uint32_t dev)
 	return false;
 }
 
+/*
+ * Every record starts with a struct iotrace_event; its type says whether
+ * a longer record follows (QUEUE, FILE_NAME). A QUEUE of a regular file
+ * becomes two events, io and filesystemMeta, with the two sids the
+ * kernel reserved for it.
+ */
 static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
 {
 	uint8_t buf[ENCODE_MAX];
