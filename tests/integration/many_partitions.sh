@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: a disk with more partitions than the syscall
+# programs' list of file systems holds (64).
+#
+#   usage: tests/integration/many_partitions.sh PATH/TO/iotrace
+#
+# A loop device gets 66 partitions (addpart: this kernel scans no
+# partition tables). Traced with --vfs, whose calls would go unseen on the
+# partitions past the list, the tracer refuses with one line and exit 1.
+# Traced without --vfs, where only file events on those partitions are
+# lost, it warns with one line, runs, and traces raw reads of the last
+# partition.
+#
+# Needs root, BTF, loop devices and addpart; a missing one is a failure,
+# never a skip. Everything set up is torn down at exit, also on failure.
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+iotrace_test_binary "$@"
+iotrace_test_harness
+
+iotrace_require_root_bpf "loop devices, partitions, BPF" losetup addpart partx dd truncate
+iotrace_require_loop
+PARTS=
+iotrace_test_undo() {
+	[ -n "$PARTS" ] && partx -d "$LOOP"
+}
+iotrace_fs_test_start manyparts
+iotrace_fs_loop 80M manyparts || die "$SETUP_ERR"
+PARTS=1
+for i in $(seq 66); do
+	addpart "$LOOP" "$i" $((2048 * i)) 2048 || die "addpart cannot add partition $i to $LOOP"
+done
+[ -b "/dev/${LN}p66" ] || die "no /dev/${LN}p66 after addpart"
+
+"$BIN" -S -d "$LN" --vfs >"$T/vfs.out" 2>"$T/vfs.err"
+rc=$?
+check "--vfs: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "--vfs: one line saying why" bash -c "[ \$(wc -l <'$T/vfs.err') = 1 ] &&
+	grep -qx 'iotrace: too many partitions and file systems on the traced devices for --vfs (at most 64)' '$T/vfs.err'"
+[ -s "$T/vfs.err" ] && sed 's/^/      stderr: /' "$T/vfs.err"
+
+iotrace_test_start_tracer "" "$T/blk.out" "$T/blk.err" -S -d "$LN"
+check "without --vfs: one warning line" bash -c "[ \$(wc -l <'$T/blk.err') = 1 ] &&
+	grep -qx 'iotrace: warning: file events on some file systems of the traced devices are not traced: more than 64 partitions and file systems' '$T/blk.err'"
+dd if="/dev/${LN}p66" of=/dev/null bs=4k count=16 iflag=direct status=none || fail "raw reads of ${LN}p66 failed"
+sleep 0.3
+iotrace_test_stop_tracer "" "$T/blk.out" "$T/blk.err"
+n=$(iotrace_json_get "$T/blk.out" tracedEvents)
+check "without --vfs: the 16 raw reads traced ($n events)" [ "${n:-0}" -ge 32 ]
+finish
