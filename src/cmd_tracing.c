@@ -55,6 +55,9 @@ void cmd_tracing_help(FILE *out)
 	      "      --dispatch           also record each request's dispatch to the driver:\n"
 	      "                           queue and device time per I/O (Q2D, D2C), at the cost\n"
 	      "                           of a third record per I/O\n"
+	      "      --no-file-events     no Create/Delete/Move events, and renamed files keep\n"
+	      "                           their first names: no syscall tracepoint is used, so\n"
+	      "                           no system call on the node pays for tracing\n"
 	      "      --vfs                also trace system calls on files of the traced devices:\n"
 	      "                           read/write families, open, close, fsync, lseek, mmap,\n"
 	      "                           ... and io_uring requests (iotrace -P --vfs shows them)\n"
@@ -112,7 +115,7 @@ static int device_error(const struct devices_error *e)
 }
 
 enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP, OPT_PATHS, OPT_COMPRESS, OPT_COMPRESS_LEVEL,
-       OPT_DISPATCH };
+       OPT_DISPATCH, OPT_NO_FILE_EVENTS };
 
 /* The cgroup2 mount point, for cgroup paths given relative to it. */
 static const char *cgroup2_root(void)
@@ -202,6 +205,7 @@ int cmd_tracing(int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ "vfs", no_argument, NULL, OPT_VFS },
 		{ "dispatch", no_argument, NULL, OPT_DISPATCH },
+		{ "no-file-events", no_argument, NULL, OPT_NO_FILE_EVENTS },
 		{ "pids", required_argument, NULL, OPT_PIDS },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
@@ -260,6 +264,9 @@ int cmd_tracing(int argc, char **argv)
 		case OPT_DISPATCH:
 			cfg.dispatch = true;
 			break;
+		case OPT_NO_FILE_EVENTS:
+			cfg.no_file_events = true;
+			break;
 		case OPT_COMPRESS:
 			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))
 				return cli_bad_value("--compress", optarg, "zstd or none");
@@ -303,6 +310,11 @@ int cmd_tracing(int argc, char **argv)
 	}
 	if (have_level && !cfg.compress) {
 		cli_err("--compress-level sets zstd's level: it does not go with --compress none");
+		return EXIT_USAGE;
+	}
+	if (cfg.no_file_events && cfg.vfs) {
+		cli_err("--vfs records system calls through syscall tracepoints, which "
+			"--no-file-events leaves out: choose one");
 		return EXIT_USAGE;
 	}
 	if (have_filter && !cfg.vfs) {

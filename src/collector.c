@@ -142,13 +142,13 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	bpf_map__set_max_entries(c->skel->maps.rings, (__u32)c->ncpus);
 	bpf_map__set_max_entries(c->skel->maps.stages, (__u32)c->ncpus);
 
-	/* before anything looks for a classic tracepoint */
-	c->tracefs = probe__tracefs_mount();
+	/* before anything looks for a classic tracepoint; none is used without file events */
+	c->tracefs = cfg->no_file_events ? 0 : probe__tracefs_mount();
 	/* parsed once: several programs are picked by their prototypes */
 	btf = btf__load_vmlinux_btf();
 	programs__pick(c->skel, btf);
 	/* with --vfs, the same cause is an error in collector__run() */
-	if (!programs__watch_renames(c->skel) && !cfg->vfs) {
+	if (!programs__watch_renames(c->skel) && !cfg->vfs && !cfg->no_file_events) {
 		char why[160];
 
 		snprintf(c->warning, sizeof(c->warning), "files renamed while tracing keep their "
@@ -157,18 +157,17 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	}
 	programs__defer_attach(c->skel);
 	/* watching before the mount table is read: no mount falls between */
-	c->mounts_fd = fs_devs__watch("/proc/self/mountinfo");
+	c->mounts_fd = cfg->no_file_events ? -1 : fs_devs__watch("/proc/self/mountinfo");
 	err = vfs__configure(c->skel, cfg, btf);
 	btf__free(btf);
 	if (err && cfg->vfs)
 		return set_error(c, err, "too many partitions and file systems on the traced "
 				 "devices for --vfs (at most %zu)", vfs__fs_devs_max());
 	/* file events are a part of the trace: block I/O goes on without the rest */
-	if (err) {
-		c->fs_devs_full = true;
+	c->fs_devs_full = err != 0;
+	if (err && !cfg->no_file_events)
 		cli_warn("file events on some file systems of the traced devices are not traced: "
 			 "more than %zu partitions and file systems", vfs__fs_devs_max());
-	}
 	if (cfg->paths) {
 		char bad[256];
 		size_t n;
@@ -272,7 +271,8 @@ static void follow_mounts(struct collector *c)
 	size_t i, n;
 	int err;
 
-	if (!c->mounts_changed)
+	/* the file systems' list and --paths serve the syscall programs only */
+	if (!c->mounts_changed || c->cfg->no_file_events)
 		return;
 	c->mounts_changed = false;
 	if (!c->fs_watch && fs_mounted(c))
@@ -650,7 +650,9 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  no_syscalls_why(c, why, sizeof(why)));
 		goto finish;
 	}
-	err = fs_mounted(c) ? watch_files(c, NULL) : 0;
+	/* --no-file-events: nothing is ever to attach */
+	c->fs_watch = c->cfg->no_file_events;
+	err = !c->fs_watch && fs_mounted(c) ? watch_files(c, NULL) : 0;
 	if (err) {
 		set_error(c, err, "--vfs cannot attach to syscall tracepoints: %s%s",
 			  strerror(-err), programs__load_hint(err));

@@ -28,6 +28,11 @@ struct collector_config {
 	bool vfs;
 	/* --dispatch: also record each request's dispatch to the driver */
 	bool dispatch;
+	/*
+	 * --no-file-events: no syscall program at all (file events, renamed
+	 * files' names), so that no system call on the node pays for tracing
+	 */
+	bool no_file_events;
 	/* --pids, --comm, --cgroup: which tasks' calls are traced (empty = all) */
 	struct trace_filters filters;
 	/* --paths: comma-separated globs on the full path (NULL = all) */

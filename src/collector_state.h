@@ -61,7 +61,8 @@ struct collector {
 	/*
 	 * The syscall programs (vfs__attach()) are attached, or failed to:
 	 * once a file system on a traced device is mounted, in this mount
-	 * namespace or another (or a file of one is named), --vfs or not
+	 * namespace or another (or a file of one is named), --vfs or not;
+	 * with --no-file-events, set from the start: none is to attach
 	 */
 	bool fs_watch;
 	/* a FILE_NAME record came, of a file system the syscall programs trace */

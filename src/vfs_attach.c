@@ -169,6 +169,15 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
 	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring);
 	bpf_program__set_autoload(skel->progs.handle_uring_complete, uring);
+	if (cfg->no_file_events) {
+		/* not even loaded: a start without them is shorter too */
+		bpf_program__set_autoload(skel->progs.handle_sys_exit, false);
+		bpf_program__set_autoload(skel->progs.handle_ns_enter, false);
+		bpf_program__set_autoload(skel->progs.handle_ns_exit, false);
+		bpf_program__set_autoload(skel->progs.handle_exit_rename, false);
+		bpf_program__set_autoload(skel->progs.handle_exit_renameat, false);
+		bpf_program__set_autoload(skel->progs.handle_exit_renameat2, false);
+	}
 	return err;
 }
 

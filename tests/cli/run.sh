@@ -258,6 +258,7 @@ expect 2 "--comm: 'averyveryverylongname' is too long" '' -- iotrace -S -d "$LN"
 expect 2 "--cgroup: no cgroup 'no/such/group'" '' -- iotrace -S -d "$LN" --vfs --cgroup no/such/group
 expect 2 "option '--cgroup' needs a value" '' -- iotrace -S -d "$LN" --vfs --cgroup
 expect 2 'they need --vfs'                 '' -- iotrace -S -d "$LN" --paths '/data/*'
+expect 2 'which --no-file-events leaves out: choose one' '' -- iotrace -S -d "$LN" --vfs --no-file-events
 expect 2 "--paths: 'data/*' is not an absolute path pattern" '' -- iotrace -S -d "$LN" --vfs --paths '/x,data/*'
 expect 2 "--paths: '' is not an absolute path pattern" '' -- iotrace -S -d "$LN" --vfs --paths '/x,'
 expect 0 ''                     '--compress zstd|none' -- iotrace -S -H

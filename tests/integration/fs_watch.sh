@@ -31,6 +31,9 @@
 #    that calls and file events are not traced, leaves no syscall program
 #    attached (each would tax every call on the node), and traces block
 #    I/O on to a clean exit.
+# 6. The ext4 mounted, traced with --no-file-events: no syscall program is
+#    loaded, nothing is said on stderr; a file written and renamed has its
+#    I/O under its first name and no Create or Move event.
 #
 # Needs root, BTF, loop devices, ext4, unshare, bpftool and python3; a
 # missing one is a failure, never a skip. Everything set up is torn down
@@ -198,4 +201,23 @@ umount "$MNT" || die "cannot unmount $MNT"
 iotrace_test_stop_tracer "5: " "$T/5.out" "$T/5.err"
 n=$(iotrace_json_get "$T/5.out" tracedEvents)
 check "5: dd's writes traced at block level ($n events)" [ "${n:-0}" -ge 16 ]
+
+# --- 6: --no-file-events ---
+mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
+iotrace_test_start_tracer "6: " "$T/6.out" "$T/6.err" -S -d "$LN" --no-file-events -l fs-watch-none
+bpftool prog show >"$T/progs.6" || die "bpftool cannot list programs"
+n=$(grep -cE "name (handle_ns_|handle_sys_e|handle_exit_ren)" "$T/progs.6")
+check "6: no syscall program loaded (found $n)" [ "$n" = 0 ]
+check "6: the block programs loaded" grep -q "name handle_bio_queu" "$T/progs.6"
+dd if=/dev/urandom of="$MNT/f6" bs=4k count=4 conv=fsync status=none || fail "6: dd failed"
+mv "$MNT/f6" "$MNT/g6" || fail "6: mv failed"
+sync
+sleep 0.3
+iotrace_test_stop_tracer "6: " "$T/6.out" "$T/6.err"
+umount "$MNT" || die "cannot unmount $MNT"
+check "6: nothing on stderr" [ ! -s "$T/6.err" ]
+file_events "$TRACE" >"$T/6.events" || fail "6: the parser failed: $(head -3 "$T/parse.err")"
+check "6: I/O of /f6, under its first name" grep -qx 'io /f6' "$T/6.events"
+n=$(grep -cvE '^io ' "$T/6.events")
+check "6: no file event ($n)" [ "$n" = 0 ]
 finish
