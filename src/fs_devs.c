@@ -19,14 +19,17 @@ struct dev_set {
 	size_t max, n;
 };
 
-static bool has(const struct dev_set *s, uint32_t dev)
+bool fs_devs__has(const uint32_t *devs, size_t n, uint32_t dev)
 {
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->out[i] == dev)
+	while (n--)
+		if (devs[n] == dev)
 			return true;
 	return false;
+}
+
+static bool has(const struct dev_set *s, uint32_t dev)
+{
+	return fs_devs__has(s->out, s->n, dev);
 }
 
 static int add(struct dev_set *s, uint32_t dev)

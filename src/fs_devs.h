@@ -18,6 +18,9 @@
 
 #include "devices.h"
 
+/* Whether dev is among devs[0..n), a list of these numbers. */
+bool fs_devs__has(const uint32_t *devs, size_t n, uint32_t dev);
+
 /*
  * Fills out[0..max) with the IOTRACE_MKDEV numbers for devs[0..ndevs),
  * each once: first the devices and partitions, then the mounted file

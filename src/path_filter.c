@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "fs_devs.h"
 #include "path_filter.h"
 #include "u64map.h"
 
@@ -59,14 +60,6 @@ static bool same_file(const struct iotrace_file_id *a, const struct iotrace_file
 	return a->ino == b->ino && a->dev == b->dev;
 }
 
-static bool in(const uint32_t *devs, size_t n, uint32_t dev)
-{
-	while (n--)
-		if (devs[n] == dev)
-			return true;
-	return false;
-}
-
 static int add_mount(struct path_filter *pf, __u32 dev, __u64 ino, const char *dir)
 {
 	struct mount_point *m;
@@ -112,7 +105,7 @@ static int read_mounts(struct path_filter *pf, const char *mountinfo, const uint
 		return -errno;
 	while (!err && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &ma, &mi, root, dir) != 4 ||
-		    !in(fs_devs, nfs_devs, IOTRACE_MKDEV(ma, mi)))
+		    !fs_devs__has(fs_devs, nfs_devs, IOTRACE_MKDEV(ma, mi)))
 			continue;
 		if (!fstatat(AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) &&
 		    S_ISDIR(st.st_mode))

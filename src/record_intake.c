@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "collector_state.h"
 #include "encode.h"
+#include "fs_devs.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "path_filter.h"
@@ -149,13 +150,10 @@ static inline void put_hot(struct collector *c, int cpu, size_t len, const uint8
  */
 static bool fs_listed(const struct collector *c, uint32_t dev)
 {
-	size_t i, n;
+	size_t n;
 	const uint32_t *fs = vfs__fs_devs(c->skel, &n);
 
-	for (i = 0; i < n; i++)
-		if (fs[i] == dev)
-			return true;
-	return false;
+	return fs_devs__has(fs, n, dev);
 }
 
 /*
