@@ -199,6 +199,8 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
  */
 static int watch_files(struct collector *c, const char *why)
 {
+	const char *what = c->cfg->vfs ? "system calls (--vfs) and file events (create, delete, "
+					 "rename)" : "file events (create, delete, rename)";
 	int err;
 
 	c->fs_watch = true;
@@ -207,13 +209,11 @@ static int watch_files(struct collector *c, const char *why)
 		vfs__detach(&c->vfs);
 		if (!why && c->cfg->vfs)
 			return err;
-		cli_warn("%sfile events (create, delete, rename) are not traced: cannot attach to "
-			 "syscall tracepoints: %s", c->cfg->vfs ? "system calls (--vfs) and " : "",
+		cli_warn("%s are not traced: cannot attach to syscall tracepoints: %s", what,
 			 strerror(-err));
 	} else if (why && c->vfs.n) {
 		/* none loaded (no tracefs): the start has warned already */
-		cli_note("%sfile events (create, delete, rename) are traced from now on: %s",
-			 c->cfg->vfs ? "system calls (--vfs) and " : "", why);
+		cli_note("%s are traced from now on: %s", what, why);
 	}
 	return 0;
 }
