@@ -527,6 +527,12 @@ iotrace_wait_said() {
 	return 1
 }
 
+# iotrace_said_only FILE LINE: FILE (a tracer's stderr) holds one line,
+# the fixed string LINE
+iotrace_said_only() {
+	[ "$(wc -l <"$1")" = 1 ] && grep -qxF -- "$2" "$1"
+}
+
 # iotrace_test_start_tracer LABEL OUT ERR ARG...: (with iotrace_test_harness
 # and a repository from iotrace_fs_test_start) starts "$BIN" ARG... in the
 # background, output to OUT and ERR, its pid in TRACER_PID, and waits until
