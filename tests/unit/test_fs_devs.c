@@ -93,13 +93,21 @@ static int teardown(void **state)
 	return sysfs_remove();
 }
 
+/* devs[0..4) from a --devices list, which must parse: their count */
+static size_t parse(const char *names, struct device_info *devs)
+{
+	struct devices_error e;
+	size_t n;
+
+	assert_int_equal(devices__parse_list(sysfs_root, names, devs, 4, &n, &e), 0);
+	return n;
+}
+
 static size_t collect(const char *names, uint32_t *out, size_t max, int want)
 {
 	struct device_info devs[4];
-	struct devices_error e;
-	size_t n, count = 99;
+	size_t n = parse(names, devs), count = 99;
 
-	assert_int_equal(devices__parse_list(sysfs_root, names, devs, 4, &n, &e), 0);
 	assert_int_equal(fs_devs__collect(sysfs_root, mountinfo, devs, n, out, max, &count), want);
 	return count;
 }
@@ -158,11 +166,9 @@ static void test_limits(void **state)
 static void test_update(void **state)
 {
 	struct device_info devs[4];
-	struct devices_error e;
 	uint32_t out[4];
-	size_t n, count;
+	size_t n = parse("loop4,loop3", devs), count;
 
-	assert_int_equal(devices__parse_list(sysfs_root, "loop4,loop3", devs, 4, &n, &e), 0);
 	assert_int_equal(fs_devs__collect(sysfs_root, mountinfo_before, devs, n, out, 4, &count), 0);
 	assert_int_equal(count, 3);
 	assert_int_equal(out[2], IOTRACE_MKDEV(0, 39));
@@ -184,10 +190,8 @@ static void test_update(void **state)
 static bool mounted(const char *names, const char *table)
 {
 	struct device_info devs[4];
-	struct devices_error e;
-	size_t n;
+	size_t n = parse(names, devs);
 
-	assert_int_equal(devices__parse_list(sysfs_root, names, devs, 4, &n, &e), 0);
 	return fs_devs__mounted(sysfs_root, table, devs, n);
 }
 
@@ -214,30 +218,28 @@ static void test_mounted(void **state)
 	assert_false(mounted("vdb", mountinfo_root));
 }
 
-static bool in_sysfs(const char *names, const char *root)
+static bool in_sysfs(const char *names)
 {
 	struct device_info devs[4];
-	struct devices_error e;
-	size_t n;
+	size_t n = parse(names, devs);
 
-	assert_int_equal(devices__parse_list(sysfs_root, names, devs, 4, &n, &e), 0);
-	return fs_devs__in_sysfs(root, devs, n);
+	return fs_devs__in_sysfs(sysfs_root, devs, n);
 }
 
 /* A mount the table does not show (another namespace's), as sysfs lists it. */
 static void test_in_sysfs(void **state)
 {
 	/* ext4 on the first partition, by disk and by partition */
-	assert_true(in_sysfs("nvme0n1", sysfs_root));
-	assert_true(in_sysfs("nvme0n1p1", sysfs_root));
-	assert_false(in_sysfs("nvme0n1p2", sysfs_root));
+	assert_true(in_sysfs("nvme0n1"));
+	assert_true(in_sysfs("nvme0n1p1"));
+	assert_false(in_sysfs("nvme0n1p2"));
 	/* xfs on loop7, which the mount table lacks */
-	assert_true(in_sysfs("loop7", sysfs_root));
+	assert_true(in_sysfs("loop7"));
 	assert_false(mounted("loop7", mountinfo));
 	/* not a btrfs (loop3-5): its number, which the programs need, is not there */
-	assert_false(in_sysfs("loop3", sysfs_root));
-	assert_false(in_sysfs("vdb,loop5", sysfs_root));
-	assert_true(in_sysfs("loop5,loop7", sysfs_root));
+	assert_false(in_sysfs("loop3"));
+	assert_false(in_sysfs("vdb,loop5"));
+	assert_true(in_sysfs("loop5,loop7"));
 }
 
 /*
