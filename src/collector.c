@@ -147,14 +147,6 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	/* parsed once: several programs are picked by their prototypes */
 	btf = btf__load_vmlinux_btf();
 	programs__pick(c->skel, btf);
-	/* with --vfs, the same cause is an error in collector__run() */
-	if (!programs__watch_renames(c->skel) && !cfg->vfs && !cfg->no_file_events) {
-		char why[160];
-
-		snprintf(c->warning, sizeof(c->warning), "files renamed while tracing keep their "
-			 "old names in the trace (no syscall tracepoints: %s)",
-			 no_syscalls_why(c, why, sizeof(why)));
-	}
 	programs__defer_attach(c->skel);
 	/* watching before the mount table is read: no mount falls between */
 	c->mounts_fd = cfg->no_file_events ? -1 : fs_devs__watch("/proc/self/mountinfo");
@@ -168,6 +160,14 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	if (err && !cfg->no_file_events)
 		cli_warn("file events on some file systems of the traced devices are not traced: "
 			 "more than %zu partitions and file systems", vfs__fs_devs_max());
+	/* with --vfs, the same cause is an error in collector__run() */
+	if (!vfs__watch_renames(c->skel) && !cfg->vfs && !cfg->no_file_events) {
+		char why[160];
+
+		snprintf(c->warning, sizeof(c->warning), "files renamed while tracing keep their "
+			 "old names in the trace (no syscall tracepoints: %s)",
+			 no_syscalls_why(c, why, sizeof(why)));
+	}
 	if (cfg->paths) {
 		char bad[256];
 		size_t n;

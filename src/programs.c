@@ -23,18 +23,6 @@
  */
 void programs__pick(struct iotrace *skel, const struct btf *btf)
 {
-	/*
-	 * Rename exits only make name chains be sent again; a kernel without
-	 * syscall tracepoints (CONFIG_FTRACE_SYSCALLS off) traces without them.
-	 */
-	const struct {
-		const char *tp;
-		struct bpf_program *prog;
-	} optional[] = {
-		{ "sys_exit_rename", skel->progs.handle_exit_rename },
-		{ "sys_exit_renameat", skel->progs.handle_exit_renameat },
-		{ "sys_exit_renameat2", skel->progs.handle_exit_renameat2 },
-	};
 	const struct {
 		const char *tp;
 		int new_args;
@@ -60,16 +48,6 @@ void programs__pick(struct iotrace *skel, const struct btf *btf)
 	bpf_program__set_autoload(skel->progs.handle_bio_queue_cast, cast);
 	if (cast)
 		bpf_program__set_autoload(skel->progs.handle_bio_queue, false);
-	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
-		bpf_program__set_autoload(optional[i].prog,
-					  probe__tracepoint_exists("syscalls", optional[i].tp));
-}
-
-bool programs__watch_renames(const struct iotrace *skel)
-{
-	return bpf_program__autoload(skel->progs.handle_exit_rename) ||
-	       bpf_program__autoload(skel->progs.handle_exit_renameat) ||
-	       bpf_program__autoload(skel->progs.handle_exit_renameat2);
 }
 
 /*
@@ -206,10 +184,6 @@ void programs__defer_attach(struct iotrace *skel)
 
 	/* run on a CPU by the collector, never attached */
 	bpf_program__set_autoattach(skel->progs.flush_stage, false);
-	/* with the other syscall programs, when needed (vfs__attach()) */
-	bpf_program__set_autoattach(skel->progs.handle_exit_rename, false);
-	bpf_program__set_autoattach(skel->progs.handle_exit_renameat, false);
-	bpf_program__set_autoattach(skel->progs.handle_exit_renameat2, false);
 	early_programs(skel, early);
 	for (i = 0; i < EARLY_PROGS; i++)
 		bpf_program__set_autoattach(early[i].prog, false);

@@ -20,12 +20,9 @@ void programs__quiet_libbpf(void);
  * Sets which programs load (before iotrace__load()): the variant of each
  * block program that matches the kernel's tracepoint prototype (btf: the
  * kernel's, NULL if it has none), the cast-load queue program where the
- * kernel takes it, the rename exits where syscall tracepoints exist.
+ * kernel takes it. The syscall programs are vfs__configure()'s.
  */
 void programs__pick(struct iotrace *skel, const struct btf *btf);
-
-/* After programs__pick(): whether any rename exit is to load. */
-bool programs__watch_renames(const struct iotrace *skel);
 
 /*
  * Leaves to programs__attach_block() the programs it attaches first, and

@@ -84,6 +84,33 @@ static bool is_ns(enum iotrace_vfs_call c)
 	return c >= IOTRACE_VFS_UNLINK && c <= IOTRACE_VFS_RENAMEAT2;
 }
 
+/*
+ * The rename exits, which have renamed files' name chains sent again
+ * (iotrace.bpf.c), and their tracepoints.
+ */
+#define NRENAMES 3
+static const char *const rename_tps[NRENAMES] = { "sys_exit_rename", "sys_exit_renameat",
+						  "sys_exit_renameat2" };
+
+static void rename_exits(const struct iotrace *skel, struct bpf_program *p[NRENAMES])
+{
+	p[0] = skel->progs.handle_exit_rename;
+	p[1] = skel->progs.handle_exit_renameat;
+	p[2] = skel->progs.handle_exit_renameat2;
+}
+
+bool vfs__watch_renames(const struct iotrace *skel)
+{
+	struct bpf_program *r[NRENAMES];
+	size_t i;
+
+	rename_exits(skel, r);
+	for (i = 0; i < NRENAMES; i++)
+		if (bpf_program__autoload(r[i]))
+			return true;
+	return false;
+}
+
 /* The file systems on the traced devices (fs_devs.h). */
 static int fs_devs(struct iotrace__bss *bss, const struct collector_config *cfg)
 {
@@ -128,6 +155,9 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 {
 	struct iotrace__rodata *ro = skel->rodata;
 	const struct trace_filters *f = &cfg->filters;
+	/* --no-file-events: no syscall program loads; a start without them is shorter too */
+	bool files = !cfg->no_file_events;
+	struct bpf_program *renames[NRENAMES];
 	bool uring, ns, cast;
 	size_t i;
 	int err;
@@ -156,11 +186,12 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	cast = probe__cast_loads(vmlinux);
 	bpf_program__set_autoload(skel->progs.handle_sys_enter, cfg->vfs && !cast);
 	bpf_program__set_autoload(skel->progs.handle_sys_enter_cast, cfg->vfs && cast);
-	bpf_program__set_autoload(skel->progs.handle_sys_exit, probe__tracepoint_exists("syscalls", "sys_exit_openat"));
+	bpf_program__set_autoload(skel->progs.handle_sys_exit,
+				  files && probe__tracepoint_exists("syscalls", "sys_exit_openat"));
 	bpf_program__set_autoattach(skel->progs.handle_ns_enter, false);
 	bpf_program__set_autoattach(skel->progs.handle_ns_exit, false);
 	/* path resolution walks the dentry cache with bpf_loop (v5.17) */
-	ns = probe__tracepoint_exists("syscalls", "sys_enter_unlinkat") &&
+	ns = files && probe__tracepoint_exists("syscalls", "sys_enter_unlinkat") &&
 	     libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
 	bpf_program__set_autoload(skel->progs.handle_ns_enter, ns);
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
@@ -169,14 +200,12 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
 	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring);
 	bpf_program__set_autoload(skel->progs.handle_uring_complete, uring);
-	if (cfg->no_file_events) {
-		/* not even loaded: a start without them is shorter too */
-		bpf_program__set_autoload(skel->progs.handle_sys_exit, false);
-		bpf_program__set_autoload(skel->progs.handle_ns_enter, false);
-		bpf_program__set_autoload(skel->progs.handle_ns_exit, false);
-		bpf_program__set_autoload(skel->progs.handle_exit_rename, false);
-		bpf_program__set_autoload(skel->progs.handle_exit_renameat, false);
-		bpf_program__set_autoload(skel->progs.handle_exit_renameat2, false);
+	/* a kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS off) traces without them */
+	rename_exits(skel, renames);
+	for (i = 0; i < NRENAMES; i++) {
+		bpf_program__set_autoattach(renames[i], false);
+		bpf_program__set_autoload(renames[i],
+					  files && probe__tracepoint_exists("syscalls", rename_tps[i]));
 	}
 	return err;
 }
@@ -222,15 +251,13 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 {
 	struct bpf_program *enter = bpf_program__autoload(skel->progs.handle_sys_enter_cast) ?
 		skel->progs.handle_sys_enter_cast : skel->progs.handle_sys_enter;
-	/* the rename exits that make name chains be sent again (iotrace.bpf.c) */
-	struct bpf_program *renames[] = { skel->progs.handle_exit_rename,
-					  skel->progs.handle_exit_renameat,
-					  skel->progs.handle_exit_renameat2 };
+	struct bpf_program *renames[NRENAMES];
 	size_t i;
 	int err;
 
 	memset(l, 0, sizeof(*l));
-	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++) {
+	rename_exits(skel, renames);
+	for (i = 0; i < NRENAMES; i++) {
 		if (!bpf_program__autoload(renames[i]))
 			continue;
 		l->link[l->n] = bpf_program__attach(renames[i]);

@@ -33,6 +33,9 @@ struct vfs_links {
 int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		   const struct btf *vmlinux);
 
+/* After vfs__configure(): whether any rename exit is to load. */
+bool vfs__watch_renames(const struct iotrace *skel);
+
 /*
  * After load: with --vfs, enter and exit of every traced call; without,
  * the exits of the open calls (Create events) and enter and exit of
