@@ -146,8 +146,10 @@ for part in 3 3b; do
 	else
 		# its first file's I/O is what tells
 		tracer=$T/iotrace-no-sysfs-ext4
-		printf '#!/bin/sh\nexec unshare -m --propagation private sh -c %s "%s" "$@"\n' \
-			"'mount -t tmpfs iotrace-test /sys/fs/ext4 && exec \"\$0\" \"\$@\"'" "$BIN" >"$tracer"
+		cat >"$tracer" <<-EOF
+		#!/bin/sh
+		exec unshare -m --propagation private sh -c 'mount -t tmpfs iotrace-test /sys/fs/ext4 && exec "\$0" "\$@"' "$BIN" "\$@"
+		EOF
 		chmod +x "$tracer"
 		said="$traced_from_now: files of a traced device are in use"
 		files=(old3b wait new3b)
