@@ -9,6 +9,8 @@
 #ifndef IOTRACE_CLI_H
 #define IOTRACE_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Exit statuses (documented in the README and the man page). */
@@ -32,6 +34,15 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int cli_parse_u64(const char *s, unsigned long long min, unsigned long long max,
 		  unsigned long long *out);
+
+/*
+ * Appends "name" or "name value" to the string in buf (size bytes), after
+ * a blank if it is not empty, the value in single quotes where a shell
+ * would need them, so that the result can be pasted back. An option that
+ * does not fit is left out and "..." put in its place if that fits:
+ * returns false, and the caller adds no more.
+ */
+bool cli_append_option(char *buf, size_t size, const char *name, const char *value);
 
 /* Prints the usage error for option opt with value val and returns EXIT_USAGE. */
 int cli_bad_value(const char *opt, const char *val, const char *expected);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -65,4 +66,43 @@ int cli_bad_value(const char *opt, const char *val, const char *expected)
 {
 	cli_err("invalid value '%s' for %s: expected %s", val, opt, expected);
 	return EXIT_USAGE;
+}
+
+/* characters a shell takes as they are in a word */
+static bool shell_plain(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(",._/:=@%+-", *s))
+			return false;
+	return true;
+}
+
+bool cli_append_option(char *buf, size_t size, const char *name, const char *value)
+{
+	size_t len = strnlen(buf, size), at = len;
+	const char *sep = len ? " " : "", *p;
+
+	if (len >= size)
+		return false;
+	/* written in place; an option that does not fit is cut off again at len */
+	at += (size_t)snprintf(buf + at, size - at, "%s%s", sep, name);
+	if (value && at < size) {
+		if (shell_plain(value)) {
+			at += (size_t)snprintf(buf + at, size - at, " %s", value);
+		} else {
+			at += (size_t)snprintf(buf + at, size - at, " '");
+			for (p = value; *p && at < size; p++)
+				at += (size_t)snprintf(buf + at, size - at, *p == '\'' ? "'\\''" : "%c", *p);
+			if (at < size)
+				at += (size_t)snprintf(buf + at, size - at, "'");
+		}
+	}
+	if (at < size)
+		return true;
+	buf[len] = '\0';
+	if (len + strlen(sep) + 3 < size)
+		snprintf(buf + len, size - len, "%s...", sep);
+	return false;
 }

@@ -195,6 +195,23 @@ static int parse_filter(struct trace_filters *f, int opt, const char *list)
 	return EXIT_USAGE;
 }
 
+/*
+ * Adds an option getopt has taken to the summary's list, by its long
+ * name (what the help shows): false once the list is full.
+ */
+static bool note_option(char *list, size_t size, const struct option *opts, int val,
+			const char *arg)
+{
+	char name[64];
+
+	while (opts->name && opts->val != val)
+		opts++;
+	if (!opts->name)
+		return true;
+	snprintf(name, sizeof(name), "--%s", opts->name);
+	return cli_append_option(list, size, name, opts->has_arg ? arg : NULL);
+}
+
 int cmd_tracing(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -231,7 +248,8 @@ int cmd_tracing(int argc, char **argv)
 	struct sigaction sa = {};
 	struct summary s;
 	int opt, err, holder, ret = EXIT_ERROR;
-	bool have_filter = false;
+	bool have_filter = false, options_cut = false;
+	char options[sizeof(s.options)] = "";
 
 	optind = 1;
 	opterr = 0;
@@ -303,7 +321,10 @@ int cmd_tracing(int argc, char **argv)
 			cli_err("unknown option '%s' for --start-tracing (see iotrace -S -H)", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
+		if (opt != 'd' && opt != 'l' && !options_cut)
+			options_cut = !note_option(options, sizeof(options), longopts, opt, optarg);
 	}
+	cfg.options = options;
 	if (optind < argc) {
 		cli_err("unexpected argument '%s' (see iotrace -S -H)", argv[optind]);
 		return EXIT_USAGE;

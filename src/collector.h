@@ -24,6 +24,8 @@ struct collector_config {
 	uint64_t size_mib;	/* 0 = no limit */
 	uint64_t buffer_mib;	/* all CPUs' rings together: ring_plan.h */
 	const char *label;
+	/* the options given, as the summary's tags.options keeps them (summary.h) */
+	const char *options;
 	/* --vfs: trace system calls on files of the traced devices */
 	bool vfs;
 	/* --dispatch: also record each request's dispatch to the driver */

@@ -61,6 +61,8 @@ int summary__print(FILE *out, const struct summary *s)
 	jw__string(jw, s->stop_reason);
 	jw__key(jw, "iotraceVersion");
 	jw__string(jw, s->tool_version);
+	jw__key(jw, "options");
+	jw__string(jw, s->options);
 	if (s->unresolved_file_events) {
 		jw__key(jw, "unresolvedFileEvents");
 		jw__uint_str(jw, s->unresolved_file_events);
@@ -287,6 +289,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_string(c, s->stop_reason, sizeof(s->stop_reason));
 		else if (!strcmp(key, "iotraceVersion"))
 			err = read_string(c, s->tool_version, sizeof(s->tool_version));
+		else if (!strcmp(key, "options"))
+			err = read_string(c, s->options, sizeof(s->options));
 		else if (!strcmp(key, "unresolvedFileEvents"))
 			err = read_u64(c, &s->unresolved_file_events);
 		else
@@ -360,7 +364,8 @@ static int parse(const char *buf, size_t len, struct summary *s)
 
 int summary__read(const char *dir, struct summary *s)
 {
-	char path[PATH_MAX], buf[16384];
+	/* the longest summary ours can be: every string field full and escaped */
+	char path[PATH_MAX], buf[65536];
 	size_t n;
 	FILE *f;
 

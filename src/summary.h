@@ -36,6 +36,12 @@ struct summary {
 	char dropped_per_queue[4096];	/* comma-separated counts, one per queue */
 	char tool_version[32];
 	/*
+	 * the options of --start-tracing that shaped the trace, but for
+	 * --devices and --label, which have their own fields: "--vfs --pids
+	 * 12" ("" = none; absent from older traces)
+	 */
+	char options[2048];
+	/*
 	 * unlink/rename on traced file systems whose path the tracer could
 	 * not resolve (no Delete/Move event sent); written only when not 0
 	 */

@@ -224,6 +224,11 @@ run() {
 	sleep 0.5
 	stop_tracer "$name"
 	tev=$(iotrace_json_get "$T/$name.out" tracedEvents)
+	# the options as given (but --devices and --label), quoted as a shell would need
+	local opts want
+	opts=$(iotrace_json_get "$T/$name.out" tags options)
+	want=$(python3 -c 'import shlex, sys; print(shlex.join(sys.argv[1:]))' --vfs "${args[@]}")
+	check "$name: summary tags.options \"$opts\" == \"$want\"" [ "$opts" = "$want" ]
 
 	timeout -k 5 120 "$BIN" -P --io --raw -p "$TRACE" >"$T/$name.jsonl" 2>"$T/$name.parse.err"
 	rc=$?

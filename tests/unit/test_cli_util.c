@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Number parsing for --time, --size, --buffer. */
+/* Number parsing for --time, --size, --buffer; the options as the summary keeps them. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -29,10 +30,44 @@ static void test_parse_u64(void **state)
 	assert_int_equal(v, 4294967295ull);
 }
 
+static void test_append_option(void **state)
+{
+	char buf[64] = "";
+
+	assert_true(cli_append_option(buf, sizeof(buf), "--vfs", NULL));
+	assert_true(cli_append_option(buf, sizeof(buf), "--pids", "12,13"));
+	assert_string_equal(buf, "--vfs --pids 12,13");
+	/* a value a shell would split or expand is quoted, a quote in it too */
+	buf[0] = '\0';
+	assert_true(cli_append_option(buf, sizeof(buf), "--paths", "/data/*.log"));
+	assert_true(cli_append_option(buf, sizeof(buf), "--comm", "it's"));
+	assert_true(cli_append_option(buf, sizeof(buf), "--paths", ""));
+	assert_string_equal(buf, "--paths '/data/*.log' --comm 'it'\\''s' --paths ''");
+}
+
+/* An option that does not fit is left out whole, and "..." says so. */
+static void test_append_option_full(void **state)
+{
+	char buf[24] = "";
+
+	assert_true(cli_append_option(buf, sizeof(buf), "--time", "60"));
+	assert_false(cli_append_option(buf, sizeof(buf), "--paths", "/a/long/path/*"));
+	assert_string_equal(buf, "--time 60 ...");
+	/* exactly full: 23 characters and the NUL */
+	memset(buf, 0, sizeof(buf));
+	assert_true(cli_append_option(buf, sizeof(buf), "--paths", "/0123456789abcd"));
+	assert_int_equal(strlen(buf), 23);
+	assert_false(cli_append_option(buf, sizeof(buf), "--vfs", NULL));
+	assert_int_equal(strlen(buf), 23);
+	assert_string_equal(buf, "--paths /0123456789abcd");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_append_option),
+		cmocka_unit_test(test_append_option_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,7 @@ static struct summary sample(void)
 	strcpy(s.stop_reason, "signal");
 	strcpy(s.dropped_per_queue, "7,0");
 	strcpy(s.tool_version, "0.1.0");
+	strcpy(s.options, "--vfs --paths '/data/*.log' --time 60");
 	return s;
 }
 
@@ -93,6 +94,7 @@ static void test_round_trip(void **state)
 	assert_string_equal(out.stop_reason, "signal");
 	assert_string_equal(out.dropped_per_queue, "7,0");
 	assert_string_equal(out.tool_version, "0.1.0");
+	assert_string_equal(out.options, in.options);
 	assert_int_equal(out.unresolved_file_events, 0);
 
 	/* the tag is there only when something was not resolved */
@@ -135,7 +137,8 @@ static void test_golden_text(void **state)
 		"  \"devices\": \"loop0,nvme0n1p1\",\n"
 		"  \"droppedEventsPerQueue\": \"7,0\",\n"
 		"  \"stopReason\": \"signal\",\n"
-		"  \"iotraceVersion\": \"0.1.0\"\n"
+		"  \"iotraceVersion\": \"0.1.0\",\n"
+		"  \"options\": \"--vfs --paths '/data/*.log' --time 60\"\n"
 		" }\n"
 		"}\n");
 	free(buf);
