@@ -199,9 +199,11 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
  */
 static int watch_files(struct collector *c, const char *why)
 {
-	const char *what = c->cfg->vfs ? "system calls (--vfs) and file events (create, delete, "
-					 "rename)" : "file events (create, delete, rename)";
+	char what[96];
 	int err;
+
+	snprintf(what, sizeof(what), "%sfile events (%s)",
+		 c->cfg->vfs ? "system calls (--vfs) and " : "", vfs__file_events(c->skel));
 
 	c->fs_watch = true;
 	err = vfs__attach(c->skel, c->cfg->vfs, &c->vfs);

@@ -111,6 +111,13 @@ bool vfs__watch_renames(const struct iotrace *skel)
 	return false;
 }
 
+const char *vfs__file_events(const struct iotrace *skel)
+{
+	if (bpf_program__autoload(skel->progs.handle_ns_enter))
+		return "create, delete, rename";
+	return "create";
+}
+
 /* The file systems on the traced devices (fs_devs.h). */
 static int fs_devs(struct iotrace__bss *bss, const struct collector_config *cfg)
 {

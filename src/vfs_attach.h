@@ -37,6 +37,13 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 bool vfs__watch_renames(const struct iotrace *skel);
 
 /*
+ * After vfs__configure(): the file events its programs record, for
+ * people: "create, delete, rename", or "create" on a kernel whose
+ * programs cannot resolve paths (before 5.17).
+ */
+const char *vfs__file_events(const struct iotrace *skel);
+
+/*
  * After load: with --vfs, enter and exit of every traced call; without,
  * the exits of the open calls (Create events) and enter and exit of
  * unlink and rename (Delete, MoveFrom, MoveTo); with or without, the
