@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -280,9 +281,18 @@ static void follow_mounts(struct collector *c)
 	if (!c->fs_watch && fs_mounted(c))
 		watch_files(c, "a file system on a traced device is mounted");
 	err = vfs__add_fs_devs(c->skel, c->cfg, &added, &n);
-	for (i = 0; i < n; i++)
-		cli_note("file system %u:%u, mounted from a traced device, is traced from now on",
-			 IOTRACE_MAJOR(added[i]), IOTRACE_MINOR(added[i]));
+	for (i = 0; i < n; i++) {
+		unsigned int ma = IOTRACE_MAJOR(added[i]), mi = IOTRACE_MINOR(added[i]);
+		char name[NAME_MAX + 1];
+
+		/* a partition made since the last look, mounted or not yet */
+		if (fs_devs__partition("/sys", added[i], name, sizeof(name)))
+			cli_note("partition %s (%u:%u), new on a traced device: its files are traced "
+				 "from now on", name, ma, mi);
+		else
+			cli_note("file system %u:%u, mounted from a traced device, is traced from now "
+				 "on", ma, mi);
+	}
 	if (err == -E2BIG && !c->fs_devs_full) {
 		c->fs_devs_full = true;
 		cli_warn("a file system mounted from a traced device is not traced: more than %zu "

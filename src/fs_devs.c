@@ -56,16 +56,12 @@ static bool traced(const char *sysfs_root, const char *name, const struct device
 	return false;
 }
 
-/*
- * Whether the block device numbered ma:mi is traced, found by the name
- * sysfs gives the number (dev/block/MAJ:MIN links to its directory).
- */
-static bool traced_number(const char *sysfs_root, unsigned int ma, unsigned int mi,
-			  const struct device_info *devs, size_t ndevs)
+/* The name of the block device numbered ma:mi: dev/block/MAJ:MIN links to its directory. */
+static bool block_name(const char *sysfs_root, unsigned int ma, unsigned int mi, char *name,
+		       size_t size)
 {
 	char path[PATH_MAX], target[PATH_MAX];
-	struct device_info d;
-	const char *name;
+	const char *base;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root, ma, mi);
@@ -73,8 +69,28 @@ static bool traced_number(const char *sysfs_root, unsigned int ma, unsigned int 
 	if (n <= 0)
 		return false;
 	target[n] = '\0';
-	name = strrchr(target, '/');
-	return traced(sysfs_root, name ? name + 1 : target, devs, ndevs, &d);
+	base = strrchr(target, '/');
+	return (size_t)snprintf(name, size, "%s", base ? base + 1 : target) < size;
+}
+
+/* Whether the block device numbered ma:mi is traced, found by its name. */
+static bool traced_number(const char *sysfs_root, unsigned int ma, unsigned int mi,
+			  const struct device_info *devs, size_t ndevs)
+{
+	char name[NAME_MAX + 1];
+	struct device_info d;
+
+	return block_name(sysfs_root, ma, mi, name, sizeof(name)) &&
+	       traced(sysfs_root, name, devs, ndevs, &d);
+}
+
+bool fs_devs__partition(const char *sysfs_root, uint32_t dev, char *name, size_t size)
+{
+	unsigned int ma = IOTRACE_MAJOR(dev), mi = IOTRACE_MINOR(dev);
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/partition", sysfs_root, ma, mi);
+	return !access(path, F_OK) && block_name(sysfs_root, ma, mi, name, size);
 }
 
 /*

@@ -44,6 +44,12 @@ int fs_devs__update(const char *sysfs_root, const char *mountinfo,
 		    size_t *count);
 
 /*
+ * Whether dev (IOTRACE_MKDEV) is a partition; if so, its name ("sda1") in
+ * name[0..size). A file system's own number (btrfs) is not.
+ */
+bool fs_devs__partition(const char *sysfs_root, uint32_t dev, char *name, size_t size);
+
+/*
  * Whether mountinfo lists a file system on one of devs[0..ndevs) (or on a
  * partition of one): one mounted from it (by its source, or by its number
  * where the source names no device, as /dev/root), or a btrfs with a

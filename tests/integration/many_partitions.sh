@@ -6,8 +6,11 @@
 #
 #   usage: tests/integration/many_partitions.sh PATH/TO/iotrace
 #
-# A loop device gets 66 partitions (addpart: this kernel scans no
-# partition tables). Traced with --vfs, whose calls would go unseen on the
+# A loop device gets partitions with addpart (this kernel scans no
+# partition tables). First one, then a second while a tracer runs: after
+# the next change of the mount table (a tmpfs mounted elsewhere) the
+# tracer must name it as a new partition, not as a mounted file system.
+# Then 66: traced with --vfs, whose calls would go unseen on the
 # partitions past the list, the tracer refuses with one line and exit 1.
 # Traced without --vfs, where only file events on those partitions are
 # lost, it warns with one line, runs, and traces raw reads of the last
@@ -24,13 +27,29 @@ iotrace_test_harness
 iotrace_require_root_bpf "loop devices, partitions, BPF" losetup addpart partx dd truncate
 iotrace_require_loop
 PARTS=
+TMNT=
 iotrace_test_undo() {
+	[ -n "$TMNT" ] && { umount "$TMNT"; rmdir "$TMNT"; }
 	[ -n "$PARTS" ] && partx -d "$LOOP"
 }
 iotrace_fs_test_start manyparts
 iotrace_fs_loop 80M manyparts || die "$SETUP_ERR"
 PARTS=1
-for i in $(seq 66); do
+addpart "$LOOP" 1 2048 2048 || die "addpart cannot add partition 1 to $LOOP"
+
+iotrace_test_start_tracer "" "$T/new.out" "$T/new.err" -S -d "$LN"
+addpart "$LOOP" 2 4096 2048 || die "addpart cannot add partition 2 to $LOOP"
+P2=$(cat "/sys/class/block/${LN}p2/dev") || die "no ${LN}p2 in sysfs after addpart"
+# the tracer looks for new partitions when the mount table changes
+TMNT=$(mktemp -d /tmp/iotrace-manyparts-tmpfs.XXXXXX)
+mount -t tmpfs iotrace-test "$TMNT" || { rmdir "$TMNT"; TMNT=; die "cannot mount a tmpfs"; }
+check "a partition made while tracing ($P2) is named as one" iotrace_wait_said "$T/new.err" \
+	"iotrace: partition ${LN}p2 ($P2), new on a traced device: its files are traced from now on"
+check "... not as a mounted file system" bash -c "! grep -qF 'file system $P2' '$T/new.err'"
+umount "$TMNT" && rmdir "$TMNT" && TMNT=
+iotrace_test_stop_tracer "" "$T/new.out" "$T/new.err"
+
+for i in $(seq 3 66); do
 	addpart "$LOOP" "$i" $((2048 * i)) 2048 || die "addpart cannot add partition $i to $LOOP"
 done
 [ -b "/dev/${LN}p66" ] || die "no /dev/${LN}p66 after addpart"

@@ -247,6 +247,19 @@ static void test_in_sysfs(void **state)
  * changed (only proc's mount tables poll POLLPRI; a real mount needs root:
  * tests/integration/late_mount.sh).
  */
+/* How a new entry of the list is named to people: a partition by its name. */
+static void test_partition(void **state)
+{
+	char name[16] = "";
+
+	assert_true(fs_devs__partition(sysfs_root, IOTRACE_MKDEV(259, 2), name, sizeof(name)));
+	assert_string_equal(name, "nvme0n1p2");
+	/* a disk, a btrfs's own number, a name that does not fit */
+	assert_false(fs_devs__partition(sysfs_root, IOTRACE_MKDEV(259, 0), name, sizeof(name)));
+	assert_false(fs_devs__partition(sysfs_root, IOTRACE_MKDEV(0, 39), name, sizeof(name)));
+	assert_false(fs_devs__partition(sysfs_root, IOTRACE_MKDEV(259, 1), name, 9));
+}
+
 static void test_watch(void **state)
 {
 	int fd = fs_devs__watch(mountinfo);
@@ -267,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_mounted),
 		cmocka_unit_test(test_in_sysfs),
+		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_watch),
 	};
 
