@@ -120,21 +120,23 @@ enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP, OPT_PATHS, OPT_COMPRESS, 
 /* The cgroup2 mount point, for cgroup paths given relative to it. */
 static const char *cgroup2_root(void)
 {
-	static char root[PATH_MAX];
-	char line[PATH_MAX + 64], dir[PATH_MAX], type[64];
+	static char root[PATH_MAX] = "/sys/fs/cgroup";
+	char *line = NULL, dir[PATH_MAX], type[64];
+	size_t cap = 0;
 	FILE *f = fopen("/proc/self/mounts", "r");
 
 	if (!f)
-		return "/sys/fs/cgroup";
-	while (fgets(line, sizeof(line), f)) {
+		return root;
+	/* whole lines: a piece of a long one (an overlay's options) is no mount */
+	while (getline(&line, &cap, f) > 0) {
 		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
 			snprintf(root, sizeof(root), "%s", dir);
-			fclose(f);
-			return root;
+			break;
 		}
 	}
+	free(line);
 	fclose(f);
-	return "/sys/fs/cgroup";
+	return root;
 }
 
 /* --paths: absolute patterns only, the collector matches full paths */

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -157,16 +158,18 @@ static bool btrfs_traced(const char *sysfs_root, const char *member,
 static int traced_mounts(struct dev_set *s, const char *sysfs_root, const char *mountinfo,
 			 const struct device_info *devs, size_t ndevs)
 {
-	char line[3 * PATH_MAX], type[64], source[PATH_MAX];
+	char *line = NULL, type[64], source[PATH_MAX];
 	struct device_info d;
 	unsigned int ma, mi;
 	const char *tail;
+	size_t cap = 0;
 	int ret = 0;
 	FILE *f = fopen(mountinfo, "r");
 
 	if (!f)
 		return 0;
-	while (!ret && fgets(line, sizeof(line), f)) {
+	/* whole lines, however long: an overlay's options can take tens of KiB */
+	while (!ret && getline(&line, &cap, f) > 0) {
 		uint32_t dev;
 		bool yes;
 		size_t i;
@@ -191,6 +194,7 @@ static int traced_mounts(struct dev_set *s, const char *sysfs_root, const char *
 		if (yes)
 			ret = s ? add(s, dev) : 1;
 	}
+	free(line);
 	fclose(f);
 	return ret;
 }

@@ -95,16 +95,19 @@ static int add_mount(struct path_filter *pf, __u32 dev, __u64 ino, const char *d
 static int read_mounts(struct path_filter *pf, const char *mountinfo, const uint32_t *fs_devs,
 		       size_t nfs_devs)
 {
-	char line[3 * PATH_MAX], root[PATH_MAX], dir[PATH_MAX];
+	char *line = NULL, root[PATH_MAX], dir[PATH_MAX];
 	unsigned int ma, mi;
 	struct stat st;
+	size_t cap = 0;
 	int err = 0;
 	FILE *f = fopen(mountinfo, "r");
 
 	if (!f)
 		return -errno;
-	while (!err && fgets(line, sizeof(line), f)) {
+	/* whole lines, however long; a path that fills its buffer may be cut: not used */
+	while (!err && getline(&line, &cap, f) > 0) {
 		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &ma, &mi, root, dir) != 4 ||
+		    strlen(root) >= sizeof(root) - 1 || strlen(dir) >= sizeof(dir) - 1 ||
 		    !fs_devs__has(fs_devs, nfs_devs, IOTRACE_MKDEV(ma, mi)))
 			continue;
 		if (!fstatat(AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) &&
@@ -114,6 +117,7 @@ static int read_mounts(struct path_filter *pf, const char *mountinfo, const uint
 		else if (!strcmp(root, "/"))
 			err = add_mount(pf, IOTRACE_MKDEV(ma, mi), 0, dir);
 	}
+	free(line);
 	fclose(f);
 	return err;
 }

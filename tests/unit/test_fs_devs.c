@@ -195,6 +195,28 @@ static bool mounted(const char *names, const char *table)
 	return fs_devs__mounted(sysfs_root, table, devs, n);
 }
 
+/*
+ * A line longer than any fixed buffer: a mount point of blanks, each
+ * escaped as \040, ahead of the type and source.
+ */
+static void test_long_line(void **state)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/mountinfo.long", sysfs_root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("22 1 254:0 / / rw - ext4 /dev/vda rw\n40 22 7:7 / /m", f);
+	for (i = 0; i < 4000; i++)
+		fputs("\\040", f);
+	fputs(" rw - xfs /dev/loop7 rw\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_true(mounted("loop7", path));
+	assert_false(mounted("loop6", path));
+}
+
 /* Whether the syscall programs are needed: a traced device's file system is mounted. */
 static void test_mounted(void **state)
 {
@@ -279,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_mounted),
+		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_in_sysfs),
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_watch),
