@@ -244,7 +244,7 @@ static void watch_unseen(struct collector *c, bool tick)
 
 /*
  * Waits for a ring's wakeup (ring_out()) or a change of the mount table,
- * at most timeout_ms; the change is kept in c->mounts_changed, as the poll
+ * at most timeout_ms; the change is kept in c->mounts.changed, as the poll
  * has taken it from the watch. Returns >= 0 or -errno (-EINTR: a signal).
  */
 static int wait_records(struct collector *c, int timeout_ms)
@@ -258,7 +258,7 @@ static int wait_records(struct collector *c, int timeout_ms)
 	if (n < 0)
 		return -errno;
 	if (c->mounts_fd >= 0 && (p[1].revents & (POLLPRI | POLLERR)))
-		c->mounts_changed = true;
+		c->mounts.changed = true;
 	return n;
 }
 
@@ -268,16 +268,17 @@ static int wait_records(struct collector *c, int timeout_ms)
  * learns where the file systems are mounted now. Said on stderr, as it
  * changes what the trace holds from then on.
  */
-static void follow_mounts(struct collector *c)
+static void follow_mounts(struct collector *c, uint64_t now)
 {
 	const uint32_t *added, *fs;
+	uint64_t start, took;
 	size_t i, n;
 	int err;
 
 	/* the file systems' list and --paths serve the syscall programs only */
-	if (!c->mounts_changed || c->cfg->no_file_events)
+	if (c->cfg->no_file_events || !mount_gate__due(&c->mounts, now))
 		return;
-	c->mounts_changed = false;
+	start = clock_ns(CLOCK_MONOTONIC);
 	if (!c->fs_watch && fs_mounted(c))
 		watch_files(c, "a file system on a traced device is mounted");
 	err = vfs__add_fs_devs(c->skel, c->cfg, &added, &n);
@@ -302,6 +303,8 @@ static void follow_mounts(struct collector *c)
 	err = c->paths ? path_filter__add_mounts(c->paths, "/proc/self/mountinfo", fs, n) : 0;
 	if (err)
 		cli_warn("--paths does not know the new mounts: %s", strerror(-err));
+	took = clock_ns(CLOCK_MONOTONIC) - start;
+	mount_gate__looked(&c->mounts, start, took);
 }
 
 /*
@@ -698,6 +701,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			}
 			timeout = err < timeout ? err : timeout;
 		}
+		timeout = mount_gate__timeout_ms(&c->mounts, clock_ns(CLOCK_MONOTONIC), timeout);
 		/* woken or timed out, every ring is read: the wakeups are rare */
 		err = wait_records(c, timeout);
 		now = clock_ns(CLOCK_MONOTONIC);
@@ -706,7 +710,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			last_stages = now;
 			intake__flush_stages(c, false);
 		}
-		follow_mounts(c);
+		follow_mounts(c, now);
 		if (err >= 0)
 			err = intake__consume_rings(c);
 		if (!c->fs_watch)

@@ -14,6 +14,7 @@
 #include "collector.h"
 #include "delta.h"
 #include "inflight.h"
+#include "mount_gate.h"
 #include "ring_plan.h"
 #include "vfs_attach.h"
 
@@ -57,7 +58,8 @@ struct collector {
 	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */
 	bool no_stage_flush;	/* flush_stage cannot be run on a CPU here */
 	int mounts_fd;	/* fs_devs__watch, -1 = none */
-	bool mounts_changed;	/* the wait for records saw the mount table change */
+	/* the wait for records saw the mount table change; when to look (mount_gate.h) */
+	struct mount_gate mounts;
 	/*
 	 * The syscall programs (vfs__attach()) are attached, or failed to:
 	 * once a file system on a traced device is mounted, in this mount
