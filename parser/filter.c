@@ -7,6 +7,7 @@
 void filter__init(struct filter *f, const char *file, uint32_t pid, const char *comm)
 {
 	memset(f, 0, sizeof(*f));
+	f->to_ns = UINT64_MAX;
 	f->file = file && *file ? file : NULL;
 	f->pid = pid;
 	/* the kernel keeps TASK_COMM_LEN - 1 bytes: a longer name is cut there */
@@ -14,9 +15,20 @@ void filter__init(struct filter *f, const char *file, uint32_t pid, const char *
 		memcpy(f->comm, comm, strnlen(comm, sizeof(f->comm) - 1));
 }
 
+void filter__set_window(struct filter *f, uint64_t from_ns, uint64_t to_ns)
+{
+	f->from_ns = from_ns;
+	f->to_ns = to_ns;
+}
+
 bool filter__active(const struct filter *f)
 {
-	return f->file || f->pid || f->comm[0];
+	return f->file || f->pid || f->comm[0] || f->from_ns || f->to_ns != UINT64_MAX;
+}
+
+static bool in_window(const struct filter *f, uint64_t time)
+{
+	return time >= f->from_ns && time < f->to_ns;
 }
 
 unsigned int filter__join_flags(const struct filter *f)
@@ -38,6 +50,8 @@ static bool process_matches(const struct filter *f, uint32_t pid, uint32_t tid, 
 
 bool filter__io(const struct filter *f, const struct io_rec *r)
 {
+	if (!in_window(f, r->time))
+		return false;
 	if (f->file && !path_matches(f, r->path))
 		return false;
 	if (r->kind != REC_IO)
@@ -47,6 +61,8 @@ bool filter__io(const struct filter *f, const struct io_rec *r)
 
 bool filter__vfs(const struct filter *f, const struct vfs_rec *r)
 {
+	if (!in_window(f, r->time))
+		return false;
 	if (f->file && !path_matches(f, r->path) && !path_matches(f, r->path2))
 		return false;
 	return process_matches(f, r->pid, r->tid, r->comm);

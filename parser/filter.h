@@ -14,6 +14,10 @@
  * - pid: the process (thread group) id or a thread id.
  * - comm: the task name, compared as the kernel keeps it (cut to 15
  *   bytes).
+ * - a time window [from, to), ns from the trace's first event: on the
+ *   time a record is printed with (header.timestamp): an I/O's
+ *   submission, a call's return, a file event's. An I/O submitted in the
+ *   window keeps the latency and queue depth the whole trace gives it.
  *
  * All given must match. Records without a process (file events,
  * Open-CAS traces) match no --pid or --comm.
@@ -30,10 +34,13 @@ struct filter {
 	const char *file;		/* NULL = any; the caller keeps it alive */
 	uint32_t pid;			/* 0 = any */
 	char comm[EVENT_COMM_MAX];	/* "" = any */
+	uint64_t from_ns, to_ns;	/* the window; 0 and UINT64_MAX = all */
 };
 
 /* Sets up f from the options (any of them NULL / 0 for "any"). */
 void filter__init(struct filter *f, const char *file, uint32_t pid, const char *comm);
+/* Sets f's time window: records at from_ns <= time < to_ns. */
+void filter__set_window(struct filter *f, uint64_t from_ns, uint64_t to_ns);
 /* Whether f lets anything out. */
 bool filter__active(const struct filter *f);
 /* The join flags f needs on top of a view's (paths for a glob). */

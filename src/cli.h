@@ -44,6 +44,12 @@ int cli_parse_u64(const char *s, unsigned long long min, unsigned long long max,
  */
 bool cli_append_option(char *buf, size_t size, const char *name, const char *value);
 
+/*
+ * Parses seconds with up to 9 decimals ("12", "0.5", "3.000001"), at
+ * most max_s, into ns. Returns 0 or -EINVAL (not such a number) / -ERANGE.
+ */
+int cli_parse_seconds(const char *s, unsigned long long max_s, unsigned long long *ns);
+
 /* Prints the usage error for option opt with value val and returns EXIT_USAGE. */
 int cli_bad_value(const char *opt, const char *val, const char *expected);
 

@@ -62,6 +62,42 @@ int cli_parse_u64(const char *s, unsigned long long min, unsigned long long max,
 	return 0;
 }
 
+int cli_parse_seconds(const char *s, unsigned long long max_s, unsigned long long *ns)
+{
+	const char *dot = s ? strchr(s, '.') : NULL, *f;
+	unsigned long long sec, frac = 0;
+	char whole[24];
+	size_t n, nf, i;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	n = dot ? (size_t)(dot - s) : strlen(s);
+	if (!n || n >= sizeof(whole))
+		return n && isdigit((unsigned char)s[0]) ? -ERANGE : -EINVAL;
+	memcpy(whole, s, n);
+	whole[n] = '\0';
+	err = cli_parse_u64(whole, 0, max_s, &sec);
+	if (err)
+		return err;
+	if (dot) {
+		/* "1." and digits past the ns are refused, not rounded */
+		f = dot + 1;
+		nf = strlen(f);
+		if (!nf || nf > 9)
+			return -EINVAL;
+		for (i = 0; i < 9; i++) {
+			if (i < nf && !isdigit((unsigned char)f[i]))
+				return -EINVAL;
+			frac = frac * 10 + (i < nf ? (unsigned long long)(f[i] - '0') : 0);
+		}
+	}
+	if (sec == max_s && frac)
+		return -ERANGE;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
 int cli_bad_value(const char *opt, const char *val, const char *expected)
 {
 	cli_err("invalid value '%s' for %s: expected %s", val, opt, expected);

@@ -32,6 +32,8 @@
 #define SUBRANGE_MAX 9223372036854775807ull
 /* the kernel's PID_MAX_LIMIT on 64-bit: no pid or tid is larger */
 #define PID_MAX_LIMIT 4194304
+/* --from, --to: 136 years, as far as ns from the trace's start go in 64 bits with room */
+#define MAX_WINDOW_S 4294967295ull
 
 enum {
 	OPT_IO = 0x100,
@@ -46,6 +48,8 @@ enum {
 	OPT_PID,
 	OPT_COMM,
 	OPT_FINAL_NAMES,
+	OPT_FROM,
+	OPT_TO,
 };
 
 static const struct option parser_opts[] = {
@@ -65,6 +69,8 @@ static const struct option parser_opts[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "final-names", no_argument, NULL, OPT_FINAL_NAMES },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
 	{ "bucket-size", required_argument, NULL, 'b' },
 	{ "subrange-start", required_argument, NULL, 's' },
 	{ "subrange-end", required_argument, NULL, 'e' },
@@ -128,7 +134,11 @@ void cmd_parser_help(FILE *out)
 	      "                            too, so '/data/run42/*' is the whole tree\n"
 	      "  --pid N                   process (or thread) N\n"
 	      "  --comm NAME               tasks named NAME (cut to 15 bytes, as the kernel\n"
-	      "                            keeps it)\n\n"
+	      "                            keeps it)\n"
+	      "  --from S, --to T          records from S seconds after the trace's first\n"
+	      "                            event up to, not including, T (decimals allowed:\n"
+	      "                            12.5): an I/O by its submission, a call by its\n"
+	      "                            return\n\n"
 	      "Options:\n"
 	      "  --final-names             paths from the names files have at the end of the\n"
 	      "                            trace (a renamed file shows its new path in every\n"
@@ -150,6 +160,7 @@ void cmd_parser_help(FILE *out)
 	      "  iotrace --trace-parser --io --path kernel/2026-11-21_10:00:00\n"
 	      "  iotrace -P --io -p /tmp/mytrace -f csv > ios.csv\n"
 	      "  iotrace -P --statistics -p kernel/2026-11-21_10:00:00 -f table\n"
+	      "  iotrace -P --statistics -p kernel/2026-11-21_10:00:00 --from 30 --to 40\n"
 	      "  iotrace -P --latency-histogram -p kernel/2026-11-21_10:00:00 -f table\n"
 	      "  iotrace -P --lba-histogram --bucket-size 2048 -p kernel/2026-11-21_10:00:00\n"
 	      "  iotrace -P --io --raw -p kernel/2026-11-21_10:00:00\n"
@@ -531,6 +542,17 @@ cleanup:
 	return ret;
 }
 
+/* --from and --to: seconds from the trace's first event, into ns */
+static int parse_time(const char *opt, const char *val, uint64_t *ns)
+{
+	unsigned long long v;
+
+	if (cli_parse_seconds(val, MAX_WINDOW_S, &v))
+		return cli_bad_value(opt, val, "seconds from the trace's start, such as 12 or 12.5");
+	*ns = v;
+	return EXIT_OK;
+}
+
 static int parse_number(const char *opt, const char *val, unsigned long long min,
 			unsigned long long max, uint64_t *out)
 {
@@ -553,7 +575,8 @@ int cmd_parser(int argc, char **argv)
 	const char *file_glob = NULL, *comm = NULL, *filter_opt = NULL;
 	const struct view_ops *ops = NULL;
 	struct filter filter;
-	uint64_t pid = 0;
+	uint64_t pid = 0, from_ns = 0, to_ns = UINT64_MAX;
+	const char *from_arg = "0", *to_arg = NULL;
 	bool raw = false;
 	char dir[PATH_MAX];
 	int c, err;
@@ -614,6 +637,14 @@ int cmd_parser(int argc, char **argv)
 			break;
 		case OPT_FINAL_NAMES:
 			final_names = true;
+			break;
+		case OPT_FROM:
+		case OPT_TO:
+			filter_opt = c == OPT_FROM ? "--from" : "--to";
+			err = parse_time(filter_opt, optarg, c == OPT_FROM ? &from_ns : &to_ns);
+			if (err)
+				return err;
+			*(c == OPT_FROM ? &from_arg : &to_arg) = optarg;
 			break;
 		case OPT_COMM:
 			filter_opt = "--comm";
@@ -682,6 +713,11 @@ int cmd_parser(int argc, char **argv)
 			(unsigned long long)opts.subrange_end);
 		return EXIT_USAGE;
 	}
+	if (from_ns >= to_ns) {
+		cli_err("--from %s is not before --to %s: the window would be empty", from_arg,
+			to_arg);
+		return EXIT_USAGE;
+	}
 	if (!path) {
 		cli_err("missing --path (try 'iotrace -P -H')");
 		return EXIT_USAGE;
@@ -693,5 +729,6 @@ int cmd_parser(int argc, char **argv)
 	if (raw)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
 	filter__init(&filter, file_glob, (uint32_t)pid, comm);
+	filter__set_window(&filter, from_ns, to_ns);
 	return print_view(path, dir, ops, &opts, &filter);
 }

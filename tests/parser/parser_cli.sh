@@ -403,6 +403,14 @@ run "process statistics" 0 '' -- -P --process-statistics -p "$v" -f csv --comm d
 got=$(cut -d, -f1-3,5-8 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "group,process.pid,process.comm,layer,operation,count,errors process,202,dd,vfs,open,1,0 process,202,dd,vfs,close,1,0 cgroup,,,vfs,open,1,0 cgroup,,,vfs,close,1,0 " ] ||
 	fail "process statistics: got '$got'"
+# a time window, from the first event (ts 1): the calls that returned at
+# 2999 and 3999 ns, not the one at 1999; the I/O submitted at 1099 ns
+run "vfs, window" 0 '' -- -P --vfs -p "$v" -f csv --from 0.000002 --to 0.000004
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 14 15 " ] || fail "vfs, window: '$(cat "$tmp/out")'"
+run "io, window" 0 '' -- -P --io -p "$v" -f csv --from 0.000001 --to 0.0000011
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] || fail "io, window: '$(cat "$tmp/out")'"
+run "io, window past it" 0 '' -- -P --io -p "$v" -f csv --from 0.0000011
+[ "$(wc -l <"$tmp/out")" -le 1 ] || fail "io, window past it: '$(cat "$tmp/out")'"
 # filters that leave nothing: empty output, no complaint
 run "filter, nothing left" 0 '' -- -P --io -p "$v" --file '/nowhere/*'
 [ -s "$tmp/out" ] && fail "filter, nothing left: printed '$(head -c 100 "$tmp/out")'"
@@ -438,6 +446,12 @@ run "pid, no value" 2 "iotrace: option '--pid' needs a value (try 'iotrace -P -H
 run "comm empty" 2 "iotrace: invalid value '' for --comm: expected a task name such as 'fio'" -- -P --vfs -p "$v" --comm ''
 run "file empty" 2 "iotrace: invalid value '' for --file: expected a path glob such as '/data/*'" -- -P --vfs -p "$v" --file ''
 run "filter, raw" 2 "iotrace: --comm does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$v" --comm fio
+run "from not seconds" 2 "iotrace: invalid value '1s' for --from: expected seconds from the trace's start, such as 12 or 12.5" -- -P --io -p "$v" --from 1s
+run "to negative" 2 "iotrace: invalid value '-1' for --to: expected seconds from the trace's start, such as 12 or 12.5" -- -P --io -p "$v" --to=-1
+run "to past ns" 2 "iotrace: invalid value '0.0000000001' for --to: expected seconds from the trace's start, such as 12 or 12.5" -- -P --io -p "$v" --to 0.0000000001
+run "empty window" 2 "iotrace: --from 2.5 is not before --to 2.5: the window would be empty" -- -P --statistics -p "$v" --from 2.5 --to 2.5
+run "to 0" 2 "iotrace: --from 0 is not before --to 0: the window would be empty" -- -P --statistics -p "$v" --to 0
+run "window, raw" 2 "iotrace: --to does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$v" --to 1
 run "vfs, two views" 2 "iotrace: --vfs and --file-statistics are two views; choose one (try 'iotrace -P -H')" -- -P --vfs --file-statistics -p "$v"
 
 if [ $fails -ne 0 ]; then

@@ -215,6 +215,33 @@ print(len(d), d[0]["name"], d[0]["size"], d[0]["model"], d[0]["ios"])
 ' "$tmp/devices.json") || fail "devices.json: bad output"
 [ "$got" = "1 nvme0n1 732585168 INTEL SSDPED1K375GA 64420" ] || fail "devices.json: got '$got'"
 
+# --- a time window: the records of the full --io whose timestamp is in [5 s, 10 s) ---
+view io_win.json --io --from 5 --to 10
+view stats_win.json --statistics --from 5 --to 10
+view io_to.json --io --to 5.000000001
+view io_from.json --io --from 5.000000001
+got=$(python3 - "$tmp/io.json" "$tmp/io_win.json" "$tmp/stats_win.json" "$tmp/io_to.json" \
+	"$tmp/io_from.json" <<'PY'
+import json, sys
+def records(path):
+    return [json.loads(line) for line in open(path)]
+ts = lambda r: int(r["header"]["timestamp"])
+full, win = records(sys.argv[1]), records(sys.argv[2])
+want = [r for r in full if 5 * 10**9 <= ts(r) < 10 * 10**9]
+stats = json.load(open(sys.argv[3]))["statistics"][0]["total"]
+ios = sum(1 for r in want if "io" in r)
+# the two sides of 5.000000001 s make the whole trace, a record on neither or both
+to, frm = records(sys.argv[4]), records(sys.argv[5])
+print(win == want, len(win), int(stats["count"]) == ios, ios > 1000,
+      len(to) + len(frm) == len(full), max(ts(r) for r in to) <= 5 * 10**9,
+      min(ts(r) for r in frm) > 5 * 10**9)
+PY
+) || fail "window: bad output"
+case "$got" in
+"True "*" True True True True True") ;;
+*) fail "window: got '$got'" ;;
+esac
+
 # --- paths: names known so far (OCTF) vs --final-names ---
 # sid 2931 creates MANIFEST-000015 before the trace names it
 got=$("$bin" -P --io -p "$trace" | grep -c '"sid":"2931".*"path":"",')

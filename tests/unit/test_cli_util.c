@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* Number parsing for --time, --size, --buffer; the options as the summary keeps them. */
+/* Number parsing for --time, --size, --buffer, --from, --to; the options as the summary keeps them. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +28,35 @@ static void test_parse_u64(void **state)
 	assert_int_equal(cli_parse_u64("abc", 1, 10, &v), -EINVAL);
 	assert_int_equal(cli_parse_u64(NULL, 1, 10, &v), -EINVAL);
 	assert_int_equal(v, 4294967295ull);
+}
+
+static void test_parse_seconds(void **state)
+{
+	unsigned long long ns = 7;
+
+	assert_int_equal(cli_parse_seconds("12", 100, &ns), 0);
+	assert_int_equal(ns, 12000000000ull);
+	assert_int_equal(cli_parse_seconds("0.5", 100, &ns), 0);
+	assert_int_equal(ns, 500000000ull);
+	assert_int_equal(cli_parse_seconds("3.000000001", 100, &ns), 0);
+	assert_int_equal(ns, 3000000001ull);
+	assert_int_equal(cli_parse_seconds("0", 100, &ns), 0);
+	assert_int_equal(ns, 0);
+	assert_int_equal(cli_parse_seconds("100", 100, &ns), 0);
+	assert_int_equal(ns, 100000000000ull);
+	assert_int_equal(cli_parse_seconds("100.1", 100, &ns), -ERANGE);
+	assert_int_equal(cli_parse_seconds("101", 100, &ns), -ERANGE);
+	assert_int_equal(cli_parse_seconds("99999999999999999999999999", 100, &ns), -ERANGE);
+	assert_int_equal(cli_parse_seconds("1.", 100, &ns), -EINVAL);
+	assert_int_equal(cli_parse_seconds(".5", 100, &ns), -EINVAL);
+	assert_int_equal(cli_parse_seconds("1.0000000001", 100, &ns), -EINVAL);
+	assert_int_equal(cli_parse_seconds("1.5s", 100, &ns), -EINVAL);
+	assert_int_equal(cli_parse_seconds("1.2.3", 100, &ns), -EINVAL);
+	assert_int_equal(cli_parse_seconds("-1", 100, &ns), -EINVAL);
+	assert_int_equal(cli_parse_seconds("1e3", 100, &ns), -EINVAL);
+	assert_int_equal(cli_parse_seconds("", 100, &ns), -EINVAL);
+	assert_int_equal(cli_parse_seconds(NULL, 100, &ns), -EINVAL);
+	assert_int_equal(ns, 100000000000ull);
 }
 
 static void test_append_option(void **state)
@@ -66,6 +95,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_parse_seconds),
 		cmocka_unit_test(test_append_option),
 		cmocka_unit_test(test_append_option_full),
 	};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * --file, --pid, --comm: what each lets through on I/O records, file
+ * --file, --pid, --comm, --from/--to: what each lets through on I/O records, file
  * events and VFS calls (their output file too), how they combine, and
  * the sink that puts them in front of a view.
  */
@@ -102,6 +102,51 @@ static void test_process(void **state)
 	assert_false(filter__io(&f, &r));
 	filter__init(&f, "/a", 0, NULL);
 	assert_true(filter__io(&f, &fs_event));
+}
+
+/* [from, to) on the time a record is printed with, I/Os, file events and calls alike. */
+static void test_window(void **state)
+{
+	struct io_rec r = io_rec("/a", 100, 100, "fio");
+	struct io_rec fs_event = io_rec("/a", 0, 0, "");
+	struct vfs_rec call;
+	struct filter f;
+
+	memset(&call, 0, sizeof(call));
+	fs_event.kind = REC_FS_EVENT;
+	filter__init(&f, NULL, 0, NULL);
+	filter__set_window(&f, 1000, 2000);
+	assert_true(filter__active(&f));
+	assert_int_equal(filter__join_flags(&f), 0);
+	r.time = 999;
+	assert_false(filter__io(&f, &r));
+	r.time = 1000;
+	assert_true(filter__io(&f, &r));
+	r.time = 1999;
+	assert_true(filter__io(&f, &r));
+	r.time = 2000;
+	assert_false(filter__io(&f, &r));
+	fs_event.time = 1500;
+	assert_true(filter__io(&f, &fs_event));
+	fs_event.time = 500;
+	assert_false(filter__io(&f, &fs_event));
+	call.time = 1500;
+	assert_true(filter__vfs(&f, &call));
+	call.time = 2500;
+	assert_false(filter__vfs(&f, &call));
+	/* with the others: all must match */
+	filter__init(&f, NULL, 101, NULL);
+	filter__set_window(&f, 1000, 2000);
+	r.time = 1500;
+	assert_false(filter__io(&f, &r));
+	/* --from alone: to the end */
+	filter__init(&f, NULL, 0, NULL);
+	filter__set_window(&f, 1000, UINT64_MAX);
+	assert_true(filter__active(&f));
+	r.time = UINT64_MAX - 1;
+	assert_true(filter__io(&f, &r));
+	r.time = 0;
+	assert_false(filter__io(&f, &r));
 }
 
 static void test_vfs(void **state)
@@ -216,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_process),
+		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_vfs),
 		cmocka_unit_test(test_sink),
 		cmocka_unit_test(test_copy_sides),
