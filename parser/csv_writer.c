@@ -135,6 +135,14 @@ void csv__uint(struct csv_writer *cw, uint64_t v)
 	cw->ob.len += n;
 }
 
+void csv__double(struct csv_writer *cw, double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.6g", v);
+	csv__string(cw, buf);
+}
+
 void csv__int(struct csv_writer *cw, int64_t v)
 {
 	char buf[DECIMAL_MAX], *p = decimal_i64(buf + sizeof(buf), v);

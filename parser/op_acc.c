@@ -196,14 +196,6 @@ void op_totals__csv_header(struct csv_writer *cw)
 	csv__end_row(cw);
 }
 
-static void csv_double(struct csv_writer *cw, double d)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%.6g", d);
-	csv__string(cw, buf);
-}
-
 static void csv_time(struct csv_writer *cw, const struct dist *d)
 {
 	unsigned int i;
@@ -214,7 +206,7 @@ static void csv_time(struct csv_writer *cw, const struct dist *d)
 		return;
 	}
 	csv__uint(cw, d->min);
-	csv_double(cw, dist__avg(d));
+	csv__double(cw, dist__avg(d));
 	csv__uint(cw, d->max);
 	for (i = 0; i < NPCT; i++) {
 		if (dist__has_percentiles(d))
@@ -237,7 +229,7 @@ static void csv_op(struct csv_writer *cw, const char *layer, const char *op,
 		csv__empty(cw);
 	csv__uint(cw, a->bytes);
 	csv__uint(cw, a->size_min);
-	csv_double(cw, (double)a->size_sum / (double)a->count);
+	csv__double(cw, (double)a->size_sum / (double)a->count);
 	csv__uint(cw, a->size_max);
 	csv_time(cw, block ? NULL : a->time);
 	csv_time(cw, block ? a->time : NULL);

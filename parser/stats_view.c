@@ -83,7 +83,7 @@ static double per_second(double v, uint64_t ns)
 	return ns ? v * 1e9 / (double)ns : 0.0;
 }
 
-static double mib(uint64_t sectors)
+double stats_view__mib(uint64_t sectors)
 {
 	return (double)sectors * 512.0 / (1024.0 * 1024.0);
 }
@@ -165,7 +165,7 @@ static void json_op(struct json_writer *jw, const char *name, struct op_stats *o
 	jw__key(jw, "metrics");
 	jw__start_object(jw);
 	json_metric(jw, "throughput", "IOPS", per_second((double)o->count, dur));
-	json_metric(jw, "bandwidth", "MiB/s", per_second(mib(o->size.sum), dur));
+	json_metric(jw, "bandwidth", "MiB/s", per_second(stats_view__mib(o->size.sum), dur));
 	json_metric(jw, "workset", "sector", (double)workset__sectors(&o->workset));
 	jw__end_object(jw);
 	jw__end_object(jw);
@@ -230,14 +230,6 @@ static void csv_header_values(struct csv_writer *cw, const char *name)
 	}
 }
 
-static void csv_double(struct csv_writer *cw, double d)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%.6g", d);
-	csv__string(cw, buf);
-}
-
 static void csv_values(struct csv_writer *cw, const struct dist *d, bool present)
 {
 	unsigned int i;
@@ -248,7 +240,7 @@ static void csv_values(struct csv_writer *cw, const struct dist *d, bool present
 		return;
 	}
 	csv__uint(cw, d->min);
-	csv_double(cw, dist__avg(d));
+	csv__double(cw, dist__avg(d));
 	csv__uint(cw, d->max);
 	csv__uint(cw, d->sum);
 	for (i = 0; i < NPCT; i++) {
@@ -295,8 +287,8 @@ static void write_csv(struct stats_view *v, const struct join *j)
 			csv__uint(cw, o->errors);
 			csv__uint(cw, o->not_completed);
 			csv__uint(cw, dur);
-			csv_double(cw, per_second((double)o->count, dur));
-			csv_double(cw, per_second(mib(o->size.sum), dur));
+			csv__double(cw, per_second((double)o->count, dur));
+			csv__double(cw, per_second(stats_view__mib(o->size.sum), dur));
 			csv__uint(cw, workset__sectors(&o->workset));
 			csv_values(cw, &o->size, true);
 			csv_values(cw, &o->latency, true);
@@ -371,7 +363,7 @@ static int write_table(struct stats_view *v, const struct join *j)
 			table__cell(t, "%llu", (unsigned long long)o->errors);
 			table__cell(t, "%llu", (unsigned long long)o->not_completed);
 			table__cell(t, "%.1f", per_second((double)o->count, dur));
-			table__cell(t, "%.2f", per_second(mib(o->size.sum), dur));
+			table__cell(t, "%.2f", per_second(stats_view__mib(o->size.sum), dur));
 			table__fmt_bytes(buf, sizeof(buf), dist__avg(&o->size) * 512.0);
 			table__cell(t, "%s", buf);
 			table__fmt_bytes(buf, sizeof(buf),

@@ -31,6 +31,9 @@ void stats_view__json_device(struct json_writer *jw, const struct device *d);
 void stats_view__json_dist(struct json_writer *jw, const char *name, const char *unit,
 			   const struct dist *d);
 
+/* sectors in MiB, as bandwidths are given */
+double stats_view__mib(uint64_t sectors);
+
 /* "nvme0n1 (259:2) MODEL, 29.0 s" */
 void stats_view__device_title(FILE *out, const struct device *d, uint64_t dur_ns);
 

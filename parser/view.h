@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What every joined view (io, statistics, histograms, fs-statistics,
- * devices, vfs, file-statistics, process-statistics) offers the CLI: it
+ * devices, vfs, file-statistics, process-statistics, time-series) offers the CLI: it
  * is created on an output FILE, gets each record the join hands out, and
  * writes what it summarizes at the end.
  * Views format only; they never print errors (the caller checks
@@ -23,7 +23,12 @@ struct view_opts {
 	uint64_t bucket_size;		/* sectors, > 0 */
 	uint64_t subrange_start;	/* first LBA counted */
 	uint64_t subrange_end;		/* last LBA counted (inclusive) */
+	/* --time-series: ns per interval, > 0 */
+	uint64_t interval_ns;
 };
+
+/* --time-series: intervals kept, all devices together (-E2BIG past it): a day of 1 s ones */
+#define SERIES_INTERVALS_MAX (1u << 17)
 
 struct view_ops {
 	const char *name;
@@ -66,6 +71,7 @@ extern const struct view_ops devices_view_ops;
 extern const struct view_ops vfs_view_ops;
 extern const struct view_ops file_stats_view_ops;
 extern const struct view_ops process_view_ops;
+extern const struct view_ops series_view_ops;
 
 /* Shared by the views: a stream's first write error as -errno, after a flush. */
 int view__flush(FILE *out);

@@ -155,6 +155,9 @@ head -16 "$WORK/ios.txt"
 step "per device and operation"
 show "$BIN" --trace-parser --statistics --path "$TRACE" --format table
 
+step "over time, in 0.1 s intervals"
+show "$BIN" --trace-parser --time-series --interval 0.1 --path "$TRACE" --format table
+
 step "latency histogram"
 show "$BIN" --trace-parser --latency-histogram --path "$TRACE" --format table
 

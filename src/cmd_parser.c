@@ -50,6 +50,8 @@ enum {
 	OPT_FINAL_NAMES,
 	OPT_FROM,
 	OPT_TO,
+	OPT_TIME_SERIES,
+	OPT_INTERVAL,
 };
 
 static const struct option parser_opts[] = {
@@ -69,6 +71,8 @@ static const struct option parser_opts[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "final-names", no_argument, NULL, OPT_FINAL_NAMES },
+	{ "time-series", no_argument, NULL, OPT_TIME_SERIES },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "bucket-size", required_argument, NULL, 'b' },
@@ -92,6 +96,7 @@ static const struct {
 	{ OPT_IO_SIZE_HIST, "--io-size-histogram", &size_hist_ops },
 	{ OPT_QD_HIST, "--queue-depth-histogram", &qd_hist_ops },
 	{ 'B', "--lba-histogram", &lba_hist_ops },
+	{ OPT_TIME_SERIES, "--time-series", &series_view_ops },
 	{ 'F', "--fs-statistics", &fs_view_ops },
 	{ OPT_DEVICES, "--devices", &devices_view_ops },
 	{ OPT_VFS, "--vfs", &vfs_view_ops },
@@ -117,6 +122,10 @@ void cmd_parser_help(FILE *out)
 	      "    -b, --bucket-size N       sectors per bucket (default 20480, 10 MiB)\n"
 	      "    -s, --subrange-start S    count LBAs from S on (default 0)\n"
 	      "    -e, --subrange-end E      ... up to E included (default: the end)\n"
+	      "  --time-series             per device, each interval's IOPS, bandwidth,\n"
+	      "                            latency (average, p50, p99, max) and queue depth,\n"
+	      "                            by submission time:\n"
+	      "    --interval S              seconds per interval (default 1; 0.1 allowed)\n"
 	      "  -F, --fs-statistics       I/O statistics per directory, file extension and\n"
 	      "                            file name prefix\n"
 	      "  --devices                 the traced devices\n"
@@ -162,6 +171,7 @@ void cmd_parser_help(FILE *out)
 	      "  iotrace -P --statistics -p kernel/2026-11-21_10:00:00 -f table\n"
 	      "  iotrace -P --statistics -p kernel/2026-11-21_10:00:00 --from 30 --to 40\n"
 	      "  iotrace -P --latency-histogram -p kernel/2026-11-21_10:00:00 -f table\n"
+	      "  iotrace -P --time-series --interval 0.5 -p kernel/2026-11-21_10:00:00 -f table\n"
 	      "  iotrace -P --lba-histogram --bucket-size 2048 -p kernel/2026-11-21_10:00:00\n"
 	      "  iotrace -P --io --raw -p kernel/2026-11-21_10:00:00\n"
 	      "  iotrace -P --vfs -p kernel/2026-11-21_10:00:00 --pid 4242 -f csv\n"
@@ -405,6 +415,9 @@ static int end_view(const char *dir, const struct view_ops *ops, const struct vi
 	if (r) {
 		if (r == -ENOMEM)
 			cli_err("out of memory");
+		else if (r == -E2BIG && ops == &series_view_ops)
+			cli_err("--interval %.9g s makes more than %u intervals for this trace; use a "
+				"longer one", (double)opts->interval_ns / 1e9, SERIES_INTERVALS_MAX);
 		else if (r == -E2BIG)
 			cli_err("--bucket-size %llu makes more than a million LBA buckets; use a larger one",
 				(unsigned long long)opts->bucket_size);
@@ -570,14 +583,14 @@ static int parse_number(const char *opt, const char *val, unsigned long long min
 int cmd_parser(int argc, char **argv)
 {
 	struct view_opts opts = { .format = VIEW_JSON, .bucket_size = LBA_BUCKET_DEFAULT,
-				  .subrange_end = UINT64_MAX };
+				  .subrange_end = UINT64_MAX, .interval_ns = 1000000000ull };
 	const char *path = NULL, *format = "json", *view_flag = NULL, *lba_opt = NULL;
 	const char *file_glob = NULL, *comm = NULL, *filter_opt = NULL;
 	const struct view_ops *ops = NULL;
 	struct filter filter;
 	uint64_t pid = 0, from_ns = 0, to_ns = UINT64_MAX;
 	const char *from_arg = "0", *to_arg = NULL;
-	bool raw = false;
+	bool raw = false, interval_opt = false;
 	char dir[PATH_MAX];
 	int c, err;
 	size_t i;
@@ -637,6 +650,15 @@ int cmd_parser(int argc, char **argv)
 			break;
 		case OPT_FINAL_NAMES:
 			final_names = true;
+			break;
+		case OPT_INTERVAL:
+			err = parse_time("--interval", optarg, &opts.interval_ns);
+			if (err)
+				return err;
+			if (!opts.interval_ns)
+				return cli_bad_value("--interval", optarg,
+						     "seconds, more than 0, such as 1 or 0.1");
+			interval_opt = true;
 			break;
 		case OPT_FROM:
 		case OPT_TO:
@@ -701,6 +723,10 @@ int cmd_parser(int argc, char **argv)
 	}
 	if (raw && filter_opt) {
 		cli_err("%s does not go with --raw: it prints every event as recorded", filter_opt);
+		return EXIT_USAGE;
+	}
+	if (interval_opt && ops != &series_view_ops) {
+		cli_err("--interval goes with --time-series only");
 		return EXIT_USAGE;
 	}
 	if (lba_opt && ops != &lba_hist_ops) {

@@ -242,6 +242,47 @@ case "$got" in
 *) fail "window: got '$got'" ;;
 esac
 
+# --- time series: every I/O in the interval of its submission ---
+view series.json --time-series
+view series_half.csv --time-series --interval 0.5 -f csv
+view series.txt --time-series -f table
+same_as_golden series.txt
+got=$(python3 - "$tmp/series.json" "$tmp/series_half.csv" "$tmp/io.json" <<'PY'
+import csv, json, sys
+d = json.load(open(sys.argv[1]))["timeSeries"][0]
+slots = d["slots"]
+starts = [int(x["start"]) for x in slots]
+total = sum(int(x["total"]["count"]) for x in slots)
+# per second from --io's own timestamps: the same counts and latency sums
+per_s = {}
+for line in open(sys.argv[3]):
+    r = json.loads(line)
+    if "io" in r:
+        k = int(r["header"]["timestamp"]) // 10**9
+        n, lat = per_s.get(k, (0, 0))
+        per_s[k] = (n + 1, lat + int(r["io"]["latency"]))
+same = all(int(x["total"]["count"]) == per_s.get(int(x["start"]) // 10**9, (0, 0))[0] and
+           abs(x["total"].get("latency", {}).get("average", 0) * int(x["total"]["count"]) -
+               per_s.get(int(x["start"]) // 10**9, (0, 0))[1]) < 1 for x in slots)
+rows = list(csv.DictReader(open(sys.argv[2])))
+half = sum(int(r["count"]) for r in rows if r["operation"] == "total")
+print(d["interval"], starts == list(range(0, 25 * 10**9, 10**9)), total, same,
+      len(rows) % 5 == 0, half, len({r["start"] for r in rows}))
+PY
+) || fail "series: bad output"
+[ "$got" = "1000000000 True 64420 True True 64420 50" ] || fail "series: got '$got'"
+# 25 s in 100 us intervals: more than the view keeps; one line, exit 1
+"$bin" -P --time-series --interval 0.0001 -p "$trace" >"$tmp/series_many" 2>"$tmp/series_many.err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(cat "$tmp/series_many.err")" = "iotrace: --interval 0.0001 s makes more than 131072 intervals for this trace; use a longer one" ] ||
+	fail "series, too many intervals: exit $rc, stderr '$(cat "$tmp/series_many.err")'"
+# one second of it is the statistics of that second
+"$bin" -P --statistics -p "$trace" --from 8 --to 9 -f csv | awk -F, '$3 == "total" { print $4 }' >"$tmp/s8"
+got=$(python3 -c '
+import json, sys
+print(json.load(open(sys.argv[1]))["timeSeries"][0]["slots"][8]["total"]["count"])' "$tmp/series.json")
+[ "$got" = "$(cat "$tmp/s8")" ] && [ "$got" -gt 1000 ] || fail "series: second 8 has $got I/Os, --statistics $(cat "$tmp/s8")"
+
 # --- paths: names known so far (OCTF) vs --final-names ---
 # sid 2931 creates MANIFEST-000015 before the trace names it
 got=$("$bin" -P --io -p "$trace" | grep -c '"sid":"2931".*"path":"",')
