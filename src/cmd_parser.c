@@ -34,6 +34,7 @@
 #define PID_MAX_LIMIT 4194304
 /* --from, --to: 136 years, as far as ns from the trace's start go in 64 bits with room */
 #define MAX_WINDOW_S 4294967295ull
+#define INTERVAL_EXPECTED "seconds, more than 0, such as 1 or 0.1"
 
 enum {
 	OPT_IO = 0x100,
@@ -555,13 +556,13 @@ cleanup:
 	return ret;
 }
 
-/* --from and --to: seconds from the trace's first event, into ns */
-static int parse_time(const char *opt, const char *val, uint64_t *ns)
+/* --from, --to and --interval: seconds, into ns; expected: what the error line asks for */
+static int parse_time(const char *opt, const char *val, const char *expected, uint64_t *ns)
 {
 	unsigned long long v;
 
 	if (cli_parse_seconds(val, MAX_WINDOW_S, &v))
-		return cli_bad_value(opt, val, "seconds from the trace's start, such as 12 or 12.5");
+		return cli_bad_value(opt, val, expected);
 	*ns = v;
 	return EXIT_OK;
 }
@@ -652,18 +653,19 @@ int cmd_parser(int argc, char **argv)
 			final_names = true;
 			break;
 		case OPT_INTERVAL:
-			err = parse_time("--interval", optarg, &opts.interval_ns);
+			err = parse_time("--interval", optarg, INTERVAL_EXPECTED, &opts.interval_ns);
 			if (err)
 				return err;
 			if (!opts.interval_ns)
-				return cli_bad_value("--interval", optarg,
-						     "seconds, more than 0, such as 1 or 0.1");
+				return cli_bad_value("--interval", optarg, INTERVAL_EXPECTED);
 			interval_opt = true;
 			break;
 		case OPT_FROM:
 		case OPT_TO:
 			filter_opt = c == OPT_FROM ? "--from" : "--to";
-			err = parse_time(filter_opt, optarg, c == OPT_FROM ? &from_ns : &to_ns);
+			err = parse_time(filter_opt, optarg,
+					 "seconds from the trace's start, such as 12 or 12.5",
+					 c == OPT_FROM ? &from_ns : &to_ns);
 			if (err)
 				return err;
 			*(c == OPT_FROM ? &from_arg : &to_arg) = optarg;

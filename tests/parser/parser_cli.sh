@@ -454,7 +454,7 @@ run "to 0" 2 "iotrace: --from 0 is not before --to 0: the window would be empty"
 run "window, raw" 2 "iotrace: --to does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$v" --to 1
 run "interval, other view" 2 "iotrace: --interval goes with --time-series only" -- -P --statistics -p "$v" --interval 1
 run "interval 0" 2 "iotrace: invalid value '0' for --interval: expected seconds, more than 0, such as 1 or 0.1" -- -P --time-series -p "$v" --interval 0
-run "interval not seconds" 2 "iotrace: invalid value '1m' for --interval: expected seconds from the trace's start, such as 12 or 12.5" -- -P --time-series -p "$v" --interval 1m
+run "interval not seconds" 2 "iotrace: invalid value '1m' for --interval: expected seconds, more than 0, such as 1 or 0.1" -- -P --time-series -p "$v" --interval 1m
 run "vfs, two views" 2 "iotrace: --vfs and --file-statistics are two views; choose one (try 'iotrace -P -H')" -- -P --vfs --file-statistics -p "$v"
 
 if [ $fails -ne 0 ]; then
