@@ -2,11 +2,11 @@
 /*
  * When the collector looks at the mount table again. A change of the
  * table has it read in full, in up to three passes (collector.c,
- * follow_mounts()): 1.8 ms of the collector's time with 2,000 mounts here,
+ * follow_mounts()): 2.7 ms of the collector's time with 2,000 mounts here,
  * so a storm of mounts (a node starting its containers) would keep it
  * from its rings (bench/mount-churn). After a look the next waits twenty
  * times as long as that one took, a second at most: a lone mount is
- * followed at once, a storm costs at most a twentieth of the collector's
+ * followed at once, a storm costs about a twentieth of the collector's
  * time, and the last change is always looked at.
  */
 #ifndef IOTRACE_MOUNT_GATE_H
