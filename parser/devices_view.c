@@ -37,21 +37,16 @@ static void devices_record(void *p, const struct io_rec *r)
 {
 	struct devices_view *v = p;
 	unsigned int idx = r->dev->index;
+	uint64_t *ni;
 
 	if (r->kind != REC_IO)
 		return;
-	if (idx >= v->n) {
-		size_t n = idx + 1 > v->n * 2 ? idx + 1 : v->n * 2;
-		uint64_t *ni = realloc(v->ios, n * sizeof(*ni));
-
-		if (!ni) {
-			v->oom = true;
-			return;
-		}
-		memset(ni + v->n, 0, (n - v->n) * sizeof(*ni));
-		v->ios = ni;
-		v->n = n;
+	ni = view__grow(v->ios, &v->n, sizeof(*ni), idx);
+	if (!ni) {
+		v->oom = true;
+		return;
 	}
+	v->ios = ni;
 	v->ios[idx]++;
 }
 

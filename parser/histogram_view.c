@@ -103,16 +103,11 @@ static unsigned int log2_bucket(uint64_t v)
 
 static struct dev_hist *dev_hist(struct hist_view *v, unsigned int idx)
 {
-	if (idx >= v->ndev) {
-		size_t n = idx + 1 > v->ndev * 2 ? idx + 1 : v->ndev * 2;
-		struct dev_hist **nd = realloc(v->dev, n * sizeof(*nd));
+	struct dev_hist **nd = view__grow(v->dev, &v->ndev, sizeof(*nd), idx);
 
-		if (!nd)
-			return NULL;
-		memset(nd + v->ndev, 0, (n - v->ndev) * sizeof(*nd));
-		v->dev = nd;
-		v->ndev = n;
-	}
+	if (!nd)
+		return NULL;
+	v->dev = nd;
 	if (!v->dev[idx])
 		v->dev[idx] = calloc(1, sizeof(struct dev_hist));
 	return v->dev[idx];

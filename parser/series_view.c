@@ -49,16 +49,11 @@ static void *series_create(FILE *out, const struct view_opts *o)
 
 static struct series *dev_series(struct series_view *v, unsigned int idx)
 {
-	if (idx >= v->ndev) {
-		size_t n = idx + 1 > v->ndev * 2 ? idx + 1 : v->ndev * 2;
-		struct series **nd = realloc(v->dev, n * sizeof(*nd));
+	struct series **nd = view__grow(v->dev, &v->ndev, sizeof(*nd), idx);
 
-		if (!nd)
-			return NULL;
-		memset(nd + v->ndev, 0, (n - v->ndev) * sizeof(*nd));
-		v->dev = nd;
-		v->ndev = n;
-	}
+	if (!nd)
+		return NULL;
+	v->dev = nd;
 	if (!v->dev[idx]) {
 		v->dev[idx] = malloc(sizeof(struct series));
 		if (v->dev[idx])

@@ -38,18 +38,15 @@ struct stats_view {
 struct io_stats *stats_view__device_stats(struct io_stats **arr, size_t *n, unsigned int idx,
 					  bool percentiles)
 {
-	if (idx >= *n) {
-		size_t nn = idx + 1 > *n * 2 ? idx + 1 : *n * 2, i;
-		struct io_stats *na = realloc(*arr, nn * sizeof(*na));
+	size_t i = *n;
+	struct io_stats *na = view__grow(*arr, n, sizeof(*na), idx);
 
-		if (!na)
-			return NULL;
-		for (i = *n; i < nn; i++)
-			io_stats__init(&na[i], percentiles);
-		*arr = na;
-		*n = nn;
-	}
-	return &(*arr)[idx];
+	if (!na)
+		return NULL;
+	for (; i < *n; i++)
+		io_stats__init(&na[i], percentiles);
+	*arr = na;
+	return &na[idx];
 }
 
 static void *stats_create(FILE *out, const struct view_opts *o)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "view.h"
 
@@ -9,4 +11,19 @@ int view__flush(FILE *out)
 	if (fflush(out) || ferror(out))
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+void *view__grow(void *arr, size_t *n, size_t size, size_t idx)
+{
+	size_t nn = idx + 1 > *n * 2 ? idx + 1 : *n * 2;
+	char *na;
+
+	if (idx < *n)
+		return arr;
+	na = realloc(arr, nn * size);
+	if (!na)
+		return NULL;
+	memset(na + *n * size, 0, (nn - *n) * size);
+	*n = nn;
+	return na;
 }

@@ -10,6 +10,7 @@
 #ifndef IOTRACE_VIEW_H
 #define IOTRACE_VIEW_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -72,6 +73,14 @@ extern const struct view_ops vfs_view_ops;
 extern const struct view_ops file_stats_view_ops;
 extern const struct view_ops process_view_ops;
 extern const struct view_ops series_view_ops;
+
+/*
+ * Shared by the views' tables by device index: arr, of *n entries of
+ * size bytes, grown to hold entry idx (to twice its size at least), the
+ * new entries zeroed. Returns the array, or NULL with arr and *n as they
+ * were.
+ */
+void *view__grow(void *arr, size_t *n, size_t size, size_t idx);
 
 /* Shared by the views: a stream's first write error as -errno, after a flush. */
 int view__flush(FILE *out);
