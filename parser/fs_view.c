@@ -347,10 +347,8 @@ static int write_table(struct fs_view *v, struct fs_entry **all)
 			table__fmt_bytes(buf, sizeof(buf),
 					 (double)e->stats.op[GRP_WRITE].size.sum * 512);
 			table__cell(t, "%s", buf);
-			table__fmt_ns(buf, sizeof(buf), dist__avg(&tot->latency));
-			table__cell(t, "%s", tot->latency.count ? buf : "-");
-			table__fmt_ns(buf, sizeof(buf), (double)tot->latency.max);
-			table__cell(t, "%s", tot->latency.count ? buf : "-");
+			table__cell_ns(t, tot->latency.count != 0, dist__avg(&tot->latency));
+			table__cell_ns(t, tot->latency.count != 0, (double)tot->latency.max);
 			table__fmt_bytes(buf, sizeof(buf), (double)workset__sectors(&tot->workset) * 512);
 			table__cell(t, "%s", buf);
 			table__end_row(t);

@@ -272,12 +272,5 @@ void op_totals__cell_bytes(struct table *tb, uint64_t bytes)
 
 void op_totals__cell_ns(struct table *tb, const struct dist *d, double ns)
 {
-	char buf[32];
-
-	if (!d || !d->count) {
-		table__cell(tb, "-");
-		return;
-	}
-	table__fmt_ns(buf, sizeof(buf), ns);
-	table__cell(tb, "%s", buf);
+	table__cell_ns(tb, d && d->count, ns);
 }

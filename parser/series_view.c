@@ -233,18 +233,6 @@ static int decimals(uint64_t interval)
 	return d;
 }
 
-static void cell_ns(struct table *t, uint64_t n, double ns)
-{
-	char buf[32];
-
-	if (!n) {
-		table__cell(t, "-");
-		return;
-	}
-	table__fmt_ns(buf, sizeof(buf), ns);
-	table__cell(t, "%s", buf);
-}
-
 static int write_table(struct series_view *v, const struct join *j)
 {
 	static const char *const head[] = { "time s", "rd IOPS", "rd MiB/s", "wr IOPS",
@@ -282,10 +270,10 @@ static int write_table(struct series_view *v, const struct join *j)
 			table__cell(t, "%.1f", per_second(v, (double)wr->count));
 			table__cell(t, "%.2f", per_second(v, stats_view__mib(wr->sectors)));
 			table__cell(t, "%.1f", per_second(v, (double)all->count));
-			cell_ns(t, all->lat_count, avg(all->lat_sum, all->lat_count));
-			cell_ns(t, all->lat_count, (double)all->lat_p50);
-			cell_ns(t, all->lat_count, (double)all->lat_p99);
-			cell_ns(t, all->lat_count, (double)all->lat_max);
+			table__cell_ns(t, all->lat_count != 0, avg(all->lat_sum, all->lat_count));
+			table__cell_ns(t, all->lat_count != 0, (double)all->lat_p50);
+			table__cell_ns(t, all->lat_count != 0, (double)all->lat_p99);
+			table__cell_ns(t, all->lat_count != 0, (double)all->lat_max);
 			table__cell(t, "%.1f", avg(all->qd_sum, all->count));
 			table__end_row(t);
 		}

@@ -309,18 +309,6 @@ void stats_view__device_title(FILE *out, const struct device *d, uint64_t dur_ns
 		d->model, dur);
 }
 
-static void cell_ns(struct table *t, const struct dist *d, double v)
-{
-	char buf[32];
-
-	if (!d->count) {
-		table__cell(t, "-");
-		return;
-	}
-	table__fmt_ns(buf, sizeof(buf), v);
-	table__cell(t, "%s", buf);
-}
-
 static int write_table(struct stats_view *v, const struct join *j)
 {
 	static const char *const head[] = { "op", "count", "errors", "no compl", "IOPS", "MiB/s",
@@ -366,13 +354,14 @@ static int write_table(struct stats_view *v, const struct join *j)
 			table__fmt_bytes(buf, sizeof(buf),
 					 (double)workset__sectors(&o->workset) * 512.0);
 			table__cell(t, "%s", buf);
-			cell_ns(t, l, dist__avg(l));
+			table__cell_ns(t, l->count != 0, dist__avg(l));
 			for (c = 0; c < NPCT; c++)
-				cell_ns(t, l, (double)dist__percentile(l, pcts[c]));
-			cell_ns(t, l, (double)l->max);
+				table__cell_ns(t, l->count != 0,
+					       (double)dist__percentile(l, pcts[c]));
+			table__cell_ns(t, l->count != 0, (double)l->max);
 			if (disp) {
-				cell_ns(t, &o->queue_time, dist__avg(&o->queue_time));
-				cell_ns(t, &o->device_time, dist__avg(&o->device_time));
+				table__cell_ns(t, o->queue_time.count != 0, dist__avg(&o->queue_time));
+				table__cell_ns(t, o->device_time.count != 0, dist__avg(&o->device_time));
 			}
 			table__end_row(t);
 		}

@@ -213,3 +213,15 @@ void table__fmt_bytes(char *buf, size_t len, double bytes)
 	else
 		snprintf(buf, len, "%.1f %s", bytes, units[u]);
 }
+
+void table__cell_ns(struct table *t, bool present, double ns)
+{
+	char buf[32];
+
+	if (!present) {
+		table__cell(t, "-");
+		return;
+	}
+	table__fmt_ns(buf, sizeof(buf), ns);
+	table__cell(t, "%s", buf);
+}

@@ -44,5 +44,7 @@ void table__histogram(FILE *out, const char *unit, const struct hist_row *rows, 
 /* Human units for the tables: "83.8 us", "1.50 ms"; "4 KiB". */
 void table__fmt_ns(char *buf, size_t len, double ns);
 void table__fmt_bytes(char *buf, size_t len, double bytes);
+/* A cell of a time in those units, or "-" where there is none (!present). */
+void table__cell_ns(struct table *t, bool present, double ns);
 
 #endif
