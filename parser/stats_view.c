@@ -39,8 +39,11 @@ struct io_stats *stats_view__device_stats(struct io_stats **arr, size_t *n, unsi
 					  bool percentiles)
 {
 	size_t i = *n;
-	struct io_stats *na = view__grow(*arr, n, sizeof(*na), idx);
+	struct io_stats *na;
 
+	if (idx < i)
+		return &(*arr)[idx];
+	na = view__grow_to(*arr, n, sizeof(*na), idx);
 	if (!na)
 		return NULL;
 	for (; i < *n; i++)

@@ -13,7 +13,7 @@ int view__flush(FILE *out)
 	return 0;
 }
 
-void *view__grow(void *arr, size_t *n, size_t size, size_t idx)
+void *view__grow_to(void *arr, size_t *n, size_t size, size_t idx)
 {
 	size_t nn = idx + 1 > *n * 2 ? idx + 1 : *n * 2;
 	char *na;

@@ -78,9 +78,14 @@ extern const struct view_ops series_view_ops;
  * Shared by the views' tables by device index: arr, of *n entries of
  * size bytes, grown to hold entry idx (to twice its size at least), the
  * new entries zeroed. Returns the array, or NULL with arr and *n as they
- * were.
+ * were. Inline where nothing is to grow: the views ask for every record.
  */
-void *view__grow(void *arr, size_t *n, size_t size, size_t idx);
+void *view__grow_to(void *arr, size_t *n, size_t size, size_t idx);
+
+static inline void *view__grow(void *arr, size_t *n, size_t size, size_t idx)
+{
+	return idx < *n ? arr : view__grow_to(arr, n, size, idx);
+}
 
 /* Shared by the views: a stream's first write error as -errno, after a flush. */
 int view__flush(FILE *out);
