@@ -533,6 +533,20 @@ iotrace_said_only() {
 	[ "$(wc -l <"$1")" = 1 ] && grep -qxF -- "$2" "$1"
 }
 
+# iotrace_test_refused LABEL NAME LINE ARG...: (with iotrace_test_harness)
+# runs "$BIN" ARG..., output to $T/NAME.out and .err, and checks that it
+# exits 1 saying just LINE on stderr, which is shown
+iotrace_test_refused() {
+	local label=$1 name=$2 line=$3 rc
+	shift 3
+
+	"$BIN" "$@" >"$T/$name.out" 2>"$T/$name.err"
+	rc=$?
+	check "${label}exit 1 (got $rc)" [ "$rc" = 1 ]
+	check "${label}one line saying why" iotrace_said_only "$T/$name.err" "$line"
+	[ -s "$T/$name.err" ] && sed 's/^/      stderr: /' "$T/$name.err"
+}
+
 # iotrace_test_start_tracer LABEL OUT ERR ARG...: (with iotrace_test_harness
 # and a repository from iotrace_fs_test_start) starts "$BIN" ARG... in the
 # background, output to OUT and ERR, its pid in TRACER_PID, and waits until

@@ -54,12 +54,9 @@ for i in $(seq 3 66); do
 done
 [ -b "/dev/${LN}p66" ] || die "no /dev/${LN}p66 after addpart"
 
-"$BIN" -S -d "$LN" --vfs >"$T/vfs.out" 2>"$T/vfs.err"
-rc=$?
-check "--vfs: exit 1 (got $rc)" [ "$rc" = 1 ]
-check "--vfs: one line saying why" iotrace_said_only "$T/vfs.err" \
-	"iotrace: too many partitions and file systems on the traced devices for --vfs (at most 64)"
-[ -s "$T/vfs.err" ] && sed 's/^/      stderr: /' "$T/vfs.err"
+iotrace_test_refused "--vfs: " vfs \
+	"iotrace: too many partitions and file systems on the traced devices for --vfs (at most 64)" \
+	-S -d "$LN" --vfs
 
 iotrace_test_start_tracer "" "$T/blk.out" "$T/blk.err" -S -d "$LN"
 check "without --vfs: one warning line" iotrace_said_only "$T/blk.err" \

@@ -74,12 +74,9 @@ check "mv's rename recorded (got $renames)" [ "$renames" -ge 1 ]
 mkdir "$T/kernel" && mount -t tmpfs iotrace-test "$T/kernel" &&
 	mkdir "$T/kernel/btf" && cp /sys/kernel/btf/vmlinux "$T/kernel/btf/" &&
 	mount --bind "$T/kernel" /sys/kernel || die "cannot hide /sys/kernel"
-"$BIN" -S -d "$LN" --vfs >"$T/none.out" 2>"$T/none.err"
-rc=$?
-check "--vfs without tracefs: exit 1 (got $rc)" [ "$rc" = 1 ]
-check "--vfs without tracefs: one line saying why" iotrace_said_only "$T/none.err" \
-	"iotrace: --vfs needs syscall tracepoints: tracefs is not mounted and mounting it on /sys/kernel/tracing failed: No such file or directory"
-[ -s "$T/none.err" ] && sed 's/^/      stderr: /' "$T/none.err"
+iotrace_test_refused "--vfs without tracefs: " none \
+	"iotrace: --vfs needs syscall tracepoints: tracefs is not mounted and mounting it on /sys/kernel/tracing failed: No such file or directory" \
+	-S -d "$LN" --vfs
 # mounted once the tracer runs: with no syscall program to attach, it
 # must not say that file events are traced from now on
 umount "$MNT" || die "cannot unmount $MNT"
