@@ -510,8 +510,14 @@ static int write_descriptions(struct collector *c)
 	return 0;
 }
 
-/* Counts what is on disk: the summary never claims events a full disk refused. */
-static void fill_summary(struct collector *c, struct summary *s, uint64_t start_ns)
+/*
+ * Counts what is on disk: the summary never claims events a full disk
+ * refused. The duration is the time traced, start_ns to end_ns: a stop
+ * asked for at 8 s says 8, however long the stop itself then takes
+ * (closing the system calls' tracepoints can take seconds).
+ */
+static void fill_summary(struct collector *c, struct summary *s, uint64_t start_ns,
+			 uint64_t end_ns)
 {
 	uint64_t bytes = 0, records = 0;
 	int i;
@@ -522,7 +528,7 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 		bytes += stream_writer__bytes_written(c->streams[i]);
 		records += stream_writer__records_written(c->streams[i]);
 	}
-	s->duration_s = (clock_ns(CLOCK_MONOTONIC) - start_ns) / 1000000000ull;
+	s->duration_s = (end_ns - start_ns) / 1000000000ull;
 	s->size_mib = (bytes + (1u << 20) - 1) >> 20;
 	s->traced_events = records;
 	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
@@ -684,7 +690,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		goto finish;
 	}
 
-	start = last_flush = last_stages = clock_ns(CLOCK_MONOTONIC);
+	start = now = last_flush = last_stages = clock_ns(CLOCK_MONOTONIC);
 	c->read_at_ns = start;
 	deadline = c->cfg->time_s ? start + c->cfg->time_s * 1000000000ull : 0;
 	strcpy(s->stop_reason, "signal");
@@ -736,7 +742,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			last_flush = now;
 			if (intake__flush_all(c))
 				break;
-			fill_summary(c, s, start);
+			fill_summary(c, s, start, now);
 			timed_summary_write(c, dir, s);
 		}
 	}
@@ -767,7 +773,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  dir, strerror(-err));
 		strcpy(s->stop_reason, err == -ENOSPC ? "disk full" : "write error");
 	}
-	fill_summary(c, s, start);
+	fill_summary(c, s, start, now);
 
 finish:
 	strcpy(s->state, err ? "ERROR" : "COMPLETE");
