@@ -2,7 +2,8 @@
 # Shell helpers shared by the demo and the shell tests: source this file.
 
 # iotrace_stop PID: ask the tracer to finish (SIGINT: it writes its final
-# summary), give it 5 s, then kill it. Safe to call for a PID that is gone.
+# summary), give it 5 s, then kill it; then wait for its detach helper
+# (iotrace_wait_detached). Safe to call for a PID that is gone.
 iotrace_stop() {
 	local pid=$1
 
@@ -13,6 +14,28 @@ iotrace_stop() {
 		kill -KILL "$pid" 2>/dev/null
 	fi
 	wait "$pid" 2>/dev/null
+	iotrace_wait_detached
+	return 0
+}
+
+# iotrace_wait_detached: waits, up to 30 s for each, until no detach
+# helper (iotrace-detach, src/detach.h) is left but zombies, which init
+# may reap seconds later. Until then a stopped tracer's syscall programs
+# are still attached, doing nothing but taxing every system call.
+# Returns 1 if one is still there. Looks every 50 ms, but lists the
+# processes once: scanning /proc that often would slow what it waits for.
+iotrace_wait_detached() {
+	local pid state i
+
+	for pid in $(pgrep -x iotrace-detach); do
+		state=
+		for ((i = 0; i < 600; i++)); do
+			read -r _ _ state _ 2>/dev/null <"/proc/$pid/stat" || break
+			[ "$state" = Z ] && break
+			sleep 0.05
+		done
+		[ "$state" = Z ] || [ ! -e "/proc/$pid" ] || return 1
+	done
 	return 0
 }
 
@@ -20,10 +43,15 @@ iotrace_stop() {
 # iotrace or bench/floor runs on this machine. Their programs run for
 # every bio of every device, traced or not, so they would slow a
 # benchmark's untraced runs as well and skew every ratio it prints; a
-# tracer left behind by an interrupted experiment did exactly that.
+# tracer left behind by an interrupted experiment did exactly that. A
+# stopped tracer's detach helper is waited for.
 iotrace_bench_alone() {
 	local pids
 
+	iotrace_wait_detached || {
+		echo "$1: a stopped tracer's detach helper (iotrace-detach) still runs 30 s later; its programs would slow the untraced runs too" >&2
+		return 1
+	}
 	pids=$(pgrep -x 'iotrace|floor' | tr '\n' ' ')
 	[ -z "$pids" ] && return 0
 	echo "$1: another tracer is running (pid ${pids% }: $(ps -o comm= -p "${pids%% *}")); stop it first, its programs would slow the untraced runs too" >&2
@@ -577,7 +605,8 @@ iotrace_record_pid() {
 # iotrace_test_stop_tracer LABEL OUT ERR: (with iotrace_test_harness) stops
 # the tracer in TRACER_PID with SIGINT as Ctrl+C would, waits up to 30 s,
 # and checks its exit status and that its summary (OUT) lost no events;
-# ERR is shown when not empty. Values go through variables, never
+# ERR is shown when not empty. Then waits for the detach helper, so that
+# what comes next sees no program of this tracer. Values go through variables, never
 # "(... $(cmd))" in a message: bash 5.2 misparses that when a trap fires
 # during the command substitution and skips the rest of the block.
 iotrace_test_stop_tracer() {
@@ -594,6 +623,7 @@ iotrace_test_stop_tracer() {
 	TRACER_PID=
 	check "${label}tracer exit 0 (got $rc)" [ "$rc" = 0 ]
 	[ -s "$err" ] && sed 's/^/      stderr: /' "$err" | head -5
+	iotrace_wait_detached || fail "${label}a detach helper (iotrace-detach) still runs 30 s after the stop"
 	lost=$(iotrace_json_get "$out" droppedEvents)
 	check "${label}no events lost (droppedEvents '$lost')" [ "$lost" = 0 ]
 }

@@ -318,6 +318,9 @@ static void detach_all(struct collector *c)
 	size_t n = 0, i;
 	int p;
 
+	/* whatever stays attached a while (below) adds nothing to the trace; no bss before load */
+	if (c->skel->bss)
+		__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_CLOSED, __ATOMIC_SEQ_CST);
 	for (p = 0; slots && p < sk->prog_cnt; p++) {
 		const struct bpf_prog_skeleton *ps =
 			(const void *)((const char *)sk->progs + (size_t)p * sk->prog_skel_sz);
@@ -325,9 +328,12 @@ static void detach_all(struct collector *c)
 		if (*ps->link)
 			slots[n++] = ps->link;
 	}
-	for (i = 0; slots && i < c->vfs.n; i++)
-		slots[n++] = &c->vfs.link[i];
+	/* tp_btf and raw_tp links go at once; before the hand-off, so no helper keeps them */
 	detach__links(slots, n);
+	for (i = 0; slots && i < c->vfs.n; i++)
+		slots[i] = &c->vfs.link[i];
+	if (slots)
+		detach__hand_off(slots, c->vfs.n);
 	free(slots);
 	vfs__detach(&c->vfs);
 	iotrace__detach(c->skel);

@@ -34,6 +34,12 @@
 # 6. The ext4 mounted, traced with --no-file-events: no syscall program is
 #    loaded, nothing is said on stderr; a file written and renamed has its
 #    I/O under its first name and no Create or Move event.
+# 7. The ext4 mounted, traced with --vfs, stopped: the tracer exits with
+#    its trace complete while the syscall links are still attached, held
+#    by one detach helper (held on by the test) that keeps nothing but
+#    links, perf events and its pipe, in its own session in /; the lock
+#    is free and the ext4 unmounts meanwhile; released, the helper ends
+#    and no syscall program is left attached.
 #
 # Needs root, BTF, loop devices, ext4, unshare, bpftool and python3; a
 # missing one is a failure, never a skip. Everything set up is torn down
@@ -45,13 +51,19 @@ iotrace_test_binary "$@"
 iotrace_test_harness
 
 iotrace_require_root_bpf "loop devices, mount, BPF" \
-	losetup mkfs.ext4 mount umount mountpoint unshare prlimit dd bpftool python3 truncate
+	losetup mkfs.ext4 mount umount mountpoint unshare prlimit dd bpftool python3 truncate flock
 iotrace_require_loop
 iotrace_fs_test_start fswatch
 iotrace_fs_loop 128M fswatch || die "$SETUP_ERR"
 mkfs.ext4 -q -F "$LOOP" >"$T/mkfs.log" 2>&1 || die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
 MNT=$(mktemp -d /tmp/iotrace-fswatch-mnt.XXXXXX)
 SYSCALL_PROGS='^handle_(ns_|sys_e|exit_ren)'
+HOLD=
+# a failed test 7 must not leave its helper held
+iotrace_test_undo() {
+	[ -n "$HOLD" ] && touch "$HOLD"
+	return 0
+}
 
 # the names of the programs attached now (a link each), one per line
 linked_programs() {
@@ -222,4 +234,41 @@ file_events "$TRACE" >"$T/6.events" || fail "6: the parser failed: $(head -3 "$T
 check "6: I/O of /f6, under its first name" grep -qx 'io /f6' "$T/6.events"
 n=$(grep -cvE '^io ' "$T/6.events")
 check "6: no file event ($n)" [ "$n" = 0 ]
+
+# --- 7: the stop leaves the syscall links to a helper ---
+mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
+HOLD=$T/7.hold
+IOTRACE_TEST_DETACH_HOLD=$HOLD iotrace_test_start_tracer "7: " "$T/7.out" "$T/7.err" \
+	-S -d "$LN" --vfs -l fs-watch-stop
+dd if=/dev/urandom of="$MNT/f7" bs=4k count=4 conv=fsync status=none || fail "7: dd failed"
+kill -INT "$TRACER_PID"
+wait "$TRACER_PID"
+rc=$?
+TRACER_PID=
+check "7: tracer exit 0 (got $rc)" [ "$rc" = 0 ]
+check "7: its trace is COMPLETE" [ "$(iotrace_json_get "$T/7.out" state)" = COMPLETE ]
+mapfile -t helpers < <(pgrep -x iotrace-detach)
+check "7: one detach helper runs after the exit (${helpers[*]:-none})" [ "${#helpers[@]}" = 1 ]
+H=${helpers[0]:-0}
+for f in /proc/"$H"/fd/*; do readlink "$f"; done | sed 's/:\[[0-9]*\]$/:[N]/' | sort | uniq -c >"$T/7.fds"
+n=$(awk '$2 == "anon_inode:bpf_link" { print $1 }' "$T/7.fds")
+check "7: the helper holds the syscall links (${n:-0})" [ "${n:-0}" -ge 5 ]
+others=$(awk '$2 != "anon_inode:bpf_link" && $2 != "anon_inode:[perf_event]" && !($2 == "pipe:[N]" && $1 == 1)' "$T/7.fds" | tr -s ' \n' ' ')
+check "7: and nothing else but its pipe (${others:-})" [ -z "$others" ]
+read -r _ _ _ _ _ sid _ 2>/dev/null <"/proc/$H/stat"
+check "7: in a session of its own" [ "${sid:-}" = "$H" ]
+check "7: in /" [ "$(readlink "/proc/$H/cwd")" = / ]
+check "7: the tracer's lock is free" flock -n "$IOTRACE_LOCK_FILE" true
+linked_programs >"$T/linked.7"
+n=$(grep -cE "$SYSCALL_PROGS" "$T/linked.7")
+check "7: the syscall programs are still attached meanwhile ($n)" [ "$n" -ge 5 ]
+check "7: the ext4 unmounts meanwhile" umount "$MNT"
+touch "$HOLD"
+iotrace_wait_detached
+check "7: released, the helper ends" [ $? = 0 ]
+linked_programs >"$T/linked.7b"
+n=$(grep -cE "$SYSCALL_PROGS" "$T/linked.7b")
+check "7: then no syscall program is attached (found $n)" [ "$n" = 0 ]
+file_events "$TRACE" >"$T/7.events" || fail "7: the parser failed: $(head -3 "$T/parse.err")"
+check "7: the trace has /f7's I/O" grep -qx 'io /f7' "$T/7.events"
 finish

@@ -4,16 +4,28 @@
  * destroys under way at the same time (the point of it: a link's close
  * waits for a grace period). bpf_link__destroy and pthread_create are
  * wrapped (-Wl,--wrap): links here are just addresses.
+ *
+ * detach__hand_off(): the helper it starts keeps a perf event's
+ * descriptor (a software one, so that no program is needed; root or
+ * perf_event_paranoid <= 2) and nothing else of this process, is named,
+ * sits in its own session in /, and ends once released.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -165,6 +177,108 @@ static void test_none(void **state)
 	assert_int_equal(atomic_load(&creates), 0);
 }
 
+static void test_keeps(void **state)
+{
+	(void)state;
+	assert_true(detach__keeps("anon_inode:bpf_link"));
+	assert_true(detach__keeps("anon_inode:[perf_event]"));
+	assert_false(detach__keeps("anon_inode:bpf-map"));
+	assert_false(detach__keeps("anon_inode:bpf-prog"));
+	assert_false(detach__keeps("/run/lock/iotrace.lock"));
+	assert_false(detach__keeps("pipe:[1234]"));
+	assert_false(detach__keeps("anon_inode:bpf_link2"));
+}
+
+/* nothing to hand off: no helper, and the slots are cleared */
+static void test_hand_off_nothing(void **state)
+{
+	struct bpf_link *links[2] = { NULL, NULL }, **slots[2] = { &links[0], &links[1] };
+
+	(void)state;
+	assert_int_equal(detach__hand_off(slots, 2), 0);
+	assert_int_equal(atomic_load(&stray), 0);
+}
+
+static int perf_dummy(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+	};
+
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* the targets of pid's descriptors, sorted, one per line */
+static void fd_targets(pid_t pid, char *out, size_t size)
+{
+	char cmd[128];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd),
+		 "for f in /proc/%d/fd/*; do readlink \"$f\"; done | sed 's/:\\[[0-9]*\\]$/:[N]/' | sort",
+		 (int)pid);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+}
+
+static void test_hand_off_helper(void **state)
+{
+	char hold[] = "/tmp/test_detach.XXXXXX", got[512], path[64], target[256];
+	struct bpf_link *links[NLINKS], **slots[NLINKS];
+	int perf = perf_dummy(), status, i;
+	unsigned long sid = 0;
+	FILE *f;
+	pid_t pid;
+	ssize_t len;
+
+	(void)state;
+	if (perf < 0)
+		fail_msg("perf_event_open (a software dummy event): %s; needs root or perf_event_paranoid <= 2",
+			 strerror(errno));
+	/* the helper waits for hold's path to exist: removed until it is looked at */
+	assert_int_not_equal(mkstemp(hold), -1);
+	assert_int_equal(unlink(hold), 0);
+	assert_int_equal(setenv(DETACH_HOLD_ENV, hold, 1), 0);
+	fill(links, slots, 0);
+	pid = detach__hand_off(slots, NLINKS);
+	assert_true(pid > 0);
+	/* the caller's handles are gone at once */
+	assert_all_gone(links, 0);
+
+	fd_targets(pid, got, sizeof(got));
+	assert_string_equal(got, "anon_inode:[perf_event]\npipe:[N]\n");
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pid);
+	len = readlink(path, target, sizeof(target) - 1);
+	assert_int_equal(len, 1);
+	assert_memory_equal(target, "/", 1);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%*d (%255[^)]) %*c %*d %*d %lu", target, &sid), 2);
+	fclose(f);
+	assert_string_equal(target, DETACH_HELPER_NAME);
+	assert_int_equal(sid, (unsigned long)pid);
+	/* still there while held */
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
+
+	i = open(hold, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	assert_true(i >= 0);
+	close(i);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	unlink(hold);
+	unsetenv(DETACH_HOLD_ENV);
+	close(perf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +286,9 @@ int main(void)
 		cmocka_unit_test_setup(test_concurrent, reset),
 		cmocka_unit_test_setup(test_threads_refused, reset),
 		cmocka_unit_test_setup(test_none, reset),
+		cmocka_unit_test(test_keeps),
+		cmocka_unit_test_setup(test_hand_off_nothing, reset),
+		cmocka_unit_test_setup(test_hand_off_helper, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
