@@ -45,6 +45,12 @@ int cli_parse_u64(const char *s, unsigned long long min, unsigned long long max,
 bool cli_append_option(char *buf, size_t size, const char *name, const char *value);
 
 /*
+ * The next word of such a command line, unquoted, into out (cut to fit
+ * size); *line moves past it. Returns false when no word is left.
+ */
+bool cli_next_word(const char **line, char *out, size_t size);
+
+/*
  * Parses seconds with up to 9 decimals ("12", "0.5", "3.000001"), at
  * most max_s, into ns. Returns 0 or -EINVAL (not such a number) / -ERANGE.
  */

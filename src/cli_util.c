@@ -142,3 +142,31 @@ bool cli_append_option(char *buf, size_t size, const char *name, const char *val
 		snprintf(buf + len, size - len, "%s...", sep);
 	return false;
 }
+
+bool cli_next_word(const char **line, char *out, size_t size)
+{
+	const char *p = *line;
+	size_t n = 0;
+	bool quoted = false;
+
+	while (*p == ' ')
+		p++;
+	if (!*p)
+		return false;
+	for (; *p && (quoted || *p != ' '); p++) {
+		char c = *p;
+
+		if (c == '\'') {
+			quoted = !quoted;
+			continue;
+		}
+		if (c == '\\' && !quoted && p[1])
+			c = *++p;
+		if (n + 1 < size)
+			out[n++] = c;
+	}
+	if (size)
+		out[n] = '\0';
+	*line = p;
+	return true;
+}

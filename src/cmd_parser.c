@@ -206,17 +206,48 @@ static int open_error(const char *path, int err)
 }
 
 /*
+ * What the tracer was told to leave out (tags.options), said where a
+ * view would otherwise seem to show it all: the calls of other tasks and
+ * files (--pids, --comm, --cgroup, --paths), and file events
+ * (--no-file-events).
+ */
+static void option_notes(const struct summary *s, const struct view_ops *ops)
+{
+	static const char *const call_filters[] = { "--pids", "--comm", "--cgroup", "--paths" };
+	char word[sizeof(s->options)], value[sizeof(s->options)], kept[512] = "";
+	const char *p = s->options;
+	bool no_file_events = false;
+	size_t i;
+
+	while (cli_next_word(&p, word, sizeof(word))) {
+		no_file_events |= !strcmp(word, "--no-file-events");
+		for (i = 0; i < sizeof(call_filters) / sizeof(*call_filters); i++)
+			if (!strcmp(word, call_filters[i]) && cli_next_word(&p, value, sizeof(value)))
+				cli_append_option(kept, sizeof(kept), word, value);
+	}
+	if (ops->vfs && *kept)
+		cli_note("this trace holds only the calls its tracer was told to keep (%s); other "
+			 "calls on the traced files are not in it",
+			 kept);
+	if ((ops->join_flags & JOIN_PATHS) && no_file_events)
+		cli_note("this trace was taken with --no-file-events: it has no Create, Delete or "
+			 "Move events, and renamed files keep their first names");
+}
+
+/*
  * What the summary knows and the streams cannot show: events the kernel
  * could not hand over while tracing, and a tracer that died (its last
  * second of buffered events never reached the disk). Upstream traces have
- * the same fields.
+ * the same fields. With a view (ops), also what the tracer left out.
  */
-static int summary_warnings(const char *dir)
+static int summary_warnings(const char *dir, const struct view_ops *ops)
 {
 	struct summary s;
 
 	if (summary__read(dir, &s))
 		return EXIT_OK;
+	if (ops)
+		option_notes(&s, ops);
 	if (!strcmp(s.state, "RUNNING") && !store__trace_is_live(dir))
 		cli_warn("the tracer of this trace died before finishing; its last second of events may be missing");
 	if (s.dropped_events) {
@@ -318,7 +349,7 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 		goto cleanup;
 	}
 
-	ret = summary_warnings(dir);
+	ret = summary_warnings(dir, NULL);
 	ret2 = damage_report(merge_error_of, m, merge__error_count(m));
 	if (ret2)
 		ret = ret2;
@@ -426,7 +457,7 @@ static int end_view(const char *dir, const struct view_ops *ops, const struct vi
 			return write_error(r);
 		return EXIT_ERROR;
 	}
-	ret = summary_warnings(dir);
+	ret = summary_warnings(dir, ops);
 	join_warnings(j);
 	ret2 = damage_report(get, src, n);
 	return ret2 ? ret2 : ret;

@@ -457,6 +457,37 @@ run "interval 0" 2 "iotrace: invalid value '0' for --interval: expected seconds,
 run "interval not seconds" 2 "iotrace: invalid value '1m' for --interval: expected seconds, more than 0, such as 1 or 0.1" -- -P --time-series -p "$v" --interval 1m
 run "vfs, two views" 2 "iotrace: --vfs and --file-statistics are two views; choose one (try 'iotrace -P -H')" -- -P --vfs --file-statistics -p "$v"
 
+# --- what the tracer was told to leave out (summary tags.options): a note
+# on the views that would otherwise seem to show it all; nothing else changes
+o=$tmp/vfs-options
+cp -r "$v" "$o"
+cat >"$o/octf.summary" <<'JSON'
+{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "0",
+ "tags": {"options": "--vfs --pids 101 --paths '/data/*' --no-file-events --time 60"}}
+JSON
+calls_note="iotrace: this trace holds only the calls its tracer was told to keep (--pids 101 --paths '/data/*'); other calls on the traced files are not in it"
+files_note="iotrace: this trace was taken with --no-file-events: it has no Create, Delete or Move events, and renamed files keep their first names"
+for case in "--vfs:calls files" "--file-statistics:calls files" "--process-statistics:calls" \
+	"--io:files" "--fs-statistics:files" "--statistics:" "--time-series:" "--latency-histogram:" \
+	"--io --raw:"; do
+	view=${case%%:*}
+	# shellcheck disable=SC2086 # view: one or two words
+	"$bin" -P $view -p "$v" >"$tmp/plain.out" 2>"$tmp/plain.err"
+	rc=$?
+	# shellcheck disable=SC2086
+	"$bin" -P $view -p "$o" >"$tmp/opts.out" 2>"$tmp/opts.err"
+	rc2=$?
+	{
+		[[ ${case#*:} == *calls* ]] && echo "$calls_note"
+		[[ ${case#*:} == *files* ]] && echo "$files_note"
+		cat "$tmp/plain.err"
+	} >"$tmp/want.err"
+	cmp -s "$tmp/want.err" "$tmp/opts.err" ||
+		fail "options note, $view: stderr '$(cat "$tmp/opts.err")', want '$(cat "$tmp/want.err")'"
+	[ $rc2 -eq $rc ] || fail "options note, $view: exit $rc2, want $rc"
+	cmp -s "$tmp/plain.out" "$tmp/opts.out" || fail "options note, $view: the output changed"
+done
+
 if [ $fails -ne 0 ]; then
 	echo "parser_cli: $fails failure(s)" >&2
 	exit 1

@@ -91,6 +91,42 @@ static void test_append_option_full(void **state)
 	assert_string_equal(buf, "--paths /0123456789abcd");
 }
 
+/* cli_next_word() reads back what cli_append_option() wrote */
+static void test_next_word(void **state)
+{
+	static const struct {
+		const char *name, *value;
+	} opts[] = { { "--vfs", NULL }, { "--paths", "/data/*.log" }, { "--comm", "it's" },
+		     { "--paths", "" }, { "--cgroup", "a b'c" } };
+	char buf[256] = "", w[64], small[4];
+	const char *p = buf;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(opts) / sizeof(*opts); i++)
+		assert_true(cli_append_option(buf, sizeof(buf), opts[i].name, opts[i].value));
+	assert_string_equal(buf, "--vfs --paths '/data/*.log' --comm 'it'\\''s' --paths '' "
+				 "--cgroup 'a b'\\''c'");
+	for (i = 0; i < sizeof(opts) / sizeof(*opts); i++) {
+		assert_true(cli_next_word(&p, w, sizeof(w)));
+		assert_string_equal(w, opts[i].name);
+		if (!opts[i].value)
+			continue;
+		assert_true(cli_next_word(&p, w, sizeof(w)));
+		assert_string_equal(w, opts[i].value);
+	}
+	assert_false(cli_next_word(&p, w, sizeof(w)));
+	/* blanks around, and a word cut to fit */
+	p = "  --time   600  ";
+	assert_true(cli_next_word(&p, small, sizeof(small)));
+	assert_string_equal(small, "--t");
+	assert_true(cli_next_word(&p, small, sizeof(small)));
+	assert_string_equal(small, "600");
+	assert_false(cli_next_word(&p, small, sizeof(small)));
+	p = "";
+	assert_false(cli_next_word(&p, w, sizeof(w)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -98,6 +134,7 @@ int main(void)
 		cmocka_unit_test(test_parse_seconds),
 		cmocka_unit_test(test_append_option),
 		cmocka_unit_test(test_append_option_full),
+		cmocka_unit_test(test_next_word),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
