@@ -126,14 +126,15 @@ int store__set_root(const char *root)
 	return 0;
 }
 
-static bool dir_has_trace_files(const char *dir)
+/* 1 if dir holds a summary or a stream, 0 if not, -errno if it cannot be read */
+static int dir_has_trace_files(const char *dir)
 {
 	struct dirent *de;
 	bool found = false;
 	DIR *d = opendir(dir);
 
 	if (!d)
-		return false;
+		return -errno;
 	while (!found && (de = readdir(d))) {
 		found = !strcmp(de->d_name, STORE_SUMMARY_NAME) ||
 			!strncmp(de->d_name, STORE_STREAM_PREFIX, strlen(STORE_STREAM_PREFIX));
@@ -164,7 +165,8 @@ int store__resolve(const char *path, char *out, size_t size)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	return dir_has_trace_files(out) ? 0 : -EMEDIUMTYPE;
+	err = dir_has_trace_files(out);
+	return err < 0 ? err : err ? 0 : -EMEDIUMTYPE;
 }
 
 int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize)
@@ -241,7 +243,7 @@ int store__list(const char *prefix, struct store_entry **out, size_t *count)
 		if (prefix && *prefix && strncmp(e.rel, prefix, strlen(prefix)))
 			continue;
 		/* a symlink in the repository could point anywhere: not a trace of ours */
-		if (!is_real_dir(dirfd(d), de->d_name) || !dir_has_trace_files(e.dir))
+		if (!is_real_dir(dirfd(d), de->d_name) || dir_has_trace_files(e.dir) <= 0)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;

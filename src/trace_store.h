@@ -40,7 +40,8 @@ int store__set_root(const char *root);
 /*
  * Resolves a user-given trace path to a directory that exists:
  * absolute -> as is; relative -> <root>/<path>. Returns -ENOENT,
- * -ENOTDIR, or -EMEDIUMTYPE when the directory is not a trace.
+ * -ENOTDIR, -EACCES (or another -errno) when the directory cannot be
+ * read, or -EMEDIUMTYPE when it is not a trace.
  */
 int store__resolve(const char *path, char *out, size_t size);
 

@@ -112,6 +112,9 @@ echo hello >"$T/afile"
 NOBODY_DIR=$(mktemp -d /tmp/iotrace-cli-nobody.XXXXXX)
 chmod 755 "$NOBODY_DIR"
 install -m 755 "$BIN" "$NOBODY_DIR/iotrace"
+# a trace nobody may not read: its directory is root's, mode 0700
+mkdir -m 700 "$NOBODY_DIR/private"
+echo '{}' >"$NOBODY_DIR/private/octf.summary"
 
 # A real loop device for the device cases.
 IMG=$(mktemp /dev/shm/iotrace-cli.XXXXXX.img)
@@ -285,6 +288,7 @@ expect 0 ''                     '"trace": []'      -- iotrace --trace-management
 expect 1 "cannot open trace 'does/not/exist'" ''   -- iotrace -M -G -p does/not/exist
 expect 1 "cannot open trace '/does/not/exist'" ''  -- iotrace -M -G -p /does/not/exist
 expect 1 'not a trace'          ''                 -- iotrace -M -G -p "$T/notatrace"
+expect 1 "cannot open trace '$NOBODY_DIR/private': Permission denied" '' -- iotrace_nobody -M -G -p "$NOBODY_DIR/private"
 expect 1 'Not a directory'      ''                 -- iotrace -M -G -p "$T/afile"
 expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p ../x
 expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p kernel/../../x
@@ -354,6 +358,7 @@ expect 2 'does not go with --raw' ''               -- iotrace -P --io --raw --fi
 expect 1 "cannot open trace '/nonexistent'" ''     -- iotrace -P --io --raw -p /nonexistent
 expect 1 "cannot open trace 'no/such/trace'" ''    -- iotrace -P --io --raw -p no/such/trace
 expect 1 'not a trace'          ''                 -- iotrace -P --io --raw -p "$T/notatrace"
+expect 1 "cannot open trace '$NOBODY_DIR/private': Permission denied" '' -- iotrace_nobody -P --statistics -p "$NOBODY_DIR/private"
 expect 1 'Not a directory'      ''                 -- iotrace -P --io --raw -p "$T/afile"
 expect 2 "invalid value 'xml' for --format" ''     -- iotrace -P --io --raw -f xml -p "$T/notatrace"
 expect 2 'missing the view'     ''                 -- iotrace -P --raw -p "$T/notatrace"
