@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,14 @@ static char *path_join(const char *dir, const char *name)
 	return p;
 }
 
+/* the stream the calling thread's last trace__open() could not open */
+static _Thread_local char failed_file[64];
+
+const char *trace__open_failed_file(void)
+{
+	return failed_file;
+}
+
 struct trace *trace__open(const char *dir)
 {
 	struct stream_name *names = NULL;
@@ -81,6 +90,7 @@ struct trace *trace__open(const char *dir)
 	DIR *d;
 	int err;
 
+	failed_file[0] = '\0';
 	d = opendir(dir);
 	if (!d)
 		return NULL;
@@ -155,8 +165,10 @@ struct trace *trace__open(const char *dir)
 		t->streams[i] = stream__open(path);
 		err = -errno;
 		free(path);
-		if (!t->streams[i])
+		if (!t->streams[i]) {
+			snprintf(failed_file, sizeof(failed_file), "%s", names[i].name);
 			goto cleanup;
+		}
 		t->count++;
 	}
 	err = 0;

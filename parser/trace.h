@@ -19,6 +19,12 @@ struct trace;
  */
 struct trace *trace__open(const char *dir);
 
+/*
+ * After trace__open() failed in this thread on one of the streams: its
+ * file name (octf.trace.3), for the error message; "" otherwise.
+ */
+const char *trace__open_failed_file(void);
+
 size_t trace__stream_count(const struct trace *t);
 struct stream *trace__stream(const struct trace *t, size_t i);
 const char *trace__dir(const struct trace *t);

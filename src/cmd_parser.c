@@ -200,6 +200,9 @@ static int open_error(const char *path, int err)
 {
 	if (err == -EMEDIUMTYPE)
 		cli_err("'%s' is not a trace (no octf.summary or octf.trace.* files)", path);
+	else if (*trace__open_failed_file())
+		cli_err("cannot open trace '%s': %s: %s", path, trace__open_failed_file(),
+			strerror(-err));
 	else
 		cli_err("cannot open trace '%s': %s", path, strerror(-err));
 	return EXIT_ERROR;
@@ -503,6 +506,8 @@ static int print_split(const char *path, const char *dir, const struct view_ops 
 	if (!sp) {
 		if (!err)
 			return -1;
+		if (*trace__open_failed_file())
+			return open_error(path, err);
 		cli_err("cannot read trace '%s': %s", path, strerror(-err));
 		return EXIT_ERROR;
 	}

@@ -112,9 +112,14 @@ echo hello >"$T/afile"
 NOBODY_DIR=$(mktemp -d /tmp/iotrace-cli-nobody.XXXXXX)
 chmod 755 "$NOBODY_DIR"
 install -m 755 "$BIN" "$NOBODY_DIR/iotrace"
-# a trace nobody may not read: its directory is root's, mode 0700
+# a trace nobody may not read: its directory is root's, mode 0700; and
+# one whose second stream nobody may not read
 mkdir -m 700 "$NOBODY_DIR/private"
 echo '{}' >"$NOBODY_DIR/private/octf.summary"
+mkdir -m 755 "$NOBODY_DIR/partial"
+printf '{"tracePath": "kernel/x", "state": "COMPLETE", "tracedEvents": "9"}\n' >"$NOBODY_DIR/partial/octf.summary"
+: >"$NOBODY_DIR/partial/octf.trace.0"
+install -m 000 /dev/null "$NOBODY_DIR/partial/octf.trace.1"
 
 # A real loop device for the device cases.
 IMG=$(mktemp /dev/shm/iotrace-cli.XXXXXX.img)
@@ -359,6 +364,8 @@ expect 1 "cannot open trace '/nonexistent'" ''     -- iotrace -P --io --raw -p /
 expect 1 "cannot open trace 'no/such/trace'" ''    -- iotrace -P --io --raw -p no/such/trace
 expect 1 'not a trace'          ''                 -- iotrace -P --io --raw -p "$T/notatrace"
 expect 1 "cannot open trace '$NOBODY_DIR/private': Permission denied" '' -- iotrace_nobody -P --statistics -p "$NOBODY_DIR/private"
+expect 1 "cannot open trace '$NOBODY_DIR/partial': octf.trace.1: Permission denied" '' -- iotrace_nobody -P --statistics -p "$NOBODY_DIR/partial"
+expect 1 "cannot open trace '$NOBODY_DIR/partial': octf.trace.1: Permission denied" '' -- iotrace_nobody -P --io -p "$NOBODY_DIR/partial"
 expect 1 'Not a directory'      ''                 -- iotrace -P --io --raw -p "$T/afile"
 expect 2 "invalid value 'xml' for --format" ''     -- iotrace -P --io --raw -f xml -p "$T/notatrace"
 expect 2 'missing the view'     ''                 -- iotrace -P --raw -p "$T/notatrace"
