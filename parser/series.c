@@ -5,34 +5,40 @@
 
 #include "series.h"
 
-void series__init(struct series *s, uint64_t interval_ns)
+void series__init(struct series *s, uint64_t interval_ns, bool by_completion)
 {
-	unsigned int k, g;
-
 	memset(s, 0, sizeof(*s));
 	s->interval = interval_ns ? interval_ns : 1;
-	for (k = 0; k < 2; k++)
-		for (g = 0; g < GRP_COUNT; g++)
-			s->open[k][g].percentiles = true;
+	s->by_completion = by_completion;
 }
 
-/* Slot k's percentiles from its distributions, which are emptied for the slot k + 2. */
+/* Slot k (done now) gets its percentiles; its distributions go. */
 static void close_slot(struct series *s, uint64_t k)
 {
-	struct dist *d = s->open[k % 2];
+	struct slot *sl;
 	unsigned int g;
 
+	if (k < s->first || k - s->first >= s->n)
+		return;
+	sl = &s->slots[k - s->first];
+	if (!sl->lat)
+		return;
 	for (g = 0; g < GRP_COUNT; g++) {
-		if (k >= s->first && k - s->first < s->n && d[g].count) {
-			struct slot_group *sg = &s->slots[k - s->first].g[g];
-
-			sg->lat_p50 = dist__percentile(&d[g], 50);
-			sg->lat_p99 = dist__percentile(&d[g], 99);
+		if (sl->lat[g].count) {
+			sl->g[g].lat_p50 = dist__percentile(&sl->lat[g], 50);
+			sl->g[g].lat_p99 = dist__percentile(&sl->lat[g], 99);
 		}
-		dist__free(&d[g]);
-		memset(&d[g], 0, sizeof(d[g]));
-		d[g].percentiles = true;
+		dist__free(&sl->lat[g]);
 	}
+	free(sl->lat);
+	sl->lat = NULL;
+}
+
+/* Slots before `upto` (at most the end of slots[]) are done. */
+static void close_before(struct series *s, uint64_t upto)
+{
+	for (; s->done < upto; s->done++)
+		close_slot(s, s->done);
 }
 
 /* slots[] up to slot k; -E2BIG past the budget */
@@ -63,9 +69,11 @@ static int reach(struct series *s, uint64_t k, size_t *budget)
 	return 0;
 }
 
-static void count(struct series *s, struct slot_group *sg, unsigned int g, uint64_t k,
+static void count(struct series *s, struct slot *sl, unsigned int g, uint64_t k,
 		  const struct io_rec *r)
 {
+	struct slot_group *sg = &sl->g[g];
+
 	sg->count++;
 	sg->sectors += r->len;
 	sg->qd_sum += r->qd;
@@ -80,24 +88,33 @@ static void count(struct series *s, struct slot_group *sg, unsigned int g, uint6
 	sg->lat_sum += r->latency;
 	if (r->latency > sg->lat_max)
 		sg->lat_max = r->latency;
-	/* a slot still open: its percentiles see the latency */
-	if (k + 1 >= s->cur)
-		dist__add(&s->open[k % 2][g], r->latency);
+	/* a slot not done: its percentiles see the latency */
+	if (k >= s->done)
+		dist__add(&sl->lat[g], r->latency);
 }
 
 int series__add(struct series *s, const struct io_rec *r, size_t *budget)
 {
-	uint64_t k;
+	uint64_t k, sub;
 	enum op_group g;
 	struct slot *sl;
 	int err;
 
 	if (r->kind != REC_IO)
 		return 0;
-	k = r->time / s->interval;
+	sub = r->time / s->interval;
 	if (!s->any) {
 		s->any = true;
-		s->first = s->cur = k;
+		s->first = s->done = sub;
+	}
+	if (s->by_completion) {
+		if (r->state != IO_COMPLETED)
+			return 0;
+		/* a damaged latency past the end of time: past the budget too */
+		k = (r->time + r->latency < r->time ? UINT64_MAX : r->time + r->latency) /
+		    s->interval;
+	} else {
+		k = sub;
 	}
 	/* a little before the first slot (CPUs out of step): counted in it */
 	if (k < s->first)
@@ -105,38 +122,45 @@ int series__add(struct series *s, const struct io_rec *r, size_t *budget)
 	err = reach(s, k, budget);
 	if (err)
 		return err;
-	if (k > s->cur) {
-		/* k - 1 and k are open from now on: cur - 1 is done, and cur unless it is k - 1 */
-		if (s->cur > s->first)
-			close_slot(s, s->cur - 1);
-		if (k - s->cur >= 2)
-			close_slot(s, s->cur);
-		s->cur = k;
-	}
+	/*
+	 * Submitted two slots on, nothing more is submitted or completes
+	 * before this slot - 1; sub <= k, so those slots are all in slots[].
+	 */
+	if (sub >= s->done + 2)
+		close_before(s, sub - 1);
 	sl = &s->slots[k - s->first];
+	if (k >= s->done && !sl->lat && r->state == IO_COMPLETED) {
+		sl->lat = calloc(GRP_COUNT, sizeof(*sl->lat));
+		if (!sl->lat)
+			return -ENOMEM;
+		for (g = 0; g < GRP_COUNT; g++)
+			sl->lat[g].percentiles = true;
+	}
 	g = io_stats__group(r);
-	count(s, &sl->g[g], g, k, r);
+	count(s, sl, g, k, r);
 	if (g != GRP_TOTAL)
-		count(s, &sl->g[GRP_TOTAL], GRP_TOTAL, k, r);
+		count(s, sl, GRP_TOTAL, k, r);
 	return 0;
 }
 
 void series__finish(struct series *s)
 {
-	if (!s->any)
-		return;
-	if (s->cur > s->first)
-		close_slot(s, s->cur - 1);
-	close_slot(s, s->cur);
+	if (s->any)
+		close_before(s, s->first + s->n);
 }
 
 void series__free(struct series *s)
 {
-	unsigned int k, g;
+	size_t k;
+	unsigned int g;
 
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < s->n; k++) {
+		if (!s->slots[k].lat)
+			continue;
 		for (g = 0; g < GRP_COUNT; g++)
-			dist__free(&s->open[k][g]);
+			dist__free(&s->slots[k].lat[g]);
+		free(s->slots[k].lat);
+	}
 	free(s->slots);
 	s->slots = NULL;
 	s->n = s->cap = 0;

@@ -2,17 +2,22 @@
 /*
  * One device's I/O over time (--time-series): its I/Os in slots of a
  * fixed interval by submission time (io_rec.time, from the trace's first
- * event), per operation group (io_stats.h): count, errors, I/Os without
- * completion, sectors, queue depth at submission, and the latency of the
- * completed ones (average, max, p50 and p99 by count, as dist.h).
+ * event), or by completion time (time + latency, as iostat counts a live
+ * system; an I/O never completed is then in no slot), per operation
+ * group (io_stats.h): count, errors, I/Os without completion, sectors,
+ * queue depth at submission, and the latency of the completed ones
+ * (average, max, p50 and p99 by count, as dist.h).
  *
- * The join hands I/Os out in submission order, so a slot is done once a
- * later one begins: only the last two keep the distributions percentiles
- * need (two, as events of neighbouring CPUs may come a little out of
- * order), and every slot before them is a few numbers. Memory grows with
- * the trace's duration over the interval, not with its I/Os. A record
- * for a slot already done (one never completed, handed out at the end)
- * counts in all but the percentiles.
+ * The join hands I/Os out in submission order, and nothing completes
+ * before it is submitted, so a slot is done once an I/O is submitted two
+ * slots later (one allows for neighbouring CPUs being a little out of
+ * step): only slots not done yet keep the distributions percentiles
+ * need, allocated as values come, and every slot before them is a few
+ * numbers. By submission that is two slots; by completion, as many as
+ * the longest latency in flight spans. Memory grows with the trace's
+ * duration over the interval, not with its I/Os. A record for a slot
+ * already done (one never completed, handed out at the end) counts in
+ * all but the percentiles.
  */
 #ifndef IOTRACE_SERIES_H
 #define IOTRACE_SERIES_H
@@ -32,19 +37,20 @@ struct slot_group {
 
 struct slot {
 	struct slot_group g[GRP_COUNT];
+	struct dist *lat;	/* [GRP_COUNT], while the slot is not done and has latencies */
 };
 
 struct series {
 	uint64_t interval;	/* ns, > 0 */
+	bool by_completion;
 	bool any;
-	uint64_t first;		/* the slot number of slots[0]: time / interval */
+	uint64_t first;		/* the slot number of slots[0]: the first I/O's submission */
 	struct slot *slots;	/* [0, n): every slot from first on, empty ones too */
 	size_t n, cap;
-	uint64_t cur;		/* the latest slot begun; it and the one before are open */
-	struct dist open[2][GRP_COUNT];	/* latencies of slot k in open[k % 2] */
+	uint64_t done;		/* slots before this number are done */
 };
 
-void series__init(struct series *s, uint64_t interval_ns);
+void series__init(struct series *s, uint64_t interval_ns, bool by_completion);
 /*
  * Counts an I/O record (others are ignored). *budget: slots the caller
  * still allows, all devices together; a record that needs more is not

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * --time-series [--interval S]: per device, the I/O of each interval
- * (series.h) from its first I/O to its last, empty intervals included,
- * so that a plot's x axis is time: IOPS, bandwidth, latency (average,
- * p50, p99, max) and queue depth per operation group, as iostat shows a
- * live system but for every I/O of the trace.
+ * --time-series [--interval S] [--by completion]: per device, the I/O of
+ * each interval (series.h), by submission or completion time, from its
+ * first I/O to its last, empty intervals included, so that a plot's x
+ * axis is time: IOPS, bandwidth, latency (average, p50, p99, max) and
+ * queue depth per operation group, as iostat shows a live system but for
+ * every I/O of the trace.
  *
- * JSON: {"timeSeries": [{"device", "interval", "slots": [{"start", and
+ * JSON: {"timeSeries": [{"device", "interval", "by", "slots": [{"start", and
  * per group with I/Os ("total" always) {count, errors, notCompleted,
  * iops, bandwidth (MiB/s), latency {average, p50, p99, max}, queueDepth
  * (average at submission)}}]}]}, times in ns from the trace's first
  * event. CSV: a row per device, interval and group. Table: a row per
- * interval, reads and writes apart, latency and queue depth over all.
+ * interval, reads and writes apart, latency and queue depth over all; its
+ * first column says "done s" by completion.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@ struct series_view {
 	FILE *out;
 	enum view_format fmt;
 	uint64_t interval;
+	bool by_completion;
 	struct series **dev;	/* by device index */
 	size_t ndev;
 	size_t budget;		/* slots left */
@@ -42,6 +45,7 @@ static void *series_create(FILE *out, const struct view_opts *o)
 	v->out = out;
 	v->fmt = o->format;
 	v->interval = o->interval_ns ? o->interval_ns : 1000000000ull;
+	v->by_completion = o->by_completion;
 	/* 400 bytes each: 52 MiB at most */
 	v->budget = SERIES_INTERVALS_MAX;
 	return v;
@@ -57,7 +61,7 @@ static struct series *dev_series(struct series_view *v, unsigned int idx)
 	if (!v->dev[idx]) {
 		v->dev[idx] = malloc(sizeof(struct series));
 		if (v->dev[idx])
-			series__init(v->dev[idx], v->interval);
+			series__init(v->dev[idx], v->interval, v->by_completion);
 	}
 	return v->dev[idx];
 }
@@ -138,6 +142,8 @@ static int write_json(struct series_view *v, const struct join *j)
 		stats_view__json_device(jw, join__device(j, i));
 		jw__key(jw, "interval");
 		jw__uint_str(jw, v->interval);
+		jw__key(jw, "by");
+		jw__string(jw, v->by_completion ? "completion" : "submission");
 		jw__key(jw, "slots");
 		jw__start_array(jw);
 		for (k = 0; k < s->n; k++) {
@@ -257,7 +263,7 @@ static int write_table(struct series_view *v, const struct join *j)
 		first = false;
 		stats_view__device_title(v->out, join__device(j, i), s->n * v->interval);
 		for (c = 0; c < sizeof(head) / sizeof(head[0]); c++)
-			table__cell(t, "%s", head[c]);
+			table__cell(t, "%s", c || !v->by_completion ? head[c] : "done s");
 		table__end_row(t);
 		for (k = 0; k < s->n; k++) {
 			const struct slot_group *rd = &s->slots[k].g[GRP_READ];

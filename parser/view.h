@@ -24,8 +24,9 @@ struct view_opts {
 	uint64_t bucket_size;		/* sectors, > 0 */
 	uint64_t subrange_start;	/* first LBA counted */
 	uint64_t subrange_end;		/* last LBA counted (inclusive) */
-	/* --time-series: ns per interval, > 0 */
+	/* --time-series: ns per interval, > 0; I/Os by completion time, not submission */
 	uint64_t interval_ns;
+	bool by_completion;
 };
 
 /* --time-series: intervals kept, all devices together (-E2BIG past it): a day of 1 s ones */

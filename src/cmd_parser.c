@@ -35,6 +35,7 @@
 /* --from, --to: 136 years, as far as ns from the trace's start go in 64 bits with room */
 #define MAX_WINDOW_S 4294967295ull
 #define INTERVAL_EXPECTED "seconds, more than 0, such as 1 or 0.1"
+#define BY_EXPECTED "submission or completion"
 
 enum {
 	OPT_IO = 0x100,
@@ -53,6 +54,7 @@ enum {
 	OPT_TO,
 	OPT_TIME_SERIES,
 	OPT_INTERVAL,
+	OPT_BY,
 };
 
 static const struct option parser_opts[] = {
@@ -74,6 +76,7 @@ static const struct option parser_opts[] = {
 	{ "final-names", no_argument, NULL, OPT_FINAL_NAMES },
 	{ "time-series", no_argument, NULL, OPT_TIME_SERIES },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "by", required_argument, NULL, OPT_BY },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "bucket-size", required_argument, NULL, 'b' },
@@ -124,9 +127,11 @@ void cmd_parser_help(FILE *out)
 	      "    -s, --subrange-start S    count LBAs from S on (default 0)\n"
 	      "    -e, --subrange-end E      ... up to E included (default: the end)\n"
 	      "  --time-series             per device, each interval's IOPS, bandwidth,\n"
-	      "                            latency (average, p50, p99, max) and queue depth,\n"
-	      "                            by submission time:\n"
+	      "                            latency (average, p50, p99, max) and queue depth:\n"
 	      "    --interval S              seconds per interval (default 1; 0.1 allowed)\n"
+	      "    --by WHEN                 submission (default): the I/Os sent in each\n"
+	      "                              interval; completion: those done in it, as\n"
+	      "                              iostat counts\n"
 	      "  -F, --fs-statistics       I/O statistics per directory, file extension and\n"
 	      "                            file name prefix\n"
 	      "  --devices                 the traced devices\n"
@@ -627,7 +632,8 @@ int cmd_parser(int argc, char **argv)
 	struct filter filter;
 	uint64_t pid = 0, from_ns = 0, to_ns = UINT64_MAX;
 	const char *from_arg = "0", *to_arg = NULL;
-	bool raw = false, interval_opt = false;
+	bool raw = false;
+	const char *series_opt = NULL;
 	char dir[PATH_MAX];
 	int c, err;
 	size_t i;
@@ -694,7 +700,13 @@ int cmd_parser(int argc, char **argv)
 				return err;
 			if (!opts.interval_ns)
 				return cli_bad_value("--interval", optarg, INTERVAL_EXPECTED);
-			interval_opt = true;
+			series_opt = "--interval";
+			break;
+		case OPT_BY:
+			if (strcmp(optarg, "submission") && strcmp(optarg, "completion"))
+				return cli_bad_value("--by", optarg, BY_EXPECTED);
+			opts.by_completion = !strcmp(optarg, "completion");
+			series_opt = "--by";
 			break;
 		case OPT_FROM:
 		case OPT_TO:
@@ -763,8 +775,8 @@ int cmd_parser(int argc, char **argv)
 		cli_err("%s does not go with --raw: it prints every event as recorded", filter_opt);
 		return EXIT_USAGE;
 	}
-	if (interval_opt && ops != &series_view_ops) {
-		cli_err("--interval goes with --time-series only");
+	if (series_opt && ops != &series_view_ops) {
+		cli_err("%s goes with --time-series only", series_opt);
 		return EXIT_USAGE;
 	}
 	if (lba_opt && ops != &lba_hist_ops) {

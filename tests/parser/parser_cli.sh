@@ -456,6 +456,9 @@ run "interval, other view" 2 "iotrace: --interval goes with --time-series only" 
 run "interval 0" 2 "iotrace: invalid value '0' for --interval: expected seconds, more than 0, such as 1 or 0.1" -- -P --time-series -p "$v" --interval 0
 run "interval not seconds" 2 "iotrace: invalid value '1m' for --interval: expected seconds, more than 0, such as 1 or 0.1" -- -P --time-series -p "$v" --interval 1m
 run "vfs, two views" 2 "iotrace: --vfs and --file-statistics are two views; choose one (try 'iotrace -P -H')" -- -P --vfs --file-statistics -p "$v"
+run "by, other view" 2 "iotrace: --by goes with --time-series only" -- -P --latency-histogram -p "$v" --by completion
+run "by, bad value" 2 "iotrace: invalid value 'done' for --by: expected submission or completion" -- -P --time-series -p "$v" --by done
+run "by, no value" 2 "iotrace: option '--by' needs a value (try 'iotrace -P -H')" -- -P --time-series -p "$v" --by
 
 # --- what the tracer was told to leave out (summary tags.options): a note
 # on the views that would otherwise seem to show it all; nothing else changes

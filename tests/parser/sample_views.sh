@@ -283,6 +283,39 @@ import json, sys
 print(json.load(open(sys.argv[1]))["timeSeries"][0]["slots"][8]["total"]["count"])' "$tmp/series.json")
 [ "$got" = "$(cat "$tmp/s8")" ] && [ "$got" -gt 1000 ] || fail "series: second 8 has $got I/Os, --statistics $(cat "$tmp/s8")"
 
+# --- time series by completion: every completed I/O in the interval of
+# its completion (timestamp + latency), with that interval's percentiles ---
+view series_done.json --time-series --by completion --interval 0.5
+got=$(python3 - "$tmp/series_done.json" "$tmp/io.json" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))["timeSeries"][0]
+iv = int(d["interval"])
+per = {}
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    if "io" in r and "latency" in r["io"]:
+        lat = int(r["io"]["latency"])
+        per.setdefault((int(r["header"]["timestamp"]) + lat) // iv, []).append(lat)
+def rank(v, p):
+    v = sorted(v)
+    return v[max(0, math.ceil(p / 100 * len(v)) - 1)]
+ok = all(int(x["start"]) % iv == 0 for x in d["slots"])
+for x in d["slots"]:
+    v, t = per.get(int(x["start"]) // iv, []), x["total"]
+    ok &= int(t["count"]) == len(v)
+    if v:
+        ok &= abs(t["latency"]["average"] * len(v) - sum(v)) < 1
+        # within the distribution's bucket (dist.h: 0.8%)
+        ok &= all(abs(int(t["latency"]["p%d" % p]) - rank(v, p)) <= rank(v, p) * 0.008 + 1
+                  for p in (50, 99))
+print(d["by"], ok, sum(int(x["total"]["count"]) for x in d["slots"]),
+      sum(len(v) for v in per.values()), len(d["slots"]) >= 50)
+PY
+) || fail "series by completion: bad output"
+[ "$got" = "completion True 64420 64420 True" ] || fail "series by completion: got '$got'"
+got=$("$bin" -P --time-series --by completion -f table -p "$trace" | sed -n '2s/^ *\([a-z]* s\) .*/\1/p')
+[ "$got" = "done s" ] || fail "series by completion, table: first column '$got'"
+
 # --- paths: names known so far (OCTF) vs --final-names ---
 # sid 2931 creates MANIFEST-000015 before the trace names it
 got=$("$bin" -P --io -p "$trace" | grep -c '"sid":"2931".*"path":"",')
