@@ -2,10 +2,12 @@
 /* iotrace -M|--trace-management: list, inspect and remove traces. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "json_writer.h"
@@ -53,6 +55,15 @@ static int list_traces(const char *prefix)
 	if (err) {
 		cli_err("cannot list traces: %s", strerror(-err));
 		return EXIT_ERROR;
+	}
+	/* no traces, rightly, but a mistyped IOTRACE_TRACE_DIR or config would look the same */
+	if (!n) {
+		char root[PATH_MAX];
+		struct stat st;
+
+		if (!store__root(root, sizeof(root)) && stat(root, &st) && errno == ENOENT)
+			cli_warn("the trace repository '%s' does not exist (the first trace makes it)",
+				 root);
 	}
 	jw = jw__new(stdout, true);
 	if (!jw) {

@@ -290,6 +290,7 @@ expect 2 'needs --prefix'       ''                 -- iotrace -M -R
 expect 2 "unknown option '--bogus'" ''             -- iotrace -M -L --bogus
 expect 0 ''                     '"trace": ['       -- iotrace -M -L
 expect 0 ''                     '"trace": []'      -- iotrace --trace-management --list-traces --prefix kernel/2
+expect 0 "warning: the trace repository '$T/none' does not exist (the first trace makes it)" '"trace": []' -- env IOTRACE_TRACE_DIR="$T/none" "$BIN" -M -L
 expect 1 "cannot open trace 'does/not/exist'" ''   -- iotrace -M -G -p does/not/exist
 expect 1 "cannot open trace '/does/not/exist'" ''  -- iotrace -M -G -p /does/not/exist
 expect 1 'not a trace'          ''                 -- iotrace -M -G -p "$T/notatrace"
