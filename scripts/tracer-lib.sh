@@ -381,7 +381,9 @@ iotrace_test_relay() {
 # iotrace_require_root_bpf WHY [TOOL...]: the tests need root (WHY says
 # for what) and a kernel with BTF, and every TOOL on PATH; a missing one
 # is a failure (die, from iotrace_test_harness), never a skip, so that a
-# machine that cannot run a test never reports it as passed.
+# machine that cannot run a test never reports it as passed. A detach
+# helper an earlier test left is waited for: its programs would show in
+# this test's checks.
 iotrace_require_root_bpf() {
 	local why=$1 tool
 	shift
@@ -390,6 +392,7 @@ iotrace_require_root_bpf() {
 	for tool in "$@"; do
 		command -v "$tool" >/dev/null || die "'$tool' is not installed"
 	done
+	iotrace_wait_detached || die "a detach helper (iotrace-detach) of an earlier tracer still runs after 30 s"
 }
 
 # iotrace_require_loop: loop devices, loading the module if needed; the
