@@ -60,6 +60,8 @@ cleanup() {
 	local rc=$?
 
 	iotrace_stop "$TRACER_PID"
+	# nothing left behind: not even the seconds the kernel takes to detach
+	iotrace_wait_detached
 	iotrace_teardown_fs
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	if [ -n "$TMP_REPO" ]; then

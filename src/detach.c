@@ -87,6 +87,15 @@ void detach__links(struct bpf_link **const *slots, size_t n)
 	free(links);
 }
 
+static char *cmdline;	/* detach__set_cmdline() */
+static size_t cmdline_len;
+
+void detach__set_cmdline(char *start, size_t len)
+{
+	cmdline = start;
+	cmdline_len = len;
+}
+
 bool detach__keeps(const char *target)
 {
 	return !strcmp(target, "anon_inode:bpf_link") || !strcmp(target, "anon_inode:[perf_event]");
@@ -183,6 +192,12 @@ static _Noreturn void helper(const struct fd_plan *p, int rfd, const char *hold)
 	(void)setsid();
 	(void)!chdir("/");
 	(void)prctl(PR_SET_NAME, DETACH_HELPER_NAME, 0, 0, 0);
+	if (cmdline && cmdline_len) {
+		size_t n = sizeof(DETACH_HELPER_NAME) - 1;
+
+		memset(cmdline, 0, cmdline_len);
+		memcpy(cmdline, DETACH_HELPER_NAME, n < cmdline_len ? n : cmdline_len - 1);
+	}
 	for (fd = 0; fd <= p->maxfd; fd++)
 		if (fd != rfd && !kept(p, fd))
 			close(fd);

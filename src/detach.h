@@ -54,6 +54,13 @@ void detach__links(struct bpf_link **const *slots, size_t n);
  */
 pid_t detach__hand_off(struct bpf_link **const *slots, size_t n);
 
+/*
+ * The process's command line, len bytes from start (argv[0] to the end of
+ * the last argument): the helper writes its name over it, so that ps
+ * shows it as what it is, not as the tracer still running.
+ */
+void detach__set_cmdline(char *start, size_t len);
+
 /* Whether the helper keeps a descriptor whose /proc/self/fd link reads target. */
 bool detach__keeps(const char *target);
 

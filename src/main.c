@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "detach.h"
 
 struct cmd {
 	const char *short_flag;
@@ -51,6 +52,10 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	/* before getopt reorders argv: the strings lie end to end from argv[0] */
+	if (argc > 0)
+		detach__set_cmdline(argv[0],
+				    (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]));
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

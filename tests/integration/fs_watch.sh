@@ -36,8 +36,9 @@
 #    I/O under its first name and no Create or Move event.
 # 7. The ext4 mounted, traced with --vfs, stopped: the tracer exits with
 #    its trace complete while the syscall links are still attached, held
-#    by one detach helper (held on by the test) that keeps nothing but
-#    links, perf events and its pipe, in its own session in /; the lock
+#    by one detach helper (held on by the test), shown by ps as
+#    iotrace-detach, that keeps nothing but links, perf events and its
+#    pipe, in its own session in /; the lock
 #    is free and the ext4 unmounts meanwhile; released, the helper ends
 #    and no syscall program is left attached.
 #
@@ -258,6 +259,8 @@ check "7: and nothing else but its pipe (${others:-})" [ -z "$others" ]
 read -r _ _ _ _ _ sid _ 2>/dev/null <"/proc/$H/stat"
 check "7: in a session of its own" [ "${sid:-}" = "$H" ]
 check "7: in /" [ "$(readlink "/proc/$H/cwd")" = / ]
+args=$(ps -o args= -p "$H")
+check "7: ps shows it as iotrace-detach, not as the tracer ($args)" [ "$args" = iotrace-detach ]
 check "7: the tracer's lock is free" flock -n "$IOTRACE_LOCK_FILE" true
 linked_programs >"$T/linked.7"
 n=$(grep -cE "$SYSCALL_PROGS" "$T/linked.7")

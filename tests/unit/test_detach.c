@@ -265,6 +265,18 @@ static void test_hand_off_helper(void **state)
 	fclose(f);
 	assert_string_equal(target, DETACH_HELPER_NAME);
 	assert_int_equal(sid, (unsigned long)pid);
+	/* ps shows it by name, not as this process still running */
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	len = (ssize_t)fread(target, 1, sizeof(target) - 1, f);
+	fclose(f);
+	/* cut to fit where the command line is shorter than the name ("./test_detach") */
+	assert_true(len >= 2);
+	i = len - 1 < (ssize_t)strlen(DETACH_HELPER_NAME) ? (int)len - 1 : (int)strlen(DETACH_HELPER_NAME);
+	assert_memory_equal(target, DETACH_HELPER_NAME, (size_t)i);
+	for (; i < len; i++)
+		assert_int_equal(target[i], 0);
 	/* still there while held */
 	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
 
@@ -279,8 +291,10 @@ static void test_hand_off_helper(void **state)
 	close(perf);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* the helper writes its name over this process's command line, as over the tracer's */
+	detach__set_cmdline(argv[0], (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]));
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_each_once_and_cleared, reset),
 		cmocka_unit_test_setup(test_concurrent, reset),
