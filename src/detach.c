@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -186,9 +187,17 @@ static void close_fd(void *fd_plus_1)
  */
 static _Noreturn void helper(const struct fd_plan *p, int rfd, const char *hold)
 {
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t none;
 	char c;
 	int fd;
 
+	/* the tracer's stop handlers would make it ignore a kill; ended, its exit closes the links; signals come in once reset */
+	(void)sigaction(SIGINT, &dfl, NULL);
+	(void)sigaction(SIGTERM, &dfl, NULL);
+	(void)sigaction(SIGHUP, &dfl, NULL);
+	(void)sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	(void)setsid();
 	(void)!chdir("/");
 	(void)prctl(PR_SET_NAME, DETACH_HELPER_NAME, 0, 0, 0);
@@ -224,9 +233,15 @@ pid_t detach__hand_off(struct bpf_link **const *slots, size_t n)
 		any += *slots[i] != NULL;
 	if (any && !plan_fds(&plan)) {
 		if (plan.nkeep && !pipe2(pfd, O_CLOEXEC)) {
+			sigset_t all, prev;
+
+			/* a signal between the fork and the helper's reset would run the tracer's handler there */
+			sigfillset(&all);
+			pthread_sigmask(SIG_BLOCK, &all, &prev);
 			pid = fork();
 			if (!pid)
 				helper(&plan, pfd[0], hold && *hold ? hold : NULL);
+			pthread_sigmask(SIG_SETMASK, &prev, NULL);
 			pid = pid < 0 ? 0 : pid;
 			close(pfd[0]);
 		}

@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -291,6 +292,57 @@ static void test_hand_off_helper(void **state)
 	close(perf);
 }
 
+static void on_term(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The tracer catches SIGTERM to stop cleanly; its helper must not inherit
+ * that: killed, it ends (and its exit closes the links).
+ */
+static void test_hand_off_killable(void **state)
+{
+	char hold[] = "/tmp/test_detach.XXXXXX";
+	struct bpf_link *links[NLINKS], **slots[NLINKS];
+	struct sigaction sa = { .sa_handler = on_term }, old;
+	sigset_t term, prev;
+	int perf = perf_dummy(), status;
+	pid_t pid;
+
+	(void)state;
+	if (perf < 0)
+		fail_msg("perf_event_open (a software dummy event): %s; needs root or perf_event_paranoid <= 2",
+			 strerror(errno));
+	assert_int_not_equal(mkstemp(hold), -1);
+	assert_int_equal(unlink(hold), 0);
+	assert_int_equal(setenv(DETACH_HOLD_ENV, hold, 1), 0);
+	assert_int_equal(sigaction(SIGTERM, &sa, &old), 0);
+	sigemptyset(&term);
+	sigaddset(&term, SIGHUP);
+	assert_int_equal(sigprocmask(SIG_BLOCK, &term, &prev), 0);
+	fill(links, slots, 0);
+	pid = detach__hand_off(slots, NLINKS);
+	assert_true(pid > 0);
+	assert_int_equal(kill(pid, SIGHUP), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGHUP);
+
+	fill(links, slots, 0);
+	pid = detach__hand_off(slots, NLINKS);
+	assert_true(pid > 0);
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+
+	sigprocmask(SIG_SETMASK, &prev, NULL);
+	sigaction(SIGTERM, &old, NULL);
+	unsetenv(DETACH_HOLD_ENV);
+	close(perf);
+}
+
 int main(int argc, char **argv)
 {
 	/* the helper writes its name over this process's command line, as over the tracer's */
@@ -303,6 +355,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_keeps),
 		cmocka_unit_test_setup(test_hand_off_nothing, reset),
 		cmocka_unit_test_setup(test_hand_off_helper, reset),
+		cmocka_unit_test_setup(test_hand_off_killable, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
