@@ -375,10 +375,8 @@ static void write_table(struct hist_view *v, const struct join *j)
 
 		if (!h || !h->any)
 			continue;
-		if (!first)
-			fputc('\n', v->out);
-		first = false;
-		stats_view__device_title(v->out, join__device(j, i), h->last_ts - h->first_ts);
+		stats_view__device_title(v->out, &first, join__device(j, i),
+					 h->last_ts - h->first_ts);
 		for (g = 0; g < GRP_COUNT; g++) {
 			n = group_rows(v, h, g);
 			if (!n)

@@ -12,15 +12,12 @@ void series__init(struct series *s, uint64_t interval_ns, bool by_completion)
 	s->by_completion = by_completion;
 }
 
-/* Slot k (done now) gets its percentiles; its distributions go. */
+/* Slot k, one of slots[] (done now), gets its percentiles; its distributions go. */
 static void close_slot(struct series *s, uint64_t k)
 {
-	struct slot *sl;
+	struct slot *sl = &s->slots[k - s->first];
 	unsigned int g;
 
-	if (k < s->first || k - s->first >= s->n)
-		return;
-	sl = &s->slots[k - s->first];
 	if (!sl->lat)
 		return;
 	for (g = 0; g < GRP_COUNT; g++) {

@@ -258,10 +258,7 @@ static int write_table(struct series_view *v, const struct join *j)
 		t = table__new(sizeof(head) / sizeof(head[0]));
 		if (!t)
 			return -ENOMEM;
-		if (!first)
-			fputc('\n', v->out);
-		first = false;
-		stats_view__device_title(v->out, join__device(j, i), s->n * v->interval);
+		stats_view__device_title(v->out, &first, join__device(j, i), s->n * v->interval);
 		for (c = 0; c < sizeof(head) / sizeof(head[0]); c++)
 			table__cell(t, "%s", c || !v->by_completion ? head[c] : "done s");
 		table__end_row(t);

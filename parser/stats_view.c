@@ -302,10 +302,13 @@ static void write_csv(struct stats_view *v, const struct join *j)
 
 /* ---- table ---- */
 
-void stats_view__device_title(FILE *out, const struct device *d, uint64_t dur_ns)
+void stats_view__device_title(FILE *out, bool *first, const struct device *d, uint64_t dur_ns)
 {
 	char dur[32];
 
+	if (!*first)
+		fputc('\n', out);
+	*first = false;
 	table__fmt_ns(dur, sizeof(dur), (double)dur_ns);
 	fprintf(out, "%s (%u:%u)%s%s, %s\n", d->name[0] ? d->name : "unknown device",
 		(unsigned int)(d->id >> 20), (unsigned int)(d->id & 0xfffff), d->model[0] ? " " : "",
@@ -333,10 +336,7 @@ static int write_table(struct stats_view *v, const struct join *j)
 		t = table__new(disp ? ncols : ncols - 2);
 		if (!t)
 			return -ENOMEM;
-		if (!first)
-			fputc('\n', v->out);
-		first = false;
-		stats_view__device_title(v->out, join__device(j, i), dur);
+		stats_view__device_title(v->out, &first, join__device(j, i), dur);
 		for (c = 0; c < (disp ? ncols : ncols - 2); c++)
 			table__cell(t, "%s", head[c]);
 		table__end_row(t);

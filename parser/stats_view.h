@@ -7,6 +7,7 @@
 #ifndef IOTRACE_STATS_VIEW_H
 #define IOTRACE_STATS_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +35,11 @@ void stats_view__json_dist(struct json_writer *jw, const char *name, const char 
 /* sectors in MiB, as bandwidths are given */
 double stats_view__mib(uint64_t sectors);
 
-/* "nvme0n1 (259:2) MODEL, 29.0 s" */
-void stats_view__device_title(FILE *out, const struct device *d, uint64_t dur_ns);
+/*
+ * "nvme0n1 (259:2) MODEL, 29.0 s", the heading of a device's section of a
+ * table view: after a blank line unless it is the first section (*first,
+ * which it clears).
+ */
+void stats_view__device_title(FILE *out, bool *first, const struct device *d, uint64_t dur_ns);
 
 #endif
