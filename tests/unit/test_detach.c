@@ -209,7 +209,20 @@ static int perf_dummy(void)
 		.disabled = 1,
 	};
 
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		fail_msg("perf_event_open (a software dummy event): %s; needs root or perf_event_paranoid <= 2",
+			 strerror(errno));
+	return fd;
+}
+
+/* Helpers started from now on wait until hold (a path made absent here) exists. */
+static void hold_helpers(char *hold)
+{
+	assert_int_not_equal(mkstemp(hold), -1);
+	assert_int_equal(unlink(hold), 0);
+	assert_int_equal(setenv(DETACH_HOLD_ENV, hold, 1), 0);
 }
 
 /* the targets of pid's descriptors, sorted, one per line */
@@ -240,13 +253,8 @@ static void test_hand_off_helper(void **state)
 	ssize_t len;
 
 	(void)state;
-	if (perf < 0)
-		fail_msg("perf_event_open (a software dummy event): %s; needs root or perf_event_paranoid <= 2",
-			 strerror(errno));
-	/* the helper waits for hold's path to exist: removed until it is looked at */
-	assert_int_not_equal(mkstemp(hold), -1);
-	assert_int_equal(unlink(hold), 0);
-	assert_int_equal(setenv(DETACH_HOLD_ENV, hold, 1), 0);
+	/* held until it has been looked at */
+	hold_helpers(hold);
 	fill(links, slots, 0);
 	pid = detach__hand_off(slots, NLINKS);
 	assert_true(pid > 0);
@@ -307,35 +315,26 @@ static void test_hand_off_killable(void **state)
 	struct bpf_link *links[NLINKS], **slots[NLINKS];
 	struct sigaction sa = { .sa_handler = on_term }, old;
 	sigset_t term, prev;
-	int perf = perf_dummy(), status;
+	int perf = perf_dummy(), status, i;
 	pid_t pid;
 
 	(void)state;
-	if (perf < 0)
-		fail_msg("perf_event_open (a software dummy event): %s; needs root or perf_event_paranoid <= 2",
-			 strerror(errno));
-	assert_int_not_equal(mkstemp(hold), -1);
-	assert_int_equal(unlink(hold), 0);
-	assert_int_equal(setenv(DETACH_HOLD_ENV, hold, 1), 0);
+	hold_helpers(hold);
 	assert_int_equal(sigaction(SIGTERM, &sa, &old), 0);
 	sigemptyset(&term);
 	sigaddset(&term, SIGHUP);
 	assert_int_equal(sigprocmask(SIG_BLOCK, &term, &prev), 0);
-	fill(links, slots, 0);
-	pid = detach__hand_off(slots, NLINKS);
-	assert_true(pid > 0);
-	assert_int_equal(kill(pid, SIGHUP), 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGHUP);
+	for (i = 0; i < 2; i++) {
+		int sig = i ? SIGTERM : SIGHUP;
 
-	fill(links, slots, 0);
-	pid = detach__hand_off(slots, NLINKS);
-	assert_true(pid > 0);
-	assert_int_equal(kill(pid, SIGTERM), 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGTERM);
+		fill(links, slots, 0);
+		pid = detach__hand_off(slots, NLINKS);
+		assert_true(pid > 0);
+		assert_int_equal(kill(pid, sig), 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), sig);
+	}
 
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	sigaction(SIGTERM, &old, NULL);
@@ -345,8 +344,6 @@ static void test_hand_off_killable(void **state)
 
 int main(int argc, char **argv)
 {
-	/* the helper writes its name over this process's command line, as over the tracer's */
-	detach__set_cmdline(argv[0], (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]));
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_each_once_and_cleared, reset),
 		cmocka_unit_test_setup(test_concurrent, reset),
@@ -358,5 +355,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_hand_off_killable, reset),
 	};
 
+	/* the helper writes its name over this process's command line, as over the tracer's */
+	detach__set_cmdline(argv[0], (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
