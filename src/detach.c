@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, close_range */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -185,8 +185,9 @@ static void close_fd(void *fd_plus_1)
  * closes are the last, which wait for the kernel. Only async-signal-safe
  * calls unless the caller had no other thread.
  */
-static _Noreturn void helper(const struct fd_plan *p, int rfd, const char *hold)
+static _Noreturn void helper(const struct fd_plan *p, const int pfd[2], const char *hold)
 {
+	int rfd = pfd[0], top = p->maxfd > rfd ? p->maxfd : rfd;
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t none;
 	char c;
@@ -207,9 +208,16 @@ static _Noreturn void helper(const struct fd_plan *p, int rfd, const char *hold)
 		memset(cmdline, 0, cmdline_len);
 		memcpy(cmdline, DETACH_HELPER_NAME, n < cmdline_len ? n : cmdline_len - 1);
 	}
-	for (fd = 0; fd <= p->maxfd; fd++)
+	for (fd = 0; fd <= top; fd++)
 		if (fd != rfd && !kept(p, fd))
 			close(fd);
+	/*
+	 * The pipe is made after the plan, so where the table had no gap its
+	 * write end lies above it: kept, no EOF would ever come. Above it too:
+	 * whatever another thread opened since the plan.
+	 */
+	close(pfd[1]);
+	(void)close_range((unsigned int)top + 1, ~0U, 0);
 	while (read(rfd, &c, 1) < 0 && errno == EINTR)
 		;
 	/* a test's hold, a minute at most: a failed test must not leave it forever */
@@ -240,7 +248,7 @@ pid_t detach__hand_off(struct bpf_link **const *slots, size_t n)
 			pthread_sigmask(SIG_BLOCK, &all, &prev);
 			pid = fork();
 			if (!pid)
-				helper(&plan, pfd[0], hold && *hold ? hold : NULL);
+				helper(&plan, pfd, hold && *hold ? hold : NULL);
 			pthread_sigmask(SIG_SETMASK, &prev, NULL);
 			pid = pid < 0 ? 0 : pid;
 			close(pfd[0]);

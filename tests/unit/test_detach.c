@@ -10,6 +10,7 @@
  * perf_event_paranoid <= 2) and nothing else of this process, is named,
  * sits in its own session in /, and ends once released.
  */
+#define _GNU_SOURCE /* close_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -253,6 +254,14 @@ static void test_hand_off_helper(void **state)
 	ssize_t len;
 
 	(void)state;
+	/*
+	 * A table with no gap, as a shell leaves the tracer: the helper's pipe
+	 * then lands above every descriptor planned. A test runner's stray
+	 * high descriptors had hidden a helper keeping its own write end.
+	 */
+	close(perf);
+	assert_int_equal(close_range(3, ~0U, 0), 0);
+	perf = perf_dummy();
 	/* held until it has been looked at */
 	hold_helpers(hold);
 	fill(links, slots, 0);
