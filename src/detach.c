@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -190,7 +191,6 @@ static _Noreturn void helper(const struct fd_plan *p, const int pfd[2], const ch
 	int rfd = pfd[0], top = p->maxfd > rfd ? p->maxfd : rfd;
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t none;
-	char c;
 	int fd;
 
 	/* the tracer's stop handlers would make it ignore a kill; ended, its exit closes the links; signals come in once reset */
@@ -218,7 +218,13 @@ static _Noreturn void helper(const struct fd_plan *p, const int pfd[2], const ch
 	 */
 	close(pfd[1]);
 	(void)close_range((unsigned int)top + 1, ~0U, 0);
-	while (read(rfd, &c, 1) < 0 && errno == EINTR)
+	/*
+	 * Bounded: should anything still hold a write end, an early close
+	 * only leaves the last, slow one to the caller, where a helper
+	 * waiting for good would keep the node's syscall tax for good.
+	 */
+	while (poll(&(struct pollfd){ .fd = rfd, .events = POLLIN }, 1, DETACH_WAIT_S * 1000) < 0 &&
+	       errno == EINTR)
 		;
 	/* a test's hold, a minute at most: a failed test must not leave it forever */
 	for (int i = 0; hold && i < 6000 && access(hold, F_OK); i++)

@@ -22,6 +22,11 @@ struct bpf_link;
 /* The helper of detach__hand_off(), as ps and pgrep show it. */
 #define DETACH_HELPER_NAME "iotrace-detach"
 /*
+ * The helper waits this long at most for the caller to let go, whatever
+ * else may hold the pipe; the caller needs milliseconds.
+ */
+#define DETACH_WAIT_S 5
+/*
  * A test's hold on that helper: with this set to a path, the helper
  * waits until the path exists (a minute at most) before it lets the
  * kernel close the links.
@@ -43,8 +48,8 @@ void detach__links(struct bpf_link **const *slots, size_t n);
  * the tracer exits as soon as its trace is complete. The helper keeps
  * only the links' and their perf events' file descriptors (none of the
  * trace's files, the lock, stdin, stdout or stderr), runs in its own
- * session in /, and exits once the caller's handles are gone; its exit
- * closes the links. Until then the programs stay attached, so they must
+ * session in /, and exits once the caller's handles are gone (at the
+ * latest DETACH_WAIT_S after it began); its exit closes the links. Until then the programs stay attached, so they must
  * output nothing by now (IOTRACE_STOP_CLOSED), and every system call on
  * the node still pays for an attached syscall tracepoint.
  *

@@ -57,6 +57,20 @@ int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 	return __real_pthread_create(th, attr, fn, arg);
 }
 
+static int leaked_write_end = -1;	/* a copy of the last write end pipe2 made, while leak_write_end */
+static bool leak_write_end;
+
+int __real_pipe2(int fds[2], int flags);
+
+int __wrap_pipe2(int fds[2], int flags)
+{
+	int r = __real_pipe2(fds, flags);
+
+	if (!r && leak_write_end)
+		leaked_write_end = fcntl(fds[1], F_DUPFD_CLOEXEC, 0);
+	return r;
+}
+
 void __wrap_bpf_link__destroy(struct bpf_link *link)
 {
 	char *p = (char *)link;
@@ -351,6 +365,48 @@ static void test_hand_off_killable(void **state)
 	close(perf);
 }
 
+/*
+ * Something else holding the pipe (a fork elsewhere in the process, say)
+ * must not keep the helper, and with it the programs, for good.
+ */
+static void test_hand_off_bounded(void **state)
+{
+	struct bpf_link *links[NLINKS], **slots[NLINKS];
+	struct timespec t0, t1;
+	int perf = perf_dummy(), status, i;
+	pid_t pid, got = 0;
+
+	(void)state;
+	leak_write_end = true;
+	fill(links, slots, 0);
+	pid = detach__hand_off(slots, NLINKS);
+	leak_write_end = false;
+	assert_true(pid > 0);
+	assert_true(leaked_write_end >= 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* it waits for the caller to let go, bounded... */
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
+	/* ...and goes after the bound, though the pipe is still held */
+	for (i = 0; i < 100 * (DETACH_WAIT_S + 10) && !got; i++) {
+		got = waitpid(pid, &status, WNOHANG);
+		if (!got)
+			nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!got) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail_msg("the helper still waits %d s after its bound of %d s", 10, DETACH_WAIT_S);
+	}
+	assert_int_equal(got, pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_true(t1.tv_sec - t0.tv_sec >= DETACH_WAIT_S - 1);
+	close(leaked_write_end);
+	leaked_write_end = -1;
+	close(perf);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +418,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_hand_off_nothing, reset),
 		cmocka_unit_test_setup(test_hand_off_helper, reset),
 		cmocka_unit_test_setup(test_hand_off_killable, reset),
+		cmocka_unit_test_setup(test_hand_off_bounded, reset),
 	};
 
 	/* the helper writes its name over this process's command line, as over the tracer's */
