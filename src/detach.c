@@ -213,8 +213,9 @@ static _Noreturn void helper(const struct fd_plan *p, const int pfd[2], const ch
 			close(fd);
 	/*
 	 * The pipe is made after the plan, so where the table had no gap its
-	 * write end lies above it: kept, no EOF would ever come. Above it too:
-	 * whatever another thread opened since the plan.
+	 * write end lies above it: kept, no EOF would ever come. Closed by
+	 * name as well, since a seccomp filter may refuse close_range(), which
+	 * takes whatever else another thread opened since the plan.
 	 */
 	close(pfd[1]);
 	(void)close_range((unsigned int)top + 1, ~0U, 0);

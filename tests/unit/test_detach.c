@@ -261,7 +261,7 @@ static void test_hand_off_helper(void **state)
 {
 	char hold[] = "/tmp/test_detach.XXXXXX", got[512], path[64], target[256];
 	struct bpf_link *links[NLINKS], **slots[NLINKS];
-	int perf = perf_dummy(), status, i;
+	int perf, status, i;
 	unsigned long sid = 0;
 	FILE *f;
 	pid_t pid;
@@ -273,7 +273,6 @@ static void test_hand_off_helper(void **state)
 	 * then lands above every descriptor planned. A test runner's stray
 	 * high descriptors had hidden a helper keeping its own write end.
 	 */
-	close(perf);
 	assert_int_equal(close_range(3, ~0U, 0), 0);
 	perf = perf_dummy();
 	/* held until it has been looked at */
