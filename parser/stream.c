@@ -105,8 +105,11 @@ struct stream {
 	size_t held_len;
 };
 
+static inline void at_offset(struct stream *s, uint64_t off);
+
 struct stream *stream__open(const char *path)
 {
+	struct stat st;
 	struct stream *s;
 	int err;
 
@@ -120,10 +123,20 @@ struct stream *stream__open(const char *path)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* not blocking: a FIFO in the trace's place would wait for a writer for ever */
+	s->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (s->fd < 0) {
 		err = -errno;
 		goto cleanup;
+	}
+	if (fstat(s->fd, &st)) {
+		err = -errno;
+		goto cleanup;
+	}
+	/* a directory fails its first read (EISDIR); a device could be endless */
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		s->err = -ENOSTR;
+		at_offset(s, 0);
 	}
 	return s;
 
@@ -505,7 +518,11 @@ static inline int next_record(struct stream *s, const uint8_t **msg, size_t *len
 		if (err < 0)
 			return fail(s, err);
 		if (err == 1) {
-			if (rlen > FRAMING_RECORD_MAX)
+			/*
+			 * no writer frames an empty event (it has no header);
+			 * zeros are what a crash can leave of a file's end
+			 */
+			if (!rlen || rlen > FRAMING_RECORD_MAX)
 				return fail(s, -EBADMSG);
 			need = used + (size_t)rlen;
 			if (avail >= need) {
@@ -567,7 +584,7 @@ int stream__next(struct stream *s, const uint8_t **msg, size_t *len)
 			map_ahead(s);
 		rlen = s->buf[pos];
 
-		if (rlen < 0x80 && rlen < s->end - pos) {
+		if (rlen && rlen < 0x80 && rlen < s->end - pos) {
 			*msg = s->buf + pos + 1;
 			*len = rlen;
 			at_offset(s, pos);

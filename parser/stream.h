@@ -24,9 +24,10 @@ struct stream *stream__open(const char *path);
  * next call).
  *   1        a record was returned
  *   0        clean end of stream
- *  -EBADMSG  corrupted framing (bad varint, length above FRAMING_RECORD_MAX,
+ *  -EBADMSG  corrupted framing (bad varint, length 0 or above FRAMING_RECORD_MAX,
  *            bad zstd frame or checksum, invalid delta record)
  *  -ENODATA  the stream ends inside a record or zstd frame (truncated tail)
+ *  -ENOSTR   the file is not a regular file (a FIFO, a device), not read
  *  -errno    read error
  * After an error, further calls return the same error.
  */

@@ -194,6 +194,8 @@ static const char *damage_reason(int err)
 		return "corrupted record";
 	case -EPROTO:
 		return "record does not decode";
+	case -ENOSTR:
+		return "not a regular file";
 	case -EPROTONOSUPPORT:
 		return "written by a newer iotrace (a later version of its compressed records)";
 	default:

@@ -345,14 +345,15 @@ static void test_sparse_sids(void **state)
 	struct seen *s;
 	size_t i, n;
 
-	add_bytes(&b[1], NULL, 0);
+	/* an event without a header: an io with no fields */
+	add_bytes(&b[1], (const uint8_t[]){ 0x12, 0x00 }, 2);
 	for (i = 0; i < 5; i++)
 		add_io(&b[i % 2], sids[i], i);
 	write_streams(b, 2);
 	s = read_all(EV_ALL, 1, &n, NULL);
 	assert_int_equal(n, 6);
 	assert_int_equal(s[0].sid, 0);
-	assert_int_equal(s[0].type, EV_NONE);
+	assert_int_equal(s[0].type, EV_IO);
 	for (i = 0; i < 5; i++)
 		assert_true(s[i + 1].sid == sids[i]);
 	free(s);

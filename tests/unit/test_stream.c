@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -80,14 +81,14 @@ static void add_record(struct rec_stream *rs, size_t len)
 }
 
 /*
- * Lengths chosen to cross the reader's buffer edges: empty, one- and
- * two-byte varints, and one record larger than the initial buffer.
+ * Lengths chosen to cross the reader's buffer edges: one- and two-byte
+ * varints, and one record larger than the initial buffer.
  */
 static void make_stream(struct rec_stream *rs)
 {
 	memset(rs, 0, sizeof(*rs));
 	add_record(rs, 12);
-	add_record(rs, 0);
+	add_record(rs, 2);
 	add_record(rs, 127);
 	add_record(rs, 128);
 	add_record(rs, 300 * 1024);
@@ -242,6 +243,44 @@ static void test_garbage_length(void **state)
 	/* a length that is no varint at all: eleven continuation bytes */
 	memset(b, 0xff, 11);
 	expect_error(write_file("bad", b, 11), 0, -EBADMSG, 0);
+
+	/*
+	 * zeros after a good record, as a crash can leave at a file's end:
+	 * length 0, an event with no header, which no writer frames
+	 */
+	b[0] = 2;
+	b[1] = 0x08;
+	b[2] = 0x01;
+	n = 3;
+	memset(b + n, 0, 40);
+	expect_error(write_file("bad", b, n + 40), 1, -EBADMSG, 3);
+	/* the same in the middle, before a good record */
+	b[n + 40] = 2;
+	b[n + 41] = 0x08;
+	b[n + 42] = 0x01;
+	expect_error(write_file("bad", b, n + 43), 1, -EBADMSG, 3);
+}
+
+/* A FIFO in a trace file's place is not read (that would wait for a writer for ever) */
+static void test_not_regular(void **state)
+{
+	const uint8_t *msg;
+	char path[PATH_MAX];
+	struct stream *s;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	s = stream__open(path);
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), -ENOSTR);
+	assert_int_equal(stream__offset(s), 0);
+	stream__free(s);
+	unlink(path);
+	s = stream__open("/dev/zero");
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), -ENOSTR);
+	stream__free(s);
 }
 
 static void test_record_max(void **state)
@@ -1059,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(test_open_missing),
 		cmocka_unit_test(test_truncated_tail),
 		cmocka_unit_test(test_garbage_length),
+		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_record_max),
 		cmocka_unit_test(test_zstd_records),
 		cmocka_unit_test(test_zstd_by_magic),
