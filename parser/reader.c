@@ -54,6 +54,9 @@ struct rstream {
 	struct stream *s;
 	struct event pending;	/* read, not placed: beyond the window */
 	uint64_t pos;		/* records read */
+	uint64_t records;	/* ... in the range, of any type: what the summary counts */
+	uint64_t top_sid;	/* the highest sid read, if has_sid */
+	bool has_sid;
 	uint64_t max_sid;	/* highest sid read, for reader__set_range() */
 	bool skim;		/* records below the range's start come first: pass over them */
 	bool cut_marked;	/* the next range's reader starts at cut_off, marked */
@@ -111,6 +114,9 @@ struct reader {
 	uint64_t stragglers;
 	struct merge_error *errs;
 	size_t nerr;
+	/* with cut, events past keep_upto are not handed out: see cut_at_damage() */
+	bool cut, past_cut;
+	uint64_t keep_upto;
 
 	/*
 	 * The helper: step counts fills started (written by the caller's
@@ -188,6 +194,13 @@ static int decode_fields(struct stream *s, struct stream_rec *rec, struct event 
 	return decode__event(rec->msg, rec->len, ev, types);
 }
 
+static inline void seen_sid(struct rstream *rs, uint64_t sid)
+{
+	if (!rs->has_sid || sid > rs->top_sid)
+		rs->top_sid = sid;
+	rs->has_sid = true;
+}
+
 /*
  * Reads stream i's next wanted record. One whose sid has a free slot in
  * this filler's window is decoded straight into it (returns 2); any other
@@ -242,6 +255,11 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 				break;
 			continue;
 		}
+		/* one whose sid only decoding tells is counted there, if in the range */
+		if ((peek & DECODE_PEEK_SID) || !r->ranged)
+			rs->records++;
+		if (peek & DECODE_PEEK_SID)
+			seen_sid(rs, sid);
 		/* a third of the records are file metadata, which most views skip */
 		if ((peek & DECODE_PEEK_TYPE) && !(r->types & EV_BIT(pk.type)))
 			continue;
@@ -266,6 +284,10 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 			if (rs->done)
 				break;
 			continue;
+		}
+		if (!(peek & DECODE_PEEK_SID)) {
+			rs->records += r->ranged;
+			seen_sid(rs, ev->sid);
 		}
 		ev->stream = (uint32_t)i;
 		ev->pos = rs->pos++;
@@ -509,6 +531,22 @@ static void fill_start(struct reader *r, uint64_t limit, uint64_t late)
 	}
 }
 
+/*
+ * What a damaged stream held after its last good record is lost, and
+ * I/Os of the other streams pair with it: a completion whose I/O was
+ * lost would complete another I/O that was given its id, which then
+ * shows the latency of both. So nothing after that record goes out. A
+ * stream damaged before its first record is as one that is missing: the
+ * others go on (the count against the summary says what is missing).
+ */
+static void cut_at_damage(struct reader *r, const struct rstream *rs)
+{
+	if (rs->has_sid && (!r->cut || rs->top_sid < r->keep_upto)) {
+		r->keep_upto = rs->top_sid;
+		r->cut = true;
+	}
+}
+
 /* Helps the fill in progress to its end and takes in what it found. */
 static int fill_finish(struct reader *r)
 {
@@ -549,8 +587,10 @@ static int fill_finish(struct reader *r)
 		memcpy(all, r->fill[0].errs, r->fill[0].nerr * sizeof(*all));
 		memcpy(all + r->fill[0].nerr, r->fill[1].errs, r->fill[1].nerr * sizeof(*all));
 		qsort(all, nerr, sizeof(*all), by_stream);
-		for (i = 0; i < nerr; i++)
+		for (i = 0; i < nerr; i++) {
 			r->errs[r->nerr++] = all[i].e;
+			cut_at_damage(r, &r->rs[all[i].stream]);
+		}
 		if (all != errs)
 			free(all);
 	}
@@ -652,7 +692,7 @@ static void release_last(struct reader *r)
 	}
 }
 
-int reader__next(struct reader *r, const struct event **ev)
+static int next_event(struct reader *r, const struct event **ev)
 {
 	int ret;
 
@@ -746,6 +786,37 @@ int reader__next(struct reader *r, const struct event **ev)
 fail:
 	r->err = ret;
 	return ret;
+}
+
+int reader__next(struct reader *r, const struct event **ev)
+{
+	int ret;
+
+	if (r->past_cut)
+		return 0;
+	ret = next_event(r, ev);
+	/* in sid order: the first past a damage cut ends the sequence */
+	if (ret == 1 && r->cut && (*ev)->sid > r->keep_upto) {
+		r->past_cut = true;
+		return 0;
+	}
+	return ret;
+}
+
+bool reader__cut(const struct reader *r, uint64_t *last)
+{
+	*last = r->keep_upto;
+	return r->past_cut;
+}
+
+uint64_t reader__records(const struct reader *r)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		n += r->rs[i].records;
+	return n;
 }
 
 /*
@@ -870,18 +941,6 @@ uint64_t reader__stragglers(const struct reader *r)
 		       rs->first_near != rs->cut_off));
 	}
 	return n;
-}
-
-bool reader__read_past(const struct reader *r, const char *path, uint64_t off)
-{
-	size_t i;
-
-	/* streams are read in order: where one is now is the furthest it was read */
-	for (i = 0; i < r->n; i++) {
-		if (!strcmp(stream__path(r->rs[i].s), path))
-			return stream__offset(r->rs[i].s) > off;
-	}
-	return false;
 }
 
 size_t reader__error_count(const struct reader *r)

@@ -29,12 +29,13 @@
  * Memory is the window (two of them with a helper thread, 2 MiB each)
  * plus the streams' buffers, never more with a longer trace.
  *
- * Damage is handled as by merge.h: a damaged stream stops at the damage,
- * the others go on, and the damage is recorded (reader__error). Records of
- * types the caller did not ask for are not decoded, only their top-level
- * fields checked: damage inside one of them is found by the views that
- * read that type (--io reads them all), not by the others: file metadata
- * is a third of the records, and a statistic never uses it.
+ * Damage is recorded as by merge.h (reader__error), and a damaged stream
+ * stops at it; the others are read on only up to where it stopped
+ * (reader__next). Records of types the caller did not ask for are not
+ * decoded, only their top-level fields checked: damage inside one of
+ * them is found by the views that read that type (--io reads them all),
+ * not by the others: file metadata is a third of the records, and a
+ * statistic never uses it.
  */
 #ifndef IOTRACE_READER_H
 #define IOTRACE_READER_H
@@ -107,18 +108,21 @@ struct reader_cut {
 void reader__set_cut(struct reader *r, const struct reader_cut *cut, size_t n);
 
 /*
- * Whether the reader read the stream of path past byte off. A reader of a
- * range drops the records outside it without decoding them, so it reads
- * on past damage that the reader of the other range finds (a record that
- * does not decode), where one pass would have stopped the stream.
- */
-bool reader__read_past(const struct reader *r, const char *path, uint64_t off);
-
-/*
  * Returns 1 and the next event in *ev (owned by the reader, valid until
- * the next call), 0 at the end, or -ENOMEM (the reader stops).
+ * the next call), 0 at the end, or -ENOMEM (the reader stops). After
+ * damage, the end comes before the first event past the damaged stream's
+ * last good record: the events after it could be joined with the wrong
+ * ones (see cut_at_damage() in reader.c).
  */
 int reader__next(struct reader *r, const struct event **ev);
+/* Whether damage kept events from going out: those after sid *last */
+bool reader__cut(const struct reader *r, uint64_t *last);
+
+/*
+ * Records read so far, of every type (in the range, for a reader of
+ * one): with the whole trace read, what its summary's tracedEvents counts.
+ */
+uint64_t reader__records(const struct reader *r);
 
 /* Damage met so far, one entry per damaged stream (see merge.h), by stream. */
 size_t reader__error_count(const struct reader *r);

@@ -63,8 +63,6 @@ struct split {
 	struct half h[2];
 	struct shared_maps *maps;
 	struct meet meet;
-	struct merge_error *errs;
-	size_t nerr;
 };
 
 static void half_record(void *ctx, const struct io_rec *r)
@@ -293,51 +291,6 @@ static void half_close(struct half *h)
 	trace__free(h->t);
 }
 
-static bool same_error(const struct merge_error *a, const struct merge_error *b)
-{
-	return a->offset == b->offset && a->err == b->err && !strcmp(a->path, b->path);
-}
-
-/* Each half's damage; what both found (the upper half reads the lower's streams too) once. */
-static int collect_errors(struct split *s)
-{
-	size_t na = reader__error_count(s->h[0].rd), nb = reader__error_count(s->h[1].rd), i, k;
-
-	s->errs = calloc(na + nb + 1, sizeof(*s->errs));
-	if (!s->errs)
-		return -ENOMEM;
-	for (i = 0; i < na; i++)
-		s->errs[s->nerr++] = *reader__error(s->h[0].rd, i);
-	for (i = 0; i < nb; i++) {
-		const struct merge_error *e = reader__error(s->h[1].rd, i);
-
-		for (k = 0; k < na && !same_error(&s->errs[k], e); k++)
-			;
-		if (k == na)
-			s->errs[s->nerr++] = *e;
-	}
-	return 0;
-}
-
-/*
- * Damage one half found in a stream that the other read on past (the
- * halves read records of the other's range without decoding them): one
- * pass stops the stream at the first damage, the other half may have
- * counted records after it.
- */
-static bool read_past_damage(const struct reader *a, const struct reader *b)
-{
-	size_t i, n = reader__error_count(a);
-
-	for (i = 0; i < n; i++) {
-		const struct merge_error *e = reader__error(a, i);
-
-		if (reader__read_past(b, e->path, e->offset))
-			return true;
-	}
-	return false;
-}
-
 /* Both halves are read: the lower one takes in the upper one. */
 static int merge_halves(struct split *s)
 {
@@ -352,8 +305,6 @@ static int merge_halves(struct split *s)
 	if (!err)
 		err = lo->ops->merge(lo->view, hi->view, map, ndev);
 	free(map);
-	if (!err)
-		err = collect_errors(s);
 	return err;
 }
 
@@ -431,11 +382,12 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 	}
 	/*
 	 * a record of the lower half that its reader had stopped before, one
-	 * of the upper half before where its reader started, records read
-	 * past damage, or a request with bios in both halves
+	 * of the upper half before where its reader started, damage (one
+	 * pass stops every stream where a damaged one stops: reader.h), or a
+	 * request with bios in both halves
 	 */
 	if (reader__stragglers(s->h[1].rd) || reader__stragglers(s->h[0].rd) ||
-	    read_past_damage(s->h[0].rd, s->h[1].rd) || read_past_damage(s->h[1].rd, s->h[0].rd) ||
+	    reader__error_count(s->h[0].rd) || reader__error_count(s->h[1].rd) ||
 	    join__needs_one_pass(s->h[1].j)) {
 		r = 0;
 		goto out;
@@ -459,14 +411,9 @@ void *split__view(const struct split *s)
 	return s->h[0].view;
 }
 
-size_t split__error_count(const struct split *s)
+uint64_t split__records(const struct split *s)
 {
-	return s->nerr;
-}
-
-const struct merge_error *split__error(const struct split *s, size_t i)
-{
-	return i < s->nerr ? &s->errs[i] : NULL;
+	return reader__records(s->h[0].rd) + reader__records(s->h[1].rd);
 }
 
 void split__free(struct split *s)
@@ -479,6 +426,5 @@ void split__free(struct split *s)
 	pthread_mutex_destroy(&s->meet.mu);
 	pthread_cond_destroy(&s->meet.cv);
 	free(s->meet.cut);
-	free(s->errs);
 	free(s);
 }

@@ -19,8 +19,8 @@
  * The result is that of one pass; where it could differ, the split gives
  * up and the caller runs one pass: a stream with a record of the lower
  * half far into the upper one, or one of the upper half before where its
- * reader started it (reader.h), damage that one half found and the other
- * read past, or a request with bios on both sides of the cut (join.h).
+ * reader started it (reader.h), damage, or a request with bios on both
+ * sides of the cut (join.h).
  * Traces with dispatch events nearly always have a request in flight at
  * any sid, so the split serves the traces without them, such as
  * Open-CAS's.
@@ -31,7 +31,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "merge.h"
 #include "view.h"
 
 /* below this many events one pass is as fast: the split costs a second opening */
@@ -63,9 +62,8 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 struct join *split__join(const struct split *s);
 void *split__view(const struct split *s);
 
-/* Damage both halves found, once each. */
-size_t split__error_count(const struct split *s);
-const struct merge_error *split__error(const struct split *s, size_t i);
+/* The records both halves read (reader__records()); a done split found no damage. */
+uint64_t split__records(const struct split *s);
 
 /* Accepts NULL. */
 void split__free(struct split *s);

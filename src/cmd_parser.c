@@ -246,26 +246,49 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
 
 /*
  * What the summary knows and the streams cannot show: events the kernel
- * could not hand over while tracing, and a tracer that died (its last
- * second of buffered events never reached the disk). Upstream traces have
- * the same fields. With a view (ops), also what the tracer left out.
+ * could not hand over while tracing, a tracer that died (its last second
+ * of buffered events never reached the disk), and how many events the
+ * trace files hold (records: what was read of them; damaged: damage was
+ * reported, which says why fewer were read). Upstream traces have the
+ * same fields. With a view (ops), also what the tracer left out.
  */
-static int summary_warnings(const char *dir, const struct view_ops *ops)
+static int summary_warnings(const char *dir, const struct view_ops *ops, uint64_t records,
+			    bool damaged)
 {
 	struct summary s;
+	int err = summary__read(dir, &s), ret = EXIT_OK;
 
-	if (summary__read(dir, &s))
-		return EXIT_OK;
+	if (err) {
+		cli_warn("cannot read the trace's %s (%s): lost or missing events cannot be "
+			 "ruled out; output may be partial",
+			 STORE_SUMMARY_NAME, err == -EBADMSG ? "not a valid summary" : strerror(-err));
+		return EXIT_PARTIAL;
+	}
 	if (ops)
 		option_notes(&s, ops);
-	if (!strcmp(s.state, "RUNNING") && !store__trace_is_live(dir))
+	if (!strcmp(s.state, "RUNNING") && !store__trace_is_live(dir)) {
 		cli_warn("the tracer of this trace died before finishing; its last second of events may be missing");
+		ret = EXIT_PARTIAL;
+	}
 	if (s.dropped_events) {
 		cli_warn("%llu events were lost while tracing (summary droppedEvents); output is partial",
 			 (unsigned long long)s.dropped_events);
-		return EXIT_PARTIAL;
+		ret = EXIT_PARTIAL;
 	}
-	return EXIT_OK;
+	/* a dead tracer's summary counts what it had written some time before */
+	if (!damaged && s.has_traced_events && strcmp(s.state, "RUNNING") &&
+	    records != s.traced_events) {
+		if (records < s.traced_events)
+			cli_warn("the trace files hold %llu of the %llu events its summary counts "
+				 "(a file is missing or cut short); output is partial",
+				 (unsigned long long)records, (unsigned long long)s.traced_events);
+		else
+			cli_warn("the trace files hold %llu events, more than the %llu its summary "
+				 "counts (a file is there twice?); output may count events twice",
+				 (unsigned long long)records, (unsigned long long)s.traced_events);
+		ret = EXIT_PARTIAL;
+	}
+	return ret;
 }
 
 /* Damage found in the streams, one line each; EXIT_PARTIAL if any. */
@@ -359,7 +382,7 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 		goto cleanup;
 	}
 
-	ret = summary_warnings(dir, NULL);
+	ret = summary_warnings(dir, NULL, n, merge__error_count(m) > 0);
 	ret2 = damage_report(merge_error_of, m, merge__error_count(m));
 	if (ret2)
 		ret = ret2;
@@ -438,18 +461,14 @@ static int preload_names(struct join *j, const char *dir)
 	return err;
 }
 
-static const struct merge_error *split_error_of(const void *s, size_t i)
-{
-	return split__error(s, i);
-}
-
 /*
  * A view fed to the end: writes what it summarizes and reports the
- * summary's warnings, the join's and the damage found (get, src, n).
+ * summary's warnings (records: the events read, which it counts), the
+ * join's and the damage found (get, src, n).
  * Returns the exit status.
  */
 static int end_view(const char *dir, const struct view_ops *ops, const struct view_opts *opts,
-		    void *view, const struct join *j,
+		    void *view, const struct join *j, uint64_t records,
 		    const struct merge_error *(*get)(const void *, size_t), const void *src, size_t n)
 {
 	int r = ops->finish(view, j), ret, ret2;
@@ -467,7 +486,7 @@ static int end_view(const char *dir, const struct view_ops *ops, const struct vi
 			return write_error(r);
 		return EXIT_ERROR;
 	}
-	ret = summary_warnings(dir, ops);
+	ret = summary_warnings(dir, ops, records, n > 0);
 	join_warnings(j);
 	ret2 = damage_report(get, src, n);
 	return ret2 ? ret2 : ret;
@@ -518,8 +537,16 @@ static int print_split(const char *path, const char *dir, const struct view_ops 
 		cli_err("cannot read trace '%s': %s", path, strerror(-err));
 		return EXIT_ERROR;
 	}
-	ret = end_view(dir, ops, opts, split__view(sp), split__join(sp), split_error_of, sp,
-		       split__error_count(sp));
+	/*
+	 * events missing (a stream gone) or there twice: the halves' joins
+	 * account for what they could not match otherwise than one pass does
+	 */
+	if (split__records(sp) != sum.traced_events) {
+		split__free(sp);
+		return -1;
+	}
+	ret = end_view(dir, ops, opts, split__view(sp), split__join(sp), split__records(sp), NULL,
+		       NULL, 0);
 	if (FREE_BEFORE_EXIT)
 		split__free(sp);
 	else
@@ -539,6 +566,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	struct trace *t;
 	unsigned long n = 0;
 	int ret = EXIT_ERROR, r;
+	uint64_t last;
 
 	if (ops->merge && !filter__active(filter)) {
 		ret = print_split(path, dir, ops, opts);
@@ -588,7 +616,12 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		cli_err("cannot read trace '%s': %s", path, strerror(-r));
 		goto cleanup;
 	}
-	ret = end_view(dir, ops, opts, ctx[1], j, reader_error_of, rd, reader__error_count(rd));
+	ret = end_view(dir, ops, opts, ctx[1], j, reader__records(rd), reader_error_of, rd,
+		       reader__error_count(rd));
+	if (ret == EXIT_PARTIAL && reader__cut(rd, &last))
+		cli_note("the events after sid %llu are left out: they could be joined with the "
+			 "damaged stream's lost ones",
+			 (unsigned long long)last);
 
 cleanup:
 	if (ctx[1])

@@ -238,7 +238,7 @@ static int skip_value(struct cursor *c, int depth)
 /* A number, either bare or quoted (the protobuf JSON mapping quotes 64-bit ints). */
 static int read_u64(struct cursor *c, uint64_t *v)
 {
-	char buf[32];
+	char buf[32], *end;
 	int err;
 
 	skip_ws(c);
@@ -255,7 +255,11 @@ static int read_u64(struct cursor *c, uint64_t *v)
 	}
 	if (!isdigit((unsigned char)buf[0]))
 		return -EBADMSG;
-	*v = strtoull(buf, NULL, 10);
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	/* a count that does not fit, or "12abc", is no count */
+	if (errno || *end)
+		return -EBADMSG;
 	return 0;
 }
 
@@ -339,8 +343,10 @@ static int parse(const char *buf, size_t len, struct summary *s)
 			err = read_u64(&c, &s->duration_s);
 		else if (!strcmp(key, "traceSize"))
 			err = read_u64(&c, &s->size_mib);
-		else if (!strcmp(key, "tracedEvents"))
+		else if (!strcmp(key, "tracedEvents")) {
 			err = read_u64(&c, &s->traced_events);
+			s->has_traced_events = true;
+		}
 		else if (!strcmp(key, "droppedEvents"))
 			err = read_u64(&c, &s->dropped_events);
 		else if (!strcmp(key, "queueCount"))

@@ -13,6 +13,7 @@
 #define IOTRACE_SUMMARY_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +27,7 @@ struct summary {
 	uint64_t duration_s;
 	uint64_t size_mib;		/* on disk, rounded up */
 	uint64_t traced_events;
+	bool has_traced_events;		/* read: the key was there */
 	uint64_t dropped_events;
 	uint64_t queue_count;
 	char label[256];

@@ -112,6 +112,7 @@ z=$tmp/zstd
 mkdir "$z"
 zstd -q "$t/octf.trace.0" -o "$z/octf.trace.0.zst"
 zstd -q "$t/octf.trace.1" -o "$z/octf.trace.1.zst"
+echo '{}' >"$z/octf.summary"
 run "zstd" 0 '' -- -P --io --raw -p "$z"
 cmp -s "$tmp/out" "$tmp/want" || fail "zstd: output differs from the raw trace's"
 
@@ -145,6 +146,7 @@ truncate -s 79 "$d/octf.trace.0"
 python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[1], "wb").write(b[:28] + b"\xff" * 11 + b[28:])' "$d/octf.trace.1"
 # stream 2: a record that is not an Event where record 2 was (at 14)
 python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[1], "wb").write(b[:14] + b"\x03\x0a\x05\x08" + b[14:])' "$d/octf.trace.2"
+echo '{}' >"$d/octf.summary"
 run "damaged" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial
 iotrace: trace damaged: $d/octf.trace.1 at byte 28: corrupted record; output is partial
 iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; output is partial" -- -P --io --raw -p "$d"
@@ -155,6 +157,7 @@ iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; outp
 n=$tmp/newer
 mktrace "$n" octf.trace.0 1 10 1
 printf '\x5e\x2a\x4d\x18\x14\0\0\0iotrace delta recs 9' >"$n/octf.trace.1.zst"
+echo '{}' >"$n/octf.summary"
 run "newer delta version" 3 "iotrace: trace damaged: $n/octf.trace.1.zst at byte 0: written by a newer iotrace (a later version of its compressed records); output is partial" -- -P --io --raw -p "$n"
 [ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "newer delta version: $(wc -l <"$tmp/out") events, want 10"
 
@@ -166,7 +169,29 @@ run "lost events" 3 "iotrace: warning: 17 events were lost while tracing (summar
 [ "$(wc -l <"$tmp/out")" -eq 5 ] || fail "lost events: $(wc -l <"$tmp/out") lines, want 5"
 # a RUNNING summary with no tracer alive: the tracer died
 printf '{"tracePath": "kernel/x", "state": "RUNNING", "droppedEvents": "0"}\n' >"$l/octf.summary"
-IOTRACE_LOCK_FILE="$tmp/nolock" run "tracer died" 0 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing" -- -P --io --raw -p "$l"
+IOTRACE_LOCK_FILE="$tmp/nolock" run "tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing" -- -P --io --raw -p "$l"
+
+# the events the summary counts (tracedEvents) against those the files hold
+c=$tmp/counted
+mkdir "$c"
+cp "$t/octf.trace.0" "$t/octf.trace.1" "$c/"
+printf '{"tracePath": "kernel/x", "state": "COMPLETE", "tracedEvents": "2000", "droppedEvents": "0"}\n' >"$c/octf.summary"
+run "counted" 0 '' -- -P --io --raw -p "$c"
+run "counted, statistics" 0 '' -- -P --statistics -p "$c"
+mv "$c/octf.trace.1" "$tmp/stream1"
+for v in "--io --raw" --io --statistics; do
+	run "a stream missing, $v" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (a file is missing or cut short); output is partial" -- -P $v -p "$c"
+done
+cp "$t/octf.trace.0" "$c/octf.trace.1"
+cp "$tmp/stream1" "$c/octf.trace.2"
+run "a stream twice" 3 "iotrace: warning: the trace files hold 3000 events, more than the 2000 its summary counts (a file is there twice?); output may count events twice" -- -P --io --raw -p "$c"
+# a summary that cannot be read: what it would have told is not known
+for bad in '{not json' '{"droppedEvents": "-5"}' '{"droppedEvents": "99999999999999999999999"}' '{"tracedEvents": "12abc"}'; do
+	printf '%s\n' "$bad" >"$c/octf.summary"
+	run "summary '$bad'" 3 "iotrace: warning: cannot read the trace's octf.summary (not a valid summary): lost or missing events cannot be ruled out; output may be partial" -- -P --io --raw -p "$c"
+done
+rm "$c/octf.summary"
+run "no summary" 3 "iotrace: warning: cannot read the trace's octf.summary (No such file or directory): lost or missing events cannot be ruled out; output may be partial" -- -P --statistics -p "$c"
 
 # --- output that cannot be written ---
 if [ -w /dev/full ]; then
@@ -204,6 +229,7 @@ io 2 1050 12 16 8
 done 4 1200 12
 done 6 1400 99
 SPEC
+echo '{}' >"$j/octf.summary"
 warnings="iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency
 iotrace: warning: 1 completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)"
 run "never completed" 0 "$warnings" -- -P --io -p "$j" -f csv
@@ -214,6 +240,7 @@ zj=$tmp/joined-zstd
 mkdir "$zj"
 zstd -q "$j/octf.trace.0" -o "$zj/octf.trace.0.zst"
 zstd -q "$j/octf.trace.1" -o "$zj/octf.trace.1.zst"
+echo '{}' >"$zj/octf.summary"
 cp "$tmp/out" "$tmp/want"
 run "never completed, zstd" 0 "$warnings" -- -P --io -p "$zj" -f csv
 cmp -s "$tmp/out" "$tmp/want" || fail "never completed, zstd: output differs from the raw trace's"
@@ -229,11 +256,36 @@ io 2 1100 10 8 8
 done 3 1200 10
 io 4 1300 10 16 8
 SPEC
+echo '{}' >"$r/octf.summary"
 run "never completed, id reused" 0 "iotrace: warning: 2 I/Os never completed (their completion is not in the trace); they are listed last, without latency
 iotrace: warning: 1 of them did end: their id was used again later in the trace" -- -P --io -p "$r" -f csv
 got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.error,io.latency 2,8,false,100 1,0,true, 4,16,true, " ] ||
 	fail "never completed, id reused: got '$got'"
+
+# a completion lost with a damaged stream's tail (sid 4), and its id used
+# again by an I/O that was lost too: the later completion (sid 6) is that
+# I/O's, and would give I/O 1 its latency. The joined views end at the
+# damaged stream's last good event
+dj=$tmp/damaged-join
+mkdir "$dj"
+mkios "$dj/octf.trace.0" <<'SPEC'
+io 1 1000 10 0 8
+done 6 5000 10
+SPEC
+printf 'io 2 1100 11 8 8\ndone 3 1200 11\n' >"$tmp/spec"
+mkios "$dj/octf.trace.1" <"$tmp/spec"
+# the third record starts where the first two end; it is cut short
+off=$(stat -c %s "$dj/octf.trace.1")
+printf 'done 4 1300 10\n' >>"$tmp/spec"
+mkios "$dj/octf.trace.1" <"$tmp/spec"
+truncate -s -2 "$dj/octf.trace.1"
+echo '{}' >"$dj/octf.summary"
+run "damaged, join" 3 "iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency
+iotrace: trace damaged: $dj/octf.trace.1 at byte $off: truncated record; output is partial
+iotrace: the events after sid 3 are left out: they could be joined with the damaged stream's lost ones" -- -P --io -p "$dj" -f csv
+got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
+[ "$got" = "header.sid,io.lba,io.latency 2,8,100 1,0, " ] || fail "damaged, join: got '$got'"
 
 # damage and lost events make every view's output partial
 run "damaged, statistics" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial
@@ -430,6 +482,7 @@ vfs 4 2000 2 4 101 fio 14 4096 4096 900
 SPEC
 )
 truncate -s -3 "$vd/octf.trace.0"
+echo '{}' >"$vd/octf.summary"
 for view in --vfs --file-statistics --process-statistics; do
 	run "damaged, $view" 3 "iotrace: trace damaged: $vd/octf.trace.0 at byte $off: truncated record; output is partial" -- -P $view -p "$vd" -f csv
 done
