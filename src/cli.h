@@ -9,8 +9,10 @@
 #ifndef IOTRACE_CLI_H
 #define IOTRACE_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit statuses (documented in the README and the man page). */
@@ -58,6 +60,14 @@ int cli_parse_seconds(const char *s, unsigned long long max_s, unsigned long lon
 
 /* Prints the usage error for option opt with value val and returns EXIT_USAGE. */
 int cli_bad_value(const char *opt, const char *val, const char *expected);
+
+/*
+ * An option of opts that takes a value, given a second time, would
+ * silently override the first: for option c, EXIT_USAGE with an error
+ * line (help: the command's, "-P") if it came before, else 0. seen: the
+ * options met so far (zero it first), by their place in opts.
+ */
+int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help);
 
 int cmd_tracing(int argc, char **argv);		/* -S, --start-tracing */
 int cmd_management(int argc, char **argv);	/* -M, --trace-management */

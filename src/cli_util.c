@@ -104,6 +104,28 @@ int cli_bad_value(const char *opt, const char *val, const char *expected)
 	return EXIT_USAGE;
 }
 
+int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help)
+{
+	size_t i;
+
+	for (i = 0; opts[i].name && i < 64; i++) {
+		if (opts[i].val != c || opts[i].has_arg != required_argument)
+			continue;
+		if (*seen & (1ull << i)) {
+			char shortname[5] = "";
+
+			if (c > ' ' && c < 127)
+				snprintf(shortname, sizeof(shortname), "-%c/", c);
+			cli_err("%s--%s given twice; give it once (try 'iotrace %s -H')", shortname,
+				opts[i].name, help);
+			return EXIT_USAGE;
+		}
+		*seen |= 1ull << i;
+		return 0;
+	}
+	return 0;
+}
+
 /* characters a shell takes as they are in a word */
 static bool shell_plain(const char *s)
 {

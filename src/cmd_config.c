@@ -37,11 +37,14 @@ int cmd_config(int argc, char **argv)
 	};
 	char root[PATH_MAX];
 	const char *path = NULL;
+	uint64_t seen = 0;
 	int opt, what = 0, err;
 
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":GSp:H", longopts, NULL)) != -1) {
+		if (cli_once(longopts, opt, &seen, "-C"))
+			return EXIT_USAGE;
 		switch (opt) {
 		case 'G':
 		case 'S':

@@ -174,11 +174,14 @@ int cmd_management(int argc, char **argv)
 	};
 	const char *path = NULL;
 	bool force = false;
+	uint64_t seen = 0;
 	int opt, what = 0;
 
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":LGRp:fH", longopts, NULL)) != -1) {
+		if (cli_once(longopts, opt, &seen, "-M"))
+			return EXIT_USAGE;
 		switch (opt) {
 		case 'L':
 		case 'G':

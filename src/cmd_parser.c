@@ -671,12 +671,16 @@ int cmd_parser(int argc, char **argv)
 	bool raw = false;
 	const char *series_opt = NULL;
 	char dir[PATH_MAX];
+	uint64_t seen = 0;
 	int c, err;
 	size_t i;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:f:HSLBFb:s:e:", parser_opts, NULL)) != -1) {
+		err = cli_once(parser_opts, c, &seen, "-P");
+		if (err)
+			return err;
 		for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
 			if (views[i].opt != c)
 				continue;

@@ -250,12 +250,19 @@ int cmd_tracing(int argc, char **argv)
 	struct sigaction sa = {};
 	struct summary s;
 	int opt, err, holder, ret = EXIT_ERROR;
+	uint64_t seen = 0;
 	bool have_filter = false, options_cut = false;
 	char options[sizeof(s.options)] = "";
 
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":d:t:s:b:l:H", longopts, NULL)) != -1) {
+		/* the filters' lists add up */
+		if (opt != OPT_PIDS && opt != OPT_COMM && opt != OPT_CGROUP) {
+			err = cli_once(longopts, opt, &seen, "-S");
+			if (err)
+				return err;
+		}
 		switch (opt) {
 		case 'd':
 			devlist = optarg;

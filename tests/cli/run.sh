@@ -260,6 +260,9 @@ expect 2 'they need --vfs'                 '' -- iotrace -S -d "$LN" --comm fio
 expect 2 "--pids: invalid value 'abc'"     '' -- iotrace -S -d "$LN" --vfs --pids 1,abc
 expect 2 "--pids: invalid value ''"        '' -- iotrace -S -d "$LN" --vfs --pids 1,
 expect 2 "--pids: '0' is not a valid process id" '' -- iotrace -S -d "$LN" --vfs --pids 0
+expect 2 '-t/--time given twice'           '' -- iotrace -S -d "$LN" -t 1 --time 2
+expect 2 '-d/--devices given twice'        '' -- iotrace -S -d "$LN" -d "$LN"
+expect 2 '--compress given twice'          '' -- iotrace -S -d "$LN" --compress none --compress zstd
 expect 2 "--pids: '99999999' is not a valid process id" '' -- iotrace -S -d "$LN" --vfs --pids 99999999
 expect 2 '--pids: at most 16 entries'      '' -- iotrace -S -d "$LN" --vfs --pids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
 expect 2 "--comm: 'averyveryverylongname' is too long" '' -- iotrace -S -d "$LN" --vfs --comm fio,averyveryverylongname
@@ -288,6 +291,7 @@ expect 2 'choose one of'        ''                 -- iotrace -M -L -G
 expect 2 'needs --path'         ''                 -- iotrace -M -G
 expect 2 'needs --prefix'       ''                 -- iotrace -M -R
 expect 2 "unknown option '--bogus'" ''             -- iotrace -M -L --bogus
+expect 2 'given twice'          ''                 -- iotrace -M -G -p a -p b
 expect 0 ''                     '"trace": ['       -- iotrace -M -L
 expect 0 ''                     '"trace": []'      -- iotrace --trace-management --list-traces --prefix kernel/2
 expect 0 "warning: the trace repository '$T/none' does not exist (the first trace makes it)" '"trace": []' -- env IOTRACE_TRACE_DIR="$T/none" "$BIN" -M -L
@@ -341,6 +345,7 @@ echo "# --trace-config"
 expect 0 ''                     '--get-trace-repository-path' -- iotrace -C -H
 expect 2 'needs a command'      ''                 -- iotrace -C
 expect 2 'choose one of'        ''                 -- iotrace -C -G -S
+expect 2 'given twice'          ''                 -- iotrace -C -S -p /a -p /b
 expect 0 ''                     "=$REPO"           -- iotrace -C -G
 expect 0 ''                     "=$REPO"           -- iotrace --trace-config --get-trace-repository-path
 expect 2 "invalid value 'relative/path'" ''        -- iotrace -C -S relative/path
@@ -373,6 +378,10 @@ expect 2 'missing the view'     ''                 -- iotrace -P --raw -p "$T/no
 expect 2 'missing --path'       ''                 -- iotrace -P --io --raw
 expect 2 "option '-p' needs a value" ''            -- iotrace -P --io --raw -p
 expect 2 'unknown option'       ''                 -- iotrace -P --io --raw --bogus -p "$T/notatrace"
+expect 2 '--file given twice'   ''                 -- iotrace -P -S --file '*.log' --file '*.sst' -p "$T/notatrace"
+expect 2 '-f/--format given twice' ''              -- iotrace -P -S -f json -f table -p "$T/notatrace"
+expect 2 '-p/--path given twice' ''                -- iotrace -P -S -p "$T/notatrace" -p "$T/notatrace"
+expect 2 '--from given twice'   ''                 -- iotrace -P -S --from=1 --from 2 -p "$T/notatrace"
 
 echo "# one tracer at a time"
 LIVE_OUT=$T/live.out
