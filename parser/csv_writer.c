@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #define _GNU_SOURCE	/* fwrite_unlocked (outbuf.h): one writer per FILE */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,9 +138,14 @@ void csv__uint(struct csv_writer *cw, uint64_t v)
 
 void csv__double(struct csv_writer *cw, double v)
 {
-	char buf[32];
+	char buf[DECIMAL_DOUBLE_MAX];
 
-	snprintf(buf, sizeof(buf), "%.6g", v);
+	/* as JSON prints it (a CSV cell has no null: empty) */
+	if (!isfinite(v)) {
+		csv__string(cw, "");
+		return;
+	}
+	decimal_double(buf, v);
 	csv__string(cw, buf);
 }
 

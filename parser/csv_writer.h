@@ -24,7 +24,7 @@ void csv__string(struct csv_writer *cw, const char *s);
 void csv__plain(struct csv_writer *cw, const char *s, size_t len);
 void csv__uint(struct csv_writer *cw, uint64_t v);
 void csv__int(struct csv_writer *cw, int64_t v);
-/* six significant digits ("%.6g"): rates and averages */
+/* rates and averages, as JSON has them (decimal_double()); empty if not finite */
 void csv__double(struct csv_writer *cw, double v);
 void csv__empty(struct csv_writer *cw);
 void csv__end_row(struct csv_writer *cw);

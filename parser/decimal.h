@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Integers to decimal text without printf: the writers format millions of
- * numbers per trace and the printf machinery dominated their cost.
+ * numbers per trace and the printf machinery dominated their cost. And
+ * doubles, which both writers print alike.
  */
 #ifndef IOTRACE_DECIMAL_H
 #define IOTRACE_DECIMAL_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* digits of UINT64_MAX, and of INT64_MIN with its sign */
@@ -96,6 +99,26 @@ static inline char *decimal_i64(char *end, int64_t v)
 	p = decimal_u64(end, -(uint64_t)v);
 	*--p = '-';
 	return p;
+}
+
+/* room for decimal_double()'s text and its NUL */
+#define DECIMAL_DOUBLE_MAX 32
+
+/*
+ * A finite double as the shortest text that reads back as it (15 to 17
+ * significant digits), into buf; returns its length. Rates and averages
+ * are a few per row: printf is fine here.
+ */
+static inline int decimal_double(char buf[DECIMAL_DOUBLE_MAX], double v)
+{
+	int prec, n = 0;
+
+	for (prec = 15; prec <= 17; prec++) {
+		n = snprintf(buf, DECIMAL_DOUBLE_MAX, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return n;
 }
 
 #endif

@@ -379,8 +379,7 @@ void jw__bool(struct json_writer *jw, bool v)
 /* Shortest text that reads back as v; JSON has no NaN or infinity. */
 void jw__double(struct json_writer *jw, double v)
 {
-	char buf[32];
-	int prec, n = 0;
+	char buf[DECIMAL_DOUBLE_MAX];
 
 	item(jw);
 	if (!isfinite(v)) {
@@ -388,12 +387,7 @@ void jw__double(struct json_writer *jw, double v)
 		done(jw);
 		return;
 	}
-	for (prec = 15; prec <= 17; prec++) {
-		n = snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	put(jw, buf, (size_t)n);
+	put(jw, buf, (size_t)decimal_double(buf, v));
 	done(jw);
 }
 
