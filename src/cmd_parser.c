@@ -334,8 +334,11 @@ static void setup_stdout(void)
  */
 static int write_error(int err)
 {
-	if (err == -EPIPE)
+	if (err == -EPIPE) {
+		/* main() checks stdout once more: this is no error */
+		clearerr(stdout);
 		return EXIT_OK;
+	}
 	cli_err("cannot write output: %s", strerror(-err));
 	return EXIT_ERROR;
 }

@@ -3,6 +3,8 @@
  * iotrace command line: the first argument selects a subcommand, as in
  * Open-CAS iotrace (`iotrace --start-tracing ...`, `iotrace -P ...`).
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,6 +50,23 @@ static void usage(FILE *out)
 	      "Traces live in /var/lib/iotrace (IOTRACE_TRACE_DIR overrides).\n", out);
 }
 
+/*
+ * What is still buffered for stdout (help, a listing) is written now: a
+ * failure there would otherwise go unseen at exit, with status 0. A
+ * reader that went away (EPIPE) is not an error, as in the parser.
+ */
+static int flush_stdout(int ret)
+{
+	/* a write that failed earlier (the buffer overflowed into it) left the error flag */
+	bool failed = fflush(stdout) == EOF || ferror(stdout);
+
+	if (failed && errno != EPIPE && ret == EXIT_OK) {
+		cli_err("cannot write output: %s", strerror(errno ? errno : EIO));
+		return EXIT_ERROR;
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -62,16 +81,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-H") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
-		return EXIT_OK;
+		return flush_stdout(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		printf("iotrace %s\n", IOTRACE_VERSION);
-		return EXIT_OK;
+		return flush_stdout(EXIT_OK);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (strcmp(argv[1], cmds[i].short_flag) && strcmp(argv[1], cmds[i].long_flag))
 			continue;
-		return cmds[i].run(argc - 1, argv + 1);
+		return flush_stdout(cmds[i].run(argc - 1, argv + 1));
 	}
 	cli_err("unknown command '%s' (try 'iotrace --help')", argv[1]);
 	return EXIT_USAGE;

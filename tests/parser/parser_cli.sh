@@ -200,6 +200,14 @@ if [ -w /dev/full ]; then
 	[ $rc -eq 1 ] || fail "/dev/full: exit $rc, want 1"
 	[ "$(cat "$tmp/err")" = "iotrace: cannot write output: No space left on device" ] ||
 		fail "/dev/full: stderr '$(cat "$tmp/err")'"
+	# help and version: what stdio still held at the exit
+	for args in -H -V "-P -H" "-S -H" "-M -H" "-C -H"; do
+		# shellcheck disable=SC2086 # the words are the arguments
+		"$bin" $args >/dev/full 2>"$tmp/err"
+		rc=$?
+		[ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "iotrace: cannot write output: No space left on device" ] ||
+			fail "$args >/dev/full: exit $rc, stderr '$(cat "$tmp/err")'"
+	done
 fi
 big=$tmp/big
 mktrace "$big" octf.trace.0 1 200000
@@ -510,7 +518,7 @@ run "interval 0" 2 "iotrace: invalid value '0' for --interval: expected seconds,
 run "interval not seconds" 2 "iotrace: invalid value '1m' for --interval: expected seconds, more than 0, such as 1 or 0.1" -- -P --time-series -p "$v" --interval 1m
 run "vfs, two views" 2 "iotrace: --vfs and --file-statistics are two views; choose one (try 'iotrace -P -H')" -- -P --vfs --file-statistics -p "$v"
 run "by, other view" 2 "iotrace: --by goes with --time-series only" -- -P --latency-histogram -p "$v" --by completion
-run "by, bad value" 2 "iotrace: invalid value 'done' for --by: expected submission or completion" -- -P --time-series -p "$v" --by done
+run "by, bad value" 2 "iotrace: invalid value 'done' for --by: expected submission or completion" -- -P --time-series -p "$v" --by 'done'
 run "by, no value" 2 "iotrace: option '--by' needs a value (try 'iotrace -P -H')" -- -P --time-series -p "$v" --by
 
 # --- what the tracer was told to leave out (summary tags.options): a note
