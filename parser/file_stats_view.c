@@ -43,6 +43,7 @@ struct file_entry {
 
 struct file_view {
 	FILE *out;
+	bool filtered;		/* view_opts.filtered */
 	enum view_format fmt;
 	struct keymap files;
 	bool oom;
@@ -55,6 +56,7 @@ static void *file_create(FILE *out, const struct view_opts *o)
 	if (!v)
 		return NULL;
 	v->out = out;
+	v->filtered = o->filtered;
 	v->fmt = o->format;
 	return v;
 }
@@ -259,7 +261,7 @@ static int write_table(struct file_view *v)
 	int err;
 
 	if (!v->files.count) {
-		fputs("no file in this trace\n", v->out);
+		view__none(v->out, "file", v->filtered);
 		return 0;
 	}
 	t = table__new(ncols);

@@ -386,7 +386,7 @@ static void write_table(struct hist_view *v, const struct join *j)
 		}
 	}
 	if (first)
-		fputs("no I/O in this trace\n", v->out);
+		view__none(v->out, "I/O", v->o.filtered);
 }
 
 static int hist_finish(void *p, const struct join *j)

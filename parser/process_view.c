@@ -52,6 +52,7 @@ struct group {
 
 struct process_view {
 	FILE *out;
+	bool filtered;		/* view_opts.filtered */
 	enum view_format fmt;
 	struct keymap groups[KINDS];
 	bool oom;
@@ -64,6 +65,7 @@ static void *process_create(FILE *out, const struct view_opts *o)
 	if (!v)
 		return NULL;
 	v->out = out;
+	v->filtered = o->filtered;
 	v->fmt = o->format;
 	return v;
 }
@@ -310,7 +312,7 @@ static int write_table(struct process_view *v)
 	size_t i;
 
 	if (!v->groups[BY_PROCESS].count) {
-		fputs("no I/O in this trace\n", v->out);
+		view__none(v->out, "I/O", v->filtered);
 		return 0;
 	}
 	for (k = 0; k < KINDS && !err; k++) {

@@ -27,6 +27,7 @@
 
 struct series_view {
 	FILE *out;
+	bool filtered;		/* view_opts.filtered */
 	enum view_format fmt;
 	uint64_t interval;
 	bool by_completion;
@@ -43,6 +44,7 @@ static void *series_create(FILE *out, const struct view_opts *o)
 	if (!v)
 		return NULL;
 	v->out = out;
+	v->filtered = o->filtered;
 	v->fmt = o->format;
 	v->interval = o->interval_ns ? o->interval_ns : 1000000000ull;
 	v->by_completion = o->by_completion;
@@ -284,7 +286,7 @@ static int write_table(struct series_view *v, const struct join *j)
 		table__free(t);
 	}
 	if (first)
-		fputs("no I/O in this trace\n", v->out);
+		view__none(v->out, "I/O", v->filtered);
 	return err;
 }
 

@@ -29,6 +29,7 @@ static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" 
 
 struct stats_view {
 	FILE *out;
+	bool filtered;		/* view_opts.filtered */
 	enum view_format fmt;
 	struct io_stats *dev;	/* by device index */
 	size_t ndev;
@@ -59,6 +60,7 @@ static void *stats_create(FILE *out, const struct view_opts *o)
 	if (!v)
 		return NULL;
 	v->out = out;
+	v->filtered = o->filtered;
 	v->fmt = o->format;
 	return v;
 }
@@ -372,7 +374,7 @@ static int write_table(struct stats_view *v, const struct join *j)
 		table__free(t);
 	}
 	if (first)
-		fputs("no I/O in this trace\n", v->out);
+		view__none(v->out, "I/O", v->filtered);
 	return err;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,12 @@ int view__flush(FILE *out)
 	if (fflush(out) || ferror(out))
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+void view__none(FILE *out, const char *what, bool filtered)
+{
+	fprintf(out, filtered ? "no %s in this trace matches the filters\n" : "no %s in this trace\n",
+		what);
 }
 
 void *view__grow_to(void *arr, size_t *n, size_t size, size_t idx)

@@ -27,6 +27,8 @@ struct view_opts {
 	/* --time-series: ns per interval, > 0; I/Os by completion time, not submission */
 	uint64_t interval_ns;
 	bool by_completion;
+	/* records were filtered (--file, --pid, ...): "none" means none matched */
+	bool filtered;
 };
 
 /* --time-series: intervals kept, all devices together (-E2BIG past it): a day of 1 s ones */
@@ -90,5 +92,8 @@ static inline void *view__grow(void *arr, size_t *n, size_t size, size_t idx)
 
 /* Shared by the views: a stream's first write error as -errno, after a flush. */
 int view__flush(FILE *out);
+
+/* A table view with nothing to show: "no WHAT in this trace", and why if filtered. */
+void view__none(FILE *out, const char *what, bool filtered);
 
 #endif

@@ -849,5 +849,6 @@ int cmd_parser(int argc, char **argv)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
 	filter__init(&filter, file_glob, (uint32_t)pid, comm);
 	filter__set_window(&filter, from_ns, to_ns);
+	opts.filtered = filter__active(&filter);
 	return print_view(path, dir, ops, &opts, &filter);
 }

@@ -475,7 +475,7 @@ run "io, window past it" 0 '' -- -P --io -p "$v" -f csv --from 0.0000011
 run "filter, nothing left" 0 '' -- -P --io -p "$v" --file '/nowhere/*'
 [ -s "$tmp/out" ] && fail "filter, nothing left: printed '$(head -c 100 "$tmp/out")'"
 run "filter, nothing left, table" 0 '' -- -P --statistics -p "$v" --pid 4194304 -f table
-[ "$(cat "$tmp/out")" = "no I/O in this trace" ] || fail "filter, nothing left, table: '$(cat "$tmp/out")'"
+[ "$(cat "$tmp/out")" = "no I/O in this trace matches the filters" ] || fail "filter, nothing left, table: '$(cat "$tmp/out")'"
 run "filter, devices" 0 '' -- -P --devices -p "$v" -f csv --comm nobody
 [ "$(sed -n 2p "$tmp/out")" = "8388608,sda,0,,0" ] || fail "filter, devices: '$(cat "$tmp/out")'"
 
