@@ -35,6 +35,7 @@
 
 #include "io_text.h"
 #include "rec_out.h"
+#include "table_writer.h"
 
 struct io_view {
 	struct rec_out o;
@@ -92,7 +93,7 @@ static void rwbs(const struct io_rec *r, char *s)
 
 static void table_record(struct io_view *v, const struct io_rec *r)
 {
-	char op[16], lat[32], qd[16], lba[24], len[16], pid[16];
+	char op[16], lat[32], qd[16], lba[24], len[16], pid[16], comm[4 * sizeof(r->comm) + 1];
 	const char *name = r->dev->name[0] ? r->dev->name : "?";
 
 	if (!v->o.header_done) {
@@ -119,9 +120,12 @@ static void table_record(struct io_view *v, const struct io_rec *r)
 		snprintf(op, sizeof(op), "%s", e ? e : "?");
 	}
 	fprintf(v->o.out, "%-14.6f %-15.15s %7s %-10s %-8s %12s %7s %5s %12s", (double)r->time / 1e9,
-		r->kind == REC_IO && r->comm[0] ? r->comm : "-", pid, name, op, lba, len, qd, lat);
-	if (r->file)
-		fprintf(v->o.out, "  %s", r->path ? r->path : "?");
+		r->kind == REC_IO && r->comm[0] ? table__printable(comm, sizeof(comm), r->comm) : "-",
+		pid, name, op, lba, len, qd, lat);
+	if (r->file) {
+		fputs("  ", v->o.out);
+		table__put_printable(v->o.out, r->path ? r->path : "?");
+	}
 	fputc('\n', v->o.out);
 }
 

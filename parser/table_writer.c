@@ -2,6 +2,7 @@
 #define _GNU_SOURCE	/* vasprintf */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +41,79 @@ void table__align_left(struct table *t, unsigned int col, bool left)
 		t->left[col] = left;
 }
 
+/* c's escape if it is a control character, else NULL */
+static const char *escape_of(unsigned char c, char buf[5])
+{
+	if (c >= 0x20 && c != 0x7f)
+		return NULL;
+	if (c == '\n')
+		return "\\n";
+	if (c == '\t')
+		return "\\t";
+	if (c == '\r')
+		return "\\r";
+	snprintf(buf, 5, "\\x%02x", c);
+	return buf;
+}
+
+char *table__printable(char *dst, size_t size, const char *s)
+{
+	size_t n = 0;
+	char buf[5];
+
+	for (; *s; s++) {
+		const char *e = escape_of((unsigned char)*s, buf);
+		size_t l = e ? strlen(e) : 1;
+
+		if (n + l >= size)
+			break;
+		if (e)
+			memcpy(dst + n, e, l);
+		else
+			dst[n] = *s;
+		n += l;
+	}
+	if (size)
+		dst[n] = '\0';
+	return dst;
+}
+
+void table__put_printable(FILE *out, const char *s)
+{
+	char buf[5];
+
+	for (; *s; s++) {
+		const char *e = escape_of((unsigned char)*s, buf);
+
+		if (e)
+			fputs(e, out);
+		else
+			putc(*s, out);
+	}
+}
+
+static bool has_control(const char *s)
+{
+	char buf[5];
+
+	for (; *s; s++)
+		if (escape_of((unsigned char)*s, buf))
+			return true;
+	return false;
+}
+
 static void add(struct table *t, char *s)
 {
+	if (s && has_control(s)) {
+		/* an escape is at most 4 bytes for 1 */
+		size_t size = strlen(s) * 4 + 1;
+		char *e = malloc(size);
+
+		if (e)
+			table__printable(e, size, s);
+		free(s);
+		s = e;
+	}
 	if (t->col == t->ncols || t->lost) {
 		free(s);
 		return;

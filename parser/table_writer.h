@@ -30,6 +30,15 @@ void table__end_row(struct table *t);
 int table__print(struct table *t, FILE *out, unsigned int indent);
 void table__free(struct table *t);
 
+/*
+ * s as a terminal should get it: control characters (a newline in a file
+ * name, an escape sequence) as C escapes (\n, \t, \x1b), the rest as it
+ * is. table__printable() writes it to dst (NUL-terminated, cut to size)
+ * and returns dst; table__put_printable() to out. Cells pass through it.
+ */
+char *table__printable(char *dst, size_t size, const char *s);
+void table__put_printable(FILE *out, const char *s);
+
 struct hist_row {
 	uint64_t begin, end;	/* inclusive */
 	uint64_t count;

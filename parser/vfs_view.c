@@ -37,6 +37,7 @@
 #include "file_names.h"
 #include "line_out.h"
 #include "rec_out.h"
+#include "table_writer.h"
 #include "vfs_call.h"
 
 struct vfs_view {
@@ -288,7 +289,7 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 static void table_record(struct vfs_view *v, const struct vfs_rec *r)
 {
 	const char *name = vfs_call__name(r->call, r->uring_op);
-	char call[24], pid[16], off[24], res[24];
+	char call[24], pid[16], off[24], res[24], comm[4 * sizeof(r->comm) + 1];
 
 	if (!v->o.header_done) {
 		fprintf(v->o.out, "%-14s %-15s %7s %-20s %5s %12s %10s %12s %12s  %s\n", "START(s)",
@@ -312,12 +313,16 @@ static void table_record(struct vfs_view *v, const struct vfs_rec *r)
 	else
 		snprintf(res, sizeof(res), "%lld", (long long)r->result);
 	fprintf(v->o.out, "%-14.6f %-15.15s %7s %-20s %5d %12s %10llu %12s %12.3f", (double)r->start / 1e9,
-		r->comm[0] ? r->comm : "-", pid, call, (int)r->fd, off,
-		(unsigned long long)r->size, res, (double)r->duration / 1e3);
-	if (r->file)
-		fprintf(v->o.out, "  %s", r->path ? r->path : "?");
-	if (r->file2 && vfs_call__has_output(r->call))
-		fprintf(v->o.out, "%s%s", r->file ? " -> " : "  -> ", r->path2 ? r->path2 : "?");
+		r->comm[0] ? table__printable(comm, sizeof(comm), r->comm) : "-", pid, call,
+		(int)r->fd, off, (unsigned long long)r->size, res, (double)r->duration / 1e3);
+	if (r->file) {
+		fputs("  ", v->o.out);
+		table__put_printable(v->o.out, r->path ? r->path : "?");
+	}
+	if (r->file2 && vfs_call__has_output(r->call)) {
+		fputs(r->file ? " -> " : "  -> ", v->o.out);
+		table__put_printable(v->o.out, r->path2 ? r->path2 : "?");
+	}
 	fputc('\n', v->o.out);
 }
 

@@ -42,6 +42,35 @@ static void test_table(void **state)
 	free(text);
 }
 
+/* A file name with a newline or an escape sequence stays on its row, as text */
+static void test_control_characters(void **state)
+{
+	struct table *t = table__new(2);
+	char *text = NULL, cut[8];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(t);
+	table__cell(t, "file");
+	table__cell(t, "n");
+	table__end_row(t);
+	table__cell(t, "/d/a\nb\t\x1b[31m\xc3\xa9");
+	table__cell(t, "1");
+	table__end_row(t);
+	assert_int_equal(table__print(t, out, 0), 0);
+	table__free(t);
+	table__put_printable(out, "x\x7fy\r");
+	fclose(out);
+	/* UTF-8 (é) passes as it is */
+	assert_string_equal(text, "file                 n\n"
+				  "/d/a\\nb\\t\\x1b[31m\xc3\xa9  1\n"
+				  "x\\x7fy\\r");
+	free(text);
+	/* cut to fit, never inside an escape */
+	assert_string_equal(table__printable(cut, sizeof(cut), "ab\ncd\x01"), "ab\\ncd");
+	assert_string_equal(table__printable(cut, sizeof(cut), "abcdef\n"), "abcdef");
+}
+
 static void test_histogram(void **state)
 {
 	const struct hist_row rows[] = { { 0, 1, 0 }, { 2, 3, 40 }, { 4, 7, 10 } };
@@ -82,6 +111,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_control_characters),
 		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_units),
 	};
