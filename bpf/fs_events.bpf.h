@@ -25,6 +25,7 @@
 #define IOTRACE_MAX_COMPONENTS 32
 #define IOTRACE_MAX_SIBLINGS 4096
 #define IOTRACE_MAX_CHILD_MOUNTS 256
+#define IOTRACE_MAX_STACKED 4
 #define IOTRACE_PATH_LEN 256
 #define IOTRACE_AT_FDCWD -100
 
@@ -34,6 +35,7 @@ struct path_walk {
 	char cname[IOTRACE_PATH_LEN];
 	struct dentry *d;
 	struct mount *m;
+	struct mount *next_m;
 	struct dentry *found;
 	struct hlist_node *sib;
 	struct list_head *mnode;
@@ -54,6 +56,8 @@ struct {
 struct ns_op {
 	struct vfs_state st;
 	struct dentry *dentry;
+	/* its path was not resolved inside a traced file system: counted if the call succeeds */
+	bool unresolved;
 };
 
 struct {
@@ -182,10 +186,35 @@ static long mount_cb(__u32 i, void *ctx)
 	w->mnode = BPF_CORE_READ(node, next);
 	if (BPF_CORE_READ(child, mnt_mountpoint) != w->d)
 		return 0;
-	/* the last of stacked mounts is on top; keep looking */
-	w->m = child;
-	w->found = BPF_CORE_READ(child, mnt.mnt_root);
+	/* side by side on one dentry (kernels before 4.13): the last is on top */
+	w->next_m = child;
 	return 0;
+}
+
+/*
+ * Into what is mounted on w->d in w->m, if anything. A mount on a mount
+ * point goes on the root of the mount already there (stacked tmpfs on
+ * /dev/shm, a container's mounts): so again from that root, as the
+ * kernel's lookup does.
+ */
+static __always_inline void cross_mounts(struct path_walk *w)
+{
+	struct mount *m;
+	int k;
+
+	for (k = 0; k < IOTRACE_MAX_STACKED; k++) {
+		/* a local: CO-RE reads start from a kernel type */
+		m = w->m;
+		w->next_m = NULL;
+		w->mhead = (void *)((char *)m + bpf_core_field_offset(struct mount, mnt_mounts));
+		w->mnode = BPF_CORE_READ(m, mnt_mounts.next);
+		bpf_loop(IOTRACE_MAX_CHILD_MOUNTS, mount_cb, NULL, 0);
+		m = w->next_m;
+		if (!m)
+			return;
+		w->m = m;
+		w->d = BPF_CORE_READ(m, mnt.mnt_root);
+	}
 }
 
 /* Takes the next component of w->path; resolves it. 1 = stop. */
@@ -211,12 +240,18 @@ static long component_cb(__u32 i, void *ctx)
 	d = w->d;
 	m = w->m;
 	if (len == 2 && w->comp[0] == '.' && w->comp[1] == '.') {
-		root = BPF_CORE_READ(m, mnt.mnt_root);
-		parent = BPF_CORE_READ(m, mnt_parent);
-		if (d == root && parent != m) {
+		int k;
+
+		/* out of the root of each mount it is in, down a stack too */
+		for (k = 0; k < IOTRACE_MAX_STACKED; k++) {
+			root = BPF_CORE_READ(m, mnt.mnt_root);
+			parent = BPF_CORE_READ(m, mnt_parent);
+			if (d != root || parent == m)
+				break;
 			d = BPF_CORE_READ(m, mnt_mountpoint);
-			w->m = parent;
+			m = parent;
 		}
+		w->m = m;
 		w->d = BPF_CORE_READ(d, d_parent);
 		return 0;
 	}
@@ -230,11 +265,7 @@ static long component_cb(__u32 i, void *ctx)
 	}
 	w->d = w->found;
 	w->found = NULL;
-	w->mhead = (void *)((char *)m + bpf_core_field_offset(struct mount, mnt_mounts));
-	w->mnode = BPF_CORE_READ(m, mnt_mounts.next);
-	bpf_loop(IOTRACE_MAX_CHILD_MOUNTS, mount_cb, NULL, 0);
-	if (w->found)
-		w->d = w->found;
+	cross_mounts(w);
 	return 0;
 }
 
@@ -244,7 +275,7 @@ static long component_cb(__u32 i, void *ctx)
  * probe reads: a race with another CPU's rename yields a wrong name or
  * nothing, never a fault.
  */
-static __always_inline struct dentry *resolve(__s32 dfd, const char *upath)
+static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, bool *unresolved)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
 	struct path_walk *w = walk_state();
@@ -282,8 +313,7 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath)
 		 * system: mount points stay cached, so a path into one fails
 		 * there, not before
 		 */
-		if (at && fs_dev_traced(BPF_CORE_READ(at, d_sb, s_dev)))
-			__sync_fetch_and_add(&ns_unresolved, 1);
+		*unresolved = at && fs_dev_traced(BPF_CORE_READ(at, d_sb, s_dev));
 		return NULL;
 	}
 	return w->d;
@@ -317,9 +347,15 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		dfd = (__s32)a[0];
 		upath = (const char *)a[1];
 	}
-	d = resolve(dfd, upath);
-	if (!d)
+	d = resolve(dfd, upath, &op.unresolved);
+	if (!d) {
+		/* a call that fails (no such file) missed no event */
+		if (op.unresolved) {
+			op.st.call = call;
+			bpf_map_update_elem(&ns_ops, &tid, &op, BPF_ANY);
+		}
 		return 0;
+	}
 	inode = BPF_CORE_READ(d, d_inode);
 	if (!inode ||
 	    (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
@@ -380,6 +416,11 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 	bpf_map_delete_elem(&ns_ops, &tid);
 	if (op.st.call != call_of(ctx->id))
 		return 0;
+	if (op.unresolved) {
+		if (ctx->ret == 0)
+			__sync_fetch_and_add(&ns_unresolved, 1);
+		return 0;
+	}
 	if (ctx->ret == 0) {
 		if (op.st.call <= IOTRACE_VFS_UNLINKAT) {
 			emit_fs_event(&op.st.file, IOTRACE_FS_DELETE);
