@@ -490,13 +490,20 @@ static int write_descriptions(struct collector *c)
 	for (i = 0; i < c->cfg->ndevs; i++) {
 		const struct device_info *d = &c->cfg->devs[i];
 		struct device_info disk;
+		size_t k;
 
-		/* a partition's I/O carries its disk's id: describe the disk too */
-		if (d->is_partition) {
-			disk = *d;
-			snprintf(disk.name, sizeof(disk.name), "%s", d->disk_name);
-			disk.dev = d->disk_dev;
-			disk.is_partition = false;
+		/* a partition's I/O carries its disk's id: describe the disk too, once */
+		for (k = 0; k < i && c->cfg->devs[k].disk_dev != d->disk_dev; k++)
+			;
+		if (d->is_partition && k == i) {
+			/* its own size and model; the partition's if it went meanwhile */
+			if (devices__resolve("/sys", d->disk_name, &disk) || disk.dev != d->disk_dev) {
+				disk = *d;
+				snprintf(disk.name, sizeof(disk.name), "%s", d->disk_name);
+				disk.dev = d->disk_dev;
+				disk.is_partition = false;
+				disk.size = 0;
+			}
 			len = encode__device(&disk, ++sid, ts, buf);
 			err = intake__append(c, 0, buf, len);
 			if (err)

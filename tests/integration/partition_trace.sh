@@ -108,6 +108,13 @@ import json, sys
 print(" ".join(sorted(json.loads(l)["deviceDescription"]["name"] for l in open(sys.argv[1])
                       if "deviceDescription" in l)))' "$T/events.jsonl")
 check "the trace describes the disk and the partition ($described)" [ "$described" = "$LN $P1" ]
+sizes=$(python3 -c '
+import json, sys
+print(" ".join(sorted("%s:%s" % (d["name"], d.get("size", "0")) for d in
+                      (json.loads(l)["deviceDescription"] for l in open(sys.argv[1])
+                       if "deviceDescription" in l))))' "$T/events.jsonl")
+want="$LN:$(cat "/sys/class/block/$LN/size") $P1:$P1SIZE"
+check "each described with its own size ($sizes; want $want)" [ "$sizes" = "$want" ]
 
 timeout -k 5 120 "$BIN" -P --vfs -f csv -p "$TRACE" >"$T/vfs.csv" 2>"$T/vfs.err"
 rc=$?
