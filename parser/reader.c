@@ -803,6 +803,16 @@ int reader__next(struct reader *r, const struct event **ev)
 	return ret;
 }
 
+void reader__keep_below(struct reader *r, uint64_t sid)
+{
+	uint64_t last = sid ? sid - 1 : 0;
+
+	if (!r->cut || last < r->keep_upto) {
+		r->keep_upto = last;
+		r->cut = true;
+	}
+}
+
 bool reader__cut(const struct reader *r, uint64_t *last)
 {
 	*last = r->keep_upto;

@@ -115,7 +115,13 @@ void reader__set_cut(struct reader *r, const struct reader_cut *cut, size_t n);
  * ones (see cut_at_damage() in reader.c).
  */
 int reader__next(struct reader *r, const struct event **ev);
-/* Whether damage kept events from going out: those after sid *last */
+/*
+ * Hands out no event from sid on, as after damage: the summary of a trace
+ * that its size limit or a write error stopped says where its streams
+ * stop holding every event. Before the first reader__next().
+ */
+void reader__keep_below(struct reader *r, uint64_t sid);
+/* Whether damage or reader__keep_below() kept events from going out: those after sid *last */
 bool reader__cut(const struct reader *r, uint64_t *last);
 
 /*

@@ -276,8 +276,11 @@ static int summary_warnings(const char *dir, const struct view_ops *ops, uint64_
 			 (unsigned long long)s.dropped_events);
 		ret = EXIT_PARTIAL;
 	}
-	/* a dead tracer's summary counts what it had written some time before */
-	if (!damaged && s.has_traced_events && strcmp(s.state, "RUNNING") &&
+	/*
+	 * a dead tracer's summary counts what it had written some time
+	 * before; a stopped one's reader stops at incomplete_from_sid
+	 */
+	if (!damaged && s.has_traced_events && strcmp(s.state, "RUNNING") && !s.incomplete &&
 	    records != s.traced_events) {
 		if (records < s.traced_events)
 			cli_warn("the trace files hold %llu of the %llu events its summary counts "
@@ -529,7 +532,8 @@ static int print_split(const char *path, const char *dir, const struct view_ops 
 	struct split *sp;
 	int err, ret;
 
-	if (reader_threads() < 2 || summary__read(dir, &sum) || !strcmp(sum.state, "RUNNING"))
+	if (reader_threads() < 2 || summary__read(dir, &sum) || !strcmp(sum.state, "RUNNING") ||
+	    sum.incomplete)
 		return -1;
 	setup_stdout();
 	sp = split__run(dir, sum.traced_events, ops, stdout, opts, ops->join_flags, &err);
@@ -570,6 +574,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	struct trace *t;
 	unsigned long n = 0;
 	int ret = EXIT_ERROR, r;
+	struct summary sum;
 	uint64_t last;
 
 	if (ops->merge && !filter__active(filter)) {
@@ -598,6 +603,11 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		cli_err("cannot read trace '%s': %s", path, strerror(ENOMEM));
 		goto cleanup;
 	}
+	/* past where the limit stopped some streams, the others' events would join wrongly */
+	if (!summary__read(dir, &sum) && sum.incomplete)
+		reader__keep_below(rd, sum.incomplete_from_sid);
+	else
+		sum.incomplete = false;
 	setup_stdout();
 	ctx[1] = ops->create(stdout, opts);
 	if (!ctx[1]) {
@@ -622,10 +632,16 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	}
 	ret = end_view(dir, ops, opts, ctx[1], j, reader__records(rd), reader_error_of, rd,
 		       reader__error_count(rd));
-	if (ret == EXIT_PARTIAL && reader__cut(rd, &last))
-		cli_note("the events after sid %llu are left out: they could be joined with the "
-			 "damaged stream's lost ones",
-			 (unsigned long long)last);
+	if (ret != EXIT_ERROR && reader__cut(rd, &last)) {
+		if (reader__error_count(rd) || !sum.incomplete)
+			cli_note("the events after sid %llu are left out: they could be joined with "
+				 "the damaged stream's lost ones",
+				 (unsigned long long)last);
+		else
+			cli_note("the events after sid %llu are left out: the tracer stopped at its "
+				 "%s, where not every CPU's file holds them",
+				 (unsigned long long)last, sum.stop_reason);
+	}
 
 cleanup:
 	if (ctx[1])

@@ -91,6 +91,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->cfg = cfg;
 	c->mounts_fd = -1;
 	c->size_limit = cfg->size_mib << 20;
+	c->first_refused_sid = UINT64_MAX;
 	/* records then wait in their stage until it is full or the trace ends: for tests */
 	c->no_stage_flush = getenv("IOTRACE_NO_STAGE_FLUSH") && *getenv("IOTRACE_NO_STAGE_FLUSH") == '1';
 	c->toggle_ms = bench_toggle__period_ms();
@@ -546,6 +547,8 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 	s->traced_events = records;
 	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
 	s->unresolved_file_events = c->skel->bss->ns_unresolved;
+	s->incomplete = c->first_refused_sid != UINT64_MAX;
+	s->incomplete_from_sid = c->first_refused_sid;
 }
 
 /*

@@ -53,6 +53,12 @@ struct collector {
 	struct batch *batches;	/* per CPU, with paths */
 	int write_err;
 	bool size_reached;
+	/*
+	 * the lowest sid of a record that the size limit or a write error
+	 * kept out of the streams (UINT64_MAX: none): the streams hold
+	 * every event below it, and some of them events above it
+	 */
+	uint64_t first_refused_sid;
 	const struct iotrace_stage *stages;	/* per CPU, mapped */
 	size_t stages_size;
 	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */

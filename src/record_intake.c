@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,7 +163,7 @@ static bool fs_listed(const struct collector *c, uint32_t dev)
  * becomes two events, io and filesystemMeta, with the two sids the
  * kernel reserved for it.
  */
-static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
+static void sample(struct collector *c, int cpu, const void *data, uint32_t size)
 {
 	uint8_t buf[ENCODE_MAX];
 	struct delta_split split;
@@ -218,6 +219,23 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		break;
 	}
 	put_hot(c, cpu, encode__event(&r.e, &split, buf, pack), buf, &split);
+}
+
+/*
+ * A record, and where the streams stop holding every event: once the
+ * size limit or a write error stops them, at the first record they
+ * refuse (or take only a part of: a queue record is two events).
+ */
+static void on_sample(struct collector *c, int cpu, const void *data, uint32_t size)
+{
+	uint64_t sid;
+
+	sample(c, cpu, data, size);
+	if ((c->write_err || c->size_reached) && size >= sizeof(struct iotrace_event)) {
+		memcpy(&sid, (const char *)data + offsetof(struct iotrace_event, sid), sizeof(sid));
+		if (sid < c->first_refused_sid)
+			c->first_refused_sid = sid;
+	}
 }
 
 /* One record of CPU cpu: written now, or with --paths kept for the round's end. */

@@ -67,6 +67,10 @@ int summary__print(FILE *out, const struct summary *s)
 		jw__key(jw, "unresolvedFileEvents");
 		jw__uint_str(jw, s->unresolved_file_events);
 	}
+	if (s->incomplete) {
+		jw__key(jw, "incompleteFromSid");
+		jw__uint_str(jw, s->incomplete_from_sid);
+	}
 	jw__end_object(jw);
 	jw__end_object(jw);
 	jw__newline(jw);
@@ -297,6 +301,10 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_string(c, s->options, sizeof(s->options));
 		else if (!strcmp(key, "unresolvedFileEvents"))
 			err = read_u64(c, &s->unresolved_file_events);
+		else if (!strcmp(key, "incompleteFromSid")) {
+			err = read_u64(c, &s->incomplete_from_sid);
+			s->incomplete = true;
+		}
 		else
 			err = skip_value(c, 1);
 		if (err)

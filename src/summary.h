@@ -48,6 +48,13 @@ struct summary {
 	 * not resolve (no Delete/Move event sent); written only when not 0
 	 */
 	uint64_t unresolved_file_events;
+	/*
+	 * stopped by the size limit or a write error: the files hold every
+	 * event below incomplete_from_sid, and not all of those from it on
+	 * (written only when incomplete)
+	 */
+	bool incomplete;
+	uint64_t incomplete_from_sid;
 };
 
 /* Writes dir/octf.summary (0600). Returns 0 or -errno. */

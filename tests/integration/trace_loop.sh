@@ -469,6 +469,12 @@ if want_run 4 && t0=$(now) && start_tracer run4 -s 1 --compress $mode; then
 	check "run4 ($mode): parsed event count == summary tracedEvents" [ "$nev" = "$(iotrace_json_get "$T/run4.out" tracedEvents)" ]
 	# the limit cuts each CPU's stream where the collector was reading it
 	run_checker "$T/run4.jsonl" --dev "$DEVT" --name "$LN" --truncated --min-io 1000
+	# ... so the summary says from where they do not all hold every event
+	inc=$(iotrace_json_get "$T/run4.out" tags incompleteFromSid)
+	check "run4 ($mode): summary tags.incompleteFromSid ($inc) within the trace's sids" \
+		python3 -c 'import json, sys
+sids = [int(json.loads(l)["header"]["sid"]) for l in open(sys.argv[2])]
+sys.exit(0 if sys.argv[1].isdigit() and min(sids) < int(sys.argv[1]) <= max(sids) + 1 else 1)' "$inc" "$T/run4.jsonl"
 fi
 done
 

@@ -295,6 +295,25 @@ iotrace: the events after sid 3 are left out: they could be joined with the dama
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 2,8,100 1,0, " ] || fail "damaged, join: got '$got'"
 
+# a trace its size limit stopped: stream 1's records from sid 3 on were
+# refused (I/O 1's completion, then an I/O given its id), stream 0's
+# were written; the summary says from where the files lack events
+sl=$tmp/size-limit
+mkdir "$sl"
+mkios "$sl/octf.trace.0" <<'SPEC'
+io 1 1000 10 0 8
+done 5 5000 10
+SPEC
+mkios "$sl/octf.trace.1" <<'SPEC'
+io 2 1100 11 8 8
+SPEC
+printf '{"state": "COMPLETE", "tracedEvents": "3", "tags": {"stopReason": "size limit", "incompleteFromSid": "3"}}\n' >"$sl/octf.summary"
+run "size limit" 0 "iotrace: warning: 2 I/Os never completed (their completion is not in the trace); they are listed last, without latency
+iotrace: the events after sid 2 are left out: the tracer stopped at its size limit, where not every CPU's file holds them" -- -P --io -p "$sl" -f csv
+got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
+[ "$got" = "header.sid,io.lba,io.latency 1,0, 2,8, " ] || fail "size limit: got '$got'"
+run "size limit, raw" 0 '' -- -P --io --raw -p "$sl"
+
 # damage and lost events make every view's output partial
 run "damaged, statistics" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial
 iotrace: trace damaged: $d/octf.trace.1 at byte 28: corrupted record; output is partial

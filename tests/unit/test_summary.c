@@ -96,12 +96,22 @@ static void test_round_trip(void **state)
 	assert_string_equal(out.tool_version, "0.1.0");
 	assert_string_equal(out.options, in.options);
 	assert_int_equal(out.unresolved_file_events, 0);
+	assert_false(out.incomplete);
+	assert_true(out.has_traced_events);
 
 	/* the tag is there only when something was not resolved */
 	in.unresolved_file_events = 3;
 	assert_int_equal(summary__write(dir, &in), 0);
 	assert_int_equal(summary__read(dir, &out), 0);
 	assert_int_equal(out.unresolved_file_events, 3);
+
+	/* ... and where the size limit or a write error stopped the streams */
+	in.incomplete = true;
+	in.incomplete_from_sid = 98765432101ull;
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_true(out.incomplete);
+	assert_true(out.incomplete_from_sid == 98765432101ull);
 }
 
 /* The exact text: Open-CAS's TraceSummary JSON form, 64-bit counts as strings. */
