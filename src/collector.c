@@ -709,7 +709,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	start = now = last_flush = last_stages = clock_ns(CLOCK_MONOTONIC);
 	c->read_at_ns = start;
 	deadline = c->cfg->time_s ? start + c->cfg->time_s * 1000000000ull : 0;
-	strcpy(s->stop_reason, "signal");
+	/* none while running: the summaries written meanwhile must not claim one */
+	s->stop_reason[0] = '\0';
 	while (!*stop) {
 		int timeout = POLL_TIMEOUT_MS;
 
@@ -763,6 +764,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		}
 	}
 
+	if (*stop && !s->stop_reason[0])
+		strcpy(s->stop_reason, "signal");
 	/* stop the programs, then take what is still in the buffers */
 	if (!err && !c->write_err && !c->size_reached)
 		finish_inflight(c, stop);

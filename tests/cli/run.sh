@@ -407,6 +407,7 @@ else
 	expect 1 "another tracer is running (pid $TRACER_PID)" '' -- iotrace -S -d "$LN"
 	expect 1 'another tracer is running' ''        -- iotrace --start-tracing --devices "$LN" -t 1
 	expect 0 ''                     '"state": "RUNNING"' -- iotrace -M -G -p "$LIVE_REL"
+	expect 0 ''                     '"stopReason": ""' -- iotrace -M -G -p "$LIVE_REL"
 	expect 0 ''                     '"label": "cli-live"' -- iotrace -M -L
 	expect 1 'is being recorded'    ''             -- iotrace -M -R -p "$LIVE_REL"
 	check "live trace still there after -R without --force" test -d "$REPO/$LIVE_REL"
