@@ -398,6 +398,13 @@ int cmd_tracing(int argc, char **argv)
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "iotrace: tracing %s into %s; Ctrl+C stops\n", devlist, rel);
 	err = collector__run(c, dir, rel, &stop_requested, &s);
+	if (err && !collector__started(c)) {
+		/* nothing was traced: no trace to list, no summary to print */
+		cli_err("%s", collector__error(c));
+		if (store__discard_trace(dir))
+			cli_warn("cannot remove the empty trace '%s'", dir);
+		goto cleanup;
+	}
 	summary__print(stdout, &s);
 	fflush(stdout);
 	if (err) {

@@ -55,6 +55,11 @@ static int set_error(struct collector *c, int err, const char *fmt, ...)
 	return err;
 }
 
+bool collector__started(const struct collector *c)
+{
+	return c->started;
+}
+
 const char *collector__error(const struct collector *c)
 {
 	return c ? c->err : "";
@@ -705,6 +710,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		set_error(c, err, "cannot write summary in '%s': %s", dir, strerror(-err));
 		goto finish;
 	}
+	c->started = true;
 
 	start = now = last_flush = last_stages = clock_ns(CLOCK_MONOTONIC);
 	c->read_at_ns = start;

@@ -68,6 +68,13 @@ int collector__open(struct collector **c, const struct collector_config *cfg);
 int collector__run(struct collector *c, const char *dir, const char *rel,
 		   volatile sig_atomic_t *stop, struct summary *s);
 
+/*
+ * Whether collector__run() got as far as tracing (the programs attached,
+ * the first summary written): a failure before that leaves a trace
+ * without a single event, which the caller removes.
+ */
+bool collector__started(const struct collector *c);
+
 /* A one-line description of the last failure ("" if none). */
 const char *collector__error(const struct collector *c);
 

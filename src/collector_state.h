@@ -53,6 +53,7 @@ struct collector {
 	struct batch *batches;	/* per CPU, with paths */
 	int write_err;
 	bool size_reached;
+	bool started;	/* collector__started() */
 	/*
 	 * the lowest sid of a record that the size limit or a write error
 	 * kept out of the streams (UINT64_MAX: none): the streams hold

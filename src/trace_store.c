@@ -346,6 +346,11 @@ static int remove_trace_dir(const char *dir)
 	return err;
 }
 
+int store__discard_trace(const char *dir)
+{
+	return remove_trace_dir(dir);
+}
+
 int store__remove(const char *prefix, bool force, size_t *removed)
 {
 	struct store_entry *v = NULL;

@@ -52,6 +52,9 @@ int store__resolve(const char *path, char *out, size_t size);
  */
 int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize);
 
+/* Removes a trace that store__create_trace() made and that holds no event (a failed start). */
+int store__discard_trace(const char *dir);
+
 /* One trace found by store__list. */
 struct store_entry {
 	char rel[PATH_MAX];	/* relative to root */
