@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -69,6 +70,7 @@ static int flush_stdout(int ret)
 
 int main(int argc, char **argv)
 {
+	const char *env;
 	size_t i;
 
 	/* before getopt reorders argv: the strings lie end to end from argv[0] */
@@ -77,6 +79,12 @@ int main(int argc, char **argv)
 				    (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]));
 	if (argc < 2) {
 		usage(stderr);
+		return EXIT_USAGE;
+	}
+	/* relative, traces would land wherever the command runs */
+	env = getenv("IOTRACE_TRACE_DIR");
+	if (env && *env && *env != '/') {
+		cli_err("IOTRACE_TRACE_DIR must be an absolute path, not '%s'", env);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "-H") || !strcmp(argv[1], "--help")) {

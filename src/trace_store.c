@@ -40,10 +40,21 @@ static int read_config_root(char *out, size_t size)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " \t"), *end;
+
 		line[strcspn(line, "\n")] = 0;
-		if (strncmp(line, key, strlen(key)))
+		/* "key = value" as written by hand, too */
+		if (strncmp(p, key, strlen(key) - 1))
 			continue;
-		err = copy_str(out, size, line + strlen(key));
+		p += strlen(key) - 1;
+		p += strspn(p, " \t");
+		if (*p++ != '=')
+			continue;
+		p += strspn(p, " \t");
+		end = p + strlen(p);
+		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = 0;
+		err = copy_str(out, size, p);
 		break;
 	}
 	fclose(f);

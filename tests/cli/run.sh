@@ -359,6 +359,9 @@ expect 0 ''                     "=$T/saved-2"      -- env -u IOTRACE_TRACE_DIR "
 expect 0 'overrides the saved path' "=$T/saved-3"  -- iotrace -C -S "$T/saved-3"
 expect 0 ''                     "=$REPO"           -- iotrace -C -G
 expect 1 'run as root'          ''                 -- iotrace_nobody -C -S /data/iotrace
+expect 2 "IOTRACE_TRACE_DIR must be an absolute path, not 'rel/repo'" '' -- env IOTRACE_TRACE_DIR=rel/repo "$BIN" -M -L
+printf '# written by hand\n  trace-repository-path = %s/spaced  \n' "$T" >"$T/spaced.conf"
+expect 0 ''                     "=$T/spaced"       -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/spaced.conf" "$BIN" -C -G
 check "config file holds the last saved path" grep -qx "trace-repository-path=$T/saved-3" "$IOTRACE_CONFIG"
 
 echo "# --trace-parser"
