@@ -487,7 +487,8 @@ static int end_view(const char *dir, const struct view_ops *ops, const struct vi
 			cli_err("--interval %.9g s makes more than %u intervals for this trace; use a "
 				"longer one", (double)opts->interval_ns / 1e9, SERIES_INTERVALS_MAX);
 		else if (r == -E2BIG)
-			cli_err("--bucket-size %llu makes more than a million LBA buckets; use a larger one",
+			cli_err("--bucket-size %llu makes more than a million LBA buckets with I/O "
+				"(over all devices and operations); use a larger one",
 				(unsigned long long)opts->bucket_size);
 		else
 			return write_error(r);

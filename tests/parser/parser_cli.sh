@@ -358,6 +358,14 @@ run "subrange" 2 "iotrace: --subrange-start 10 is past --subrange-end 5" -- -P -
 run "no view" 2 "iotrace: missing the view to print: --io, --statistics, ... (try 'iotrace -P -H')" -- -P -p "$t"
 run "lba, short options" 0 "$warnings" -- -P -B -b 8 -s 0 -e 100 -p "$j" -f csv
 [ "$(sed -n 2p "$tmp/out")" = "8388608,,write,sector,0,7,1" ] || fail "lba, short options: '$(sed -n 2p "$tmp/out")'"
+# one I/O over 1.1 million sectors, one-sector buckets: too many to keep
+lb=$tmp/lba-big
+mkdir "$lb"
+printf 'io 1 1000 10 0 1100000\ndone 2 2000 10\n' | mkios "$lb/octf.trace.0"
+echo '{}' >"$lb/octf.summary"
+run "lba, too many buckets" 1 "iotrace: --bucket-size 1 makes more than a million LBA buckets with I/O (over all devices and operations); use a larger one" -- -P -B -b 1 -p "$lb"
+# 275,000 buckets each for write and total
+run "lba, bucket size that fits" 0 '' -- -P -B -b 4 -p "$lb"
 run "unknown long" 2 "iotrace: unknown option '--bogus' for --trace-parser (try 'iotrace -P -H')" -- -P --io --raw --bogus
 run "unknown short" 2 "iotrace: unknown option '-x' for --trace-parser (try 'iotrace -P -H')" -- -P -x
 run "extra argument" 2 "iotrace: unexpected argument 'extra' (try 'iotrace -P -H')" -- -P --io --raw -p "$t" extra
