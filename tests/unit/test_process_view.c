@@ -166,7 +166,7 @@ static const char *const want_table =
 	"       0 B          0 B\n"
 	"  100  fio               77     8     8 KiB       20 KiB   1.4 us  10.0 us  10.0 us      3"
 	"       0 B        8 KiB\n"
-	"    0  -                  -     1     4 KiB          0 B   500 ns   500 ns   500 ns      0"
+	"    -  -                  -     1     4 KiB          0 B   500 ns   500 ns   500 ns      0"
 	"       0 B          0 B\n"
 	"  100  fio:aux           77     1     4 KiB          0 B    90 ns    90 ns    90 ns      0"
 	"       0 B          0 B\n"
