@@ -206,13 +206,18 @@ static const char *damage_reason(int err)
 
 static int open_error(const char *path, int err)
 {
+	char root[PATH_MAX], where[PATH_MAX + 32] = "";
+
+	/* a relative path is the repository's: say which, it may not be the one meant */
+	if (path[0] != '/' && !store__root(root, sizeof(root)))
+		snprintf(where, sizeof(where), " (in the repository %s)", root);
 	if (err == -EMEDIUMTYPE)
-		cli_err("'%s' is not a trace (no octf.summary or octf.trace.* files)", path);
+		cli_err("'%s'%s is not a trace (no octf.summary or octf.trace.* files)", path, where);
 	else if (*trace__open_failed_file())
-		cli_err("cannot open trace '%s': %s: %s", path, trace__open_failed_file(),
+		cli_err("cannot open trace '%s'%s: %s: %s", path, where, trace__open_failed_file(),
 			strerror(-err));
 	else
-		cli_err("cannot open trace '%s': %s", path, strerror(-err));
+		cli_err("cannot open trace '%s'%s: %s", path, where, strerror(-err));
 	return EXIT_ERROR;
 }
 
@@ -785,6 +790,9 @@ int cmd_parser(int argc, char **argv)
 			comm = optarg;
 			break;
 		case 'p':
+			if (!*optarg)
+				return cli_bad_value("--path", optarg, "a trace such as "
+						     "kernel/2026-11-21_10:00:00 or a directory");
 			path = optarg;
 			break;
 		case 'f':

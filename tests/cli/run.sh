@@ -370,7 +370,8 @@ expect 0 ''                     '--process-statistics' -- iotrace -P -H
 expect 2 "invalid value 'x' for --pid" ''          -- iotrace -P --vfs --pid x -p "$T/notatrace"
 expect 2 'does not go with --raw' ''               -- iotrace -P --io --raw --file '/a/*' -p "$T/notatrace"
 expect 1 "cannot open trace '/nonexistent'" ''     -- iotrace -P --io --raw -p /nonexistent
-expect 1 "cannot open trace 'no/such/trace'" ''    -- iotrace -P --io --raw -p no/such/trace
+expect 1 "cannot open trace 'no/such/trace' (in the repository $REPO)" '' -- iotrace -P --io --raw -p no/such/trace
+expect 2 "invalid value '' for --path" ''          -- iotrace -P --io --raw -p ''
 expect 1 'not a trace'          ''                 -- iotrace -P --io --raw -p "$T/notatrace"
 expect 1 "cannot open trace '$NOBODY_DIR/private': Permission denied" '' -- iotrace_nobody -P --statistics -p "$NOBODY_DIR/private"
 expect 1 "cannot open trace '$NOBODY_DIR/partial': octf.trace.1: Permission denied" '' -- iotrace_nobody -P --statistics -p "$NOBODY_DIR/partial"
