@@ -55,8 +55,7 @@ struct rstream {
 	struct event pending;	/* read, not placed: beyond the window */
 	uint64_t pos;		/* records read */
 	uint64_t records;	/* ... in the range, of any type: what the summary counts */
-	uint64_t top_sid;	/* the highest sid read, if has_sid */
-	bool has_sid;
+	uint64_t after_sid;	/* the last sid read (in the range) + 1; 0: none yet */
 	uint64_t max_sid;	/* highest sid read, for reader__set_range() */
 	bool skim;		/* records below the range's start come first: pass over them */
 	bool cut_marked;	/* the next range's reader starts at cut_off, marked */
@@ -194,13 +193,6 @@ static int decode_fields(struct stream *s, struct stream_rec *rec, struct event 
 	return decode__event(rec->msg, rec->len, ev, types);
 }
 
-static inline void seen_sid(struct rstream *rs, uint64_t sid)
-{
-	if (!rs->has_sid || sid > rs->top_sid)
-		rs->top_sid = sid;
-	rs->has_sid = true;
-}
-
 /*
  * Reads stream i's next wanted record. One whose sid has a free slot in
  * this filler's window is decoded straight into it (returns 2); any other
@@ -227,6 +219,7 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 		rs->skim = false;
 		(void)stream__skip(rs->s, below_range, r);
 	}
+	pk.sid = rs->after_sid - 1;
 	while (!rs->done) {
 		ret = stream__next_rec(rs->s, &rec);
 		if (ret == -ENOMEM) {
@@ -255,11 +248,13 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 				break;
 			continue;
 		}
-		/* one whose sid only decoding tells is counted there, if in the range */
-		if ((peek & DECODE_PEEK_SID) || !r->ranged)
-			rs->records++;
-		if (peek & DECODE_PEEK_SID)
-			seen_sid(rs, sid);
+		/*
+		 * without a sid (pk.sid stays the last record's) a record is
+		 * counted even if a range drops it once decoded: a split then
+		 * finds the count off and runs one pass
+		 */
+		rs->records++;
+		rs->after_sid = sid + 1;
 		/* a third of the records are file metadata, which most views skip */
 		if ((peek & DECODE_PEEK_TYPE) && !(r->types & EV_BIT(pk.type)))
 			continue;
@@ -285,10 +280,8 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 				break;
 			continue;
 		}
-		if (!(peek & DECODE_PEEK_SID)) {
-			rs->records += r->ranged;
-			seen_sid(rs, ev->sid);
-		}
+		if (!(peek & DECODE_PEEK_SID))
+			rs->after_sid = ev->sid + 1;
 		ev->stream = (uint32_t)i;
 		ev->pos = rs->pos++;
 		if (direct && ev->sid == sid) {
@@ -541,8 +534,9 @@ static void fill_start(struct reader *r, uint64_t limit, uint64_t late)
  */
 static void cut_at_damage(struct reader *r, const struct rstream *rs)
 {
-	if (rs->has_sid && (!r->cut || rs->top_sid < r->keep_upto)) {
-		r->keep_upto = rs->top_sid;
+	/* its last sid: those a stream holds out of order are a few, and near */
+	if (rs->after_sid && (!r->cut || rs->after_sid - 1 < r->keep_upto)) {
+		r->keep_upto = rs->after_sid - 1;
 		r->cut = true;
 	}
 }
@@ -692,7 +686,9 @@ static void release_last(struct reader *r)
 	}
 }
 
-static int next_event(struct reader *r, const struct event **ev)
+/* reader__next()'s one caller: inlined there */
+static inline __attribute__((always_inline)) int next_event(struct reader *r,
+							    const struct event **ev)
 {
 	int ret;
 
