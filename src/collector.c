@@ -766,7 +766,14 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			if (intake__flush_all(c))
 				break;
 			fill_summary(c, s, start, now);
-			timed_summary_write(c, dir, s);
+			/* -M -R --force took it: writing on into unlinked files serves no one */
+			if (timed_summary_write(c, dir, s) == -ENOENT) {
+				err = -ENOENT;
+				set_error(c, err, "the trace '%s' was removed while recording; stopped",
+					  dir);
+				strcpy(s->stop_reason, "trace removed");
+				break;
+			}
 		}
 	}
 

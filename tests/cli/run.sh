@@ -438,6 +438,38 @@ if [ -n "$TRACER_PID" ]; then
 	fi
 fi
 
+echo "# a trace removed (--force) while it is recorded"
+"$BIN" -S -d "$LN" -l cli-gone >"$T/gone.out" 2>"$T/gone.err" &
+TRACER_PID=$!
+gone=
+for _ in $(seq 150); do
+	kill -0 "$TRACER_PID" 2>/dev/null || break
+	gone=$("$BIN" -M -L 2>/dev/null | python3 -c 'import json, sys
+print(" ".join(t["tracePath"] for t in json.load(sys.stdin)["trace"] if t["state"] == "RUNNING"))')
+	[ -n "$gone" ] && break
+	sleep 0.1
+done
+if [ -z "$gone" ]; then
+	fail "the tracer of the removed trace never reached RUNNING"
+else
+	expect 0 ''                 '=removed 1 trace(s)' -- iotrace -M -R -p "$gone" --force
+	# it looks every second: give it five
+	for _ in $(seq 50); do
+		kill -0 "$TRACER_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$TRACER_PID" 2>/dev/null; then
+		fail "the tracer still records 5 s after its trace was removed"
+	else
+		wait "$TRACER_PID"
+		rc=$?
+		check "the tracer of a removed trace exits 1 (got $rc)" [ "$rc" = 1 ]
+		check "... saying why ($(cat "$T/gone.err"))" grep -q "was removed while recording; stopped" "$T/gone.err"
+		check "... its summary says ERROR, not COMPLETE" grep -q '"state": "ERROR"' "$T/gone.out"
+	fi
+	TRACER_PID=
+fi
+
 echo
 echo "$PASS passed, $FAIL failed"
 if [ "$FAIL" -gt 0 ]; then
