@@ -644,8 +644,8 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 				 "the damaged stream's lost ones",
 				 (unsigned long long)last);
 		else
-			cli_note("the events after sid %llu are left out: the tracer stopped at its "
-				 "%s, where not every CPU's file holds them",
+			cli_note("the events after sid %llu are left out: not every CPU's file holds "
+				 "them, as the tracer stopped (%s)",
 				 (unsigned long long)last, sum.stop_reason);
 	}
 

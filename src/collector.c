@@ -438,8 +438,9 @@ static int open_streams(struct collector *c, const char *dir)
 	int i, err;
 
 	c->streams = calloc(c->ncpus, sizeof(*c->streams));
+	c->unwritten_sid = calloc(c->ncpus, sizeof(*c->unwritten_sid));
 	c->dir = strdup(dir);
-	if (!c->streams || !c->dir)
+	if (!c->streams || !c->unwritten_sid || !c->dir)
 		return set_error(c, -ENOMEM, "out of memory");
 	if (c->cfg->compress) {
 		c->zstd = stream_zstd__new(c->cfg->compress_level);
@@ -542,10 +543,16 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 	int i;
 
 	for (i = 0; i < c->ncpus; i++) {
-		if (!c->streams[i])
+		struct stream_writer *w = c->streams[i];
+
+		if (!w)
 			continue;
-		bytes += stream_writer__bytes_written(c->streams[i]);
-		records += stream_writer__records_written(c->streams[i]);
+		bytes += stream_writer__bytes_written(w);
+		records += stream_writer__records_written(w);
+		/* a failed write lost its buffer: the files lack those events too */
+		if (stream_writer__error(w) && stream_writer__unwritten(w) &&
+		    c->unwritten_sid[i] < c->first_refused_sid)
+			c->first_refused_sid = c->unwritten_sid[i];
 	}
 	s->duration_s = (end_ns - start_ns) / 1000000000ull;
 	s->size_mib = (bytes + (1u << 20) - 1) >> 20;
@@ -859,6 +866,7 @@ void collector__free(struct collector *c)
 		for (i = 0; i < c->ncpus; i++)
 			stream_writer__close(c->streams[i]);
 	free(c->streams);
+	free(c->unwritten_sid);
 	free(c->dir);
 	stream_zstd__free(c->zstd);
 	free(c);

@@ -69,6 +69,9 @@ static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
 	uint64_t before;
 	int err;
 
+	if (!stream_writer__unwritten(w))
+		c->unwritten_sid[cpu] = c->cur_sid;
+
 	/* only the size limit needs the sum, which takes 4% of the collector's time */
 	if (!c->size_limit)
 		return msg ? stream_writer__append(w, msg, len) : stream_writer__append_fields(w, s, len);
@@ -230,12 +233,13 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 {
 	uint64_t sid;
 
+	if (size < sizeof(struct iotrace_event))
+		return;
+	memcpy(&sid, (const char *)data + offsetof(struct iotrace_event, sid), sizeof(sid));
+	c->cur_sid = sid;
 	sample(c, cpu, data, size);
-	if ((c->write_err || c->size_reached) && size >= sizeof(struct iotrace_event)) {
-		memcpy(&sid, (const char *)data + offsetof(struct iotrace_event, sid), sizeof(sid));
-		if (sid < c->first_refused_sid)
-			c->first_refused_sid = sid;
-	}
+	if ((c->write_err || c->size_reached) && sid < c->first_refused_sid)
+		c->first_refused_sid = sid;
 }
 
 /* One record of CPU cpu: written now, or with --paths kept for the round's end. */

@@ -281,6 +281,16 @@ uint64_t stream_writer__bytes_written(const struct stream_writer *w)
 	return w->written;
 }
 
+uint64_t stream_writer__unwritten(const struct stream_writer *w)
+{
+	return w->pending;
+}
+
+int stream_writer__error(const struct stream_writer *w)
+{
+	return w->err;
+}
+
 int stream_writer__close(struct stream_writer *w)
 {
 	int err;

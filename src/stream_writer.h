@@ -80,6 +80,13 @@ uint64_t stream_writer__append_bound(const struct stream_writer *w, size_t len);
 uint64_t stream_writer__records_written(const struct stream_writer *w);
 uint64_t stream_writer__bytes_written(const struct stream_writer *w);
 
+/*
+ * Records appended since the last flush that wrote: after a failed flush
+ * (error: its -errno, else 0) they never reach the file.
+ */
+uint64_t stream_writer__unwritten(const struct stream_writer *w);
+int stream_writer__error(const struct stream_writer *w);
+
 /* Flushes and closes; accepts NULL. Returns the flush's result. */
 int stream_writer__close(struct stream_writer *w);
 

@@ -106,6 +106,10 @@ fill() {
 	[ "$events" -gt 1000 ] && ok "$mode: $events events kept" || fail "$mode: only $events events kept"
 	[ "$events" = "$counted" ] && ok "$mode: events on disk = tracedEvents in summary" ||
 		fail "$mode: events on disk $events, summary says $counted"
+	# the streams stopped apart: the summary says from where they do not all hold every event
+	inc=$(echo "$summary" | sed -n 's/.*"incompleteFromSid": "\([0-9]*\)".*/\1/p')
+	[ -n "$inc" ] && ok "$mode: summary has tags.incompleteFromSid ($inc)" ||
+		fail "$mode: no incompleteFromSid in the summary: $summary"
 	umount "$T/repo"
 }
 

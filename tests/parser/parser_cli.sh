@@ -309,7 +309,7 @@ io 2 1100 11 8 8
 SPEC
 printf '{"state": "COMPLETE", "tracedEvents": "3", "tags": {"stopReason": "size limit", "incompleteFromSid": "3"}}\n' >"$sl/octf.summary"
 run "size limit" 0 "iotrace: warning: 2 I/Os never completed (their completion is not in the trace); they are listed last, without latency
-iotrace: the events after sid 2 are left out: the tracer stopped at its size limit, where not every CPU's file holds them" -- -P --io -p "$sl" -f csv
+iotrace: the events after sid 2 are left out: not every CPU's file holds them, as the tracer stopped (size limit)" -- -P --io -p "$sl" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 1,0, 2,8, " ] || fail "size limit: got '$got'"
 run "size limit, raw" 0 '' -- -P --io --raw -p "$sl"

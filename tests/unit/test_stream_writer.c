@@ -264,8 +264,12 @@ static void test_compressed_failed_write(void **state)
 	}
 	assert_int_equal(err, -EFBIG);
 	assert_int_equal(stream_writer__flush(w), -EFBIG);
+	assert_int_equal(stream_writer__error(w), -EFBIG);
 	assert_true(stream_writer__records_written(w) > 1000);
 	assert_int_equal(stream_writer__records_written(w) % 500, 0);
+	/* the flush that failed lost its frame's records, and says how many */
+	assert_int_equal(stream_writer__unwritten(w), 500);
+	assert_int_equal(stream_writer__records_written(w) + 500, i);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, stream_writer__bytes_written(w));
 	i = stream_writer__records_written(w);
