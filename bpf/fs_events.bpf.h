@@ -28,6 +28,7 @@
 #define IOTRACE_MAX_STACKED 4
 #define IOTRACE_PATH_LEN 256
 #define IOTRACE_AT_FDCWD -100
+#define IOTRACE_RENAME_EXCHANGE 2
 
 struct path_walk {
 	char path[IOTRACE_PATH_LEN];
@@ -56,6 +57,11 @@ struct {
 struct ns_op {
 	struct vfs_state st;
 	struct dentry *dentry;
+	/* a rename over a file of a traced device: that file's, deleted if it succeeds */
+	struct iotrace_file_id replaced;
+	bool has_replaced;
+	/* an unlink of one of several hard links: the file lives on, no Delete */
+	bool link_only;
 	/* its path was not resolved inside a traced file system: counted if the call succeeds */
 	bool unresolved;
 };
@@ -66,6 +72,21 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ns_op);
 } ns_ops SEC(".maps");
+
+/* An ns_op being built or read: too large for the programs' stack with the rest */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ns_op);
+} ns_scratch SEC(".maps");
+
+static __always_inline struct ns_op *scratch_op(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&ns_scratch, &zero);
+}
 
 /* unlink/rename paths on traced file systems not resolved through the dentry cache */
 __u64 ns_unresolved = 0;
@@ -324,35 +345,77 @@ static __always_inline bool is_ns_call(__u32 call)
 	return call >= IOTRACE_VFS_UNLINK && call <= IOTRACE_VFS_RENAMEAT2;
 }
 
+/* A regular file of a traced device, as the unlink and rename events take it */
+static __always_inline bool traced_inode(struct inode *inode)
+{
+	return inode && (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) == IOTRACE_S_IFREG &&
+	       fs_dev_traced(BPF_CORE_READ(inode, i_sb, s_dev));
+}
+
+/*
+ * A rename onto an existing name removes the file there (unless the two
+ * are exchanged, or are links of one file): its Delete is sent with the
+ * rename's events. A file with other links lives on.
+ */
+static __always_inline void note_replaced(struct ns_op *op, unsigned long *a,
+					  struct inode *moved)
+{
+	struct file_seen *f;
+	struct dentry *t;
+	struct inode *inode;
+	bool ignored = false;
+	const char *unew = (const char *)a[1];
+	__s32 ndfd = IOTRACE_AT_FDCWD;
+
+	if (op->st.call >= IOTRACE_VFS_RENAMEAT) {
+		ndfd = (__s32)a[2];
+		unew = (const char *)a[3];
+	}
+	if (op->st.call == IOTRACE_VFS_RENAMEAT2 && (a[4] & IOTRACE_RENAME_EXCHANGE))
+		return;
+	/* a new name is no failure to resolve: nothing to count */
+	t = resolve(ndfd, unew, &ignored);
+	inode = t ? BPF_CORE_READ(t, d_inode) : NULL;
+	if (!traced_inode(inode) || inode == moved || BPF_CORE_READ(inode, i_nlink) > 1)
+		return;
+	f = file_entry(inode, &op->replaced);
+	if (!f)
+		return;
+	/* its name, for a Delete that says which file went */
+	name_file(f, &op->replaced, inode, t, false);
+	op->has_replaced = true;
+}
+
 SEC("tracepoint")
 int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, call;
-	struct ns_op op = {};
+	struct ns_op *op = scratch_op();
 	struct file_seen *f;
 	struct super_block *sb;
 	struct dentry *d;
 	struct inode *inode;
-	unsigned long a[4];
+	unsigned long a[5];
 	__s32 dfd = IOTRACE_AT_FDCWD;
 	const char *upath;
 
 	call = call_of(ctx->id);
-	if (!is_ns_call(call))
+	if (!is_ns_call(call) || !op)
 		return 0;
+	__builtin_memset(op, 0, sizeof(*op));
 	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
 	upath = (const char *)a[0];
 	if (call == IOTRACE_VFS_UNLINKAT || call >= IOTRACE_VFS_RENAMEAT) {
 		dfd = (__s32)a[0];
 		upath = (const char *)a[1];
 	}
-	d = resolve(dfd, upath, &op.unresolved);
+	d = resolve(dfd, upath, &op->unresolved);
 	if (!d) {
 		/* a call that fails (no such file) missed no event */
-		if (op.unresolved) {
-			op.st.call = call;
-			bpf_map_update_elem(&ns_ops, &tid, &op, BPF_ANY);
+		if (op->unresolved) {
+			op->st.call = call;
+			bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
 		}
 		return 0;
 	}
@@ -373,26 +436,30 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		if (!inode || !fs_dev_traced(BPF_CORE_READ(inode, i_sb, s_dev)))
 			return 0;
 	}
-	f = file_entry(inode, &op.st.file);
+	f = file_entry(inode, &op->st.file);
 	if (!f)
 		return 0;
 	/* a record's device is its file's (a btrfs subvolume's) */
-	op.st.dev = op.st.file.dev;
+	op->st.dev = op->st.file.dev;
 	/* named now, while the path still leads to it */
-	name_file(f, &op.st.file, inode, d, false);
-	op.dentry = d;
-	op.st.call = call;
-	op.st.fd = -1;
-	op.st.fd2 = -1;
-	op.st.offset = -1;
-	op.st.offset2 = -1;
-	op.st.cgroup = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(op.st.comm, sizeof(op.st.comm));
-	op.st.pid = pid_tgid >> 32;
-	op.st.tid = tid;
-	op.st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
-	op.st.start = bpf_ktime_get_ns();
-	bpf_map_update_elem(&ns_ops, &tid, &op, BPF_ANY);
+	name_file(f, &op->st.file, inode, d, false);
+	op->dentry = d;
+	op->st.call = call;
+	op->st.fd = -1;
+	op->st.fd2 = -1;
+	op->st.offset = -1;
+	op->st.offset2 = -1;
+	op->st.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(op->st.comm, sizeof(op->st.comm));
+	op->st.pid = pid_tgid >> 32;
+	op->st.tid = tid;
+	op->st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
+	op->st.start = bpf_ktime_get_ns();
+	if (call <= IOTRACE_VFS_UNLINKAT)
+		op->link_only = BPF_CORE_READ(inode, i_nlink) > 1;
+	else
+		note_replaced(op, a, inode);
+	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
 	return 0;
 }
 
@@ -406,42 +473,45 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct file_key key = {};
-	struct ns_op op, *p;
+	struct ns_op *op = scratch_op(), *p;
 	struct file_seen *f;
 
 	p = bpf_map_lookup_elem(&ns_ops, &tid);
-	if (!p)
+	if (!p || !op)
 		return 0;
-	op = *p;
+	*op = *p;
 	bpf_map_delete_elem(&ns_ops, &tid);
-	if (op.st.call != call_of(ctx->id))
+	if (op->st.call != call_of(ctx->id))
 		return 0;
-	if (op.unresolved) {
+	if (op->unresolved) {
 		if (ctx->ret == 0)
 			__sync_fetch_and_add(&ns_unresolved, 1);
 		return 0;
 	}
 	if (ctx->ret == 0) {
-		if (op.st.call <= IOTRACE_VFS_UNLINKAT) {
-			emit_fs_event(&op.st.file, IOTRACE_FS_DELETE);
+		if (op->st.call <= IOTRACE_VFS_UNLINKAT) {
+			if (!op->link_only)
+				emit_fs_event(&op->st.file, IOTRACE_FS_DELETE);
 		} else {
-			emit_fs_event(&op.st.file, IOTRACE_FS_MOVE_FROM);
-			key.ino = op.st.file.ino;
-			key.dev = op.st.file.dev;
+			if (op->has_replaced)
+				emit_fs_event(&op->replaced, IOTRACE_FS_DELETE);
+			emit_fs_event(&op->st.file, IOTRACE_FS_MOVE_FROM);
+			key.ino = op->st.file.ino;
+			key.dev = op->st.file.dev;
 			f = bpf_map_lookup_elem(&files, &key);
 			if (f) {
 				/* a local: CO-RE reads start from a kernel type */
-				struct dentry *d = op.dentry;
+				struct dentry *d = op->dentry;
 
 				f->name_sig = name_sig(iotrace_inode_alias(
 					BPF_CORE_READ(d, d_inode), false), false);
-				send_chain(d, f, &op.st.file);
+				send_chain(d, f, &op->st.file);
 			}
-			emit_fs_event(&op.st.file, IOTRACE_FS_MOVE_TO);
+			emit_fs_event(&op->st.file, IOTRACE_FS_MOVE_TO);
 		}
 	}
-	if (vfs_enabled && task_selected(op.st.pid))
-		emit_vfs(&op.st, ctx->ret, 0);
+	if (vfs_enabled && task_selected(op->st.pid))
+		emit_vfs(&op->st, ctx->ret, 0);
 	return 0;
 }
 

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: which unlink and rename calls send Delete,
+# MoveFrom and MoveTo events, and which file they name.
+#
+#   usage: tests/integration/delete_move.sh PATH/TO/iotrace
+#
+# The tracer resolves unlink and rename paths itself, through the dentry
+# cache. A mount on a mount point goes on the root of the mount already
+# there: /dev/shm on some nodes is two tmpfs, one over the other, and
+# containers stack mounts the same way; the walk used to stop at the
+# lower mount of a stack and send nothing, without counting the call as
+# unresolved. In a mount namespace of its own, the test mounts two tmpfs
+# on one directory and the traced ext4 (bind-mounted) inside the upper
+# one, then, through that stack:
+#   - renames and removes files by absolute and relative paths, and
+#     through '..' out of the ext4: a MoveFrom and MoveTo for each rename,
+#     a Delete for each unlink;
+#   - renames a file over another: a Delete for the one replaced;
+#   - removes one of two hard links (no Delete: the file lives on), then
+#     the other (Delete);
+#   - exchanges two files (renameat2 RENAME_EXCHANGE): no Delete;
+#   - removes a file that does not exist: no event, and not counted as
+#     unresolved.
+#
+# Needs root, BTF, unshare, loop devices and mkfs.ext4; a missing one is
+# a failure, not a skip. Everything set up is torn down at exit, also on
+# failure.
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+iotrace_test_binary "$@"
+iotrace_test_harness
+
+iotrace_require_root_bpf "mount namespaces, loop devices, BPF" unshare losetup mkfs.ext4
+iotrace_require_loop
+if [ -z "${IOTRACE_DELETE_MOVE_NS:-}" ]; then
+	# shellcheck disable=SC2093 # die runs only if exec fails
+	IOTRACE_DELETE_MOVE_NS=1 exec unshare --mount --propagation private bash "$0" "$@"
+	die "unshare --mount failed"
+fi
+
+iotrace_fs_test_start delete-move "traces"
+iotrace_quiet_ext4 64M delete-move "$T" || die "$SETUP_ERR"
+# the namespace's mounts go with it; these unmounts are for a run without one
+iotrace_test_undo() {
+	umount "$T/stack/inner" 2>/dev/null
+	umount "$T/stack" 2>/dev/null
+	umount "$T/stack" 2>/dev/null
+}
+mkdir "$T/stack" && mount -t tmpfs lower "$T/stack" && mount -t tmpfs upper "$T/stack" &&
+	mkdir "$T/stack/inner" && mount --bind "$MNT" "$T/stack/inner" ||
+	die "cannot stack the mounts"
+S=$T/stack/inner
+for f in a b c d e f g i j; do
+	echo "$f" >"$MNT/$f" || die "cannot write $MNT/$f"
+done
+ln "$MNT/g" "$MNT/h" || die "cannot link $MNT/h"
+sync -f "$MNT"
+
+iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN"
+mv "$S/a" "$S/a2" || die "mv by absolute path failed"
+rm "$S/b" || die "rm by absolute path failed"
+(cd "$T/stack" && mv inner/c inner/c2) || die "mv by relative path failed"
+(cd "$S" && rm ../inner/d) || die "rm through .. failed"
+rm -f "$S/nothing-here"
+mv "$S/e" "$S/f" || die "mv over a file failed"
+rm "$S/h" || die "rm of a hard link failed"
+rm "$S/g" || die "rm of the last link failed"
+python3 -c 'import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+# RENAME_EXCHANGE
+if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2):
+    sys.exit(os.strerror(ctypes.get_errno()))' "$S/i" "$S/j" || die "renameat2 RENAME_EXCHANGE failed"
+iotrace_test_stop_tracer "" "$T/out" "$T/err"
+
+"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
+check "-P --io exit 0" [ $? = 0 ]
+events=$(python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["file.eventType"]]
+print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in rows)))' "$T/io.csv")
+want="Delete:/b Delete:/d Delete:/f Delete:/g MoveFrom:/a MoveFrom:/c MoveFrom:/e MoveFrom:/i"
+want="$want MoveTo:/a2 MoveTo:/c2 MoveTo:/f MoveTo:/j"
+check "the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
+unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
+check "the tracer printed its summary" bash -c 'python3 -m json.tool "$1" >/dev/null' _ "$T/out"
+check "no call counted as unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
+
+finish
