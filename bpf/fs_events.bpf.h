@@ -57,9 +57,13 @@ struct {
 struct ns_op {
 	struct vfs_state st;
 	struct dentry *dentry;
-	/* a rename over a file of a traced device: that file's, deleted if it succeeds */
+	/*
+	 * the file of a traced device at the new name: deleted by a rename
+	 * that succeeds, or moved to the old name by an exchange (dentry2)
+	 */
 	struct iotrace_file_id replaced;
-	bool has_replaced;
+	struct dentry *dentry2;
+	bool has_replaced, exchange;
 	/* an unlink of one of several hard links: the file lives on, no Delete */
 	bool link_only;
 	/* its path was not resolved inside a traced file system: counted if the call succeeds */
@@ -353,9 +357,9 @@ static __always_inline bool traced_inode(struct inode *inode)
 }
 
 /*
- * A rename onto an existing name removes the file there (unless the two
- * are exchanged, or are links of one file): its Delete is sent with the
- * rename's events. A file with other links lives on.
+ * A rename onto an existing name removes the file there, unless it has
+ * other links: its Delete is sent with the rename's events. An exchange
+ * moves it to the old name instead: its Moves are sent too.
  */
 static __always_inline void note_replaced(struct ns_op *op, unsigned long *a,
 					  struct inode *moved)
@@ -371,19 +375,46 @@ static __always_inline void note_replaced(struct ns_op *op, unsigned long *a,
 		ndfd = (__s32)a[2];
 		unew = (const char *)a[3];
 	}
-	if (op->st.call == IOTRACE_VFS_RENAMEAT2 && (a[4] & IOTRACE_RENAME_EXCHANGE))
-		return;
+	op->exchange = op->st.call == IOTRACE_VFS_RENAMEAT2 && (a[4] & IOTRACE_RENAME_EXCHANGE);
 	/* a new name is no failure to resolve: nothing to count */
 	t = resolve(ndfd, unew, &ignored);
 	inode = t ? BPF_CORE_READ(t, d_inode) : NULL;
-	if (!traced_inode(inode) || inode == moved || BPF_CORE_READ(inode, i_nlink) > 1)
+	if (!traced_inode(inode) || inode == moved ||
+	    (!op->exchange && BPF_CORE_READ(inode, i_nlink) > 1))
 		return;
 	f = file_entry(inode, &op->replaced);
 	if (!f)
 		return;
-	/* its name, for a Delete that says which file went */
+	/* its name, for the event that says which file went */
 	name_file(f, &op->replaced, inode, t, false);
+	op->dentry2 = t;
 	op->has_replaced = true;
+}
+
+/*
+ * After a successful rename the dentry itself carries the new name and
+ * parent (d_move, d_exchange), so its chain is sent again between
+ * MoveFrom and MoveTo: a reader knows the new path by the time it reads
+ * MoveTo.
+ */
+static __always_inline void emit_move(struct iotrace_file_id *id, struct dentry *dentry)
+{
+	struct file_key key = {};
+	struct file_seen *f;
+
+	emit_fs_event(id, IOTRACE_FS_MOVE_FROM);
+	key.ino = id->ino;
+	key.dev = id->dev;
+	f = bpf_map_lookup_elem(&files, &key);
+	if (f) {
+		/* a local: CO-RE reads start from a kernel type */
+		struct dentry *d = dentry;
+
+		f->name_sig = name_sig(iotrace_inode_alias(BPF_CORE_READ(d, d_inode), false),
+				       false);
+		send_chain(d, f, id);
+	}
+	emit_fs_event(id, IOTRACE_FS_MOVE_TO);
 }
 
 SEC("tracepoint")
@@ -463,18 +494,11 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-/*
- * After a successful rename the dentry itself carries the new name and
- * parent (d_move), so its chain is sent again between MoveFrom and
- * MoveTo: a reader knows the new path by the time it reads MoveTo.
- */
 SEC("tracepoint")
 int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct file_key key = {};
 	struct ns_op *op = scratch_op(), *p;
-	struct file_seen *f;
 
 	p = bpf_map_lookup_elem(&ns_ops, &tid);
 	if (!p || !op)
@@ -493,21 +517,11 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 			if (!op->link_only)
 				emit_fs_event(&op->st.file, IOTRACE_FS_DELETE);
 		} else {
-			if (op->has_replaced)
+			if (op->has_replaced && !op->exchange)
 				emit_fs_event(&op->replaced, IOTRACE_FS_DELETE);
-			emit_fs_event(&op->st.file, IOTRACE_FS_MOVE_FROM);
-			key.ino = op->st.file.ino;
-			key.dev = op->st.file.dev;
-			f = bpf_map_lookup_elem(&files, &key);
-			if (f) {
-				/* a local: CO-RE reads start from a kernel type */
-				struct dentry *d = op->dentry;
-
-				f->name_sig = name_sig(iotrace_inode_alias(
-					BPF_CORE_READ(d, d_inode), false), false);
-				send_chain(d, f, &op->st.file);
-			}
-			emit_fs_event(&op->st.file, IOTRACE_FS_MOVE_TO);
+			emit_move(&op->st.file, op->dentry);
+			if (op->has_replaced && op->exchange)
+				emit_move(&op->replaced, op->dentry2);
 		}
 	}
 	if (vfs_enabled && task_selected(op->st.pid))

@@ -20,7 +20,8 @@
 #   - renames a file over another: a Delete for the one replaced;
 #   - removes one of two hard links (no Delete: the file lives on), then
 #     the other (Delete);
-#   - exchanges two files (renameat2 RENAME_EXCHANGE): no Delete;
+#   - exchanges two files (renameat2 RENAME_EXCHANGE): no Delete, a
+#     MoveFrom and MoveTo for each;
 #   - removes a file that does not exist: no event, and not counted as
 #     unresolved.
 #
@@ -82,7 +83,7 @@ import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["file.eventType"]]
 print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in rows)))' "$T/io.csv")
 want="Delete:/b Delete:/d Delete:/f Delete:/g MoveFrom:/a MoveFrom:/c MoveFrom:/e MoveFrom:/i"
-want="$want MoveTo:/a2 MoveTo:/c2 MoveTo:/f MoveTo:/j"
+want="$want MoveFrom:/j MoveTo:/a2 MoveTo:/c2 MoveTo:/f MoveTo:/i MoveTo:/j"
 check "the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
 unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
 check "the tracer printed its summary" bash -c 'python3 -m json.tool "$1" >/dev/null' _ "$T/out"
