@@ -11,7 +11,7 @@
  * per group with I/Os ("total" always) {count, errors, notCompleted,
  * iops, bandwidth (MiB/s), latency {average, p50, p99, max}, queueDepth
  * (average at submission)}}]}]}, times in ns from the trace's first
- * event. CSV: a row per device, interval and group. Table: a row per
+ * event. CSV: a row per device, interval and group, "by" last. Table: a row per
  * interval, reads and writes apart, latency and queue depth over all; its
  * first column says "done s" by completion.
  */
@@ -176,7 +176,7 @@ static int write_csv(struct series_view *v, const struct join *j)
 	static const char *const head[] = {
 		"device.id", "device.name", "start", "interval", "operation", "count", "errors",
 		"notCompleted", "iops", "bandwidth", "latency.average", "latency.p50",
-		"latency.p99", "latency.max", "queueDepth.average",
+		"latency.p99", "latency.max", "queueDepth.average", "by",
 	};
 	struct csv_writer *cw = csv__new(v->out);
 	size_t i, k;
@@ -218,6 +218,8 @@ static int write_csv(struct series_view *v, const struct join *j)
 						csv__empty(cw);
 				}
 				csv__double(cw, avg(sg->qd_sum, sg->count));
+				/* what start means: last, so that the columns before keep their places */
+				csv__string(cw, v->by_completion ? "completion" : "submission");
 				csv__end_row(cw);
 			}
 		}

@@ -547,6 +547,13 @@ run "vfs, two views" 2 "iotrace: --vfs and --file-statistics are two views; choo
 run "by, other view" 2 "iotrace: --by goes with --time-series only" -- -P --latency-histogram -p "$v" --by completion
 run "by, bad value" 2 "iotrace: invalid value 'done' for --by: expected submission or completion" -- -P --time-series -p "$v" --by 'done'
 run "by, no value" 2 "iotrace: option '--by' needs a value (try 'iotrace -P -H')" -- -P --time-series -p "$v" --by
+# CSV says which way it counted, in its last column
+for by in submission completion; do
+	run "by $by, csv" 0 '' -- -P --time-series -p "$v" --by "$by" -f csv
+	[ "$(head -1 "$tmp/out" | awk -F, '{print $NF}')" = by ] &&
+		[ "$(sed -n 2p "$tmp/out" | awk -F, '{print $NF}')" = "$by" ] ||
+		fail "by $by, csv: '$(head -2 "$tmp/out")'"
+done
 
 # --- what the tracer was told to leave out (summary tags.options): a note
 # on the views that would otherwise seem to show it all; nothing else changes
