@@ -4,6 +4,7 @@
  * Open-CAS iotrace (`iotrace --start-tracing ...`, `iotrace -P ...`).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "cli.h"
 #include "detach.h"
+#include "trace_store.h"
 
 struct cmd {
 	const char *short_flag;
@@ -70,7 +72,8 @@ static int flush_stdout(int ret)
 
 int main(int argc, char **argv)
 {
-	const char *env;
+	const char *env, *conf;
+	char bad[PATH_MAX];
 	size_t i;
 
 	/* before getopt reorders argv: the strings lie end to end from argv[0] */
@@ -87,6 +90,9 @@ int main(int argc, char **argv)
 		cli_err("IOTRACE_TRACE_DIR must be an absolute path, not '%s'", env);
 		return EXIT_USAGE;
 	}
+	if ((!env || !*env) && store__config_ignored(bad, sizeof(bad), &conf))
+		cli_warn("%s: trace-repository-path '%s' is not an absolute path; using %s", conf,
+			 bad, STORE_DEFAULT_ROOT);
 	if (!strcmp(argv[1], "-H") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return flush_stdout(EXIT_OK);

@@ -61,6 +61,12 @@ static int read_config_root(char *out, size_t size)
 	return err;
 }
 
+bool store__config_ignored(char *out, size_t size, const char **file)
+{
+	*file = config_path();
+	return read_config_root(out, size) == 0 && out[0] != '/';
+}
+
 int store__root(char *out, size_t size)
 {
 	const char *env = getenv("IOTRACE_TRACE_DIR");

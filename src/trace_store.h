@@ -34,6 +34,13 @@
 /* The repository root (not created). */
 int store__root(char *out, size_t size);
 
+/*
+ * A trace-repository-path in the config file that store__root() passes
+ * over (not an absolute path): true, with the value in out and the file
+ * in *file.
+ */
+bool store__config_ignored(char *out, size_t size, const char **file);
+
 /* Saves root (an absolute path) as the repository in the config file. */
 int store__set_root(const char *root);
 

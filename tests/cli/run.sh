@@ -362,6 +362,9 @@ expect 1 'run as root'          ''                 -- iotrace_nobody -C -S /data
 expect 2 "IOTRACE_TRACE_DIR must be an absolute path, not 'rel/repo'" '' -- env IOTRACE_TRACE_DIR=rel/repo "$BIN" -M -L
 printf '# written by hand\n  trace-repository-path = %s/spaced  \n' "$T" >"$T/spaced.conf"
 expect 0 ''                     "=$T/spaced"       -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/spaced.conf" "$BIN" -C -G
+printf 'trace-repository-path=relative/repo\n' >"$T/relative.conf"
+expect 0 "trace-repository-path 'relative/repo' is not an absolute path; using /var/lib/iotrace" \
+	'=/var/lib/iotrace' -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/relative.conf" "$BIN" -C -G
 check "config file holds the last saved path" grep -qx "trace-repository-path=$T/saved-3" "$IOTRACE_CONFIG"
 
 echo "# --trace-parser"
