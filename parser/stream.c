@@ -105,11 +105,8 @@ struct stream {
 	size_t held_len;
 };
 
-static inline void at_offset(struct stream *s, uint64_t off);
-
 struct stream *stream__open(const char *path)
 {
-	struct stat st;
 	struct stream *s;
 	int err;
 
@@ -128,15 +125,6 @@ struct stream *stream__open(const char *path)
 	if (s->fd < 0) {
 		err = -errno;
 		goto cleanup;
-	}
-	if (fstat(s->fd, &st)) {
-		err = -errno;
-		goto cleanup;
-	}
-	/* a directory fails its first read (EISDIR); a device could be endless */
-	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		s->err = -ENOSTR;
-		at_offset(s, 0);
 	}
 	return s;
 
@@ -166,31 +154,37 @@ static ssize_t read_full(int fd, uint8_t *dst, size_t len)
 	return (ssize_t)got;
 }
 
-const uint8_t *stream__map_file(const struct stream *s, size_t *len)
+/* The regular file fd of st, mapped whole; NULL if not (empty, no address space). */
+static const uint8_t *map_fd(int fd, const struct stat *st, size_t *len)
 {
-	struct stat st;
 	void *m;
 
-	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > SIZE_MAX)
+	if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > SIZE_MAX)
 		return NULL;
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, s->fd, 0);
+	m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
 		return NULL;
-	*len = (size_t)st.st_size;
+	*len = (size_t)st->st_size;
 	return m;
 }
 
+const uint8_t *stream__map_file(const struct stream *s, size_t *len)
+{
+	struct stat st;
+
+	return fstat(s->fd, &st) ? NULL : map_fd(s->fd, &st, len);
+}
+
 /*
- * Reads a raw file in place if it can be mapped; else (a pipe, an empty
- * file, no address space) it is read into the buffer.
+ * Reads a raw file (st: its stat) in place if it can be mapped; else (an
+ * empty file, no address space) it is read into the buffer.
  */
-static void map_raw(struct stream *s)
+static void map_raw(struct stream *s, const struct stat *st)
 {
 	const uint8_t *m;
 	size_t len;
 
-	m = stream__map_file(s, &len);
+	m = map_fd(s->fd, st, &len);
 	if (!m)
 		return;
 	free(s->buf);
@@ -265,12 +259,18 @@ static void drop_behind(struct stream *s)
  */
 static int stream_start(struct stream *s)
 {
+	struct stat st;
 	bool skippable;
 	int version;
 	ssize_t r;
 
 	if (s->lent && use_lent(s))
 		return 0;
+	if (fstat(s->fd, &st))
+		return -errno;
+	/* a directory fails its first read (EISDIR); a FIFO or a device could be endless */
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return -ENOSTR;
 	s->cap = STREAM_BUF_SIZE;
 	s->buf = malloc(s->cap);
 	if (!s->buf)
@@ -304,7 +304,7 @@ static int stream_start(struct stream *s)
 	    ((size_t)r < sizeof(zstd_magic) || memcmp(s->buf, zstd_magic, sizeof(zstd_magic)))) {
 		s->end = (size_t)r;
 		s->started = true;
-		map_raw(s);
+		map_raw(s, &st);
 		return 0;
 	}
 
