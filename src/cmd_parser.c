@@ -250,6 +250,12 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
 			 "Move events, and renamed files keep their first names");
 }
 
+/* A trace's summary, read once for a run: s is valid if err (from summary__read()) is 0 */
+struct summary_read {
+	struct summary s;
+	int err;
+};
+
 /*
  * What the summary knows and the streams cannot show: events the kernel
  * could not hand over while tracing, a tracer that died (its last second
@@ -258,43 +264,43 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
  * reported, which says why fewer were read). Upstream traces have the
  * same fields. With a view (ops), also what the tracer left out.
  */
-static int summary_warnings(const char *dir, const struct view_ops *ops, uint64_t records,
-			    bool damaged)
+static int summary_warnings(const char *dir, const struct summary_read *sr,
+			    const struct view_ops *ops, uint64_t records, bool damaged)
 {
-	struct summary s;
-	int err = summary__read(dir, &s), ret = EXIT_OK;
+	const struct summary *s = &sr->s;
+	int ret = EXIT_OK;
 
-	if (err) {
+	if (sr->err) {
 		cli_warn("cannot read the trace's %s (%s): lost or missing events cannot be "
-			 "ruled out; output may be partial",
-			 STORE_SUMMARY_NAME, err == -EBADMSG ? "not a valid summary" : strerror(-err));
+			 "ruled out; output may be partial", STORE_SUMMARY_NAME,
+			 sr->err == -EBADMSG ? "not a valid summary" : strerror(-sr->err));
 		return EXIT_PARTIAL;
 	}
 	if (ops)
-		option_notes(&s, ops);
-	if (!strcmp(s.state, "RUNNING") && !store__trace_is_live(dir)) {
+		option_notes(s, ops);
+	if (!strcmp(s->state, "RUNNING") && !store__trace_is_live(dir)) {
 		cli_warn("the tracer of this trace died before finishing; its last second of events may be missing");
 		ret = EXIT_PARTIAL;
 	}
-	if (s.dropped_events) {
+	if (s->dropped_events) {
 		cli_warn("%llu events were lost while tracing (summary droppedEvents); output is partial",
-			 (unsigned long long)s.dropped_events);
+			 (unsigned long long)s->dropped_events);
 		ret = EXIT_PARTIAL;
 	}
 	/*
 	 * a dead tracer's summary counts what it had written some time
 	 * before; a stopped one's reader stops at incomplete_from_sid
 	 */
-	if (!damaged && s.has_traced_events && strcmp(s.state, "RUNNING") && !s.incomplete &&
-	    records != s.traced_events) {
-		if (records < s.traced_events)
+	if (!damaged && s->has_traced_events && strcmp(s->state, "RUNNING") && !s->incomplete &&
+	    records != s->traced_events) {
+		if (records < s->traced_events)
 			cli_warn("the trace files hold %llu of the %llu events its summary counts "
 				 "(a file is missing or cut short); output is partial",
-				 (unsigned long long)records, (unsigned long long)s.traced_events);
+				 (unsigned long long)records, (unsigned long long)s->traced_events);
 		else
 			cli_warn("the trace files hold %llu events, more than the %llu its summary "
 				 "counts (a file is there twice?); output may count events twice",
-				 (unsigned long long)records, (unsigned long long)s.traced_events);
+				 (unsigned long long)records, (unsigned long long)s->traced_events);
 		ret = EXIT_PARTIAL;
 	}
 	return ret;
@@ -355,6 +361,7 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 {
 	const Octf__Proto__Trace__Event *ev;
 	struct raw_view *view = NULL;
+	struct summary_read sr;
 	struct merge *m = NULL;
 	struct trace *t;
 	unsigned long n = 0;
@@ -394,7 +401,8 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 		goto cleanup;
 	}
 
-	ret = summary_warnings(dir, NULL, n, merge__error_count(m) > 0);
+	sr.err = summary__read(dir, &sr.s);
+	ret = summary_warnings(dir, &sr, NULL, n, merge__error_count(m) > 0);
 	ret2 = damage_report(merge_error_of, m, merge__error_count(m));
 	if (ret2)
 		ret = ret2;
@@ -475,12 +483,12 @@ static int preload_names(struct join *j, const char *dir)
 
 /*
  * A view fed to the end: writes what it summarizes and reports the
- * summary's warnings (records: the events read, which it counts), the
- * join's and the damage found (get, src, n).
+ * summary's warnings (sr, as read for the run; records: the events read,
+ * which it counts), the join's and the damage found (get, src, n).
  * Returns the exit status.
  */
-static int end_view(const char *dir, const struct view_ops *ops, const struct view_opts *opts,
-		    void *view, const struct join *j, uint64_t records,
+static int end_view(const char *dir, const struct summary_read *sr, const struct view_ops *ops,
+		    const struct view_opts *opts, void *view, const struct join *j, uint64_t records,
 		    const struct merge_error *(*get)(const void *, size_t), const void *src, size_t n)
 {
 	int r = ops->finish(view, j), ret, ret2;
@@ -499,7 +507,7 @@ static int end_view(const char *dir, const struct view_ops *ops, const struct vi
 			return write_error(r);
 		return EXIT_ERROR;
 	}
-	ret = summary_warnings(dir, ops, records, n > 0);
+	ret = summary_warnings(dir, sr, ops, records, n > 0);
 	join_warnings(j);
 	ret2 = damage_report(get, src, n);
 	return ret2 ? ret2 : ret;
@@ -531,18 +539,16 @@ static struct split *volatile split_at_exit;
  * A summary view of a long finished trace on two CPUs (split.h): the
  * exit status, or -1 when the trace is one for a single pass.
  */
-static int print_split(const char *path, const char *dir, const struct view_ops *ops,
-		       const struct view_opts *opts)
+static int print_split(const char *path, const char *dir, const struct summary_read *sr,
+		       const struct view_ops *ops, const struct view_opts *opts)
 {
-	struct summary sum;
 	struct split *sp;
 	int err, ret;
 
-	if (reader_threads() < 2 || summary__read(dir, &sum) || !strcmp(sum.state, "RUNNING") ||
-	    sum.incomplete)
+	if (reader_threads() < 2 || sr->err || !strcmp(sr->s.state, "RUNNING") || sr->s.incomplete)
 		return -1;
 	setup_stdout();
-	sp = split__run(dir, sum.traced_events, ops, stdout, opts, ops->join_flags, &err);
+	sp = split__run(dir, sr->s.traced_events, ops, stdout, opts, ops->join_flags, &err);
 	if (!sp) {
 		if (!err)
 			return -1;
@@ -555,12 +561,12 @@ static int print_split(const char *path, const char *dir, const struct view_ops 
 	 * events missing (a stream gone) or there twice: the halves' joins
 	 * account for what they could not match otherwise than one pass does
 	 */
-	if (split__records(sp) != sum.traced_events) {
+	if (split__records(sp) != sr->s.traced_events) {
 		split__free(sp);
 		return -1;
 	}
-	ret = end_view(dir, ops, opts, split__view(sp), split__join(sp), split__records(sp), NULL,
-		       NULL, 0);
+	ret = end_view(dir, sr, ops, opts, split__view(sp), split__join(sp), split__records(sp),
+		       NULL, NULL, 0);
 	if (FREE_BEFORE_EXIT)
 		split__free(sp);
 	else
@@ -580,11 +586,12 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	struct trace *t;
 	unsigned long n = 0;
 	int ret = EXIT_ERROR, r;
-	struct summary sum;
+	struct summary_read sr;
 	uint64_t last;
 
+	sr.err = summary__read(dir, &sr.s);
 	if (ops->merge && !filter__active(filter)) {
-		ret = print_split(path, dir, ops, opts);
+		ret = print_split(path, dir, &sr, ops, opts);
 		if (ret >= 0)
 			return ret;
 		ret = EXIT_ERROR;
@@ -610,10 +617,8 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		goto cleanup;
 	}
 	/* past where the limit stopped some streams, the others' events would join wrongly */
-	if (!summary__read(dir, &sum) && sum.incomplete)
-		reader__keep_below(rd, sum.incomplete_from_sid);
-	else
-		sum.incomplete = false;
+	if (!sr.err && sr.s.incomplete)
+		reader__keep_below(rd, sr.s.incomplete_from_sid);
 	setup_stdout();
 	ctx[1] = ops->create(stdout, opts);
 	if (!ctx[1]) {
@@ -636,17 +641,17 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		cli_err("cannot read trace '%s': %s", path, strerror(-r));
 		goto cleanup;
 	}
-	ret = end_view(dir, ops, opts, ctx[1], j, reader__records(rd), reader_error_of, rd,
+	ret = end_view(dir, &sr, ops, opts, ctx[1], j, reader__records(rd), reader_error_of, rd,
 		       reader__error_count(rd));
 	if (ret != EXIT_ERROR && reader__cut(rd, &last)) {
-		if (reader__error_count(rd) || !sum.incomplete)
+		if (reader__error_count(rd) || sr.err || !sr.s.incomplete)
 			cli_note("the events after sid %llu are left out: they could be joined with "
 				 "the damaged stream's lost ones",
 				 (unsigned long long)last);
 		else
 			cli_note("the events after sid %llu are left out: not every CPU's file holds "
 				 "them, as the tracer stopped (%s)",
-				 (unsigned long long)last, sum.stop_reason);
+				 (unsigned long long)last, sr.s.stop_reason);
 	}
 
 cleanup:
