@@ -4,7 +4,6 @@
  * Open-CAS iotrace (`iotrace --start-tracing ...`, `iotrace -P ...`).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,10 +69,16 @@ static int flush_stdout(int ret)
 	return ret;
 }
 
+/* store__set_config_warning()'s: said when the repository is looked up, not at every start */
+static void warn_config(const char *file, const char *value)
+{
+	cli_warn("%s: trace-repository-path '%s' is not an absolute path; using %s", file, value,
+		 STORE_DEFAULT_ROOT);
+}
+
 int main(int argc, char **argv)
 {
-	const char *env, *conf;
-	char bad[PATH_MAX];
+	const char *env;
 	size_t i;
 
 	/* before getopt reorders argv: the strings lie end to end from argv[0] */
@@ -90,9 +95,7 @@ int main(int argc, char **argv)
 		cli_err("IOTRACE_TRACE_DIR must be an absolute path, not '%s'", env);
 		return EXIT_USAGE;
 	}
-	if ((!env || !*env) && store__config_ignored(bad, sizeof(bad), &conf))
-		cli_warn("%s: trace-repository-path '%s' is not an absolute path; using %s", conf,
-			 bad, STORE_DEFAULT_ROOT);
+	store__set_config_warning(warn_config);
 	if (!strcmp(argv[1], "-H") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return flush_stdout(EXIT_OK);

@@ -61,10 +61,11 @@ static int read_config_root(char *out, size_t size)
 	return err;
 }
 
-bool store__config_ignored(char *out, size_t size, const char **file)
+static void (*config_warning)(const char *file, const char *value);
+
+void store__set_config_warning(void (*warn)(const char *file, const char *value))
 {
-	*file = config_path();
-	return read_config_root(out, size) == 0 && out[0] != '/';
+	config_warning = warn;
 }
 
 int store__root(char *out, size_t size)
@@ -73,8 +74,17 @@ int store__root(char *out, size_t size)
 
 	if (env && *env)
 		return copy_str(out, size, env);
-	if (read_config_root(out, size) == 0 && out[0] == '/')
-		return 0;
+	if (read_config_root(out, size) == 0) {
+		if (out[0] == '/')
+			return 0;
+		if (config_warning) {
+			void (*warn)(const char *, const char *) = config_warning;
+
+			/* once: a command may look the root up several times */
+			config_warning = NULL;
+			warn(config_path(), out);
+		}
+	}
 	return copy_str(out, size, STORE_DEFAULT_ROOT);
 }
 

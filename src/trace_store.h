@@ -35,11 +35,11 @@
 int store__root(char *out, size_t size);
 
 /*
- * A trace-repository-path in the config file that store__root() passes
- * over (not an absolute path): true, with the value in out and the file
- * in *file.
+ * Called, once per process, when store__root() passes over the config
+ * file's trace-repository-path (not an absolute path) for the default,
+ * with the file and that value: the command line warns. NULL: no call.
  */
-bool store__config_ignored(char *out, size_t size, const char **file);
+void store__set_config_warning(void (*warn)(const char *file, const char *value));
 
 /* Saves root (an absolute path) as the repository in the config file. */
 int store__set_root(const char *root);
