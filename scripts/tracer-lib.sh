@@ -1,6 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Shell helpers shared by the demo and the shell tests: source this file.
 
+# iotrace_wait_exit PID SECONDS: waits until process PID is gone, looking
+# every 0.1 s; returns 1 if it still runs after SECONDS.
+iotrace_wait_exit() {
+	local pid=$1 i
+
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	! kill -0 "$pid" 2>/dev/null
+}
+
 # iotrace_stop PID: ask the tracer to finish (SIGINT: it writes its final
 # summary), give it 5 s, then kill it; then wait for its detach helper
 # (iotrace_wait_detached). Safe to call for a PID that is gone.
@@ -10,7 +22,7 @@ iotrace_stop() {
 	[ -n "$pid" ] || return 0
 	if kill -0 "$pid" 2>/dev/null; then
 		kill -INT "$pid" 2>/dev/null
-		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		iotrace_wait_exit "$pid" 5
 		kill -KILL "$pid" 2>/dev/null
 	fi
 	wait "$pid" 2>/dev/null
@@ -616,11 +628,8 @@ iotrace_test_stop_tracer() {
 	local label=$1 out=$2 err=$3 rc lost
 
 	kill -INT "$TRACER_PID" 2>/dev/null
-	for _ in $(seq 300); do
-		kill -0 "$TRACER_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$TRACER_PID" 2>/dev/null && { fail "${label}tracer still running 30 s after SIGINT"; kill -KILL "$TRACER_PID"; }
+	iotrace_wait_exit "$TRACER_PID" 30 ||
+		{ fail "${label}tracer still running 30 s after SIGINT"; kill -KILL "$TRACER_PID"; }
 	wait "$TRACER_PID"
 	rc=$?
 	TRACER_PID=

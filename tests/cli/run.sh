@@ -457,11 +457,7 @@ if [ -z "$gone" ]; then
 else
 	expect 0 ''                 '=removed 1 trace(s)' -- iotrace -M -R -p "$gone" --force
 	# it looks every second: give it five
-	for _ in $(seq 50); do
-		kill -0 "$TRACER_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$TRACER_PID" 2>/dev/null; then
+	if ! iotrace_wait_exit "$TRACER_PID" 5; then
 		fail "the tracer still records 5 s after its trace was removed"
 	else
 		wait "$TRACER_PID"

@@ -57,13 +57,8 @@ fill() {
 	(while [ ! -e "$T/stop" ]; do dd if=/dev/zero of="$LOOP" bs=4k count=1024 oflag=direct status=none; done) &
 	WRITER=$!
 
-	for _ in $(seq 1 600); do
-		kill -0 "$TRACER" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$TRACER" 2>/dev/null; then
+	iotrace_wait_exit "$TRACER" 60 ||
 		die "$mode: tracer still running after 60 s with a full repository"
-	fi
 	wait "$TRACER"
 	rc=$?
 	TRACER=

@@ -103,11 +103,7 @@ kernel_record() {
 # stop_tracer: SIGINT, wait (at most 30 s); sets TRACER_RC.
 stop_tracer() {
 	kill -INT "$TRACER_PID" 2>/dev/null
-	for _ in $(seq 300); do
-		kill -0 "$TRACER_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$TRACER_PID" 2>/dev/null; then
+	if ! iotrace_wait_exit "$TRACER_PID" 30; then
 		fail "tracer pid $TRACER_PID still running 30 s after SIGINT; killing it"
 		kill -KILL "$TRACER_PID"
 	fi
@@ -118,11 +114,7 @@ stop_tracer() {
 
 # wait_tracer SECONDS: waits for a tracer that stops by itself; TRACER_RC.
 wait_tracer() {
-	for _ in $(seq $(($1 * 10))); do
-		kill -0 "$TRACER_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$TRACER_PID" 2>/dev/null; then
+	if ! iotrace_wait_exit "$TRACER_PID" "$1"; then
 		fail "tracer pid $TRACER_PID did not stop by itself within $1 s"
 		stop_tracer
 		return
