@@ -161,10 +161,10 @@ static bool fs_listed(const struct collector *c, uint32_t dev)
 }
 
 /*
- * Every record starts with a struct iotrace_event; its type says whether
- * a longer record follows (QUEUE, FILE_NAME). A QUEUE of a regular file
- * becomes two events, io and filesystemMeta, with the two sids the
- * kernel reserved for it.
+ * Every record starts with a struct iotrace_event (on_sample() checked
+ * the size for it); its type says whether a longer record follows
+ * (QUEUE, FILE_NAME). A QUEUE of a regular file becomes two events, io
+ * and filesystemMeta, with the two sids the kernel reserved for it.
  */
 static void sample(struct collector *c, int cpu, const void *data, uint32_t size)
 {
@@ -179,7 +179,7 @@ static void sample(struct collector *c, int cpu, const void *data, uint32_t size
 		struct iotrace_fs_event f;
 	} r;
 
-	if (c->write_err || c->size_reached || size < sizeof(r.e))
+	if (c->write_err || c->size_reached)
 		return;
 	/* perf samples are only 4-byte aligned */
 	memcpy(&r.e, data, sizeof(r.e));
