@@ -68,9 +68,17 @@ static int kernel_name(const char *name, char *out, size_t size)
 	return 0;
 }
 
+static uint64_t read_u64_attr(const char *sysfs_root, const char *name, const char *attr)
+{
+	char path[PATH_MAX], buf[32];
+
+	snprintf(path, sizeof(path), "%s/class/block/%s/%s", sysfs_root, name, attr);
+	return read_attr(path, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
+}
+
 int devices__resolve(const char *sysfs_root, const char *name, struct device_info *out)
 {
-	char path[PATH_MAX], real[PATH_MAX], buf[64];
+	char path[PATH_MAX], real[PATH_MAX];
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -97,13 +105,25 @@ int devices__resolve(const char *sysfs_root, const char *name, struct device_inf
 		out->disk_dev = out->dev;
 	}
 
-	snprintf(path, sizeof(path), "%s/class/block/%s/size", sysfs_root, out->name);
-	if (!read_attr(path, buf, sizeof(buf)))
-		out->size = strtoull(buf, NULL, 10);
+	out->size = read_u64_attr(sysfs_root, out->name, "size");
+	out->diskseq = read_u64_attr(sysfs_root, out->disk_name, "diskseq");
 	snprintf(path, sizeof(path), "%s/class/block/%s/device/model", sysfs_root, out->disk_name);
 	if (read_attr(path, out->model, sizeof(out->model)))
 		out->model[0] = 0;
 	return 0;
+}
+
+enum device_change devices__check(const char *sysfs_root, const struct device_info *d)
+{
+	uint32_t dev;
+	uint64_t seq;
+
+	if (read_dev(sysfs_root, d->name, &dev) || dev != d->dev)
+		return DEVICE_REMOVED;
+	seq = d->diskseq ? read_u64_attr(sysfs_root, d->disk_name, "diskseq") : 0;
+	if (d->size && !read_u64_attr(sysfs_root, d->name, "size"))
+		return DEVICE_EMPTY;
+	return seq != d->diskseq ? DEVICE_NEW_MEDIUM : DEVICE_SAME;
 }
 
 static void set_error(struct devices_error *e, int err, const char *name, size_t len,

@@ -20,6 +20,11 @@ struct device_info {
 	uint32_t disk_dev;
 	uint64_t size;			/* 512-byte sectors */
 	char model[128];		/* from the disk's device/model; may be empty */
+	/*
+	 * the disk's diskseq (v5.15+), which a new medium changes: a loop
+	 * device detached or attached again, a drive swapped; 0 = unknown
+	 */
+	uint64_t diskseq;
 };
 
 /*
@@ -28,6 +33,20 @@ struct device_info {
  * -ENODEV if there is no such block device, -EINVAL for an empty name.
  */
 int devices__resolve(const char *sysfs_root, const char *name, struct device_info *out);
+
+/* What became of a device since devices__resolve() described it. */
+enum device_change {
+	DEVICE_SAME,
+	DEVICE_REMOVED,		/* its number is no longer its name's */
+	DEVICE_EMPTY,		/* no medium: a loop device detached, a drive ejected */
+	DEVICE_NEW_MEDIUM,	/* another diskseq: attached again, or replaced */
+};
+
+/*
+ * Looks at d in sysfs again. Without diskseq (before v5.15) only removal
+ * and a size dropped to 0 are seen.
+ */
+enum device_change devices__check(const char *sysfs_root, const struct device_info *d);
 
 /* Where devices__parse_list stopped, for the error message. */
 struct devices_error {

@@ -133,6 +133,59 @@ static void test_list_errors(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* Its own devices: the others' files stay as setup() made them. */
+static void test_check(void **state)
+{
+	struct device_info loop, part;
+	char link[PATH_MAX];
+
+	sysfs_block("loop5", "virtual/block/loop5", "7:5", 0);
+	sysfs_put("devices/virtual/block/loop5/size", "2048\n");
+	sysfs_put("devices/virtual/block/loop5/diskseq", "40\n");
+	sysfs_block("sdb", "pci0/sd/sdb", "8:16", 0);
+	sysfs_put("devices/pci0/sd/sdb/size", "8192\n");
+	sysfs_put("devices/pci0/sd/sdb/diskseq", "7\n");
+	sysfs_block("sdb1", "pci0/sd/sdb/sdb1", "8:17", 1);
+	sysfs_put("devices/pci0/sd/sdb/sdb1/size", "4096\n");
+
+	assert_int_equal(devices__resolve(sysfs_root, "loop5", &loop), 0);
+	assert_int_equal(loop.diskseq, 40);
+	/* a partition has its disk's */
+	assert_int_equal(devices__resolve(sysfs_root, "sdb1", &part), 0);
+	assert_int_equal(part.diskseq, 7);
+	assert_int_equal(devices__check(sysfs_root, &loop), DEVICE_SAME);
+	assert_int_equal(devices__check(sysfs_root, &part), DEVICE_SAME);
+
+	/* losetup -d: size 0 and a new diskseq */
+	sysfs_put("devices/virtual/block/loop5/size", "0\n");
+	sysfs_put("devices/virtual/block/loop5/diskseq", "41\n");
+	assert_int_equal(devices__check(sysfs_root, &loop), DEVICE_EMPTY);
+	/* attached to another file: a size again, and another diskseq */
+	sysfs_put("devices/virtual/block/loop5/size", "2048\n");
+	sysfs_put("devices/virtual/block/loop5/diskseq", "42\n");
+	assert_int_equal(devices__check(sysfs_root, &loop), DEVICE_NEW_MEDIUM);
+	/* a resize is the same medium */
+	sysfs_put("devices/virtual/block/loop5/diskseq", "40\n");
+	sysfs_put("devices/virtual/block/loop5/size", "4096\n");
+	assert_int_equal(devices__check(sysfs_root, &loop), DEVICE_SAME);
+	/* without diskseq (before v5.15) an emptied device is still seen */
+	loop.diskseq = 0;
+	sysfs_put("devices/virtual/block/loop5/size", "0\n");
+	assert_int_equal(devices__check(sysfs_root, &loop), DEVICE_EMPTY);
+
+	/* the partition's disk got a new medium */
+	sysfs_put("devices/pci0/sd/sdb/diskseq", "8\n");
+	assert_int_equal(devices__check(sysfs_root, &part), DEVICE_NEW_MEDIUM);
+	/* the partition deleted */
+	sysfs_put("devices/pci0/sd/sdb/diskseq", "7\n");
+	snprintf(link, sizeof(link), "%s/class/block/sdb1", sysfs_root);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(devices__check(sysfs_root, &part), DEVICE_REMOVED);
+	/* another device under the name: another number */
+	sysfs_block("sdb1", "pci0/sd/sdb/sdb1x", "8:18", 1);
+	assert_int_equal(devices__check(sysfs_root, &part), DEVICE_REMOVED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_partitions),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_list_errors),
+		cmocka_unit_test(test_check),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
