@@ -157,6 +157,34 @@ static __always_inline struct gendisk *iotrace_rq_disk(struct request *rq)
 }
 
 /*
+ * gendisk->diskseq, v5.15: a number the kernel gives each medium a disk
+ * holds (a loop device's backing file, a drive in its bay). 0 before.
+ */
+struct gendisk___seq {
+	__u64 diskseq;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 iotrace_disk_seq(struct gendisk *disk)
+{
+	struct gendisk___seq *g = (void *)disk;
+
+	if (bpf_core_field_exists(g->diskseq))
+		return g->diskseq;
+	return 0;
+}
+
+/* The disk a bio was submitted to: see iotrace_bio_devs(). */
+static __always_inline struct gendisk *iotrace_bio_disk(struct bio *bio)
+{
+	struct bio___bdev *nb = (void *)bio;
+	struct bio___disk *ob = (void *)bio;
+
+	if (bpf_core_field_exists(nb->bi_bdev))
+		return nb->bi_bdev->bd_disk;
+	return ob->bi_disk;
+}
+
+/*
  * bio->bi_write_hint: added as unsigned short in v4.13, removed by commit
  * c75e707fe1aa ("block: remove the per-bio/request write hint"), v5.18,
  * and restored as enum rw_hint (1 byte) by commit 449813515d3e ("block,

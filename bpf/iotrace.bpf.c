@@ -46,6 +46,13 @@
  */
 const volatile __u32 targ_devs[IOTRACE_MAX_DEVICES] = {};
 const volatile __u32 targ_ndevs = 0;
+/*
+ * Each one's disk's diskseq when user space described it (0 = unknown,
+ * before v5.15): an I/O on another medium under the same number (a loop
+ * device attached to another file) is not the device the trace
+ * describes, and is left out.
+ */
+const volatile __u64 targ_seq[IOTRACE_MAX_DEVICES] = {};
 
 /*
  * Set by user space (--dispatch): report the dispatch of each request to
@@ -99,6 +106,13 @@ __u64 next_sid IOTRACE_IDS = 0;
 __u8 stopping = IOTRACE_STOP_NONE;
 
 /*
+ * Set once an I/O was left out for another medium (other_medium()): from
+ * then on, as while stopping, dispatches and completions look in
+ * `untraced` for the I/Os left out.
+ */
+__u8 medium_changed = 0;
+
+/*
  * Sized for the I/Os the traced devices have in flight at once; an entry
  * pushed out only lets that I/O's completion through.
  */
@@ -124,15 +138,19 @@ static __always_inline bool is_untraced(__u64 id)
 {
 	__u8 s = stopping;
 
-	return s && (s == IOTRACE_STOP_CLOSED || bpf_map_lookup_elem(&untraced, &id));
+	if (s == IOTRACE_STOP_CLOSED)
+		return true;
+	return (s || medium_changed) && bpf_map_lookup_elem(&untraced, &id);
 }
 
-/* True for the completion of an I/O taken after the stop; forgets it. */
+/* True for the completion of an I/O left out (stop, medium); forgets it. */
 static __always_inline bool untraced_done(__u64 id)
 {
 	__u8 s = stopping;
 
-	return s && (s == IOTRACE_STOP_CLOSED || !bpf_map_delete_elem(&untraced, &id));
+	if (s == IOTRACE_STOP_CLOSED)
+		return true;
+	return (s || medium_changed) && !bpf_map_delete_elem(&untraced, &id);
 }
 
 /*
@@ -227,7 +245,8 @@ struct {
 #define IOTRACE_MAX_NAME_DEPTH 16
 #endif
 
-static __always_inline bool dev_traced(__u32 dev, __u32 part)
+/* Which traced device an I/O is on: its index + 1, 0 = none. */
+static __always_inline __u32 dev_traced(__u32 dev, __u32 part)
 {
 	__u32 i;
 
@@ -235,9 +254,29 @@ static __always_inline bool dev_traced(__u32 dev, __u32 part)
 		if (i >= targ_ndevs)
 			break;
 		if (targ_devs[i] == dev || (part && targ_devs[i] == part))
-			return true;
+			return i + 1;
 	}
-	return false;
+	return 0;
+}
+
+/*
+ * Whether disk, where traced device slot (dev_traced()) has an I/O, holds
+ * another medium than the one user space described. Asked where an I/O
+ * enters the trace; its dispatch and completion follow that answer
+ * through `untraced`, since a medium changes only once its I/O is done.
+ */
+static __always_inline bool other_medium(__u32 slot, struct gendisk *disk)
+{
+	__u64 want;
+
+	if (slot - 1 >= IOTRACE_MAX_DEVICES)
+		return false;
+	want = targ_seq[slot - 1];
+	if (!want || iotrace_disk_seq(disk) == want)
+		return false;
+	if (!medium_changed)
+		medium_changed = 1;
+	return true;
 }
 
 /*
@@ -830,11 +869,13 @@ static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 	struct iotrace_queue_event q = {};
 	struct task_struct *task;
 	struct iomap_dio *dio;
+	__u32 slot;
 
 	iotrace_bio_devs(bio, &q.io.dev, &q.io.part);
-	if (!dev_traced(q.io.dev, q.io.part))
+	slot = dev_traced(q.io.dev, q.io.part);
+	if (!slot)
 		return 0;
-	if (stopping) {
+	if (stopping || other_medium(slot, iotrace_bio_disk(bio))) {
 		mark_untraced((__u64)bio);
 		return 0;
 	}
@@ -922,8 +963,9 @@ static __always_inline void emit_request(const struct iotrace_event *e)
 static __always_inline int on_rq_issue(struct request *rq)
 {
 	struct iotrace_event e = {};
+	struct gendisk *disk;
 	struct bio *bio, *b;
-	__u32 opf, bio_dev, n;
+	__u32 opf, bio_dev, n, slot;
 
 	/* the common case first, before anything else is read */
 	bio = rq->bio;
@@ -941,13 +983,15 @@ static __always_inline int on_rq_issue(struct request *rq)
 	 * A bio-less request carries no partition and passes only when its
 	 * whole disk is traced.
 	 */
-	e.dev = iotrace_disk_devt(iotrace_rq_disk(rq));
+	disk = iotrace_rq_disk(rq);
+	e.dev = iotrace_disk_devt(disk);
 	if (bio) {
 		iotrace_bio_devs(bio, &bio_dev, &e.part);
 		if (bio_dev != e.dev)
 			e.part = 0;
 	}
-	if (!dev_traced(e.dev, e.part))
+	slot = dev_traced(e.dev, e.part);
+	if (!slot)
 		return 0;
 
 	e.sector = rq->__sector;
@@ -958,7 +1002,7 @@ static __always_inline int on_rq_issue(struct request *rq)
 		/* no sector set (a cache flush): 0, as blk_rq_trace_sector() says */
 		if (e.sector == (__u64)-1)
 			e.sector = 0;
-		if (stopping) {
+		if (stopping || other_medium(slot, disk)) {
 			mark_untraced((__u64)rq);
 			return 0;
 		}

@@ -248,6 +248,10 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
 	if ((ops->join_flags & JOIN_PATHS) && no_file_events)
 		cli_note("this trace was taken with --no-file-events: it has no Create, Delete or "
 			 "Move events, and renamed files keep their first names");
+	if (s->devices_gone[0])
+		cli_note("devices removed, emptied or given a new medium while traced: %s; their "
+			 "I/O after that is not in this trace",
+			 s->devices_gone);
 }
 
 /* A trace's summary, read once for a run: s is valid if err (from summary__read()) is 0 */

@@ -40,7 +40,8 @@ void cmd_tracing_help(FILE *out)
 {
 	fputs("Usage: iotrace -S|--start-tracing -d|--devices DEV[,DEV...] [OPTIONS]\n\n"
 	      "Trace block I/O on the devices into a new trace in the repository. Runs until\n"
-	      "Ctrl+C (SIGINT), SIGTERM, or a limit; then prints the trace summary (JSON).\n\n"
+	      "Ctrl+C (SIGINT), SIGTERM, a limit, or until no traced device is left (removed,\n"
+	      "or a loop device detached); then prints the trace summary (JSON).\n\n"
 	      "Options:\n"
 	      "  -d, --devices DEV[,DEV]  block devices, with or without /dev/ (nvme0n1, /dev/sdb,\n"
 	      "                           sda1); partitions allowed; at most 32\n"

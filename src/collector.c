@@ -125,8 +125,10 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	}
 	if (cfg->ndevs > IOTRACE_MAX_DEVICES)
 		return set_error(c, -E2BIG, "too many devices");
-	for (i = 0; i < cfg->ndevs; i++)
+	for (i = 0; i < cfg->ndevs; i++) {
 		c->skel->rodata->targ_devs[i] = cfg->devs[i].dev;
+		c->skel->rodata->targ_seq[i] = cfg->devs[i].diskseq;
+	}
 	c->skel->rodata->targ_ndevs = (__u32)cfg->ndevs;
 	c->skel->rodata->page_shift = (__u32)__builtin_ctz((unsigned)getpagesize());
 	/*
@@ -563,6 +565,48 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 	s->incomplete_from_sid = c->first_refused_sid;
 }
 
+static const char *const device_changes[] = {
+	[DEVICE_REMOVED] = "was removed",
+	[DEVICE_EMPTY] = "lost its medium (a loop device detached, a drive ejected)",
+	[DEVICE_NEW_MEDIUM] = "holds a new medium (a loop device attached again, a drive swapped)",
+};
+
+/*
+ * A traced device removed, emptied or given a new medium is said on
+ * stderr and in the summary; the programs leave out the I/O of another
+ * medium (other_medium()). Whether any traced device is left.
+ */
+static bool watch_devices(struct collector *c, struct summary *s, uint64_t since_ns)
+{
+	size_t i, left = 0;
+
+	for (i = 0; i < c->cfg->ndevs; i++) {
+		const struct device_info *d = &c->cfg->devs[i];
+		enum device_change change;
+
+		if (c->devs_gone & (1u << i))
+			continue;
+		change = devices__check("/sys", d);
+		if (change == DEVICE_SAME) {
+			left++;
+			continue;
+		}
+		c->devs_gone |= 1u << i;
+		cli_warn("device %s (%u:%u) %s %.1f s into the trace: %s", d->name,
+			 IOTRACE_MAJOR(d->dev), IOTRACE_MINOR(d->dev), device_changes[change],
+			 (double)since_ns / 1e9,
+			 d->diskseq ? "its I/O from then on is not traced"
+				    : "this kernel has no diskseq, so I/O under its number from "
+				      "then on is traced as the device described at the start");
+		if (s->devices_gone[0])
+			strncat(s->devices_gone, ",",
+				sizeof(s->devices_gone) - strlen(s->devices_gone) - 1);
+		strncat(s->devices_gone, d->name,
+			sizeof(s->devices_gone) - strlen(s->devices_gone) - 1);
+	}
+	return left;
+}
+
 /*
  * The rings have all been read. Events lost since the last read were
  * lost in the gap between the two: the longest such gap is kept. Gaps
@@ -772,6 +816,11 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			last_flush = now;
 			if (intake__flush_all(c))
 				break;
+			if (!watch_devices(c, s, now - start)) {
+				cli_warn("no traced device is left; the trace ends");
+				strcpy(s->stop_reason, "devices gone");
+				break;
+			}
 			fill_summary(c, s, start, now);
 			/* -M -R --force took it: writing on into unlinked files serves no one */
 			if (timed_summary_write(c, dir, s) == -ENOENT) {

@@ -84,6 +84,7 @@ struct collector {
 	bool files_named;
 	int tracefs;	/* probe__tracefs_mount(): 1 = mounted it, unmounted at the end */
 	bool fs_devs_full;	/* told that a mount did not fit */
+	uint32_t devs_gone;	/* by cfg->devs index: told it was removed or changed */
 	struct inflight open;	/* the trace's I/Os not completed yet */
 	long toggle_ms;	/* bench_toggle.h, 0 = never */
 	int toggle_what;	/* enum bench_toggle_what */

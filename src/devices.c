@@ -120,10 +120,15 @@ enum device_change devices__check(const char *sysfs_root, const struct device_in
 
 	if (read_dev(sysfs_root, d->name, &dev) || dev != d->dev)
 		return DEVICE_REMOVED;
+	/* a medium taken out or put in changes diskseq: the size only tells which */
 	seq = d->diskseq ? read_u64_attr(sysfs_root, d->disk_name, "diskseq") : 0;
-	if (d->size && !read_u64_attr(sysfs_root, d->name, "size"))
-		return DEVICE_EMPTY;
-	return seq != d->diskseq ? DEVICE_NEW_MEDIUM : DEVICE_SAME;
+	if (seq != d->diskseq || !d->diskseq) {
+		if (d->size && !read_u64_attr(sysfs_root, d->name, "size"))
+			return DEVICE_EMPTY;
+		if (seq != d->diskseq)
+			return DEVICE_NEW_MEDIUM;
+	}
+	return DEVICE_SAME;
 }
 
 static void set_error(struct devices_error *e, int err, const char *name, size_t len,

@@ -71,6 +71,10 @@ int summary__print(FILE *out, const struct summary *s)
 		jw__key(jw, "incompleteFromSid");
 		jw__uint_str(jw, s->incomplete_from_sid);
 	}
+	if (s->devices_gone[0]) {
+		jw__key(jw, "devicesGone");
+		jw__string(jw, s->devices_gone);
+	}
 	jw__end_object(jw);
 	jw__end_object(jw);
 	jw__newline(jw);
@@ -299,6 +303,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_string(c, s->tool_version, sizeof(s->tool_version));
 		else if (!strcmp(key, "options"))
 			err = read_string(c, s->options, sizeof(s->options));
+		else if (!strcmp(key, "devicesGone"))
+			err = read_string(c, s->devices_gone, sizeof(s->devices_gone));
 		else if (!strcmp(key, "unresolvedFileEvents"))
 			err = read_u64(c, &s->unresolved_file_events);
 		else if (!strcmp(key, "incompleteFromSid")) {

@@ -55,6 +55,12 @@ struct summary {
 	 */
 	bool incomplete;
 	uint64_t incomplete_from_sid;
+	/*
+	 * traced devices removed, emptied or given a new medium while
+	 * traced, whose I/O after that is not in the trace: comma-separated
+	 * names (written only when there is one)
+	 */
+	char devices_gone[1024];
 };
 
 /* Writes dir/octf.summary (0600). Returns 0 or -errno. */

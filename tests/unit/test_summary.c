@@ -112,6 +112,13 @@ static void test_round_trip(void **state)
 	assert_int_equal(summary__read(dir, &out), 0);
 	assert_true(out.incomplete);
 	assert_true(out.incomplete_from_sid == 98765432101ull);
+	assert_string_equal(out.devices_gone, "");
+
+	/* ... and which devices went away while traced */
+	strcpy(in.devices_gone, "loop3,sdb1");
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_string_equal(out.devices_gone, "loop3,sdb1");
 }
 
 /* The exact text: Open-CAS's TraceSummary JSON form, 64-bit counts as strings. */
