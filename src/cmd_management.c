@@ -18,20 +18,23 @@ void cmd_management_help(FILE *out)
 {
 	fputs("Usage: iotrace -M|--trace-management COMMAND\n\n"
 	      "Commands:\n"
-	      "  -L, --list-traces [-p|--prefix PREFIX]   list traces (JSON), optionally those\n"
-	      "                                           whose path starts with PREFIX\n"
+	      "  -L, --list-traces [-p|--prefix PREFIX]   list traces (JSON), all or those\n"
+	      "                                           matching PREFIX\n"
 	      "  -G, --get-trace-summary -p|--path PATH   print a trace's summary (JSON)\n"
 	      "  -R, --remove-traces -p|--prefix PREFIX [-f|--force]\n"
-	      "                                           remove the traces matching PREFIX;\n"
-	      "                                           --force also removes one being recorded\n"
+	      "                                           remove the traces matching PREFIX and\n"
+	      "                                           list them (JSON); --force also removes\n"
+	      "                                           one being recorded\n"
 	      "  -H, --help                               show this help\n\n"
 	      "Paths are relative to the trace repository (see iotrace -C -H), e.g.\n"
 	      "kernel/2026-11-21_10:00:00; --path also takes an absolute trace directory.\n"
+	      "PREFIX, as in Open-CAS iotrace, is one trace's path, or ends in '*' to match\n"
+	      "every path that starts with what comes before it ('kernel/2026-10*', '*').\n"
 	      "A trace whose tracer died shows state ERROR with stopReason \"tracer died\".\n\n"
 	      "Examples:\n"
-	      "  iotrace --trace-management --list-traces --prefix kernel/2026-11\n"
+	      "  iotrace --trace-management --list-traces --prefix 'kernel/2026-11*'\n"
 	      "  iotrace -M -G -p kernel/2026-11-21_10:00:00\n"
-	      "  iotrace -M -R -p kernel/2026-10\n", out);
+	      "  iotrace -M -R -p 'kernel/2026-10*'\n", out);
 }
 
 /* A RUNNING summary whose tracer is gone is a trace that did not finish. */
@@ -43,11 +46,78 @@ static void fix_dead_state(const char *dir, struct summary *s)
 	}
 }
 
+/* A trace's summary for a list; false if it has none to read. */
+static bool read_entry(const struct store_entry *e, struct summary *s)
+{
+	if (summary__read(e->dir, s))
+		return false;
+	fix_dead_state(e->dir, s);
+	return true;
+}
+
+/* What a list shows of a trace. */
+struct listed {
+	char state[sizeof(((struct summary *)0)->state)];
+	char label[sizeof(((struct summary *)0)->label)];
+};
+
+static void list_entry(const struct store_entry *e, struct listed *l)
+{
+	struct summary s;
+	bool ok = read_entry(e, &s);
+
+	strcpy(l->state, ok ? s.state : "UNDEFINED");
+	strcpy(l->label, ok ? s.label : "");
+}
+
+/* One trace in a list: its path, its state, and its label if it has one. */
+static void put_entry(struct json_writer *jw, const char *rel, const struct listed *l)
+{
+	jw__start_object(jw);
+	jw__key(jw, "tracePath");
+	jw__string(jw, rel);
+	jw__key(jw, "state");
+	jw__string(jw, l->state);
+	if (l->label[0]) {
+		jw__key(jw, "label");
+		jw__string(jw, l->label);
+	}
+	jw__end_object(jw);
+}
+
+/* {"trace": [ ... opens the list of list_end(); NULL if out of memory. */
+static struct json_writer *list_start(void)
+{
+	struct json_writer *jw = jw__new(stdout, true);
+
+	if (!jw) {
+		cli_err("out of memory");
+		return NULL;
+	}
+	jw__start_object(jw);
+	jw__key(jw, "trace");
+	jw__start_array(jw);
+	return jw;
+}
+
+static int list_end(struct json_writer *jw)
+{
+	jw__end_array(jw);
+	jw__end_object(jw);
+	jw__newline(jw);
+	jw__free(jw);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("cannot write output: %s", strerror(errno));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 static int list_traces(const char *prefix)
 {
 	struct store_entry *v;
 	struct json_writer *jw;
-	struct summary s;
+	struct listed l;
 	size_t n, i;
 	int err;
 
@@ -65,41 +135,17 @@ static int list_traces(const char *prefix)
 			cli_warn("the trace repository '%s' does not exist (the first trace makes it)",
 				 root);
 	}
-	jw = jw__new(stdout, true);
+	jw = list_start();
 	if (!jw) {
 		free(v);
-		cli_err("out of memory");
 		return EXIT_ERROR;
 	}
-	jw__start_object(jw);
-	jw__key(jw, "trace");
-	jw__start_array(jw);
 	for (i = 0; i < n; i++) {
-		bool ok = summary__read(v[i].dir, &s) == 0;
-
-		if (ok)
-			fix_dead_state(v[i].dir, &s);
-		jw__start_object(jw);
-		jw__key(jw, "tracePath");
-		jw__string(jw, v[i].rel);
-		jw__key(jw, "state");
-		jw__string(jw, ok ? s.state : "UNDEFINED");
-		if (ok && s.label[0]) {
-			jw__key(jw, "label");
-			jw__string(jw, s.label);
-		}
-		jw__end_object(jw);
+		list_entry(&v[i], &l);
+		put_entry(jw, v[i].rel, &l);
 	}
-	jw__end_array(jw);
-	jw__end_object(jw);
-	jw__newline(jw);
-	jw__free(jw);
 	free(v);
-	if (fflush(stdout) || ferror(stdout)) {
-		cli_err("cannot write output: %s", strerror(errno));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return list_end(jw);
 }
 
 static int get_summary(const char *path)
@@ -132,17 +178,59 @@ static int get_summary(const char *path)
 	return EXIT_OK;
 }
 
+/*
+ * Lists what it removed, as --list-traces lists (their states before),
+ * as Open-CAS iotrace does; what stopped it on stderr.
+ */
 static int remove_traces(const char *prefix, bool force)
 {
-	size_t removed;
-	int err;
+	struct store_entry *v = NULL;
+	struct listed *gone = NULL;
+	struct json_writer *jw;
+	size_t n = 0, removed = 0, i;
+	int err, ret = EXIT_OK;
 
-	err = store__remove(prefix, force, &removed);
+	err = store__check_prefix(prefix);
 	if (err == -EPERM) {
 		cli_err("refusing to remove '%s': the prefix must stay inside the trace repository "
 			"(no absolute path, '..' or symlink)", prefix);
 		return EXIT_ERROR;
 	}
+	if (!err)
+		err = store__list(prefix, &v, &n);
+	if (err) {
+		cli_err("cannot remove traces '%s': %s", prefix, strerror(-err));
+		return EXIT_ERROR;
+	}
+	gone = n ? calloc(n, sizeof(*gone)) : NULL;
+	if (n && !gone) {
+		free(v);
+		cli_err("out of memory");
+		return EXIT_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		int e;
+
+		/* read first: the state listed is the one it had */
+		list_entry(&v[i], &gone[removed]);
+		e = store__remove_trace(&v[i], force);
+		if (!e) {
+			/* the slot now lists this trace: keep its path with it */
+			v[removed++] = v[i];
+		} else if (!err || err == -EBUSY) {
+			err = e;
+		}
+	}
+	/* nothing on stdout when nothing was removed, as for any failure */
+	jw = removed ? list_start() : NULL;
+	for (i = 0; jw && i < removed; i++)
+		put_entry(jw, v[i].rel, &gone[i]);
+	if (jw)
+		ret = list_end(jw);
+	else if (removed)
+		ret = EXIT_ERROR;
+	free(v);
+	free(gone);
 	if (err == -EBUSY) {
 		cli_err("a trace matching '%s' is being recorded; stop the tracer or use --force "
 			"(%zu other trace(s) removed)", prefix, removed);
@@ -153,11 +241,11 @@ static int remove_traces(const char *prefix, bool force)
 		return EXIT_ERROR;
 	}
 	if (!removed) {
-		cli_err("no trace matches '%s'", prefix);
+		cli_err("no trace matches '%s'%s", prefix,
+			strchr(prefix, '*') ? "" : " (a PREFIX without a trailing '*' names one trace)");
 		return EXIT_ERROR;
 	}
-	printf("removed %zu trace(s)\n", removed);
-	return EXIT_OK;
+	return ret;
 }
 
 int cmd_management(int argc, char **argv)

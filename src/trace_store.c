@@ -240,6 +240,18 @@ static int entry_cmp(const void *a, const void *b)
 	return strcmp(((const struct store_entry *)a)->rel, ((const struct store_entry *)b)->rel);
 }
 
+bool store__matches(const char *rel, const char *prefix)
+{
+	size_t n;
+
+	if (!prefix || !*prefix)
+		return true;
+	n = strlen(prefix);
+	if (prefix[n - 1] == '*')
+		return !strncmp(rel, prefix, n - 1);
+	return !strcmp(rel, prefix);
+}
+
 int store__list(const char *prefix, struct store_entry **out, size_t *count)
 {
 	char root[PATH_MAX], kdir[PATH_MAX];
@@ -267,7 +279,7 @@ int store__list(const char *prefix, struct store_entry **out, size_t *count)
 		if (snprintf(e.rel, sizeof(e.rel), "%s/%s", STORE_TRACE_PREFIX, de->d_name) >= (int)sizeof(e.rel) ||
 		    snprintf(e.dir, sizeof(e.dir), "%s/%s", root, e.rel) >= (int)sizeof(e.dir))
 			continue;
-		if (prefix && *prefix && strncmp(e.rel, prefix, strlen(prefix)))
+		if (!store__matches(e.rel, prefix))
 			continue;
 		/* a symlink in the repository could point anywhere: not a trace of ours */
 		if (!is_real_dir(dirfd(d), de->d_name) || dir_has_trace_files(e.dir) <= 0)
@@ -299,7 +311,7 @@ cleanup:
  * It may not leave it: no absolute path, no "..", and no symlinked
  * component on the way (a symlink could point anywhere).
  */
-static int check_prefix(const char *root, const char *prefix)
+static int check_prefix_in(const char *root, const char *prefix)
 {
 	char path[PATH_MAX], part[PATH_MAX];
 	const char *p = prefix;
@@ -378,29 +390,36 @@ int store__discard_trace(const char *dir)
 	return remove_trace_dir(dir);
 }
 
+int store__check_prefix(const char *prefix)
+{
+	char root[PATH_MAX];
+	int err = store__root(root, sizeof(root));
+
+	return err ? err : check_prefix_in(root, prefix);
+}
+
+int store__remove_trace(const struct store_entry *e, bool force)
+{
+	if (!force && store__trace_is_live(e->dir))
+		return -EBUSY;
+	return remove_trace_dir(e->dir);
+}
+
 int store__remove(const char *prefix, bool force, size_t *removed)
 {
 	struct store_entry *v = NULL;
-	char root[PATH_MAX];
 	size_t n, i;
 	int err;
 
 	*removed = 0;
-	err = store__root(root, sizeof(root));
-	if (err)
-		return err;
-	err = check_prefix(root, prefix);
+	err = store__check_prefix(prefix);
 	if (err)
 		return err;
 	err = store__list(prefix, &v, &n);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		if (!force && store__trace_is_live(v[i].dir)) {
-			err = -EBUSY;
-			continue;
-		}
-		int e = remove_trace_dir(v[i].dir);
+		int e = store__remove_trace(&v[i], force);
 
 		if (e && !err)
 			err = e;

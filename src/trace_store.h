@@ -69,16 +69,31 @@ struct store_entry {
 };
 
 /*
- * Lists the traces under root whose relative path starts with prefix
- * (NULL or "" = all), sorted by path. *out is malloc'ed; free() it.
+ * Whether a trace's relative path matches prefix as Open-CAS iotrace
+ * matches it: NULL or "" matches every trace, "kernel/2026-11*" (a
+ * trailing '*') every path that starts with the part before it, and
+ * anything else only the trace of exactly that path, so that removing
+ * one trace cannot take its namesakes with it.
  */
+bool store__matches(const char *rel, const char *prefix);
+
+/* The traces under root matching prefix (store__matches()), sorted by path. *out is malloc'ed; free() it. */
 int store__list(const char *prefix, struct store_entry **out, size_t *count);
 
 /*
- * Removes the traces matching prefix. The prefix must stay inside the
- * repository: -EPERM if it is absolute, contains "..", or any existing
- * component of it is a symlink. A trace that is being recorded is not
- * removed unless force. *removed counts what was removed.
+ * A removal prefix must stay inside the repository: -EPERM if it is
+ * absolute, empty, contains "..", or any existing component of it is a
+ * symlink; else 0 (or -errno of finding the repository).
+ */
+int store__check_prefix(const char *prefix);
+
+/* Removes one listed trace: -EBUSY if it is being recorded and not force. */
+int store__remove_trace(const struct store_entry *e, bool force);
+
+/*
+ * Removes the traces matching prefix (store__check_prefix(), then
+ * store__remove_trace() on each). *removed counts what was removed; the
+ * first error is returned.
  */
 int store__remove(const char *prefix, bool force, size_t *removed);
 

@@ -128,9 +128,34 @@ static void test_list_prefix(void **state)
 	assert_string_equal(v[0].rel, "kernel/2025-12-31_00:00:00");
 	assert_string_equal(v[2].rel, "kernel/2026-01-02_00:00:00");
 	free(v);
-	assert_int_equal(store__list("kernel/2026", &v, &n), 0);
+	/* Open-CAS's rule: a trailing '*' matches a start, else the whole path */
+	assert_int_equal(store__list("kernel/2026*", &v, &n), 0);
 	assert_int_equal(n, 2);
 	free(v);
+	assert_int_equal(store__list("kernel/2026", &v, &n), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	assert_int_equal(store__list("kernel/2026-01-01_00:00:00", &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].rel, "kernel/2026-01-01_00:00:00");
+	free(v);
+	assert_int_equal(store__list("*", &v, &n), 0);
+	assert_int_equal(n, 3);
+	free(v);
+}
+
+static void test_matches(void **state)
+{
+	assert_true(store__matches("kernel/a", NULL));
+	assert_true(store__matches("kernel/a", ""));
+	assert_true(store__matches("kernel/a", "*"));
+	assert_true(store__matches("kernel/a", "kernel/*"));
+	assert_true(store__matches("kernel/a", "kernel/a*"));
+	assert_true(store__matches("kernel/a", "kernel/a"));
+	assert_false(store__matches("kernel/ab", "kernel/a"));
+	assert_false(store__matches("kernel/a", "kernel/ab*"));
+	/* only a trailing '*' is special */
+	assert_false(store__matches("kernel/a", "k*/a"));
 }
 
 static void test_remove(void **state)
@@ -140,8 +165,14 @@ static void test_remove(void **state)
 	size_t n;
 
 	make_trace("kernel/2026-01-01_00:00:00");
+	make_trace("kernel/2026-01-01_00:00:001");
 	make_trace("kernel/2026-02-01_00:00:00");
+	/* a path names one trace, not those it starts */
+	assert_int_equal(store__remove("kernel/2026-01-01_00:00:00", false, &removed), 0);
+	assert_int_equal(removed, 1);
 	assert_int_equal(store__remove("kernel/2026-01", false, &removed), 0);
+	assert_int_equal(removed, 0);
+	assert_int_equal(store__remove("kernel/2026-01*", false, &removed), 0);
 	assert_int_equal(removed, 1);
 	assert_int_equal(store__list(NULL, &v, &n), 0);
 	assert_int_equal(n, 1);
@@ -169,8 +200,9 @@ static void test_remove_refuses_escape(void **state)
 	assert_int_equal(access(victim, F_OK), 0);
 
 	/* prefixes that match the symlinked entry without naming it whole */
-	assert_int_equal(store__remove("kernel/", true, &removed), 0);
-	assert_int_equal(store__remove("kernel/e", true, &removed), 0);
+	assert_int_equal(store__remove("kernel/*", true, &removed), 0);
+	assert_int_equal(store__remove("kernel/e*", true, &removed), 0);
+	assert_int_equal(store__remove("*", true, &removed), 0);
 	assert_int_equal(removed, 0);
 	assert_int_equal(access(victim, F_OK), 0);
 	struct store_entry *v;
@@ -224,6 +256,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_prefix, setup, teardown),
+		cmocka_unit_test(test_matches),
 		cmocka_unit_test_setup_teardown(test_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_refuses_escape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
