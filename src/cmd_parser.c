@@ -113,17 +113,17 @@ void cmd_parser_help(FILE *out)
 	fputs("Usage: iotrace -P|--trace-parser VIEW -p|--path PATH [-f|--format json|csv|table]\n"
 	      "                                 [FILTER...]\n\n"
 	      "Views (one):\n"
-	      "  --io                      every I/O: latency, queue depth, device, file\n"
+	      "  -P, --io                  every I/O: latency, queue depth, device, file\n"
 	      "                            (one record per I/O in submission order; file\n"
 	      "                            events too); I/Os that never completed last\n"
-	      "  --io --raw                every event as recorded, in sequence (sid) order\n"
+	      "  --io -r, --raw            every event as recorded, in sequence (sid) order\n"
 	      "  -S, --statistics          per device and operation: count, errors, size,\n"
 	      "                            latency with percentiles, IOPS, bandwidth, workset\n"
 	      "  -L, --latency-histogram   I/Os by latency, log2 ns buckets\n"
 	      "  --io-size-histogram       I/Os by size, log2 sector buckets\n"
 	      "  --queue-depth-histogram   I/Os by queue depth at submission, log2 buckets\n"
 	      "  -B, --lba-histogram       I/Os by the LBAs they touch, linear buckets:\n"
-	      "    -b, --bucket-size N       sectors per bucket (default 20480, 10 MiB)\n"
+	      "    -b, --bucket-size N       sectors per bucket (default 20480, 10 MiB; 0 too)\n"
 	      "    -s, --subrange-start S    count LBAs from S on (default 0)\n"
 	      "    -e, --subrange-end E      ... up to E included (default: the end)\n"
 	      "  --time-series             per device, each interval's IOPS, bandwidth,\n"
@@ -711,7 +711,12 @@ int cmd_parser(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:f:HSLBFb:s:e:", parser_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:f:HSLBFb:s:e:Pr", parser_opts, NULL)) != -1) {
+		/* Open-CAS's short forms: iotrace -P -P -p TRACE -r */
+		if (c == 'P')
+			c = OPT_IO;
+		else if (c == 'r')
+			c = OPT_RAW;
 		err = cli_once(parser_opts, c, &seen, "-P");
 		if (err)
 			return err;
@@ -735,9 +740,12 @@ int cmd_parser(int argc, char **argv)
 			break;
 		case 'b':
 			lba_opt = "--bucket-size";
-			err = parse_number("--bucket-size", optarg, 1, SUBRANGE_MAX, &opts.bucket_size);
+			err = parse_number("--bucket-size", optarg, 0, SUBRANGE_MAX, &opts.bucket_size);
 			if (err)
 				return err;
+			/* 0: the default, as Open-CAS takes it */
+			if (!opts.bucket_size)
+				opts.bucket_size = LBA_BUCKET_DEFAULT;
 			break;
 		case 's':
 			lba_opt = "--subrange-start";

@@ -353,7 +353,7 @@ run "two views" 2 "iotrace: --io and --statistics are two views; choose one (try
 run "raw, not io" 2 "iotrace: --raw goes with --io only" -- -P --raw --statistics -p "$t"
 run "raw table" 2 "iotrace: --raw prints json or csv, not table" -- -P --io --raw -f table -p "$t"
 run "bucket without lba" 2 "iotrace: --bucket-size goes with --lba-histogram only" -- -P --statistics --bucket-size 8 -p "$t"
-run "bucket 0" 2 "iotrace: invalid value '0' for --bucket-size: expected a number from 1 to 9223372036854775807" -- -P --lba-histogram -b 0 -p "$t"
+run "bucket -1" 2 "iotrace: invalid value '-1' for --bucket-size: expected a number from 0 to 9223372036854775807" -- -P --lba-histogram -b -1 -p "$t"
 run "subrange" 2 "iotrace: --subrange-start 10 is past --subrange-end 5" -- -P -B -s 10 -e 5 -p "$t"
 run "no view" 2 "iotrace: missing the view to print: --io, --statistics, ... (try 'iotrace -P -H')" -- -P -p "$t"
 run "lba, short options" 0 "$warnings" -- -P -B -b 8 -s 0 -e 100 -p "$j" -f csv

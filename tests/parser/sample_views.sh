@@ -104,6 +104,13 @@ same_as_golden io_head.json
 taskset -c 0 "$bin" -P --io -p "$trace" >"$tmp/io1.json" 2>/dev/null
 cmp -s "$tmp/io.json" "$tmp/io1.json" || fail "io: one CPU and two give different output"
 
+# Open-CAS's short forms, as its scripts call them: -P for --io, -r for --raw
+view io_short.json -P
+cmp -s "$tmp/io.json" "$tmp/io_short.json" || fail "io: '-P -P' differs from '-P --io'"
+view raw_short.json -P -r
+view raw_long.json --io --raw
+cmp -s "$tmp/raw_long.json" "$tmp/raw_short.json" || fail "raw: '-P -P -r' differs from '-P --io --raw'"
+
 # --- --io, CSV: the same records ---
 view io.csv --io -f csv
 got=$(python3 - "$tmp/io.csv" <<'PY'
@@ -177,6 +184,10 @@ print(len(r) > 0, all(int(x["begin"]) % 1048576 == 0 and int(x["end"]) == int(x[
       sum(int(x["count"]) for x in r) >= 64188)
 ' "$tmp/lba.json") || fail "lba.json: bad output"
 [ "$got" = "True True True" ] || fail "lba.json: got '$got'"
+# --bucket-size 0 is the default, as Open-CAS takes it
+view lba_default.json --lba-histogram
+view lba_zero.json --lba-histogram -b 0
+cmp -s "$tmp/lba_default.json" "$tmp/lba_zero.json" || fail "lba: '-b 0' differs from the default"
 view lba_sub.csv --lba-histogram -b 2048 -s 1652296 -e 1660000 -f csv
 got=$(python3 -c '
 import csv, sys
