@@ -25,6 +25,14 @@
 
 static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
+/*
+ * JSON's keys are Open-CAS's (std::to_string(90.0) + "th"), so that its
+ * users' scripts find them; its values are numbers, as in its
+ * map<string, double>. Open-CAS has no median, and weighs its
+ * percentiles by the values' sum; ours are by count.
+ */
+static const char *const pct_keys[] = { "50.000000th", "90.000000th", "99.000000th",
+					"99.900000th", "99.990000th" };
 #define NPCT (sizeof(pcts) / sizeof(pcts[0]))
 
 struct stats_view {
@@ -124,12 +132,13 @@ void stats_view__json_dist(struct json_writer *jw, const char *name, const char 
 	jw__uint_str(jw, d->count);
 	jw__key(jw, "total");
 	jw__uint_str(jw, d->sum);
-	if (dist__has_percentiles(d)) {
+	/* kept, there also when empty, as Open-CAS prints it */
+	if (d->percentiles) {
 		jw__key(jw, "percentiles");
 		jw__start_object(jw);
-		for (i = 0; i < NPCT; i++) {
-			jw__name(jw, pct_names[i]);
-			jw__uint_str(jw, dist__percentile(d, pcts[i]));
+		for (i = 0; dist__has_percentiles(d) && i < NPCT; i++) {
+			jw__name(jw, pct_keys[i]);
+			jw__uint(jw, dist__percentile(d, pcts[i]));
 		}
 		jw__end_object(jw);
 	}

@@ -147,6 +147,20 @@ PY
 ) || fail "stats.json: bad output"
 [ "$got" = "1 nvme0n1 read=1/0/0 write=64188/0/0 discard=231/0/0 flush=0/0/0 total=64420/0/0 64420 ${lat_total:-?}" ] ||
 	fail "stats.json: got '$got'"
+# percentiles as Open-CAS names them (its scripts read "99.000000th"), numbers, and
+# there also for an empty group; the read's one latency is each of them
+got=$(python3 - "$tmp/stats.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["statistics"][0]
+p = d["write"]["latency"]["percentiles"]
+print(sorted(p), all(isinstance(v, int) for v in p.values()),
+      p["50.000000th"] <= p["90.000000th"] <= p["99.000000th"] <= p["99.990000th"],
+      set(d["read"]["latency"]["percentiles"].values()) == {int(d["read"]["latency"]["max"])},
+      d["flush"]["latency"]["percentiles"])
+PY
+) || fail "stats.json percentiles: bad output"
+[ "$got" = "['50.000000th', '90.000000th', '99.000000th', '99.900000th', '99.990000th'] True True True {}" ] ||
+	fail "stats.json percentiles: got '$got'"
 view stats.txt --statistics -f table
 same_as_golden stats.txt
 view stats.csv --statistics -f csv

@@ -96,8 +96,8 @@ static void test_json(void **state)
 	assert_true(strstr(w, "\"errors\": \"1\"") < f);
 	assert_true(strstr(w, "\"notCompleted\": \"1\"") < f);
 	assert_true(strstr(w, "\"average\": 250,") < f);
-	assert_true(strstr(w, "\"p50\": \"200\"") < f);
-	assert_true(strstr(w, "\"p90\": \"400\"") < f);
+	assert_true(strstr(w, "\"50.000000th\": 200,") < f);
+	assert_true(strstr(w, "\"90.000000th\": 400,") < f);
 	assert_true(strstr(w, "\"unit\": \"IOPS\"") < f);
 	assert_true(strstr(w, "\"value\": 40\n") < f);	/* workset */
 	/* no dispatch events: no queue/device time */
