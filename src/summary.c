@@ -12,6 +12,46 @@
 #include "summary.h"
 #include "trace_store.h"
 
+/* Our tag key with a string value: always ours, a foreign summary's only if it had it. */
+static void string_tag(struct json_writer *jw, const struct summary *s, const char *key,
+		       const char *value)
+{
+	if (s->foreign && !*value)
+		return;
+	jw__name(jw, key);
+	jw__string(jw, value);
+}
+
+static void print_tags(struct json_writer *jw, const struct summary *s)
+{
+	const char *p = s->other_tags, *end = s->other_tags + s->other_tags_len;
+
+	string_tag(jw, s, "devices", s->devices);
+	string_tag(jw, s, "droppedEventsPerQueue", s->dropped_per_queue);
+	string_tag(jw, s, "stopReason", s->stop_reason);
+	string_tag(jw, s, "iotraceVersion", s->tool_version);
+	string_tag(jw, s, "options", s->options);
+	if (s->unresolved_file_events) {
+		jw__key(jw, "unresolvedFileEvents");
+		jw__uint_str(jw, s->unresolved_file_events);
+	}
+	if (s->incomplete) {
+		jw__key(jw, "incompleteFromSid");
+		jw__uint_str(jw, s->incomplete_from_sid);
+	}
+	if (s->devices_gone[0]) {
+		jw__key(jw, "devicesGone");
+		jw__string(jw, s->devices_gone);
+	}
+	while (p < end) {
+		const char *value = p + strlen(p) + 1;
+
+		jw__name(jw, p);
+		jw__string(jw, value);
+		p = value + strlen(value) + 1;
+	}
+}
+
 int summary__print(FILE *out, const struct summary *s)
 {
 	struct json_writer *jw = jw__new(out, true);
@@ -51,31 +91,14 @@ int summary__print(FILE *out, const struct summary *s)
 	}
 	jw__key(jw, "version");
 	jw__uint(jw, s->version);
-	jw__key(jw, "tags");
-	jw__start_object(jw);
-	jw__key(jw, "devices");
-	jw__string(jw, s->devices);
-	jw__key(jw, "droppedEventsPerQueue");
-	jw__string(jw, s->dropped_per_queue);
-	jw__key(jw, "stopReason");
-	jw__string(jw, s->stop_reason);
-	jw__key(jw, "iotraceVersion");
-	jw__string(jw, s->tool_version);
-	jw__key(jw, "options");
-	jw__string(jw, s->options);
-	if (s->unresolved_file_events) {
-		jw__key(jw, "unresolvedFileEvents");
-		jw__uint_str(jw, s->unresolved_file_events);
+	/* Open-CAS's own summaries may have none: none is made up for them */
+	if (!s->foreign || s->other_tags_len || s->devices[0] || s->stop_reason[0] ||
+	    s->unresolved_file_events || s->incomplete || s->devices_gone[0]) {
+		jw__key(jw, "tags");
+		jw__start_object(jw);
+		print_tags(jw, s);
+		jw__end_object(jw);
 	}
-	if (s->incomplete) {
-		jw__key(jw, "incompleteFromSid");
-		jw__uint_str(jw, s->incomplete_from_sid);
-	}
-	if (s->devices_gone[0]) {
-		jw__key(jw, "devicesGone");
-		jw__string(jw, s->devices_gone);
-	}
-	jw__end_object(jw);
 	jw__end_object(jw);
 	jw__newline(jw);
 	jw__free(jw);
@@ -271,9 +294,30 @@ static int read_u64(struct cursor *c, uint64_t *v)
 	return 0;
 }
 
+/* A tag not ours, kept for printing back; one that does not fit is left out. */
+static int keep_other_tag(struct cursor *c, struct summary *s, const char *key)
+{
+	char value[1024];
+	size_t klen = strlen(key) + 1, vlen;
+	int err;
+
+	if (c->p >= c->end || *c->p != '"')
+		return skip_value(c, 1);
+	err = read_string(c, value, sizeof(value));
+	if (err)
+		return err;
+	vlen = strlen(value) + 1;
+	if (s->other_tags_len + klen + vlen > sizeof(s->other_tags))
+		return 0;
+	memcpy(s->other_tags + s->other_tags_len, key, klen);
+	memcpy(s->other_tags + s->other_tags_len + klen, value, vlen);
+	s->other_tags_len += klen + vlen;
+	return 0;
+}
+
 static int read_tags(struct cursor *c, struct summary *s)
 {
-	char key[64];
+	char key[256];
 	int err;
 
 	skip_ws(c);
@@ -299,8 +343,10 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_string(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
 		else if (!strcmp(key, "stopReason"))
 			err = read_string(c, s->stop_reason, sizeof(s->stop_reason));
-		else if (!strcmp(key, "iotraceVersion"))
+		else if (!strcmp(key, "iotraceVersion")) {
 			err = read_string(c, s->tool_version, sizeof(s->tool_version));
+			s->foreign = false;
+		}
 		else if (!strcmp(key, "options"))
 			err = read_string(c, s->options, sizeof(s->options));
 		else if (!strcmp(key, "devicesGone"))
@@ -312,7 +358,7 @@ static int read_tags(struct cursor *c, struct summary *s)
 			s->incomplete = true;
 		}
 		else
-			err = skip_value(c, 1);
+			err = keep_other_tag(c, s, key);
 		if (err)
 			return err;
 		skip_ws(c);
@@ -329,6 +375,8 @@ static int parse(const char *buf, size_t len, struct summary *s)
 	int err;
 
 	memset(s, 0, sizeof(*s));
+	/* until an iotraceVersion tag says it is ours */
+	s->foreign = true;
 	skip_ws(&c);
 	if (c.p >= c.end || *c.p++ != '{')
 		return -EBADMSG;

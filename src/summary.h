@@ -61,6 +61,14 @@ struct summary {
 	 * names (written only when there is one)
 	 */
 	char devices_gone[1024];
+	/*
+	 * read: a summary another tool wrote (no iotraceVersion tag, as
+	 * Open-CAS's): printed back without our tags, but those it has
+	 */
+	bool foreign;
+	/* read: the tags that are not ours, "key\0value\0"..., printed back as they were */
+	char other_tags[2048];
+	size_t other_tags_len;
 };
 
 /* Writes dir/octf.summary (0600). Returns 0 or -errno. */

@@ -183,6 +183,75 @@ static void test_reads_upstream(void **state)
 	assert_string_equal(s.label, "ycsb;a;rocksdb;uniform;xfs;381MiB;16000000");
 }
 
+/* printed text of the summary in dir, malloc'ed */
+static char *printed(void)
+{
+	struct summary s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(summary__read(dir, &s), 0);
+	assert_int_equal(summary__print(f, &s), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Printed back (-M -G), another tool's summary gets no tags of ours, and keeps its own. */
+static void test_prints_foreign_back(void **state)
+{
+	static const char upstream[] =
+		"{\n \"tracePath\": \"kernel/2020-07-02_08:52:51\",\n \"state\": \"COMPLETE\",\n"
+		" \"sourceNode\": {\n  \"node\": [\n   {\n    \"id\": \"kernel\"\n   }\n  ]\n },\n"
+		" \"traceStartDateTime\": \"2020-07-02 08:52\",\n \"traceDuration\": \"29\",\n"
+		" \"traceSize\": 9,\n \"tracedEvents\": \"193615\",\n \"droppedEvents\": \"0\",\n"
+		" \"queueCount\": \"72\",\n \"version\": 1";
+	char text[2048];
+	char *buf;
+
+	/* Open-CAS's older form: no tags at all, and none made up */
+	snprintf(text, sizeof(text), "%s\n}\n", upstream);
+	write_text("octf.summary", text);
+	buf = printed();
+	assert_string_equal(buf, text);
+	free(buf);
+
+	/* its newer form: the user's tags, as they were */
+	snprintf(text, sizeof(text),
+		 "%s,\n \"tags\": {\n  \"workload\": \"ycsb \\\"a\\\"\",\n  \"fs\": \"xfs\"\n }\n}\n",
+		 upstream);
+	write_text("octf.summary", text);
+	buf = printed();
+	assert_string_equal(buf, text);
+	free(buf);
+
+	/* ours always has its tags, and keeps a tag another tool added */
+	{
+		struct summary s = sample();
+
+		assert_int_equal(summary__write(dir, &s), 0);
+		buf = printed();
+		char *tags, *again;
+
+		assert_int_equal(summary__write(dir, &s), 0);
+		buf = printed();
+		assert_non_null(strstr(buf, "\"stopReason\": \"signal\""));
+		assert_non_null(strstr(buf, "\"options\": "));
+		tags = strstr(buf, "\"tags\": {");
+		assert_non_null(tags);
+		tags += strlen("\"tags\": {");
+		snprintf(text, sizeof(text), "%.*s\n  \"site\": \"lab\",%s", (int)(tags - buf), buf,
+			 tags);
+		write_text("octf.summary", text);
+		again = printed();
+		assert_non_null(strstr(again, "\"site\": \"lab\""));
+		assert_non_null(strstr(again, "\"stopReason\": \"signal\""));
+		free(again);
+		free(buf);
+	}
+}
+
 static void test_rejects_garbage(void **state)
 {
 	struct summary s;
@@ -202,6 +271,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_golden_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reads_upstream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prints_foreign_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects_garbage, setup, teardown),
 	};
 
