@@ -8,13 +8,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_writer.h"
 #include "trace_store.h"
 
 void cmd_config_help(FILE *out)
 {
 	fputs("Usage: iotrace -C|--trace-config COMMAND\n\n"
 	      "Commands:\n"
-	      "  -G, --get-trace-repository-path        print the trace repository path\n"
+	      "  -G, --get-trace-repository-path        print the trace repository path, as\n"
+	      "                                         Open-CAS iotrace: {\"path\":\"...\"}\n"
 	      "  -S, --set-trace-repository-path [-p|--path] DIR\n"
 	      "                                         store traces under DIR (absolute)\n"
 	      "  -H, --help                             show this help\n\n"
@@ -24,6 +26,28 @@ void cmd_config_help(FILE *out)
 	      "Examples:\n"
 	      "  iotrace --trace-config --get-trace-repository-path\n"
 	      "  sudo iotrace -C --set-trace-repository-path /data/iotrace\n", out);
+}
+
+/* {"path":"..."}: Open-CAS's TraceRepositoryPath, which its users' scripts parse */
+static int print_path(const char *root)
+{
+	struct json_writer *jw = jw__new(stdout, false);
+
+	if (!jw) {
+		cli_err("out of memory");
+		return EXIT_ERROR;
+	}
+	jw__start_object(jw);
+	jw__key(jw, "path");
+	jw__string(jw, root);
+	jw__end_object(jw);
+	jw__newline(jw);
+	jw__free(jw);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("cannot write output: %s", strerror(errno));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
 }
 
 int cmd_config(int argc, char **argv)
@@ -81,8 +105,7 @@ int cmd_config(int argc, char **argv)
 			cli_err("cannot get the trace repository path: %s", strerror(-err));
 			return EXIT_ERROR;
 		}
-		printf("%s\n", root);
-		return EXIT_OK;
+		return print_path(root);
 	}
 	if (what == 'S') {
 		if (!path) {

@@ -346,25 +346,25 @@ expect 0 ''                     '--get-trace-repository-path' -- iotrace -C -H
 expect 2 'needs a command'      ''                 -- iotrace -C
 expect 2 'choose one of'        ''                 -- iotrace -C -G -S
 expect 2 'given twice'          ''                 -- iotrace -C -S -p /a -p /b
-expect 0 ''                     "=$REPO"           -- iotrace -C -G
-expect 0 ''                     "=$REPO"           -- iotrace --trace-config --get-trace-repository-path
+expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace -C -G
+expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace --trace-config --get-trace-repository-path
 expect 2 "invalid value 'relative/path'" ''        -- iotrace -C -S relative/path
 expect 2 'needs a directory'    ''                 -- iotrace -C -S
 expect 2 "unexpected argument 'b'" ''              -- iotrace -C -S /a b
-expect 0 ''                     '=/var/lib/iotrace' -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/none.conf" "$BIN" -C -G
+expect 0 ''                     "={\"path\":\"/var/lib/iotrace\"}" -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/none.conf" "$BIN" -C -G
 expect 0 ''                     "=$T/saved-repo"   -- env -u IOTRACE_TRACE_DIR "$BIN" -C -S "$T/saved-repo"
-expect 0 ''                     "=$T/saved-repo"   -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
+expect 0 ''                     "={\"path\":\"$T/saved-repo\"}"   -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
 expect 0 ''                     "=$T/saved-2"      -- env -u IOTRACE_TRACE_DIR "$BIN" --trace-config --set-trace-repository-path --path "$T/saved-2"
-expect 0 ''                     "=$T/saved-2"      -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
+expect 0 ''                     "={\"path\":\"$T/saved-2\"}"      -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
 expect 0 'overrides the saved path' "=$T/saved-3"  -- iotrace -C -S "$T/saved-3"
-expect 0 ''                     "=$REPO"           -- iotrace -C -G
+expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace -C -G
 expect 1 'run as root'          ''                 -- iotrace_nobody -C -S /data/iotrace
 expect 2 "IOTRACE_TRACE_DIR must be an absolute path, not 'rel/repo'" '' -- env IOTRACE_TRACE_DIR=rel/repo "$BIN" -M -L
 printf '# written by hand\n  trace-repository-path = %s/spaced  \n' "$T" >"$T/spaced.conf"
-expect 0 ''                     "=$T/spaced"       -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/spaced.conf" "$BIN" -C -G
+expect 0 ''                     "={\"path\":\"$T/spaced\"}"       -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/spaced.conf" "$BIN" -C -G
 printf 'trace-repository-path=relative/repo\n' >"$T/relative.conf"
 expect 0 "trace-repository-path 'relative/repo' is not an absolute path; using /var/lib/iotrace" \
-	'=/var/lib/iotrace' -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/relative.conf" "$BIN" -C -G
+	'={"path":"/var/lib/iotrace"}' -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/relative.conf" "$BIN" -C -G
 check "config file holds the last saved path" grep -qx "trace-repository-path=$T/saved-3" "$IOTRACE_CONFIG"
 
 echo "# --trace-parser"

@@ -450,7 +450,7 @@ check "iotrace in PATH is /usr/sbin/iotrace" test "$(PATH=/usr/sbin:/usr/bin:/sb
 check "man -w iotrace: /usr/share/man/man8/iotrace.8.gz" test "$(man -w iotrace 2>/dev/null)" = /usr/share/man/man8/iotrace.8.gz
 check "man 8 iotrace renders EXIT STATUS" bash -c "MANWIDTH=80 man -P cat 8 iotrace 2>/dev/null | grep -q '^EXIT STATUS'"
 check "/var/lib/iotrace is 700 root:root (postinst fixed a 755 one)" test "$(mode_of "$REPO")" = "700 root:root"
-check "installed config: repository /var/lib/iotrace" test "$(inst -C -G)" = /var/lib/iotrace
+check "installed config: repository /var/lib/iotrace" test "$(inst -C -G)" = '{"path":"/var/lib/iotrace"}'
 check "/etc/iotrace/iotrace.conf is a conffile" \
 	bash -c "dpkg-query -W -f='\${Conffiles}' iotrace | grep -q '/etc/iotrace/iotrace.conf '"
 UNIT=/usr/lib/systemd/system/iotrace@.service
