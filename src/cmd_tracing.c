@@ -23,6 +23,11 @@
 
 /* Open-CAS iotrace's: MiB for all CPUs together */
 #define DEFAULT_BUFFER_MIB 100
+/*
+ * Open-CAS iotrace's default limit, so that a trace started without one
+ * cannot fill the disk; at about 14 bytes an I/O that is 75 million I/Os
+ */
+#define DEFAULT_SIZE_MIB 1000
 #define MAX_BUFFER_MIB 1024
 #define MAX_TIME_S 4294967295ull
 #define MAX_SIZE_MIB (1ull << 30)
@@ -46,7 +51,8 @@ void cmd_tracing_help(FILE *out)
 	      "  -d, --devices DEV[,DEV]  block devices, with or without /dev/ (nvme0n1, /dev/sdb,\n"
 	      "                           sda1); partitions allowed; at most 32\n"
 	      "  -t, --time SECONDS       stop after this many seconds (1-4294967295)\n"
-	      "  -s, --size MiB           stop when the trace reaches this size (1-1073741824)\n"
+	      "  -s, --size MiB           stop when the trace reaches this size (1-1073741824;\n"
+	      "                           default 1000, as Open-CAS iotrace)\n"
 	      "  -b, --buffer MiB         kernel buffers, all CPUs together (1-1024, default 100)\n"
 	      "  -l, --label TEXT         free text stored in the summary\n"
 	      "      --compress zstd|none trace files: zstd (default), octf.trace.<cpu>.zst,\n"
@@ -237,6 +243,7 @@ int cmd_tracing(int argc, char **argv)
 	};
 	struct collector_config cfg = {
 		.buffer_mib = DEFAULT_BUFFER_MIB,
+		.size_mib = DEFAULT_SIZE_MIB,
 		.compress = true,
 		.compress_level = STREAM_ZSTD_LEVEL_DEFAULT,
 	};

@@ -658,6 +658,7 @@ static void init_summary(struct collector *c, struct summary *s, const char *rel
 	snprintf(s->label, sizeof(s->label), "%s", c->cfg->label ? c->cfg->label : "");
 	snprintf(s->tool_version, sizeof(s->tool_version), "%s", IOTRACE_VERSION);
 	snprintf(s->options, sizeof(s->options), "%s", c->cfg->options ? c->cfg->options : "");
+	s->size_limit_mib = c->cfg->size_mib;
 	for (i = 0; i < c->cfg->ndevs && off < sizeof(s->devices); i++)
 		off += snprintf(s->devices + off, sizeof(s->devices) - off, "%s%s", i ? "," : "",
 				c->cfg->devs[i].name);

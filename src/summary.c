@@ -43,6 +43,10 @@ static void print_tags(struct json_writer *jw, const struct summary *s)
 		jw__key(jw, "devicesGone");
 		jw__string(jw, s->devices_gone);
 	}
+	if (s->size_limit_mib) {
+		jw__key(jw, "sizeLimitMiB");
+		jw__uint_str(jw, s->size_limit_mib);
+	}
 	while (p < end) {
 		const char *value = p + strlen(p) + 1;
 
@@ -93,7 +97,7 @@ int summary__print(FILE *out, const struct summary *s)
 	jw__uint(jw, s->version);
 	/* Open-CAS's own summaries may have none: none is made up for them */
 	if (!s->foreign || s->other_tags_len || s->devices[0] || s->stop_reason[0] ||
-	    s->unresolved_file_events || s->incomplete || s->devices_gone[0]) {
+	    s->unresolved_file_events || s->incomplete || s->devices_gone[0] || s->size_limit_mib) {
 		jw__key(jw, "tags");
 		jw__start_object(jw);
 		print_tags(jw, s);
@@ -349,6 +353,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 		}
 		else if (!strcmp(key, "options"))
 			err = read_string(c, s->options, sizeof(s->options));
+		else if (!strcmp(key, "sizeLimitMiB"))
+			err = read_u64(c, &s->size_limit_mib);
 		else if (!strcmp(key, "devicesGone"))
 			err = read_string(c, s->devices_gone, sizeof(s->devices_gone));
 		else if (!strcmp(key, "unresolvedFileEvents"))

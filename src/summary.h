@@ -61,6 +61,8 @@ struct summary {
 	 * names (written only when there is one)
 	 */
 	char devices_gone[1024];
+	/* --size in MiB, given or the default, 0 = none; written when not 0 */
+	uint64_t size_limit_mib;
 	/*
 	 * read: a summary another tool wrote (no iotraceVersion tag, as
 	 * Open-CAS's): printed back without our tags, but those it has

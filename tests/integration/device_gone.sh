@@ -108,6 +108,9 @@ reason=$(iotrace_json_get "$T/out" tags stopReason)
 check "stopReason 'devices gone' (got '$reason')" [ "$reason" = "devices gone" ]
 gone=$(iotrace_json_get "$T/out" tags devicesGone)
 check "devicesGone '$DA,$DB' (got '$gone')" [ "$gone" = "$DA,$DB" ]
+# no --size given: Open-CAS's default limit
+limit=$(iotrace_json_get "$T/out" tags sizeLimitMiB)
+check "without --size, the default limit of 1000 MiB (got '$limit')" [ "$limit" = 1000 ]
 
 "$BIN" -P --io -f csv -p "$TRACE" >"$T/io.csv" 2>"$T/perr"
 rc=$?

@@ -447,6 +447,7 @@ if want_run 4 && t0=$(now) && start_tracer run4 -s 1 --compress $mode; then
 	[ -s "$T/run4.err" ] && sed 's/^/      stderr: /' "$T/run4.err" | head -5
 	check "run4 ($mode): state COMPLETE" [ "$(iotrace_json_get "$T/run4.out" state)" = COMPLETE ]
 	check "run4 ($mode): stopReason 'size limit'" [ "$(iotrace_json_get "$T/run4.out" tags stopReason)" = "size limit" ]
+	check "run4 ($mode): sizeLimitMiB 1" [ "$(iotrace_json_get "$T/run4.out" tags sizeLimitMiB)" = 1 ]
 	size=$(cat "$TDIR"/octf.trace.* | wc -c)
 	note "trace files: $size bytes; summary traceSize $(iotrace_json_get "$T/run4.out" traceSize) MiB"
 	check "run4 ($mode): octf.trace.* total <= 1 MiB (got $size bytes)" [ "$size" -le 1048576 ]

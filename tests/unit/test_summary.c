@@ -119,6 +119,13 @@ static void test_round_trip(void **state)
 	assert_int_equal(summary__write(dir, &in), 0);
 	assert_int_equal(summary__read(dir, &out), 0);
 	assert_string_equal(out.devices_gone, "loop3,sdb1");
+	assert_int_equal(out.size_limit_mib, 0);
+
+	/* ... and the size limit it had */
+	in.size_limit_mib = 1000;
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_int_equal(out.size_limit_mib, 1000);
 }
 
 /* The exact text: Open-CAS's TraceSummary JSON form, 64-bit counts as strings. */
