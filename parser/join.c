@@ -717,7 +717,7 @@ static int on_vfs(struct join *j, const struct event *ev)
 
 int join__event(struct join *j, const struct event *ev)
 {
-	if (!j->have_ts0 && ev->type != EV_DEVICE && ev->type != EV_NONE) {
+	if (!j->have_ts0 && ev->type != EV_NONE) {
 		j->ts0 = ev->ts;
 		j->have_ts0 = true;
 	}

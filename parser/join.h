@@ -184,7 +184,7 @@ bool join__needs_one_pass(const struct join *j);
 const struct join_counts *join__counts(const struct join *j);
 size_t join__device_count(const struct join *j);
 const struct device *join__device(const struct join *j, size_t i);
-/* Timestamp of the first event that is not a device description (0 if none). */
+/* Timestamp of the first event, a device description too (0 if none). */
 uint64_t join__first_ts(const struct join *j);
 
 void join__free(struct join *j);

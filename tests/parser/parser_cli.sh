@@ -472,7 +472,7 @@ got=$(cut -d, -f1,4,10,11,17,19,26 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,vfs.call,vfs.result,vfs.error,process.pid,process.comm,file.path 9,openat,3,,101,fio,/data/run42/a/b/f.dat 13,pwrite64,4096,,101,fio,/data/run42/a/b/f.dat 14,pwrite64,-28,ENOSPC,101,fio,/data/run42/a/b/f.dat 15,pread64,100,,101,fio,/data/run42/a/b/f.dat 16,openat,4,,202,dd,/tmp.log 17,close,0,,202,dd, " ] ||
 	fail "vfs: got '$got'"
 run "vfs, json" 0 '' -- -P --vfs -p "$v" --pid 202
-[ "$(wc -l <"$tmp/out")" -eq 2 ] && grep -q '"call":"close","start":"5989"' "$tmp/out" ||
+[ "$(wc -l <"$tmp/out")" -eq 2 ] && grep -q '"call":"close","start":"5990"' "$tmp/out" ||
 	fail "vfs, json: '$(cat "$tmp/out")'"
 run "io, vfs call" 0 '' -- -P --io -p "$v" -f csv
 got=$(python3 -c '
@@ -490,13 +490,14 @@ run "process statistics" 0 '' -- -P --process-statistics -p "$v" -f csv --comm d
 got=$(cut -d, -f1-3,5-8 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "group,process.pid,process.comm,layer,operation,count,errors process,202,dd,vfs,open,1,0 process,202,dd,vfs,close,1,0 cgroup,,,vfs,open,1,0 cgroup,,,vfs,close,1,0 " ] ||
 	fail "process statistics: got '$got'"
-# a time window, from the first event (ts 1): the calls that returned at
-# 2999 and 3999 ns, not the one at 1999; the I/O submitted at 1099 ns
-run "vfs, window" 0 '' -- -P --vfs -p "$v" -f csv --from 0.000002 --to 0.000004
+# a time window, from the first event (the device, ts 0): the calls that
+# returned at 3000 and 4000 ns, not the one at 2000; the I/O submitted at
+# 1100 ns
+run "vfs, window" 0 '' -- -P --vfs -p "$v" -f csv --from 0.0000021 --to 0.0000041
 [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 14 15 " ] || fail "vfs, window: '$(cat "$tmp/out")'"
-run "io, window" 0 '' -- -P --io -p "$v" -f csv --from 0.000001 --to 0.0000011
+run "io, window" 0 '' -- -P --io -p "$v" -f csv --from 0.000001 --to 0.000001101
 [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] || fail "io, window: '$(cat "$tmp/out")'"
-run "io, window past it" 0 '' -- -P --io -p "$v" -f csv --from 0.0000011
+run "io, window past it" 0 '' -- -P --io -p "$v" -f csv --from 0.000001101
 [ "$(wc -l <"$tmp/out")" -le 1 ] || fail "io, window past it: '$(cat "$tmp/out")'"
 # filters that leave nothing: empty output, no complaint
 run "filter, nothing left" 0 '' -- -P --io -p "$v" --file '/nowhere/*'
