@@ -12,10 +12,12 @@
  *                          count. Empty I/Os (flushes) touch nothing.
  *                          More than LBA_BUCKETS_MAX buckets: -E2BIG.
  *
- * Log2 bucket 0 is [0, 1], bucket k is [2^k, 2^(k+1) - 1]; ranges are
- * printed from the first non-empty bucket to the last, empty ones between
- * included, as biolatency does. LBA buckets are printed only when not
- * empty. JSON keeps the shape of OCTF's IoHistogramSet: histogram[].desc
+ * Log2 buckets are Open-CAS's: bucket 0 is [0, 0], bucket k > 0 is
+ * [2^(k-1), 2^k - 1]. JSON and CSV list them from bucket 0 to the last
+ * non-empty one, empty ones included, as Open-CAS prints them, so that a
+ * script can take a bucket by its place; the table starts at the first
+ * non-empty one, as biolatency does. LBA buckets are printed only when
+ * not empty. JSON keeps the shape of OCTF's IoHistogramSet: histogram[].desc
  * .device, .duration, and per group {unit, range[{begin, end, count}]}.
  */
 #include <errno.h>
@@ -29,7 +31,7 @@
 #include "table_writer.h"
 #include "u64map.h"
 
-#define LOG2_BUCKETS 64
+#define LOG2_BUCKETS 65
 /*
  * LBA buckets counted at most, over all devices and groups: 32 MiB of
  * maps. A bucket size that needs more (or a damaged trace with a 2 TiB
@@ -98,7 +100,7 @@ static void *lba_create(FILE *out, const struct view_opts *o)
 
 static unsigned int log2_bucket(uint64_t v)
 {
-	return v < 2 ? 0 : 63 - (unsigned int)__builtin_clzll(v);
+	return v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
 }
 
 static struct dev_hist *dev_hist(struct hist_view *v, unsigned int idx)
@@ -209,8 +211,12 @@ static int by_begin(const void *a, const void *b)
 	return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-/* Fills v->rows with the ranges of one group; returns their count (0 if empty). */
-static size_t group_rows(struct hist_view *v, struct dev_hist *h, unsigned int g)
+/*
+ * Fills v->rows with the ranges of one group; returns their count (0 if
+ * empty). from_zero: log2 buckets from bucket 0 on, not from the first
+ * non-empty one.
+ */
+static size_t group_rows(struct hist_view *v, struct dev_hist *h, unsigned int g, bool from_zero)
 {
 	size_t n = 0;
 
@@ -251,6 +257,8 @@ static size_t group_rows(struct hist_view *v, struct dev_hist *h, unsigned int g
 		}
 		if (lo < 0)
 			return 0;
+		if (from_zero)
+			lo = 0;
 		if (v->rows_cap < LOG2_BUCKETS) {
 			struct hist_row *nr = realloc(v->rows, LOG2_BUCKETS * sizeof(*nr));
 
@@ -264,8 +272,8 @@ static size_t group_rows(struct hist_view *v, struct dev_hist *h, unsigned int g
 		for (k = lo; k <= hi; k++) {
 			struct hist_row *row = &v->rows[n++];
 
-			row->begin = k ? 1ull << k : 0;
-			row->end = k == 63 ? UINT64_MAX : (2ull << k) - 1;
+			row->begin = k ? 1ull << (k - 1) : 0;
+			row->end = k == 64 ? UINT64_MAX : k ? (1ull << k) - 1 : 0;
 			row->count = h->log2[g][k];
 		}
 	}
@@ -298,7 +306,7 @@ static void write_json(struct hist_view *v, const struct join *j)
 		jw__key(jw, "duration");
 		jw__uint_str(jw, h->last_ts - h->first_ts);
 		for (g = 0; g < GRP_COUNT; g++) {
-			n = group_rows(v, h, g);
+			n = group_rows(v, h, g, true);
 			jw__name(jw, op_group_name[g]);
 			jw__start_object(jw);
 			jw__key(jw, "unit");
@@ -348,7 +356,7 @@ static void write_csv(struct hist_view *v, const struct join *j)
 		if (!h || !h->any)
 			continue;
 		for (g = 0; g < GRP_COUNT; g++) {
-			n = group_rows(v, h, g);
+			n = group_rows(v, h, g, true);
 			for (k = 0; k < n; k++) {
 				csv__uint(cw, d->id);
 				csv__string(cw, d->name);
@@ -378,7 +386,7 @@ static void write_table(struct hist_view *v, const struct join *j)
 		stats_view__device_title(v->out, &first, join__device(j, i),
 					 h->last_ts - h->first_ts);
 		for (g = 0; g < GRP_COUNT; g++) {
-			n = group_rows(v, h, g);
+			n = group_rows(v, h, g, false);
 			if (!n)
 				continue;
 			fprintf(v->out, "\n%s:\n", op_group_name[g]);

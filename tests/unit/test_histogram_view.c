@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The histogram views: log2 buckets (0 and 1 share the first) from the
- * first non-empty to the last; LBA buckets aligned to 0, an I/O counted in
- * every bucket it touches, the subrange; the table in biolatency's style.
+ * The histogram views: Open-CAS's log2 buckets ([0, 0], [1, 1], [2, 3],
+ * ...), in JSON and CSV from the first to the last non-empty one, in the
+ * table from the first non-empty one; LBA buckets aligned to 0, an I/O
+ * counted in every bucket it touches, the subrange; the table in
+ * biolatency's style.
  */
 #define _GNU_SOURCE	/* open_memstream */
 #include <setjmp.h>
@@ -42,7 +44,8 @@ static const char *const want_latency =
 	"\n"
 	"write:\n"
 	"   nsecs     : count  distribution\n"
-	"   0 -> 1    : 2     |****************************************|\n"
+	"   0 -> 0    : 1     |********************                    |\n"
+	"   1 -> 1    : 1     |********************                    |\n"
 	"   2 -> 3    : 2     |****************************************|\n"
 	"   4 -> 7    : 0     |                                        |\n"
 	"   8 -> 15   : 0     |                                        |\n"
@@ -56,7 +59,8 @@ static const char *const want_latency =
 	"\n"
 	"total:\n"
 	"   nsecs     : count  distribution\n"
-	"   0 -> 1    : 2     |****************************************|\n"
+	"   0 -> 0    : 1     |********************                    |\n"
+	"   1 -> 1    : 1     |********************                    |\n"
 	"   2 -> 3    : 2     |****************************************|\n"
 	"   4 -> 7    : 0     |                                        |\n"
 	"   8 -> 15   : 0     |                                        |\n"
@@ -90,8 +94,28 @@ static void test_size_csv(void **state)
 	out = view_run_finish(&vr);
 	assert_string_equal(out,
 			    "device.id,device.name,operation,unit,begin,end,count\n"
+			    "271581186,nvme0n1,read,sector,0,0,0\n"
+			    "271581186,nvme0n1,read,sector,1,1,0\n"
+			    "271581186,nvme0n1,read,sector,2,3,0\n"
+			    "271581186,nvme0n1,read,sector,4,7,0\n"
+			    "271581186,nvme0n1,read,sector,8,15,0\n"
+			    "271581186,nvme0n1,read,sector,16,31,0\n"
+			    "271581186,nvme0n1,read,sector,32,63,0\n"
+			    "271581186,nvme0n1,read,sector,64,127,0\n"
+			    "271581186,nvme0n1,read,sector,128,255,0\n"
+			    "271581186,nvme0n1,read,sector,256,511,0\n"
+			    "271581186,nvme0n1,read,sector,512,1023,0\n"
+			    "271581186,nvme0n1,read,sector,1024,2047,0\n"
 			    "271581186,nvme0n1,read,sector,2048,4095,1\n"
+			    "271581186,nvme0n1,write,sector,0,0,0\n"
+			    "271581186,nvme0n1,write,sector,1,1,0\n"
+			    "271581186,nvme0n1,write,sector,2,3,0\n"
+			    "271581186,nvme0n1,write,sector,4,7,0\n"
 			    "271581186,nvme0n1,write,sector,8,15,7\n"
+			    "271581186,nvme0n1,total,sector,0,0,0\n"
+			    "271581186,nvme0n1,total,sector,1,1,0\n"
+			    "271581186,nvme0n1,total,sector,2,3,0\n"
+			    "271581186,nvme0n1,total,sector,4,7,0\n"
 			    "271581186,nvme0n1,total,sector,8,15,7\n"
 			    "271581186,nvme0n1,total,sector,16,31,0\n"
 			    "271581186,nvme0n1,total,sector,32,63,0\n"
@@ -116,7 +140,9 @@ static void test_qd_json(void **state)
 	w = strstr(out, "\"write\": {");
 	assert_non_null(w);
 	assert_non_null(strstr(w, "\"unit\": \"I/O\""));
-	assert_non_null(strstr(w, "\"begin\": \"0\",\n      \"end\": \"1\",\n      \"count\": \"7\""));
+	/* bucket 0 is there, empty: the buckets keep their places */
+	assert_non_null(strstr(w, "\"begin\": \"0\",\n      \"end\": \"0\",\n      \"count\": \"0\""));
+	assert_non_null(strstr(w, "\"begin\": \"1\",\n      \"end\": \"1\",\n      \"count\": \"7\""));
 	assert_null(strstr(w, "\"begin\": \"2\""));
 	free(vr.text);
 }
