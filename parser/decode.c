@@ -839,7 +839,7 @@ static void from_pb(const Octf__Proto__Trace__Event *pb, struct event *ev)
 		const Octf__Proto__Trace__EventIoFilesystemMeta *m = pb->filesystemmeta;
 
 		ev->type = EV_FS_META;
-		ev->meta.ref = m->refid;
+		ev->meta.ref = m->refsid;
 		event__file_id(m->fileid, &ev->meta.fid);
 		ev->meta.offset = m->fileoffset;
 		ev->meta.size = m->filesize;

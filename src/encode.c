@@ -194,7 +194,7 @@ size_t encode__ref_fs_meta(const struct iotrace_queue_event *q, uint8_t *buf)
 		return 0;
 	hdr.sid = q->io.sid + 1;
 	hdr.timestamp = q->io.ts;
-	meta.refid = q->io.id;
+	meta.refsid = q->io.id;
 	fill_file_id(&fid, &ts, &q->file);
 	meta.fileid = &fid;
 	meta.fileoffset = q->file_offset;

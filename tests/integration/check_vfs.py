@@ -159,7 +159,7 @@ def main():
             ios.append([sid, ts, e["io"], None])
         elif "filesystemMeta" in e:
             m = e["filesystemMeta"]
-            if ios and ios[-1][0] == sid - 1 and ios[-1][2]["id"] == m["refId"]:
+            if ios and ios[-1][0] == sid - 1 and ios[-1][2]["id"] == m["refSid"]:
                 ios[-1][3] = m
             else:
                 bad_meta += 1

@@ -90,7 +90,7 @@ class RawTrace:
             elif "filesystemMeta" in e:
                 m = e["filesystemMeta"]
                 io = self.ios.get(sid - 1)
-                if io is None or io["id"] != m["refId"]:
+                if io is None or io["id"] != m["refSid"]:
                     checks.check(False, "filesystemMeta sid %d follows its io (sid - 1, same id)" % sid)
                     continue
                 self.attributed.append((io, m, path_of(self.names, fid(m["fileId"]))))

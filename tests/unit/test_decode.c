@@ -291,7 +291,7 @@ static void test_every_type(void **state)
 	f.partitionid = 3;
 	f.id = 1ull << 40;
 	f.creationdate = &t;
-	m.refid = 9;
+	m.refsid = 9;
 	m.fileid = &f;
 	m.fileoffset = 1ull << 33;
 	m.filesize = 77;

@@ -297,7 +297,7 @@ static void test_queue_file_and_process(void **state)
 	assert_non_null(ev);
 	assert_int_equal(ev->event_type_case, OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_FILESYSTEM_META);
 	assert_int_equal(ev->header->sid, 41);
-	assert_int_equal(ev->filesystemmeta->refid, 42);
+	assert_int_equal(ev->filesystemmeta->refsid, 42);
 	assert_int_equal(ev->filesystemmeta->fileid->id, 12);
 	assert_int_equal(ev->filesystemmeta->fileid->partitionid, IOTRACE_MKDEV(7, 1));
 	assert_int_equal(ev->filesystemmeta->fileid->creationdate->seconds, 1700000000);

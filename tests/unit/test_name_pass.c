@@ -105,7 +105,7 @@ static void put_file_io(FILE *f, uint64_t sid, uint64_t bio)
 
 	id.partitionid = DEV;
 	id.id = FILE_INO;
-	meta.refid = bio;
+	meta.refsid = bio;
 	meta.fileid = &id;
 	meta.filesize = 64;
 	ev = (Octf__Proto__Trace__Event)OCTF__PROTO__TRACE__EVENT__INIT;

@@ -119,7 +119,7 @@ static void sample_io(struct ev *v)
 static void sample_meta(struct ev *v)
 {
 	ev_init(v, 52240, 14204422596041ull);
-	v->meta.refid = 110840373050975ull;
+	v->meta.refsid = 110840373050975ull;
 	v->meta.fileid = file_id(v, 0, 271581186, 78, 1593672783, 203990636);
 	v->meta.fileoffset = 132136;
 	v->meta.filesize = 132140;
@@ -262,7 +262,7 @@ static const struct golden goldens[] = {
 	  "0a0c0890980310c9cbc0ccb39d03222708dffcbfc8f099191215088280c08101104e1a0b08cf88f6f70510"
 	  "eccca26118a8880820ac8808",
 	  "{\"header\":{\"sid\":\"52240\",\"timestamp\":\"14204422596041\"},\"filesystemMeta\":{"
-	  "\"refId\":\"110840373050975\",\"fileId\":{\"partitionId\":\"271581186\",\"id\":\"78\","
+	  "\"refSid\":\"110840373050975\",\"fileId\":{\"partitionId\":\"271581186\",\"id\":\"78\","
 	  "\"creationDate\":{\"seconds\":\"1593672783\",\"nanos\":203990636}},"
 	  "\"fileOffset\":\"132136\",\"fileSize\":\"132140\"}}\n" },
 	{ "ioCompletion (sample octf.trace.4)", sample_completion,
@@ -407,7 +407,7 @@ static void test_wire_and_json(void **state)
 	"io.tid,io.cgroupId,io.comm,io.direct,io.vfsCallId,"                                       \
 	"deviceDescription.id,deviceDescription.name,deviceDescription.size,"                      \
 	"deviceDescription.model,"                                                                 \
-	"filesystemMeta.refId,filesystemMeta.fileId.partitionId,filesystemMeta.fileId.id,"        \
+	"filesystemMeta.refSid,filesystemMeta.fileId.partitionId,filesystemMeta.fileId.id,"        \
 	"filesystemMeta.fileId.creationDate.seconds,filesystemMeta.fileId.creationDate.nanos,"    \
 	"filesystemMeta.fileOffset,filesystemMeta.fileSize,"                                       \
 	"ioCompletion.lba,ioCompletion.len,ioCompletion.error,ioCompletion.deviceId,"             \
