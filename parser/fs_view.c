@@ -11,8 +11,13 @@
  *   digits and punctuation it ends in ("MANIFEST-000005" -> "MANIFEST",
  *   "000014.sst" -> none): files that are numbered copies of one kind.
  *
- * Each group has per operation group count, errors, I/Os without a
- * completion, size and latency (min, average, max, total) and workset.
+ * Each group has, as OCTF's IoStatistics, its device (desc) and duration
+ * (its first I/O's submission to its last's completion), and per
+ * operation group count, errors, I/Os without a completion, size and
+ * latency (min, average, max, total), throughput, bandwidth and workset;
+ * the write group also Open-CAS's "write invalidation factor" (sectors
+ * written and discarded over the write workset). Unlike Open-CAS, every
+ * extension and prefix is listed, not only those whose factor is over 1.
  * I/Os without a file (metadata, discards, files the trace does not
  * name) are not in any group. Entries are sorted by device, partition and
  * name. JSON keeps the shape of OCTF's FilesystemStatistics: entries[]
@@ -204,6 +209,19 @@ static struct fs_entry **sorted(struct fs_view *v)
 static const enum op_group shown[] = { GRP_READ, GRP_WRITE, GRP_DISCARD, GRP_TOTAL };
 #define NSHOWN (sizeof(shown) / sizeof(shown[0]))
 
+/*
+ * Open-CAS's write invalidation factor: sectors written and discarded
+ * over the write workset, how many times each written sector was written
+ * again; 0 without writes.
+ */
+static double wif(struct io_stats *s)
+{
+	uint64_t ws = workset__sectors(&s->op[GRP_WRITE].workset);
+
+	return ws ? (double)(s->op[GRP_WRITE].size.sum + s->op[GRP_DISCARD].size.sum) / (double)ws
+		  : 0;
+}
+
 static void write_json(struct fs_view *v, struct fs_entry **all, const struct join *j)
 {
 	struct json_writer *jw = jw__new(v->out, true);
@@ -219,6 +237,7 @@ static void write_json(struct fs_view *v, struct fs_entry **all, const struct jo
 	jw__start_array(jw);
 	for (i = 0; i < v->count; i++) {
 		struct fs_entry *e = all[i];
+		uint64_t dur = io_stats__duration(&e->stats);
 
 		jw__start_object(jw);
 		jw__key(jw, "deviceId");
@@ -229,31 +248,16 @@ static void write_json(struct fs_view *v, struct fs_entry **all, const struct jo
 		jw__string(jw, e->name);
 		jw__key(jw, "statistics");
 		jw__start_object(jw);
-		for (g = 0; g < NSHOWN; g++) {
-			struct op_stats *o = &e->stats.op[shown[g]];
-
-			jw__name(jw, op_group_name[shown[g]]);
-			jw__start_object(jw);
-			jw__key(jw, "count");
-			jw__uint_str(jw, o->count);
-			jw__key(jw, "errors");
-			jw__uint_str(jw, o->errors);
-			jw__key(jw, "notCompleted");
-			jw__uint_str(jw, o->not_completed);
-			stats_view__json_dist(jw, "size", "sector", &o->size);
-			stats_view__json_dist(jw, "latency", "ns", &o->latency);
-			jw__key(jw, "metrics");
-			jw__start_object(jw);
-			jw__key(jw, "workset");
-			jw__start_object(jw);
-			jw__key(jw, "unit");
-			jw__string(jw, "sector");
-			jw__key(jw, "value");
-			jw__double(jw, (double)workset__sectors(&o->workset));
-			jw__end_object(jw);
-			jw__end_object(jw);
-			jw__end_object(jw);
-		}
+		/* OCTF's IoStatistics: desc and duration, then the groups */
+		jw__key(jw, "desc");
+		jw__start_object(jw);
+		stats_view__json_device(jw, join__device(j, e->dev));
+		jw__end_object(jw);
+		jw__key(jw, "duration");
+		jw__uint_str(jw, dur);
+		for (g = 0; g < NSHOWN; g++)
+			stats_view__json_op(jw, op_group_name[shown[g]], &e->stats.op[shown[g]], dur,
+					    false, shown[g] == GRP_WRITE ? wif(&e->stats) : -1);
 		jw__end_object(jw);
 		jw__end_object(jw);
 	}
@@ -268,10 +272,9 @@ static void write_csv(struct fs_view *v, struct fs_entry **all, const struct joi
 	static const char *const head[] = {
 		"kind", "name", "device.id", "device.partition", "operation", "count", "errors",
 		"notCompleted", "size.total", "size.average", "latency.average", "latency.max",
-		"workset",
+		"workset", "duration", "writeInvalidationFactor",
 	};
 	struct csv_writer *cw = csv__new(v->out);
-	char buf[32];
 	unsigned int g;
 	size_t i;
 
@@ -297,12 +300,15 @@ static void write_csv(struct fs_view *v, struct fs_entry **all, const struct joi
 			csv__uint(cw, o->errors);
 			csv__uint(cw, o->not_completed);
 			csv__uint(cw, o->size.sum);
-			snprintf(buf, sizeof(buf), "%.6g", dist__avg(&o->size));
-			csv__string(cw, buf);
-			snprintf(buf, sizeof(buf), "%.6g", dist__avg(&o->latency));
-			csv__string(cw, buf);
+			csv__double(cw, dist__avg(&o->size));
+			csv__double(cw, dist__avg(&o->latency));
 			csv__uint(cw, o->latency.max);
 			csv__uint(cw, workset__sectors(&o->workset));
+			csv__uint(cw, io_stats__duration(&e->stats));
+			if (shown[g] == GRP_WRITE)
+				csv__double(cw, wif(&e->stats));
+			else
+				csv__empty(cw);
 			csv__end_row(cw);
 		}
 	}

@@ -156,8 +156,8 @@ static void json_metric(struct json_writer *jw, const char *name, const char *un
 	jw__end_object(jw);
 }
 
-static void json_op(struct json_writer *jw, const char *name, struct op_stats *o, uint64_t dur,
-		    bool dispatch)
+void stats_view__json_op(struct json_writer *jw, const char *name, struct op_stats *o,
+			 uint64_t dur, bool dispatch, double wif)
 {
 	jw__name(jw, name);
 	jw__start_object(jw);
@@ -178,6 +178,16 @@ static void json_op(struct json_writer *jw, const char *name, struct op_stats *o
 	json_metric(jw, "throughput", "IOPS", per_second((double)o->count, dur));
 	json_metric(jw, "bandwidth", "MiB/s", per_second(stats_view__mib(o->size.sum), dur));
 	json_metric(jw, "workset", "sector", (double)workset__sectors(&o->workset));
+	if (wif >= 0) {
+		/* Open-CAS's name and its empty unit */
+		jw__name(jw, "write invalidation factor");
+		jw__start_object(jw);
+		jw__key(jw, "unit");
+		jw__string(jw, "");
+		jw__key(jw, "value");
+		jw__double(jw, wif);
+		jw__end_object(jw);
+	}
 	jw__end_object(jw);
 	jw__end_object(jw);
 }
@@ -214,7 +224,8 @@ static void write_json(struct stats_view *v, const struct join *j)
 		jw__key(jw, "duration");
 		jw__uint_str(jw, dur);
 		for (g = 0; g < GRP_COUNT; g++)
-			json_op(jw, op_group_name[g], &s->op[g], dur, has_dispatch(s));
+			stats_view__json_op(jw, op_group_name[g], &s->op[g], dur, has_dispatch(s),
+					    -1);
 		jw__end_object(jw);
 	}
 	jw__end_array(jw);

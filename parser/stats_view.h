@@ -32,6 +32,16 @@ void stats_view__json_device(struct json_writer *jw, const struct device *d);
 void stats_view__json_dist(struct json_writer *jw, const char *name, const char *unit,
 			   const struct dist *d);
 
+/*
+ * "name": {count, errors, notCompleted, size, latency[, queueTime,
+ * deviceTime], metrics {throughput, bandwidth, workset[, write
+ * invalidation factor]}}: one operation group over dur_ns, as the
+ * statistics views write it; dispatch: with queue and device times; wif:
+ * the write invalidation factor, < 0 for none.
+ */
+void stats_view__json_op(struct json_writer *jw, const char *name, struct op_stats *o,
+			 uint64_t dur_ns, bool dispatch, double wif);
+
 /* sectors in MiB, as bandwidths are given */
 double stats_view__mib(uint64_t sectors);
 

@@ -229,6 +229,42 @@ print(dirs == named, [x["directory"] for x in e if "directory" in x],
 PY
 ) || fail "fs.json: bad output"
 [ "$got" = "True ['/'] ['1593672775044931', 'dbtmp', 'log', 'sst']" ] || fail "fs.json: got '$got'"
+# OCTF's desc and duration, and Open-CAS's write invalidation factor of each
+# extension: the sectors its files' writes and discards cover, over the
+# sectors they cover at least once, both counted from --io's records
+got=$(python3 - "$tmp/fs.json" "$tmp/io.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["entries"]
+written, ranges = {}, {}
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    if "io" in r and r.get("file", {}).get("path") and r["io"]["operation"] in ("Write", "Discard"):
+        name = r["file"]["path"].rsplit("/", 1)[-1]
+        ext = name.rsplit(".", 1)[1] if "." in name else None
+        lba, n = int(r["io"]["lba"]), int(r["io"]["len"])
+        written[ext] = written.get(ext, 0) + n
+        if r["io"]["operation"] == "Write":
+            ranges.setdefault(ext, []).append((lba, lba + n))
+def cover(rs):
+    total, end = 0, -1
+    for a, b in sorted(rs):
+        if b > end:
+            total += b - max(a, end)
+            end = b
+    return total
+ok = []
+for x in e:
+    if "fileExtension" not in x:
+        continue
+    st = x["statistics"]
+    got = st["write"]["metrics"]["write invalidation factor"]["value"]
+    want = written[x["fileExtension"]] / cover(ranges[x["fileExtension"]])
+    ok.append(abs(got - want) < 1e-9 * want and st["desc"]["device"]["name"] == "nvme0n1"
+              and int(st["duration"]) > 0)
+print(len(ok), all(ok))
+PY
+) || fail "fs.json wif: bad output"
+[ "$got" = "4 True" ] || fail "fs.json wif: got '$got'"
 view fs.txt --fs-statistics -f table
 same_as_golden fs.txt
 
