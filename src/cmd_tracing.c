@@ -109,6 +109,10 @@ static int device_error(const struct devices_error *e)
 	case -ENODEV:
 		cli_err("unknown device '%s': no such block device", e->name);
 		return EXIT_USAGE;
+	case -ENOMEDIUM:
+		cli_err("device '%s' has no medium (size 0): attach it (losetup) or put one in first",
+			e->name);
+		return EXIT_USAGE;
 	case -EEXIST:
 		cli_err("device '%s' given twice (overlaps '%s')", e->name, e->other);
 		return EXIT_USAGE;

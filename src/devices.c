@@ -173,6 +173,9 @@ int devices__parse_list(const char *sysfs_root, const char *list, struct device_
 		memcpy(name, p, len);
 		name[len] = 0;
 		err = devices__resolve(sysfs_root, name, &out[n]);
+		/* nothing to trace, and a medium put in later would be another device */
+		if (!err && !out[n].size)
+			err = -ENOMEDIUM;
 		if (err) {
 			set_error(e, err, p, len, NULL);
 			return err;

@@ -57,7 +57,8 @@ struct devices_error {
 
 /*
  * Parses a comma-separated device list into out[0..max). Returns 0, or
- * -EINVAL (empty element), -ENODEV (unknown device), -EEXIST (a device
+ * -EINVAL (empty element), -ENODEV (unknown device), -ENOMEDIUM (size 0:
+ * a detached loop device, an empty drive), -EEXIST (a device
  * given twice, also as /dev/x and x, or a partition of a disk already
  * named, or the reverse), -E2BIG (more than max). Fills *e on error.
  */

@@ -139,4 +139,14 @@ check "$DB: none on its new medium, left out by the programs (got $(count "$DB" 
 	[ "$(count "$DB" 16000)" = 0 ]
 check "$DB: nothing else (got $(count "$DB" all))" [ "$(count "$DB" all)" = 17 ]
 check "every write in the trace completed" [ "$(count "$DA" open)$(count "$DB" open)" = 00 ]
+
+# a loop device with nothing attached: refused at the start, as an unknown one
+FREE=$(losetup -f) || die "losetup -f"
+FREE=$(basename "$FREE")
+"$BIN" --start-tracing --devices "$FREE" >"$T/free.out" 2>"$T/free.err"
+rc=$?
+check "a device without a medium ($FREE) is refused: exit 2 (got $rc)" [ "$rc" = 2 ]
+check "  with one line saying why" iotrace_said_only "$T/free.err" \
+	"iotrace: device '$FREE' has no medium (size 0): attach it (losetup) or put one in first"
+check "  and nothing on stdout" [ ! -s "$T/free.out" ]
 finish

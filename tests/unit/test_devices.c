@@ -127,6 +127,11 @@ static void test_list_errors(void **state)
 	assert_int_equal(devices__parse_list(sysfs_root, "loop3,nosuch", d, 2, &n, &e), -ENODEV);
 	assert_string_equal(e.name, "nosuch");
 	assert_int_equal(devices__parse_list(sysfs_root, "loop3,", d, 2, &n, &e), -EINVAL);
+	/* a detached loop device: nothing to trace */
+	sysfs_block("loop9", "virtual/block/loop9", "7:9", 0);
+	sysfs_put("devices/virtual/block/loop9/size", "0\n");
+	assert_int_equal(devices__parse_list(sysfs_root, "loop3,loop9", d, 2, &n, &e), -ENOMEDIUM);
+	assert_string_equal(e.name, "loop9");
 	assert_int_equal(devices__parse_list(sysfs_root, ",loop3", d, 2, &n, &e), -EINVAL);
 	/* the count is checked before the extra name is even resolved */
 	assert_int_equal(devices__parse_list(sysfs_root, "loop3,nvme0n1,whatever", d, 2, &n, &e), -E2BIG);
