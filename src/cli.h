@@ -27,6 +27,17 @@ enum {
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "iotrace: warning: <message>\n" to stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct json_writer;
+
+/* A JSON writer on stdout; NULL after saying "out of memory". */
+struct json_writer *cli_json_out(bool pretty);
+
+/*
+ * Ends what cli_json_out() began: a newline, the writer freed, stdout
+ * flushed. EXIT_OK, or EXIT_ERROR after saying it could not be written.
+ */
+int cli_json_done(struct json_writer *jw);
 /* Prints "iotrace: <message>\n" to stderr: news during a run, no error. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

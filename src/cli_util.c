@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_writer.h"
 
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
@@ -191,4 +192,24 @@ bool cli_next_word(const char **line, char *out, size_t size)
 		out[n] = '\0';
 	*line = p;
 	return true;
+}
+
+struct json_writer *cli_json_out(bool pretty)
+{
+	struct json_writer *jw = jw__new(stdout, pretty);
+
+	if (!jw)
+		cli_err("out of memory");
+	return jw;
+}
+
+int cli_json_done(struct json_writer *jw)
+{
+	jw__newline(jw);
+	jw__free(jw);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("cannot write output: %s", strerror(errno ? errno : EIO));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
 }

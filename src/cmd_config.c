@@ -31,23 +31,15 @@ void cmd_config_help(FILE *out)
 /* {"path":"..."}: Open-CAS's TraceRepositoryPath, which its users' scripts parse */
 static int print_path(const char *root)
 {
-	struct json_writer *jw = jw__new(stdout, false);
+	struct json_writer *jw = cli_json_out(false);
 
-	if (!jw) {
-		cli_err("out of memory");
+	if (!jw)
 		return EXIT_ERROR;
-	}
 	jw__start_object(jw);
 	jw__key(jw, "path");
 	jw__string(jw, root);
 	jw__end_object(jw);
-	jw__newline(jw);
-	jw__free(jw);
-	if (fflush(stdout) || ferror(stdout)) {
-		cli_err("cannot write output: %s", strerror(errno));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return cli_json_done(jw);
 }
 
 int cmd_config(int argc, char **argv)

@@ -88,12 +88,10 @@ static void put_entry(struct json_writer *jw, const char *rel, const struct list
 /* {"trace": [ ... opens the list of list_end(); NULL if out of memory. */
 static struct json_writer *list_start(void)
 {
-	struct json_writer *jw = jw__new(stdout, true);
+	struct json_writer *jw = cli_json_out(true);
 
-	if (!jw) {
-		cli_err("out of memory");
+	if (!jw)
 		return NULL;
-	}
 	jw__start_object(jw);
 	jw__key(jw, "trace");
 	jw__start_array(jw);
@@ -104,13 +102,7 @@ static int list_end(struct json_writer *jw)
 {
 	jw__end_array(jw);
 	jw__end_object(jw);
-	jw__newline(jw);
-	jw__free(jw);
-	if (fflush(stdout) || ferror(stdout)) {
-		cli_err("cannot write output: %s", strerror(errno));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return cli_json_done(jw);
 }
 
 static int list_traces(const char *prefix)

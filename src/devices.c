@@ -154,12 +154,22 @@ static bool overlaps(const struct device_info *a, const struct device_info *b)
 int devices__parse_list(const char *sysfs_root, const char *list, struct device_info *out,
 			size_t max, size_t *count, struct devices_error *e)
 {
-	const char *p = list;
+	const char *p = list, *q;
 	char name[256];
 	size_t n = 0, len, i;
 	int err;
 
 	*count = 0;
+	/* too many is told by the list alone, before a device is looked at */
+	for (q = list, i = 0; q && i < max; i++) {
+		q = strchr(q, ',');
+		if (q)
+			q++;
+	}
+	if (q) {
+		set_error(e, -E2BIG, q, strcspn(q, ","), NULL);
+		return -E2BIG;
+	}
 	for (;;) {
 		len = strcspn(p, ",");
 		if (len == 0 || len >= sizeof(name)) {

@@ -242,6 +242,7 @@ expect 2 'empty device name'    ''                 -- iotrace -S -d ''
 expect 2 'given twice'          ''                 -- iotrace -S -d "$LN,/dev/$LN"
 expect 2 'given twice'          ''                 -- iotrace -S -d "$LN,$LN"
 expect 2 'too many devices'     ''                 -- iotrace -S -d "$MANY"
+expect 2 "device 'loop${ADDED_LOOPS[0]}' has no medium (size 0)" '' -- iotrace -S -d "loop${ADDED_LOOPS[0]}"
 expect 2 "invalid value 'abc' for --time"   '' -- iotrace -S -d "$LN" -t abc
 expect 2 "invalid value '0' for --time"     '' -- iotrace -S -d "$LN" -t 0
 expect 2 "invalid value '-5' for --time"    '' -- iotrace -S -d "$LN" -t -5

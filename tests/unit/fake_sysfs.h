@@ -59,6 +59,9 @@ static void sysfs_block(const char *name, const char *dir, const char *majmin, i
 	snprintf(rel, sizeof(rel), "devices/%s/dev", dir);
 	snprintf(target, sizeof(target), "%s\n", majmin);
 	sysfs_put(rel, target);
+	/* a medium, as a device to trace needs; a test sets its own size after */
+	snprintf(rel, sizeof(rel), "devices/%s/size", dir);
+	sysfs_put(rel, "2048\n");
 	if (partition) {
 		snprintf(rel, sizeof(rel), "devices/%s/partition", dir);
 		snprintf(target, sizeof(target), "%d\n", partition);
