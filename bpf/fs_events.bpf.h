@@ -349,11 +349,26 @@ static __always_inline bool is_ns_call(__u32 call)
 	return call >= IOTRACE_VFS_UNLINK && call <= IOTRACE_VFS_RENAMEAT2;
 }
 
-/* A regular file of a traced device, as the unlink and rename events take it */
-static __always_inline bool traced_inode(struct inode *inode)
+/*
+ * The dentry of the file on a traced device that an unlink or a rename of
+ * d (a regular file) removes or renames: d itself, or through an overlayfs
+ * its upper file. A file only in a lower layer stays there (hidden, or
+ * copied up first): no file on disk goes. NULL if there is none.
+ */
+static __always_inline struct dentry *ns_target(struct dentry *d)
 {
-	return inode && (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) == IOTRACE_S_IFREG &&
-	       fs_dev_traced(BPF_CORE_READ(inode, i_sb, s_dev));
+	struct inode *inode = d ? BPF_CORE_READ(d, d_inode) : NULL;
+	struct super_block *sb;
+
+	if (!inode || (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
+		return NULL;
+	sb = BPF_CORE_READ(inode, i_sb);
+	if (fs_dev_traced(BPF_CORE_READ(sb, s_dev)))
+		return d;
+	if (!iotrace_is_ovl(sb, false) || !(d = iotrace_ovl_upper(inode, false)))
+		return NULL;
+	inode = BPF_CORE_READ(d, d_inode);
+	return inode && fs_dev_traced(BPF_CORE_READ(inode, i_sb, s_dev)) ? d : NULL;
 }
 
 /*
@@ -377,9 +392,9 @@ static __always_inline void note_replaced(struct ns_op *op, unsigned long *a,
 	}
 	op->exchange = op->st.call == IOTRACE_VFS_RENAMEAT2 && (a[4] & IOTRACE_RENAME_EXCHANGE);
 	/* a new name is no failure to resolve: nothing to count */
-	t = resolve(ndfd, unew, &ignored);
+	t = ns_target(resolve(ndfd, unew, &ignored));
 	inode = t ? BPF_CORE_READ(t, d_inode) : NULL;
-	if (!traced_inode(inode) || inode == moved ||
+	if (!inode || inode == moved ||
 	    (!op->exchange && BPF_CORE_READ(inode, i_nlink) > 1))
 		return;
 	f = file_entry(inode, &op->replaced);
@@ -424,7 +439,6 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	__u32 tid = (__u32)pid_tgid, call;
 	struct ns_op *op = scratch_op();
 	struct file_seen *f;
-	struct super_block *sb;
 	struct dentry *d;
 	struct inode *inode;
 	unsigned long a[5];
@@ -450,23 +464,10 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		}
 		return 0;
 	}
-	inode = BPF_CORE_READ(d, d_inode);
-	if (!inode ||
-	    (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFREG)
+	d = ns_target(d);
+	if (!d)
 		return 0;
-	sb = BPF_CORE_READ(inode, i_sb);
-	if (!fs_dev_traced(BPF_CORE_READ(sb, s_dev))) {
-		/*
-		 * overlayfs unlinks or renames the upper file; a file only
-		 * in a lower layer stays there (hidden, or copied up first):
-		 * no file on disk is deleted or renamed
-		 */
-		if (!iotrace_is_ovl(sb, false) || !(d = iotrace_ovl_upper(inode, false)))
-			return 0;
-		inode = BPF_CORE_READ(d, d_inode);
-		if (!inode || !fs_dev_traced(BPF_CORE_READ(inode, i_sb, s_dev)))
-			return 0;
-	}
+	inode = BPF_CORE_READ(d, d_inode);
 	f = file_entry(inode, &op->st.file);
 	if (!f)
 		return 0;

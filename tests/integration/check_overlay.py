@@ -62,6 +62,7 @@ def main():
     for what in ("reader", "writer", "editor"):
         ap.add_argument("--" + what, type=ints, required=True)
     ap.add_argument("--gone", type=int, required=True)
+    ap.add_argument("--victim", type=int, required=True)
     a = ap.parse_args()
 
     trace = RawTrace(a.events, CHECKS)
@@ -141,16 +142,24 @@ def main():
           "editor: block writes after the copy-up are named by the file's new path, /upper/etc/edit.conf",
           str(sorted(set(map(str, after)))))
 
-    # renamed and removed through the overlay: the upper file
+    # renamed twice, the second time over an upper file, and removed
+    # through the overlay: the upper files
     ino = a.writer[0]
     mfrom, mto = tl.events("MoveFrom", ino), tl.events("MoveTo", ino)
-    check(len(mfrom) == 1 and mfrom[0][2] == "/upper/etc/new.dat",
-          "rename: MoveFrom names /upper/etc/new.dat", str(mfrom))
-    check(len(mto) == 1 and mto[0][2] == "/upper/etc/renamed.dat",
-          "rename: MoveTo names /upper/etc/renamed.dat", str(mto))
+    check([m[2] for m in mfrom] == ["/upper/etc/new.dat", "/upper/etc/renamed.dat"],
+          "renames: MoveFrom names /upper/etc/new.dat, then /upper/etc/renamed.dat", str(mfrom))
+    check([m[2] for m in mto] == ["/upper/etc/renamed.dat", "/upper/etc/victim.dat"],
+          "renames: MoveTo names /upper/etc/renamed.dat, then /upper/etc/victim.dat", str(mto))
     deleted = tl.events("Delete", ino)
-    check(len(deleted) == 1 and deleted[0][2] == "/upper/etc/renamed.dat",
-          "remove: one Delete of /upper/etc/renamed.dat", str(deleted))
+    check(len(deleted) == 1 and deleted[0][2] == "/upper/etc/victim.dat",
+          "remove: one Delete of /upper/etc/victim.dat", str(deleted))
+    replaced = tl.events("Delete", a.victim)
+    check(len(replaced) == 1 and replaced[0][2] == "/upper/etc/victim.dat",
+          "rename over an upper file: one Delete of the file replaced, /upper/etc/victim.dat",
+          str(replaced))
+    check(not tl.events("Delete", a.reader[0]),
+          "rename over a lower-only file: no Delete (the lower file stays)",
+          str(tl.events("Delete", a.reader[0])))
     check(not tl.events("Delete", a.gone),
           "remove of a lower-only file: no Delete (the lower file stays)", str(tl.events("Delete", a.gone)))
 

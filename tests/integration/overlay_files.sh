@@ -15,7 +15,11 @@
 #     file up (overlayfs writes the copy as a temporary file in the work
 #     directory, fsyncs it and renames it into the upper directory, with
 #     no rename(2)), then writes and fsyncs;
-#   - new.dat is renamed to etc/renamed.dat, then removed;
+#   - new.dat is renamed to etc/renamed.dat, then onto etc/victim.dat, a
+#     file made through the overlay (in the upper layer): its Delete is
+#     sent; then removed;
+#   - etc/over.dat is renamed onto etc/app.conf, which only the lower
+#     layer has: no Delete, the lower file stays;
 #   - etc/gone.conf, a lower file, is removed: the lower file stays.
 # check_overlay.py then asserts from `iotrace -P --io --raw` that each
 # call names the real file (lower or upper) with its path on the ext4,
@@ -74,12 +78,19 @@ NEW_INO=$(stat -c %i "$MNT/upper/etc/new.dat") || wrc=1
 iotrace_record_pid "$T/editor.pid" dd if=/dev/urandom of="$OVL/etc/edit.conf" bs=4k count=1 \
 	oflag=append conv=notrunc,fsync status=none || wrc=1
 EDIT_INO=$(stat -c %i "$MNT/upper/etc/edit.conf") || wrc=1
+for f in victim.dat over.dat; do
+	dd if=/dev/urandom of="$OVL/etc/$f" bs=4k count=1 conv=fsync status=none || wrc=1
+done
+VICTIM_INO=$(stat -c %i "$MNT/upper/etc/victim.dat") || wrc=1
 mv "$OVL/etc/new.dat" "$OVL/etc/renamed.dat" || wrc=1
-rm "$OVL/etc/renamed.dat" "$OVL/etc/gone.conf" || wrc=1
+mv "$OVL/etc/renamed.dat" "$OVL/etc/victim.dat" || wrc=1
+mv "$OVL/etc/over.dat" "$OVL/etc/app.conf" || wrc=1
+rm "$OVL/etc/victim.dat" "$OVL/etc/gone.conf" || wrc=1
 sync
 check "workload ran" [ "$wrc" = 0 ]
 check "the removed lower file stays in the lower layer" [ -f "$MNT/lower/etc/gone.conf" ]
-echo "# upper inodes: new.dat $NEW_INO, edit.conf $EDIT_INO"
+check "the lower file renamed over stays in the lower layer" [ -f "$MNT/lower/etc/app.conf" ]
+echo "# upper inodes: new.dat $NEW_INO, edit.conf $EDIT_INO, victim.dat $VICTIM_INO"
 sleep 0.5
 iotrace_test_stop_tracer "" "$T/trace.out" "$T/trace.err"
 
@@ -89,7 +100,7 @@ check "-P --io --raw exit 0 (got $rc)" [ "$rc" = 0 ]
 
 python3 "$HERE/check_overlay.py" "$T/events.jsonl" --dev "$DEVT" \
 	--reader "$APP_INO:$(cat "$T/reader.pid")" --writer "$NEW_INO:$(cat "$T/writer.pid")" \
-	--editor "$EDIT_INO:$(cat "$T/editor.pid")" --gone "$GONE_INO" \
+	--editor "$EDIT_INO:$(cat "$T/editor.pid")" --gone "$GONE_INO" --victim "$VICTIM_INO" \
 	>"$T/check.out" 2>&1
 rc=$?
 iotrace_test_relay "$T/check.out" "$rc" check_overlay.py
