@@ -293,6 +293,12 @@ __noinline int dev_traced_global(__u32 dev, __u32 part)
 	return dev_traced(dev, part);
 }
 
+/* untraced_done() for the completion walk, verified once as dev_traced_global() */
+__noinline int untraced_done_global(__u64 id)
+{
+	return untraced_done(id);
+}
+
 static __always_inline void set_op_flags(struct iotrace_event *e, __u32 opf)
 {
 	__u32 op = opf & IOTRACE_REQ_OP_MASK;
@@ -1194,7 +1200,7 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 			break;
 		next = BPF_CORE_READ(bio, bi_next);
 		iotrace_bio_devs_probed(bio, &e.dev, &e.part);
-		if ((whole || dev_traced_global(e.dev, e.part)) && !untraced_done((__u64)bio))
+		if ((whole || dev_traced_global(e.dev, e.part)) && !untraced_done_global((__u64)bio))
 			complete_bio(&e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size, true);
 		nr_bytes -= size;
 		if (!nr_bytes)
