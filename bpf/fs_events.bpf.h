@@ -29,13 +29,20 @@
 #define IOTRACE_PATH_LEN 256
 #define IOTRACE_AT_FDCWD -100
 #define IOTRACE_RENAME_EXCHANGE 2
+/* symbolic links followed in one path at most, as the kernel's MAXSYMLINKS */
+#define IOTRACE_MAX_LINKS 40
 
 struct path_walk {
 	char path[IOTRACE_PATH_LEN];
 	char comp[IOTRACE_PATH_LEN];
+	/* a child's name to compare; while a link is followed, the rest of the path */
 	char cname[IOTRACE_PATH_LEN];
 	struct dentry *d;
 	struct mount *m;
+	/* the task's root, where an absolute link starts again */
+	struct dentry *root_d;
+	struct mount *root_m;
+	__u32 links;
 	struct mount *next_m;
 	struct dentry *found;
 	struct hlist_node *sib;
@@ -216,6 +223,72 @@ static long mount_cb(__u32 i, void *ctx)
 	return 0;
 }
 
+/* One character of the rest of the path (from w->pos) into w->cname; 1 = done. */
+static long rest_cb(__u32 i, void *ctx)
+{
+	struct path_walk *w = walk_state();
+	char c;
+
+	if (!w || i >= IOTRACE_PATH_LEN - 1)
+		return 1;
+	c = w->path[idx(w->pos + i)];
+	w->cname[idx(i)] = c;
+	return !c;
+}
+
+/* One character of w->cname appended at w->clen of w->path; 1 = done. */
+static long append_cb(__u32 i, void *ctx)
+{
+	struct path_walk *w = walk_state();
+	__u32 at;
+	char c;
+
+	if (!w || i >= IOTRACE_PATH_LEN - 1)
+		return 1;
+	at = w->clen + i;
+	c = w->cname[idx(i)];
+	if (at >= IOTRACE_PATH_LEN - 1) {
+		/* too long for the buffer: the walk gives up */
+		w->fail = 1;
+		return 1;
+	}
+	w->path[idx(at)] = c;
+	return !c;
+}
+
+/*
+ * w->found is a symbolic link with more of the path after it: the path
+ * becomes its target and the rest (a link on the root file system to a
+ * traced mount, /data -> /mnt/nvme0, the usual way into one), from the
+ * root or from the link's directory, w->d. Only a link whose target the
+ * inode holds (i_link: ext4's fast links, tmpfs's short ones; xfs stopped
+ * setting it in v5.14) can be read here; false if it cannot be followed.
+ */
+static __always_inline bool follow_link(struct path_walk *w)
+{
+	struct dentry *link = w->found;
+	const char *target = BPF_CORE_READ(link, d_inode, i_link);
+	long n;
+
+	if (!target || w->links++ >= IOTRACE_MAX_LINKS)
+		return false;
+	clear_buf(w->cname);
+	bpf_loop(IOTRACE_PATH_LEN, rest_cb, NULL, 0);
+	n = bpf_probe_read_kernel_str(w->path, sizeof(w->path), target);
+	if (n <= 1)
+		return false;
+	w->clen = (__u32)n - 1;
+	bpf_loop(IOTRACE_PATH_LEN, append_cb, NULL, 0);
+	if (w->fail)
+		return false;
+	w->pos = 0;
+	if (w->path[0] == '/') {
+		w->d = w->root_d;
+		w->m = w->root_m;
+	}
+	return true;
+}
+
 /*
  * Into what is mounted on w->d in w->m, if anything. A mount on a mount
  * point goes on the root of the mount already there (stacked tmpfs on
@@ -288,6 +361,16 @@ static long component_cb(__u32 i, void *ctx)
 		w->fail = 1;
 		return 1;
 	}
+	/* a link followed, as the kernel's lookup does, unless it is the file itself */
+	d = w->found;
+	if ((BPF_CORE_READ(d, d_inode, i_mode) & IOTRACE_S_IFMT) == IOTRACE_S_IFLNK &&
+	    w->path[idx(w->pos)] == '/') {
+		if (!follow_link(w)) {
+			w->fail = 1;
+			return 1;
+		}
+		return 0;
+	}
 	w->d = w->found;
 	w->found = NULL;
 	cross_mounts(w);
@@ -311,9 +394,14 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, bool
 		return NULL;
 	if (bpf_probe_read_user_str(w->path, sizeof(w->path), upath) <= 0)
 		return NULL;
+	mnt = BPF_CORE_READ(task, fs, root.mnt);
+	w->root_d = BPF_CORE_READ(task, fs, root.dentry);
+	if (!mnt || !w->root_d)
+		return NULL;
+	w->root_m = real_mount(mnt);
+	w->links = 0;
 	if (w->path[0] == '/') {
-		mnt = BPF_CORE_READ(task, fs, root.mnt);
-		w->d = BPF_CORE_READ(task, fs, root.dentry);
+		w->d = w->root_d;
 	} else if (dfd == IOTRACE_AT_FDCWD) {
 		mnt = BPF_CORE_READ(task, fs, pwd.mnt);
 		w->d = BPF_CORE_READ(task, fs, pwd.dentry);

@@ -504,6 +504,7 @@ static __always_inline void emit(struct iotrace_event *e)
 /* S_IFMT and friends (include/uapi/linux/stat.h), not in vmlinux.h */
 #define IOTRACE_S_IFMT 00170000
 #define IOTRACE_S_IFREG 0100000
+#define IOTRACE_S_IFLNK 0120000
 #define IOTRACE_S_IFDIR 0040000
 #define IOTRACE_S_IFBLK 0060000
 

@@ -23,7 +23,10 @@
 #   - exchanges two files (renameat2 RENAME_EXCHANGE): no Delete, a
 #     MoveFrom and MoveTo for each;
 #   - removes a file that does not exist: no event, and not counted as
-#     unresolved.
+#     unresolved;
+#   - removes and renames files through symbolic links on the tmpfs into
+#     the ext4 (/data -> /mnt/nvme0 is the usual way into a mount): an
+#     absolute one, a relative one, and a link to a link.
 #
 # Needs root, BTF, unshare, loop devices and mkfs.ext4; a missing one is
 # a failure, not a skip. Everything set up is torn down at exit, also on
@@ -54,10 +57,12 @@ mkdir "$T/stack" && mount -t tmpfs lower "$T/stack" && mount -t tmpfs upper "$T/
 	mkdir "$T/stack/inner" && mount --bind "$MNT" "$T/stack/inner" ||
 	die "cannot stack the mounts"
 S=$T/stack/inner
-for f in a b c d e f g i j; do
+for f in a b c d e f g i j k l m n; do
 	echo "$f" >"$MNT/$f" || die "cannot write $MNT/$f"
 done
 ln "$MNT/g" "$MNT/h" || die "cannot link $MNT/h"
+ln -s "$S" "$T/stack/abs" && ln -s inner "$T/stack/rel" && ln -s abs "$T/stack/chain" ||
+	die "cannot make the symbolic links"
 sync -f "$MNT"
 
 iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN"
@@ -74,6 +79,10 @@ libc = ctypes.CDLL(None, use_errno=True)
 # RENAME_EXCHANGE
 if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2):
     sys.exit(os.strerror(ctypes.get_errno()))' "$S/i" "$S/j" || die "renameat2 RENAME_EXCHANGE failed"
+rm "$T/stack/abs/k" || die "rm through an absolute link failed"
+mv "$T/stack/abs/l" "$T/stack/abs/l2" || die "mv through an absolute link failed"
+(cd "$T/stack" && rm rel/m) || die "rm through a relative link failed"
+rm "$T/stack/chain/n" || die "rm through a link to a link failed"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
 
 "$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
@@ -82,8 +91,9 @@ events=$(python3 -c '
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["file.eventType"]]
 print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in rows)))' "$T/io.csv")
-want="Delete:/b Delete:/d Delete:/f Delete:/g MoveFrom:/a MoveFrom:/c MoveFrom:/e MoveFrom:/i"
-want="$want MoveFrom:/j MoveTo:/a2 MoveTo:/c2 MoveTo:/f MoveTo:/i MoveTo:/j"
+want="Delete:/b Delete:/d Delete:/f Delete:/g Delete:/k Delete:/m Delete:/n MoveFrom:/a MoveFrom:/c"
+want="$want MoveFrom:/e MoveFrom:/i MoveFrom:/j MoveFrom:/l MoveTo:/a2 MoveTo:/c2 MoveTo:/f MoveTo:/i"
+want="$want MoveTo:/j MoveTo:/l2"
 check "the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
 unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
 check "the tracer printed its summary" bash -c 'python3 -m json.tool "$1" >/dev/null' _ "$T/out"
