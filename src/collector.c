@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -565,6 +566,25 @@ static void fill_summary(struct collector *c, struct summary *s, uint64_t start_
 	s->incomplete_from_sid = c->first_refused_sid;
 }
 
+/*
+ * An empty octf.trace.<cpu> for a CPU that had no record: Open-CAS opens
+ * octf.trace.0 .. queueCount - 1 and gives up at a missing one, so a raw
+ * trace has them all, as Open-CAS's own do.
+ */
+static void empty_stream(const struct collector *c, int cpu)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s%d", c->dir, STORE_STREAM_PREFIX, cpu);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	else if (errno != EEXIST)
+		cli_warn("cannot create the empty stream of CPU %d (%s): Open-CAS tools will not open "
+			 "this trace", cpu, strerror(errno));
+}
+
 static const char *const device_changes[] = {
 	[DEVICE_REMOVED] = "was removed",
 	[DEVICE_EMPTY] = "lost its medium (a loop device detached, a drive ejected)",
@@ -870,6 +890,8 @@ finish:
 		int i;
 
 		for (i = 0; i < c->ncpus; i++) {
+			if (!c->streams[i] && !c->cfg->compress && c->started)
+				empty_stream(c, i);
 			werr = stream_writer__close(c->streams[i]);
 			c->streams[i] = NULL;
 			(void)werr; /* already reported through intake__flush_all/write_err */

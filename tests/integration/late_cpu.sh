@@ -11,7 +11,10 @@
 # CI cannot take a CPU offline and bring it back, so the tracer is told
 # that only CPU 0 was online at the start (IOTRACE_CPUS_ONLINE); then
 # reads pinned to CPU 1 must create octf.trace.1[.zst] and all be in the
-# trace, completed. Both --compress zstd and none.
+# trace, completed. Both --compress zstd and none. Then, with none, a trace
+# in which CPU 1 has no record: it still ends with an (empty) octf.trace.1,
+# as Open-CAS's parser opens octf.trace.0 .. queueCount - 1 and gives up
+# at a missing one.
 #
 # Needs root, BTF, loop devices and two CPUs; a missing one is a failure,
 # not a skip. Everything set up is torn down at exit, also on failure.
@@ -75,4 +78,19 @@ EOF
 )
 	check "$mode: all $READS reads of CPU 1 are in the trace, completed (found $reads)" [ "$reads" = "$READS" ]
 done
+
+export IOTRACE_TRACE_DIR=$T/repo-idle
+iotrace_test_start_tracer "idle: " "$T/out" "$T/err" --start-tracing --devices "$DEV" --compress none
+dir=$IOTRACE_TRACE_DIR/$TRACE
+files=$(streams_of "$dir")
+check "idle: while tracing, CPU 0's stream only (found '$files')" [ "$files" = "octf.trace.0" ]
+iotrace_test_stop_tracer "idle: " "$T/out" "$T/err"
+files=$(streams_of "$dir")
+want=$(for ((i = 0; i < possible; i++)); do echo "octf.trace.$i"; done | sort | paste -sd ' ')
+check "idle: at the end a stream for each of the $possible possible CPUs (found '$files')" [ "$files" = "$want" ]
+check "idle: queueCount $possible" [ "$(iotrace_json_get "$T/out" queueCount)" = "$possible" ]
+check "idle: the streams of CPUs without records are empty" [ ! -s "$dir/octf.trace.$((possible - 1))" ]
+"$BIN" --trace-parser --io --raw --path "$dir" >/dev/null 2>"$T/parse.err"
+rc=$?
+check "idle: the parser reads it (exit $rc)" [ "$rc" = 0 ]
 finish
