@@ -51,6 +51,12 @@ enum {
 	IOF_DIRECT = 1 << 7,
 };
 
+/* Open-CAS io classes that stand for a flag (all of them: src/encode.c) */
+enum {
+	IOCLASS_METADATA = 1,
+	IOCLASS_DIRECT = 22,
+};
+
 /* io.comm, NUL-terminated: the kernel's TASK_COMM_LEN; a longer one is cut */
 #define EVENT_COMM_MAX 16
 

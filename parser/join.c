@@ -404,6 +404,12 @@ static int on_io(struct join *j, const struct event *ev)
 	r->len = ev->io.len;
 	r->op = ev->io.op;
 	r->flags = ev->io.flags;
+	if (j->flags & JOIN_CLASS_FLAGS) {
+		if (ev->io.io_class == IOCLASS_METADATA)
+			r->flags |= IOF_META;
+		else if (ev->io.io_class == IOCLASS_DIRECT)
+			r->flags |= IOF_DIRECT;
+	}
 	r->write_hint = ev->io.write_hint;
 	r->pid = ev->io.pid;
 	r->tid = ev->io.tid;

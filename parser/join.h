@@ -145,6 +145,12 @@ enum join_flags {
 	 * or VFS with it.
 	 */
 	JOIN_DEFER = 1 << 3,
+	/*
+	 * An Open-CAS trace, whose io events carry no metadata or direct
+	 * field: io_rec.flags gets them from ioClass (1 metadata, 22 direct),
+	 * as Open-CAS's parser gives them.
+	 */
+	JOIN_CLASS_FLAGS = 1 << 4,
 };
 
 /* Returns NULL on allocation failure. */

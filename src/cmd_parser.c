@@ -125,7 +125,7 @@ void cmd_parser_help(FILE *out)
 	      "  -B, --lba-histogram       I/Os by the LBAs they touch, linear buckets:\n"
 	      "    -b, --bucket-size N       sectors per bucket (default 20480, 10 MiB; 0 too)\n"
 	      "    -s, --subrange-start S    count LBAs from S on (default 0)\n"
-	      "    -e, --subrange-end E      ... up to E included (default: the end)\n"
+	      "    -e, --subrange-end E      ... up to E included (default, or 0: the end)\n"
 	      "  --time-series             per device, each interval's IOPS, bandwidth,\n"
 	      "                            latency (average, p50, p99, max) and queue depth:\n"
 	      "    --interval S              seconds per interval (default 1; 0.1 allowed)\n"
@@ -537,6 +537,12 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 #define FREE_BEFORE_EXIT 0
 #endif
 /* volatile: a store never read back would be optimized away */
+/* An Open-CAS trace (its summary has no tag of ours) takes io flags from ioClass. */
+static unsigned int class_flags(const struct summary_read *sr)
+{
+	return !sr->err && sr->s.foreign ? JOIN_CLASS_FLAGS : 0;
+}
+
 static struct split *volatile split_at_exit;
 
 /*
@@ -552,7 +558,8 @@ static int print_split(const char *path, const char *dir, const struct summary_r
 	if (reader_threads() < 2 || sr->err || !strcmp(sr->s.state, "RUNNING") || sr->s.incomplete)
 		return -1;
 	setup_stdout();
-	sp = split__run(dir, sr->s.traced_events, ops, stdout, opts, ops->join_flags, &err);
+	sp = split__run(dir, sr->s.traced_events, ops, stdout, opts,
+			ops->join_flags | class_flags(sr), &err);
 	if (!sp) {
 		if (!err)
 			return -1;
@@ -606,7 +613,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	/* filtered before any view counts: every view sees the same records */
 	if (filter__active(filter))
 		sink = filter__sink(&fsink, filter, &sink);
-	j = join__new(ops->join_flags | filter__join_flags(filter), &sink);
+	j = join__new(ops->join_flags | filter__join_flags(filter) | class_flags(&sr), &sink);
 	if (j && final_names && ((ops->join_flags | filter__join_flags(filter)) & JOIN_PATHS)) {
 		r = preload_names(j, dir);
 		if (r) {
@@ -760,6 +767,9 @@ int cmd_parser(int argc, char **argv)
 					   &opts.subrange_end);
 			if (err)
 				return err;
+			/* 0: no end, as Open-CAS takes it */
+			if (!opts.subrange_end)
+				opts.subrange_end = UINT64_MAX;
 			break;
 		case OPT_FILE:
 			filter_opt = "--file";

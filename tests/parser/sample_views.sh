@@ -113,6 +113,28 @@ cmp -s "$tmp/io.json" "$tmp/io_short.json" || fail "io: '-P -P' differs from '-P
 view raw_short.json -P -r
 view raw_long.json --io --raw
 cmp -s "$tmp/raw_long.json" "$tmp/raw_short.json" || fail "raw: '-P -P -r' differs from '-P --io --raw'"
+# an Open-CAS trace has no metadata or direct field: they come from ioClass
+# (1 metadata, 22 direct), as Open-CAS's parser gives them
+got=$(python3 - "$tmp/raw_long.json" "$tmp/io.json" <<'PY'
+import json, sys
+cls = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "io" in r:
+        c = r["io"].get("ioClass", 0)
+        cls[c] = cls.get(c, 0) + 1
+meta = direct = 0
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    if "io" in r:
+        meta += r["io"]["flags"]["metadata"]
+        direct += r["io"]["flags"]["direct"]
+print(meta, cls.get(1, 0), direct, cls.get(22, 0), meta > 0)
+PY
+) || fail "io flags from ioClass: bad output"
+read -r meta c1 direct c22 any <<<"$got"
+[ "${meta:-x}" = "${c1:-y}" ] && [ "${direct:-x}" = "${c22:-y}" ] && [ "${any:-}" = True ] ||
+	fail "io flags from ioClass: metadata $meta of $c1 ioClass 1, direct $direct of $c22 ioClass 22"
 
 # --- --io, CSV: the same records ---
 view io.csv --io -f csv
@@ -201,10 +223,12 @@ print(len(r) > 0, all(int(x["begin"]) % 1048576 == 0 and int(x["end"]) == int(x[
       sum(int(x["count"]) for x in r) >= 64188)
 ' "$tmp/lba.json") || fail "lba.json: bad output"
 [ "$got" = "True True True" ] || fail "lba.json: got '$got'"
-# --bucket-size 0 is the default, as Open-CAS takes it
+# --bucket-size 0 is the default, and --subrange-end 0 no end, as Open-CAS takes them
 view lba_default.json --lba-histogram
 view lba_zero.json --lba-histogram -b 0
 cmp -s "$tmp/lba_default.json" "$tmp/lba_zero.json" || fail "lba: '-b 0' differs from the default"
+view lba_end0.json --lba-histogram -s 0 -e 0
+cmp -s "$tmp/lba_default.json" "$tmp/lba_end0.json" || fail "lba: '-s 0 -e 0' differs from the whole range"
 view lba_sub.csv --lba-histogram -b 2048 -s 1652296 -e 1660000 -f csv
 got=$(python3 -c '
 import csv, sys
