@@ -7,7 +7,9 @@
  * JSON keeps the shape of OCTF's IoStatisticsSet so its readers find
  * things where they were (statistics[].desc.device, .duration,
  * .write.latency.average, .write.metrics.throughput.value, ...), with
- * percentiles keyed p50, p90, p99, p99.9, p99.99 and notCompleted added;
+ * percentiles under Open-CAS's keys ("90.000000th", ..., and a median,
+ * "50.000000th", which it lacks) and notCompleted added; CSV and tables
+ * say p50 ... p99.99;
  * queueTime and deviceTime (btt's Q2D and D2C) appear when the trace has
  * dispatch events. Durations and latencies in ns, sizes in sectors.
  * IOPS and bandwidth are over the device's duration: first submission to
@@ -28,8 +30,8 @@ static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" 
 /*
  * JSON's keys are Open-CAS's (std::to_string(90.0) + "th"), so that its
  * users' scripts find them; its values are numbers, as in its
- * map<string, double>. Open-CAS has no median, and weighs its
- * percentiles by the values' sum; ours are by count.
+ * map<string, double>. Open-CAS computes no median (50.000000th is ours)
+ * and weighs its percentiles by the values' sum; ours are by count.
  */
 static const char *const pct_keys[] = { "50.000000th", "90.000000th", "99.000000th",
 					"99.900000th", "99.990000th" };
