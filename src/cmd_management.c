@@ -59,6 +59,9 @@ static bool read_entry(const struct store_entry *e, struct summary *s)
 struct listed {
 	char state[sizeof(((struct summary *)0)->state)];
 	char label[sizeof(((struct summary *)0)->label)];
+	/* the tags not ours (summary.h): a newer Open-CAS's user tags */
+	char tags[sizeof(((struct summary *)0)->other_tags)];
+	size_t tags_len;
 };
 
 static void list_entry(const struct store_entry *e, struct listed *l)
@@ -68,11 +71,18 @@ static void list_entry(const struct store_entry *e, struct listed *l)
 
 	strcpy(l->state, ok ? s.state : "UNDEFINED");
 	strcpy(l->label, ok ? s.label : "");
+	l->tags_len = ok ? s.other_tags_len : 0;
+	memcpy(l->tags, s.other_tags, l->tags_len);
 }
 
-/* One trace in a list: its path, its state, and its label if it has one. */
+/*
+ * One trace in a list: its path, its state, its label and the tags not
+ * ours if it has them (a newer Open-CAS lists its user tags there).
+ */
 static void put_entry(struct json_writer *jw, const char *rel, const struct listed *l)
 {
+	const char *p = l->tags, *end = l->tags + l->tags_len;
+
 	jw__start_object(jw);
 	jw__key(jw, "tracePath");
 	jw__string(jw, rel);
@@ -81,6 +91,18 @@ static void put_entry(struct json_writer *jw, const char *rel, const struct list
 	if (l->label[0]) {
 		jw__key(jw, "label");
 		jw__string(jw, l->label);
+	}
+	if (p < end) {
+		jw__key(jw, "tags");
+		jw__start_object(jw);
+		while (p < end) {
+			const char *value = p + strlen(p) + 1;
+
+			jw__name(jw, p);
+			jw__string(jw, value);
+			p = value + strlen(value) + 1;
+		}
+		jw__end_object(jw);
 	}
 	jw__end_object(jw);
 }

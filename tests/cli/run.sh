@@ -295,6 +295,14 @@ expect 2 "unknown option '--bogus'" ''             -- iotrace -M -L --bogus
 expect 2 'given twice'          ''                 -- iotrace -M -G -p a -p b
 expect 0 ''                     '"trace": ['       -- iotrace -M -L
 expect 0 ''                     '"trace": []'      -- iotrace --trace-management --list-traces --prefix kernel/2
+# a newer Open-CAS's summary: user tags, no label; listed, printed back, removed with them
+mkdir -p "$REPO/kernel/tagged" && : >"$REPO/kernel/tagged/octf.trace.0" &&
+	printf '{"tracePath": "kernel/tagged", "state": "COMPLETE", "tracedEvents": "0", "queueCount": "1", "version": 1, "tags": {"workload": "ycsb", "fs": "xfs"}}\n' \
+		>"$REPO/kernel/tagged/octf.summary"
+expect 0 ''                     '"workload": "ycsb"' -- iotrace -M -L -p kernel/tagged
+expect 0 ''                     '"fs": "xfs"'      -- iotrace -M -G -p kernel/tagged
+check "-M -G of it makes up no tag of ours" bash -c '! "$1" -M -G -p kernel/tagged | grep -q stopReason' _ "$BIN"
+expect 0 ''                     '"workload": "ycsb"' -- iotrace -M -R -p kernel/tagged
 expect 0 "warning: the trace repository '$T/none' does not exist (the first trace makes it)" '"trace": []' -- env IOTRACE_TRACE_DIR="$T/none" "$BIN" -M -L
 expect 1 "cannot open trace 'does/not/exist'" ''   -- iotrace -M -G -p does/not/exist
 expect 1 "cannot open trace '/does/not/exist'" ''  -- iotrace -M -G -p /does/not/exist
