@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "csv_writer.h"
+#include "date_fmt.h"
 #include "json_writer.h"
 #include "raw_view.h"
 
@@ -35,6 +36,7 @@ struct raw_view {
 	int err;
 	struct leaf_count counts[MAX_TYPES];
 	size_t ncounts;
+	struct date_fmt date;
 };
 
 static const void *member(const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f)
@@ -191,6 +193,17 @@ static void json_value(struct raw_view *v, const ProtobufCFieldDescriptor *f, co
 		break;
 	}
 	case PROTOBUF_C_TYPE_MESSAGE:
+		/*
+		 * Open-CAS's FileId.creationDate is a google.protobuf.Timestamp,
+		 * which the JSON mapping writes as an RFC 3339 string; ours is
+		 * the same message on the wire under another name
+		 */
+		if (f->descriptor == &octf__proto__trace__timestamp__descriptor) {
+			const Octf__Proto__Trace__Timestamp *t = *(const void *const *)p;
+
+			jw__string(jw, date_fmt(&v->date, t->seconds, t->nanos));
+			break;
+		}
 		json_message(v, *(const ProtobufCMessage *const *)p, depth + 1);
 		break;
 	}

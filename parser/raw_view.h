@@ -5,8 +5,10 @@
  * Output is driven by the protobuf-c descriptors, so every event type and
  * every field (ours and OCTF's) is printed without a hand-kept list.
  * JSON follows the protobuf JSON mapping (field names as in trace.proto,
- * 64-bit integers as strings, enums by name) except that fields holding
- * their default value are printed too: "as recorded" includes LBA 0.
+ * 64-bit integers as strings, enums by name, a creation date as the RFC
+ * 3339 string of Open-CAS's google.protobuf.Timestamp) except that fields
+ * holding their default value are printed too: "as recorded" includes
+ * LBA 0.
  * One JSON object per line.
  *
  * CSV columns are the dotted paths of all leaf fields of Event in

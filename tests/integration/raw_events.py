@@ -30,11 +30,10 @@ def ints(s):
 
 
 def fid(f):
-    """A FileId as a hashable tuple (partition, inode, creation date)."""
+    """A FileId as a hashable tuple (partition, inode, creation date, as
+    --raw prints it: an RFC 3339 string)."""
     f = f or {}
-    ts = f.get("creationDate", {})
-    return (int(f.get("partitionId", 0)), int(f.get("id", 0)),
-            int(ts.get("seconds", 0)), int(ts.get("nanos", 0)))
+    return (int(f.get("partitionId", 0)), int(f.get("id", 0)), f.get("creationDate", ""))
 
 
 def path_of(names, f):

@@ -263,7 +263,7 @@ static const struct golden goldens[] = {
 	  "eccca26118a8880820ac8808",
 	  "{\"header\":{\"sid\":\"52240\",\"timestamp\":\"14204422596041\"},\"filesystemMeta\":{"
 	  "\"refSid\":\"110840373050975\",\"fileId\":{\"partitionId\":\"271581186\",\"id\":\"78\","
-	  "\"creationDate\":{\"seconds\":\"1593672783\",\"nanos\":203990636}},"
+	  "\"creationDate\":\"2020-07-02T06:53:03.203990636Z\"},"
 	  "\"fileOffset\":\"132136\",\"fileSize\":\"132140\"}}\n" },
 	{ "ioCompletion (sample octf.trace.4)", sample_completion,
 	  "0a0b08e21610becbd3e6979d032a1608daddd4ae01100a208280c0810128ff919bb4ef9919",
@@ -274,15 +274,15 @@ static const struct golden goldens[] = {
 	  "0a0c0891980310aad5c0ccb39d03323b0a15088280c08101104e1a0b08cf88f6f70510eccca26112160882"
 	  "80c0810110401a0c08ce88f6f70510ac92a4c9031a0a3030303034382e737374",
 	  "{\"header\":{\"sid\":\"52241\",\"timestamp\":\"14204422597290\"},\"filesystemFileName\":{"
-	  "\"fileId\":{\"partitionId\":\"271581186\",\"id\":\"78\",\"creationDate\":{"
-	  "\"seconds\":\"1593672783\",\"nanos\":203990636}},\"fileParentId\":{"
-	  "\"partitionId\":\"271581186\",\"id\":\"64\",\"creationDate\":{"
-	  "\"seconds\":\"1593672782\",\"nanos\":958990636}},\"fileName\":\"000048.sst\"}}\n" },
+	  "\"fileId\":{\"partitionId\":\"271581186\",\"id\":\"78\",\"creationDate\":"
+	  "\"2020-07-02T06:53:03.203990636Z\"},\"fileParentId\":{"
+	  "\"partitionId\":\"271581186\",\"id\":\"64\",\"creationDate\":"
+	  "\"2020-07-02T06:53:02.958990636Z\"},\"fileName\":\"000048.sst\"}}\n" },
 	{ "filesystemFileEvent (sample octf.trace.0)", sample_file_event,
 	  "0a0c0894980310cdb9f1ccb39d033a190a15088280c08101104f1a0b08cf88f6f70510acfcee731001",
 	  "{\"header\":{\"sid\":\"52244\",\"timestamp\":\"14204423396557\"},\"filesystemFileEvent\":{"
-	  "\"fileId\":{\"partitionId\":\"271581186\",\"id\":\"79\",\"creationDate\":{"
-	  "\"seconds\":\"1593672783\",\"nanos\":242990636}},\"fsEventType\":\"Create\"}}\n" },
+	  "\"fileId\":{\"partitionId\":\"271581186\",\"id\":\"79\",\"creationDate\":"
+	  "\"2020-07-02T06:53:03.242990636Z\"},\"fsEventType\":\"Create\"}}\n" },
 	/*
 	 * Extensions, by hand: field n, wire type w is the varint n << 3 | w;
 	 * io.partitionId (20) = a0 01, sync (21) = a8 01, readahead (23) =
@@ -321,8 +321,8 @@ static const struct golden goldens[] = {
 	  "50dc0b" "588180c003" "6009" "6a0366696f",
 	  "{\"header\":{\"sid\":\"7\",\"timestamp\":\"8\"},\"vfs\":{\"id\":\"5\","
 	  "\"call\":\"VfsPread64\",\"pid\":100,\"tid\":101,\"fd\":3,\"fileId\":{"
-	  "\"partitionId\":\"7340033\",\"id\":\"12\",\"creationDate\":{\"seconds\":\"1\","
-	  "\"nanos\":2}},\"offset\":\"4096\",\"size\":\"4096\",\"result\":\"-5\","
+	  "\"partitionId\":\"7340033\",\"id\":\"12\",\"creationDate\":"
+	  "\"1970-01-01T00:00:01.000000002Z\"},\"offset\":\"4096\",\"size\":\"4096\",\"result\":\"-5\","
 	  "\"duration\":\"1500\",\"deviceId\":\"7340033\",\"cgroupId\":\"9\",\"comm\":\"fio\","
 	  "\"flags\":0,\"created\":false,\"fd2\":0,\"offset2\":\"0\",\"uringOpcode\":0}}\n" },
 };
