@@ -3,7 +3,7 @@
 # measurements of production nodes that cannot be taken again, not package
 # state, and they are often read long after the tracer is gone. rpm removes
 # /var/lib/iotrace only when it is empty. To delete traces, run
-# `iotrace --trace-management --remove-traces --prefix kernel` first.
+# `iotrace --trace-management --remove-traces --prefix '*'` first.
 if [ -d /run/systemd/system ]; then
 	systemctl daemon-reload >/dev/null 2>&1 || :
 fi
