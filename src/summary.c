@@ -56,6 +56,39 @@ static void print_tags(struct json_writer *jw, const struct summary *s)
 	}
 }
 
+/* The fields kept by keep_other_field(), as they were read. */
+static void print_other_fields(struct json_writer *jw, const struct summary *s)
+{
+	const char *p = s->other_fields, *end = s->other_fields + s->other_fields_len;
+
+	while (p < end) {
+		const char *value = p + strlen(p) + 1;
+		char *rest;
+
+		jw__name(jw, p);
+		if (value[0] == 's') {
+			jw__string(jw, value + 1);
+		} else if (value[0] == 'b') {
+			jw__bool(jw, !strcmp(value + 1, "true"));
+		} else if (value[1] == '-') {
+			long long v = strtoll(value + 1, &rest, 10);
+
+			if (*rest)
+				jw__double(jw, strtod(value + 1, NULL));
+			else
+				jw__int(jw, v);
+		} else {
+			unsigned long long v = strtoull(value + 1, &rest, 10);
+
+			if (*rest)
+				jw__double(jw, strtod(value + 1, NULL));
+			else
+				jw__uint(jw, v);
+		}
+		p = value + strlen(value) + 1;
+	}
+}
+
 int summary__print(FILE *out, const struct summary *s)
 {
 	struct json_writer *jw = jw__new(out, true);
@@ -95,6 +128,7 @@ int summary__print(FILE *out, const struct summary *s)
 	}
 	jw__key(jw, "version");
 	jw__uint(jw, s->version);
+	print_other_fields(jw, s);
 	/* Open-CAS's own summaries may have none: none is made up for them */
 	if (!s->foreign || s->other_tags_len || s->devices[0] || s->stop_reason[0] ||
 	    s->unresolved_file_events || s->incomplete || s->devices_gone[0] || s->size_limit_mib) {
@@ -319,6 +353,49 @@ static int keep_other_tag(struct cursor *c, struct summary *s, const char *key)
 	return 0;
 }
 
+/*
+ * A top-level field not ours, kept for printing back if it is a string,
+ * a number or a bool and fits; anything else is passed over.
+ */
+static int keep_other_field(struct cursor *c, struct summary *s, const char *key)
+{
+	char value[256];
+	size_t klen = strlen(key) + 1, n = 1;
+	int err;
+
+	if (c->p >= c->end)
+		return -EBADMSG;
+	if (*c->p == '"') {
+		value[0] = 's';
+		err = read_string(c, value + 1, sizeof(value) - 1);
+		if (err)
+			return err;
+	} else if (*c->p == '-' || isdigit((unsigned char)*c->p)) {
+		value[0] = 'n';
+		while (c->p < c->end && n + 1 < sizeof(value) &&
+		       (isdigit((unsigned char)*c->p) || strchr("+-.eE", *c->p)))
+			value[n++] = *c->p++;
+		value[n] = 0;
+		err = skip_value(c, 1);
+		if (err)
+			return err;
+	} else if (*c->p == 't' || *c->p == 'f') {
+		snprintf(value, sizeof(value), "b%s", *c->p == 't' ? "true" : "false");
+		err = skip_value(c, 1);
+		if (err)
+			return err;
+	} else {
+		return skip_value(c, 1);
+	}
+	n = strlen(value) + 1;
+	if (s->other_fields_len + klen + n > sizeof(s->other_fields))
+		return 0;
+	memcpy(s->other_fields + s->other_fields_len, key, klen);
+	memcpy(s->other_fields + s->other_fields_len + klen, value, n);
+	s->other_fields_len += klen + n;
+	return 0;
+}
+
 static int read_tags(struct cursor *c, struct summary *s)
 {
 	char key[256];
@@ -423,7 +500,7 @@ static int parse(const char *buf, size_t len, struct summary *s)
 			err = read_u64(&c, &v);
 			s->version = (int)v;
 		} else
-			err = skip_value(&c, 1);
+			err = keep_other_field(&c, s, key);
 		if (err)
 			return err;
 		skip_ws(&c);

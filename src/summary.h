@@ -71,6 +71,13 @@ struct summary {
 	/* read: the tags that are not ours, "key\0value\0"..., printed back as they were */
 	char other_tags[2048];
 	size_t other_tags_len;
+	/*
+	 * read: fields of a newer summary that are not ours (Open-CAS's
+	 * major and minor), scalars only, "key\0" then 's' (string), 'n'
+	 * (number) or 'b' (bool) and the value as text "\0", printed back
+	 */
+	char other_fields[512];
+	size_t other_fields_len;
 };
 
 /* Writes dir/octf.summary (0600). Returns 0 or -errno. */

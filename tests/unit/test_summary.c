@@ -224,6 +224,16 @@ static void test_prints_foreign_back(void **state)
 	assert_string_equal(buf, text);
 	free(buf);
 
+	/* fields of a newer version, not ours, as they were */
+	snprintf(text, sizeof(text),
+		 "%s,\n \"major\": 4,\n \"minor\": 0,\n \"build\": \"x\",\n \"beta\": false,\n"
+		 " \"drift\": -3\n}\n",
+		 upstream);
+	write_text("octf.summary", text);
+	buf = printed();
+	assert_string_equal(buf, text);
+	free(buf);
+
 	/* its newer form: the user's tags, as they were */
 	snprintf(text, sizeof(text),
 		 "%s,\n \"tags\": {\n  \"workload\": \"ycsb \\\"a\\\"\",\n  \"fs\": \"xfs\"\n }\n}\n",
