@@ -435,7 +435,7 @@ cmp -s "$tmp/cut1.err" "$tmp/cut2.err" || fail "cut: stderr '$(cat "$tmp/cut2.er
 # bytes overwritten in the middle of the longest stream, near where the
 # split's halves meet: the split says and writes what one pass does (the
 # lower half meets the damage before where the upper one starts)
-big=$(ls -S "$trace" | grep -m1 '^octf\.trace\.')
+big=$(cd "$trace" && ls -S -- octf.trace.* | head -n 1)
 cp -r "$trace" "$tmp/mid" && chmod -R u+w "$tmp/mid"
 size=$(stat -c %s "$tmp/mid/$big")
 printf '\377\377\377\377\377\377\377\377\377\377\377\377' |
