@@ -332,25 +332,30 @@ static int read_u64(struct cursor *c, uint64_t *v)
 	return 0;
 }
 
-/* A tag not ours, kept for printing back; one that does not fit is left out. */
+/* "key\0value\0" appended to buf[0..*len) of size bytes; left out if it does not fit */
+static void keep_pair(char *buf, size_t size, size_t *len, const char *key, const char *value)
+{
+	size_t klen = strlen(key) + 1, vlen = strlen(value) + 1;
+
+	if (*len + klen + vlen > size)
+		return;
+	memcpy(buf + *len, key, klen);
+	memcpy(buf + *len + klen, value, vlen);
+	*len += klen + vlen;
+}
+
+/* A tag not ours, kept for printing back. */
 static int keep_other_tag(struct cursor *c, struct summary *s, const char *key)
 {
 	char value[1024];
-	size_t klen = strlen(key) + 1, vlen;
 	int err;
 
 	if (c->p >= c->end || *c->p != '"')
 		return skip_value(c, 1);
 	err = read_string(c, value, sizeof(value));
-	if (err)
-		return err;
-	vlen = strlen(value) + 1;
-	if (s->other_tags_len + klen + vlen > sizeof(s->other_tags))
-		return 0;
-	memcpy(s->other_tags + s->other_tags_len, key, klen);
-	memcpy(s->other_tags + s->other_tags_len + klen, value, vlen);
-	s->other_tags_len += klen + vlen;
-	return 0;
+	if (!err)
+		keep_pair(s->other_tags, sizeof(s->other_tags), &s->other_tags_len, key, value);
+	return err;
 }
 
 /*
@@ -360,7 +365,7 @@ static int keep_other_tag(struct cursor *c, struct summary *s, const char *key)
 static int keep_other_field(struct cursor *c, struct summary *s, const char *key)
 {
 	char value[256];
-	size_t klen = strlen(key) + 1, n = 1;
+	size_t n = 1;
 	int err;
 
 	if (c->p >= c->end)
@@ -387,12 +392,7 @@ static int keep_other_field(struct cursor *c, struct summary *s, const char *key
 	} else {
 		return skip_value(c, 1);
 	}
-	n = strlen(value) + 1;
-	if (s->other_fields_len + klen + n > sizeof(s->other_fields))
-		return 0;
-	memcpy(s->other_fields + s->other_fields_len, key, klen);
-	memcpy(s->other_fields + s->other_fields_len + klen, value, n);
-	s->other_fields_len += klen + n;
+	keep_pair(s->other_fields, sizeof(s->other_fields), &s->other_fields_len, key, value);
 	return 0;
 }
 
