@@ -176,10 +176,6 @@ int devices__parse_list(const char *sysfs_root, const char *list, struct device_
 			set_error(e, -EINVAL, p, len, NULL);
 			return -EINVAL;
 		}
-		if (n == max) {
-			set_error(e, -E2BIG, p, len, NULL);
-			return -E2BIG;
-		}
 		memcpy(name, p, len);
 		name[len] = 0;
 		err = devices__resolve(sysfs_root, name, &out[n]);
