@@ -81,8 +81,6 @@ static void list_entry(const struct store_entry *e, struct listed *l)
  */
 static void put_entry(struct json_writer *jw, const char *rel, const struct listed *l)
 {
-	const char *p = l->tags, *end = l->tags + l->tags_len;
-
 	jw__start_object(jw);
 	jw__key(jw, "tracePath");
 	jw__string(jw, rel);
@@ -92,16 +90,10 @@ static void put_entry(struct json_writer *jw, const char *rel, const struct list
 		jw__key(jw, "label");
 		jw__string(jw, l->label);
 	}
-	if (p < end) {
+	if (l->tags_len) {
 		jw__key(jw, "tags");
 		jw__start_object(jw);
-		while (p < end) {
-			const char *value = p + strlen(p) + 1;
-
-			jw__name(jw, p);
-			jw__string(jw, value);
-			p = value + strlen(value) + 1;
-		}
+		summary__json_pairs(jw, l->tags, l->tags_len);
 		jw__end_object(jw);
 	}
 	jw__end_object(jw);

@@ -22,10 +22,21 @@ static void string_tag(struct json_writer *jw, const struct summary *s, const ch
 	jw__string(jw, value);
 }
 
+void summary__json_pairs(struct json_writer *jw, const char *pairs, size_t len)
+{
+	const char *p = pairs, *end = pairs + len;
+
+	while (p < end) {
+		const char *value = p + strlen(p) + 1;
+
+		jw__name(jw, p);
+		jw__string(jw, value);
+		p = value + strlen(value) + 1;
+	}
+}
+
 static void print_tags(struct json_writer *jw, const struct summary *s)
 {
-	const char *p = s->other_tags, *end = s->other_tags + s->other_tags_len;
-
 	string_tag(jw, s, "devices", s->devices);
 	string_tag(jw, s, "droppedEventsPerQueue", s->dropped_per_queue);
 	string_tag(jw, s, "stopReason", s->stop_reason);
@@ -47,13 +58,7 @@ static void print_tags(struct json_writer *jw, const struct summary *s)
 		jw__key(jw, "sizeLimitMiB");
 		jw__uint_str(jw, s->size_limit_mib);
 	}
-	while (p < end) {
-		const char *value = p + strlen(p) + 1;
-
-		jw__name(jw, p);
-		jw__string(jw, value);
-		p = value + strlen(value) + 1;
-	}
+	summary__json_pairs(jw, s->other_tags, s->other_tags_len);
 }
 
 /* The fields kept by keep_other_field(), as they were read. */

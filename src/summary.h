@@ -89,6 +89,14 @@ int summary__write(const char *dir, const struct summary *s);
  */
 int summary__read(const char *dir, struct summary *s);
 
+struct json_writer;
+
+/*
+ * Writes pairs[0..len) ("key\0value\0"..., as other_tags keeps them) as
+ * string members of the object jw has open.
+ */
+void summary__json_pairs(struct json_writer *jw, const char *pairs, size_t len);
+
 /* Prints s as JSON, as stored. Returns 0 or -errno from the stream. */
 int summary__print(FILE *out, const struct summary *s);
 
