@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +18,6 @@
 #include "clock_ns.h"
 #include "collector_state.h"
 #include "detach.h"
-#include "encode.h"
 #include "fs_devs.h"
 #include "inflight.h"
 #include "iotrace.skel.h"
@@ -30,7 +27,6 @@
 #include "programs.h"
 #include "ring_plan.h"
 #include "stream_writer.h"
-#include "trace_store.h"
 #include "vfs_attach.h"
 
 /* How often buffered records reach the disk and the summary is rewritten. */
@@ -412,30 +408,6 @@ static int map_stages(struct collector *c)
 	return c->stage_flushes ? 0 : -ENOMEM;
 }
 
-/* Records lost per CPU: the programs count the records their ring refused. */
-static uint64_t count_dropped(struct collector *c, char *per_queue, size_t size)
-{
-	struct iotrace_counters *vals;
-	uint64_t total = 0, lost;
-	size_t off = 0;
-	__u32 key = 0;
-	int i, fd;
-
-	vals = calloc(c->ncpus, sizeof(*vals));
-	fd = bpf_map__fd(c->skel->maps.counters);
-	if (vals && bpf_map_lookup_elem(fd, &key, vals))
-		memset(vals, 0, c->ncpus * sizeof(*vals));
-	for (i = 0; i < c->ncpus; i++) {
-		lost = vals ? vals[i].lost : 0;
-		total += lost;
-		if (per_queue && off < size)
-			off += snprintf(per_queue + off, size - off, "%s%llu", i ? "," : "",
-					(unsigned long long)lost);
-	}
-	free(vals);
-	return total;
-}
-
 static int open_streams(struct collector *c, const char *dir)
 {
 	int i, err;
@@ -461,128 +433,6 @@ static int open_streams(struct collector *c, const char *dir)
 					 dir, strerror(-err));
 	}
 	return 0;
-}
-
-/*
- * The partitions of a traced disk: a file system on one names it as its
- * device (vfs events, FileIds), so readers need its name and size too.
- */
-static int describe_partitions(struct collector *c, const struct device_info *disk,
-			       uint64_t *sid, uint64_t ts)
-{
-	char names[IOTRACE_MAX_DEVICES][DEVICE_NAME_MAX];
-	uint32_t devs[IOTRACE_MAX_DEVICES];
-	uint8_t buf[ENCODE_MAX];
-	struct device_info part;
-	size_t i, n = 0;
-	int err;
-
-	/* a disk with more partitions still traces; the rest go undescribed */
-	devices__partitions("/sys", disk->name, devs, names, IOTRACE_MAX_DEVICES, &n);
-	for (i = 0; i < n; i++) {
-		if (devices__resolve("/sys", names[i], &part))
-			continue;
-		err = intake__append(c, 0, buf, encode__device(&part, ++*sid, ts, buf));
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* Device descriptions take sids 1..n in stream 0, before any kernel event. */
-static int write_descriptions(struct collector *c)
-{
-	uint8_t buf[ENCODE_MAX];
-	uint64_t ts = clock_ns(CLOCK_MONOTONIC), sid = 0;
-	size_t i, len;
-	int err;
-
-	for (i = 0; i < c->cfg->ndevs; i++) {
-		const struct device_info *d = &c->cfg->devs[i];
-		struct device_info disk;
-		size_t k;
-
-		/* a partition's I/O carries its disk's id: describe the disk too, once */
-		for (k = 0; k < i && c->cfg->devs[k].disk_dev != d->disk_dev; k++)
-			;
-		if (d->is_partition && k == i) {
-			/* its own size and model; the partition's if it went meanwhile */
-			if (devices__resolve("/sys", d->disk_name, &disk) || disk.dev != d->disk_dev) {
-				disk = *d;
-				snprintf(disk.name, sizeof(disk.name), "%s", d->disk_name);
-				disk.dev = d->disk_dev;
-				disk.is_partition = false;
-				disk.size = 0;
-			}
-			len = encode__device(&disk, ++sid, ts, buf);
-			err = intake__append(c, 0, buf, len);
-			if (err)
-				return err;
-		}
-		len = encode__device(d, ++sid, ts, buf);
-		err = intake__append(c, 0, buf, len);
-		if (err)
-			return err;
-		if (!d->is_partition) {
-			err = describe_partitions(c, d, &sid, ts);
-			if (err)
-				return err;
-		}
-	}
-	c->skel->data_ids->next_sid = sid;
-	return 0;
-}
-
-/*
- * Counts what is on disk: the summary never claims events a full disk
- * refused. The duration is the time traced, start_ns to end_ns: a stop
- * asked for at 8 s says 8, however long the stop itself then takes
- * (closing the system calls' tracepoints can take seconds).
- */
-static void fill_summary(struct collector *c, struct summary *s, uint64_t start_ns,
-			 uint64_t end_ns)
-{
-	uint64_t bytes = 0, records = 0;
-	int i;
-
-	for (i = 0; i < c->ncpus; i++) {
-		struct stream_writer *w = c->streams[i];
-
-		if (!w)
-			continue;
-		bytes += stream_writer__bytes_written(w);
-		records += stream_writer__records_written(w);
-		/* a failed write lost its buffer: the files lack those events too */
-		if (stream_writer__error(w) && stream_writer__unwritten(w) &&
-		    c->unwritten_sid[i] < c->first_refused_sid)
-			c->first_refused_sid = c->unwritten_sid[i];
-	}
-	s->duration_s = (end_ns - start_ns) / 1000000000ull;
-	s->size_mib = (bytes + (1u << 20) - 1) >> 20;
-	s->traced_events = records;
-	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
-	s->unresolved_file_events = c->skel->bss->ns_unresolved;
-	s->incomplete = c->first_refused_sid != UINT64_MAX;
-	s->incomplete_from_sid = c->first_refused_sid;
-}
-
-/*
- * An empty octf.trace.<cpu> for a CPU that had no record: Open-CAS opens
- * octf.trace.0 .. queueCount - 1 and gives up at a missing one, so a raw
- * trace has them all, as Open-CAS's own do.
- */
-static void empty_stream(const struct collector *c, int cpu)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s%d", c->dir, STORE_STREAM_PREFIX, cpu);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		close(fd);
-	else if (errno != EEXIST)
-		cli_warn("cannot create the empty stream of CPU %d (%s): Open-CAS tools will not open "
-			 "this trace", cpu, strerror(errno));
 }
 
 static const char *const device_changes[] = {
@@ -662,28 +512,6 @@ void collector__stalls(const struct collector *c, uint64_t *lossy_gap_ns, uint64
 	*write_ns = c->longest_write_ns;
 }
 
-static void init_summary(struct collector *c, struct summary *s, const char *rel)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	size_t i, off = 0;
-
-	memset(s, 0, sizeof(*s));
-	snprintf(s->trace_path, sizeof(s->trace_path), "%s", rel);
-	strcpy(s->state, "RUNNING");
-	localtime_r(&now, &tm);
-	strftime(s->start, sizeof(s->start), "%Y-%m-%d %H:%M", &tm);
-	s->queue_count = (uint64_t)c->ncpus;
-	s->version = SUMMARY_VERSION;
-	snprintf(s->label, sizeof(s->label), "%s", c->cfg->label ? c->cfg->label : "");
-	snprintf(s->tool_version, sizeof(s->tool_version), "%s", IOTRACE_VERSION);
-	snprintf(s->options, sizeof(s->options), "%s", c->cfg->options ? c->cfg->options : "");
-	s->size_limit_mib = c->cfg->size_mib;
-	for (i = 0; i < c->cfg->ndevs && off < sizeof(s->devices); i++)
-		off += snprintf(s->devices + off, sizeof(s->devices) - off, "%s%s", i ? "," : "",
-				c->cfg->devs[i].name);
-}
-
 /*
  * The per-CPU rings, into the programs' array of rings, and the stages
  * before them. The programs wake the collector only when a ring is a
@@ -732,11 +560,11 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	bool tick;
 	int err, werr;
 
-	init_summary(c, s, rel);
+	tdir__init_summary(c, s, rel);
 	err = open_streams(c, dir);
 	if (err)
 		goto finish;
-	err = write_descriptions(c);
+	err = tdir__write_descriptions(c);
 	if (err) {
 		set_error(c, err, "cannot write trace: %s", strerror(-err));
 		goto finish;
@@ -842,7 +670,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 				strcpy(s->stop_reason, "devices gone");
 				break;
 			}
-			fill_summary(c, s, start, now);
+			tdir__fill_summary(c, s, start, now);
 			/* -M -R --force took it: writing on into unlinked files serves no one */
 			if (timed_summary_write(c, dir, s) == -ENOENT) {
 				err = -ENOENT;
@@ -882,7 +710,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  dir, strerror(-err));
 		strcpy(s->stop_reason, err == -ENOSPC ? "disk full" : "write error");
 	}
-	fill_summary(c, s, start, now);
+	tdir__fill_summary(c, s, start, now);
 
 finish:
 	strcpy(s->state, err ? "ERROR" : "COMPLETE");
@@ -891,7 +719,7 @@ finish:
 
 		for (i = 0; i < c->ncpus; i++) {
 			if (!c->streams[i] && !c->cfg->compress && c->started)
-				empty_stream(c, i);
+				tdir__empty_stream(c, i);
 			werr = stream_writer__close(c->streams[i]);
 			c->streams[i] = NULL;
 			(void)werr; /* already reported through intake__flush_all/write_err */

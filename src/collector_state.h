@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The collector's state, shared by its parts and by nothing else:
- * collector.c (loading, the run loop, stopping) and record_intake.c (the
- * records from the kernel into the streams).
+ * collector.c (loading, the run loop, stopping), record_intake.c (the
+ * records from the kernel into the streams) and trace_dir.c (the rest
+ * of the trace directory: device descriptions, summary figures).
  */
 #ifndef IOTRACE_COLLECTOR_STATE_H
 #define IOTRACE_COLLECTOR_STATE_H
@@ -135,5 +136,20 @@ void intake__drain_stages(struct collector *c);
 
 /* Flushes every stream; the first error, or 0. */
 int intake__flush_all(struct collector *c);
+
+/* ---- trace_dir.c ---- */
+
+/* The summary of a trace starting now at rel (repository-relative). */
+void tdir__init_summary(struct collector *c, struct summary *s, const char *rel);
+
+/* Describes the traced devices (sids 1..n in stream 0); 0 or -errno. */
+int tdir__write_descriptions(struct collector *c);
+
+/* The summary's figures for the time traced, start_ns to end_ns. */
+void tdir__fill_summary(struct collector *c, struct summary *s, uint64_t start_ns,
+			uint64_t end_ns);
+
+/* An empty stream file for CPU cpu, which had no record. */
+void tdir__empty_stream(const struct collector *c, int cpu);
 
 #endif
