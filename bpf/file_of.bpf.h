@@ -294,9 +294,29 @@ static __always_inline bool file_of_btrfs(struct bio *bio,
 }
 
 /*
+ * Memory file systems: shmem (tmpfs, System V and POSIX shared memory,
+ * memfd, a MAP_SHARED anonymous mapping), hugetlbfs, ramfs. Their pages
+ * never hold a block device's data, so in a bio they are a direct I/O's
+ * user buffer, not the I/O's file: a database reading with O_DIRECT into
+ * its shared buffer pool.
+ */
+#define IOTRACE_TMPFS_MAGIC 0x01021994
+#define IOTRACE_HUGETLBFS_MAGIC 0x958458f6
+#define IOTRACE_RAMFS_MAGIC 0x858458f6
+
+static __always_inline bool memory_fs_inode(struct inode *inode, const bool cast)
+{
+	struct super_block *sb = IOTRACE_READ(cast, inode, i_sb);
+	unsigned long magic = IOTRACE_READ(cast, sb, s_magic);
+
+	return magic == IOTRACE_TMPFS_MAGIC || magic == IOTRACE_HUGETLBFS_MAGIC ||
+	       magic == IOTRACE_RAMFS_MAGIC;
+}
+
+/*
  * What the bio's first page says about the I/O, into q: the file it
- * belongs to, or DIRECT (anonymous memory: a user buffer of a direct
- * I/O), or FSMETA (the block device's own cache, a directory, or a
+ * belongs to, or DIRECT (anonymous or shared memory: a user buffer of a
+ * direct I/O), or FSMETA (the block device's own cache, a directory, or a
  * kernel page outside any page cache: slab, journal or xfs buffers).
  * Page-cache pages belong to their mapping's host inode; the host's own
  * i_mapping must point back to the mapping, which also rejects pages
@@ -365,6 +385,11 @@ static __always_inline void file_of_page(struct bio *bio,
 	}
 	if (mode != IOTRACE_S_IFREG) {
 		q->file_kind = IOTRACE_FILE_OTHER;
+		return;
+	}
+	if (memory_fs_inode(inode, cast)) {
+		/* no file yet: btrfs's direct I/O names its own (file_of_btrfs()) */
+		q->io.flags |= IOTRACE_F_DIRECT;
 		return;
 	}
 	if (iotrace_btrfs_btree_inode(inode, cast)) {

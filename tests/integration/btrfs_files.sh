@@ -9,6 +9,9 @@
 # pages (bpf/btrfs.bpf.h). On a btrfs keeping two copies of data and
 # metadata (-d dup -m dup) on a loop device, from cold caches:
 #   - data.dat (1 MiB) is read with O_DIRECT: the pages are the user's;
+#     then again into a shared buffer (MAP_SHARED, pages of a shmem file,
+#     as a database's buffer pool), and the device itself likewise: a
+#     shared buffer is not the I/O's file;
 #   - dup.dat (1 MiB) is written and fsynced: each block goes to disk
 #     twice, the first copy as a clone of the bio;
 #   - text.log (4 MiB of text, stored zstd-compressed) is read: btrfs reads
@@ -76,6 +79,8 @@ iotrace_check_program handle_bio_queue
 wrc=0
 echo 3 >/proc/sys/vm/drop_caches
 iotrace_record_pid "$T/direct.pid" dd if="$MNT/data.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
+iotrace_record_pid "$T/shared.pid" python3 "$HERE/shared_direct_read.py" "$MNT/data.dat" || wrc=1
+iotrace_record_pid "$T/rawshared.pid" python3 "$HERE/shared_direct_read.py" "$LOOP" 1048576 || wrc=1
 iotrace_record_pid "$T/writer.pid" dd if=/dev/urandom of="$MNT/dup.dat" bs=64k count=16 conv=fsync,notrunc status=none || wrc=1
 iotrace_record_pid "$T/reader.pid" dd if="$MNT/z/text.log" of=/dev/null bs=1M status=none || wrc=1
 iotrace_record_pid "$T/sv.pid" dd if="$MNT/sv/s.dat" of=/dev/null bs=64k iflag=direct status=none || wrc=1
@@ -90,7 +95,8 @@ rc=$?
 check "-P --io --raw exit 0 (got $rc)" [ "$rc" = 0 ]
 
 python3 "$HERE/check_btrfs.py" "$T/events.jsonl" --fs-dev "$FSDEV" \
-	--direct "$DATA_INO:$(cat "$T/direct.pid")" --dup "$DUP_INO:$(cat "$T/writer.pid")" \
+	--direct "$DATA_INO:$(cat "$T/direct.pid")" --shared "$DATA_INO:$(cat "$T/shared.pid")" \
+	--raw-shared "$(cat "$T/rawshared.pid")" --dup "$DUP_INO:$(cat "$T/writer.pid")" \
 	--compressed "$TEXT_INO:$(cat "$T/reader.pid")" \
 	--subvolume "$SV_INO:$SVDEV:$(cat "$T/sv.pid")" --snapshot "$SV_INO:$SNAPDEV:$(cat "$T/snap.pid")" \
 	>"$T/check.out" 2>&1

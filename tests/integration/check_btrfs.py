@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Checks the file attribution of btrfs I/O in `iotrace -P --io --raw` output.
 
-  check_btrfs.py EVENTS --fs-dev DEVT --direct INO:PID --dup INO:PID
+  check_btrfs.py EVENTS --fs-dev DEVT --direct INO:PID --shared INO:PID
+                 --raw-shared PID --dup INO:PID
                  --compressed INO:PID --subvolume INO:DEVT:PID
                  --snapshot INO:DEVT:PID
 
@@ -12,6 +13,9 @@ level's, where the first three files are.
 
 The workload (btrfs_files.sh), on a btrfs with two copies of everything:
 --direct: PID read the 1 MiB file INO (/data.dat) with O_DIRECT;
+--shared: PID read it so again, into a MAP_SHARED buffer (a shmem file's
+pages);
+--raw-shared: PID read the device's first MiB so;
 --dup: PID wrote the 1 MiB file INO (/dup.dat) and fsynced it;
 --compressed: PID read the 4 MiB file INO (/z/text.log), stored compressed;
 --subvolume: PID read the 256 KiB file INO (/sv/s.dat) with O_DIRECT;
@@ -45,8 +49,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("events")
     ap.add_argument("--fs-dev", type=int, required=True)
-    for what in ("direct", "dup", "compressed", "subvolume", "snapshot"):
+    for what in ("direct", "shared", "dup", "compressed", "subvolume", "snapshot"):
         ap.add_argument("--" + what, type=ints, required=True)
+    ap.add_argument("--raw-shared", type=int, required=True)
     a = ap.parse_args()
 
     trace = RawTrace(a.events, CHECKS)
@@ -60,26 +65,42 @@ def main():
                 if int(m["fileId"]["id"]) == ino and io["operation"] == op
                 and (pid is None or io["pid"] == pid)]
 
-    # O_DIRECT reads: only the bio names the file (the pages are the user's)
-    ino, pid = a.direct
-    g = of(ino, "Read", pid)
-    direct = [io for io in ios.values() if io["pid"] == pid and io.get("direct")]
-    measure("direct reader pid %d: %d direct I/Os, %d I/Os of the file, %d sectors"
-            % (pid, len(direct), len(g), sectors(g)))
-    check(bool(direct), "direct reader: I/Os with the direct flag")
-    check(bool(direct) and all("_file" in io and int(io["_file"]["fileId"]["id"]) == ino
-                               for io in direct),
-          "direct reader: every direct I/O is attributed to data.dat (inode %d)" % ino,
-          "%d of %d" % (sum("_file" in io for io in direct), len(direct)))
-    check(covered(g) >= set(range(MIB_SECTORS)),
-          "direct reader: fileOffset covers sectors 0..%d" % (MIB_SECTORS - 1),
-          "missing %d" % len(set(range(MIB_SECTORS)) - covered(g)))
-    check(bool(g) and all(int(m["fileOffset"]) + io["len"] <= MIB_SECTORS for io, m, _ in g),
-          "direct reader: every I/O lies within the file")
-    check(bool(g) and all(p == "/data.dat" for _, _, p in g), "direct reader: path /data.dat",
-          str(sorted(set(str(p) for _, _, p in g))))
-    lost = unattributed_data(ios, pid, "Read")
-    check(not lost, "direct reader: no data read without a file", "%d I/Os" % len(lost))
+    # O_DIRECT reads: only the bio names the file (the pages are the user's,
+    # private or a shmem file's)
+    for what, (ino, pid) in (("direct reader", a.direct), ("shared-buffer reader", a.shared)):
+        g = of(ino, "Read", pid)
+        mine = [io for io in ios.values() if io["pid"] == pid and io["len"]]
+        direct = [io for io in mine if io.get("direct")]
+        measure("%s pid %d: %d I/Os, %d direct, %d of the file, %d sectors"
+                % (what, pid, len(mine), len(direct), len(g), sectors(g)))
+        # btrfs may serve a direct read from the page cache (a buffered
+        # fallback), flagged as such and of the file all the same
+        check(bool(direct), "%s: I/Os with the direct flag" % what)
+        check(bool(mine) and all("_file" in io and int(io["_file"]["fileId"]["id"]) == ino
+                                 for io in mine),
+              "%s: every I/O is attributed to data.dat (inode %d)" % (what, ino),
+              "%d of %d; others: %s" % (len(g), len(mine), sorted(set(
+                  str(io["_file"]["fileId"]) for io in mine if "_file" in io
+                  and int(io["_file"]["fileId"]["id"]) != ino))))
+        check(covered(g) >= set(range(MIB_SECTORS)),
+              "%s: fileOffset covers sectors 0..%d" % (what, MIB_SECTORS - 1),
+              "missing %d" % len(set(range(MIB_SECTORS)) - covered(g)))
+        check(bool(g) and all(int(m["fileOffset"]) + io["len"] <= MIB_SECTORS for io, m, _ in g),
+              "%s: every I/O lies within the file" % what)
+        check(bool(g) and all(p == "/data.dat" for _, _, p in g), "%s: path /data.dat" % what,
+              str(sorted(set(str(p) for _, _, p in g))))
+
+    # the device read directly into a shared buffer: no file at all
+    pid = a.raw_shared
+    mine = [io for io in ios.values() if io["pid"] == pid and io["len"]]
+    measure("raw shared-buffer reader pid %d: %d I/Os, %d sectors"
+            % (pid, len(mine), sum(io["len"] for io in mine)))
+    check(sum(io["len"] for io in mine) >= MIB_SECTORS,
+          "raw shared-buffer reader: its MiB of the device is in the trace")
+    check(bool(mine) and all("_file" not in io and io.get("direct") for io in mine),
+          "raw shared-buffer reader: direct I/Os of no file (not the buffer's shmem file)",
+          "%d with a file, %d without the direct flag" % (
+              sum("_file" in io for io in mine), sum(not io.get("direct") for io in mine)))
 
     # two copies of each block: the first written through a clone of the bio
     ino, pid = a.dup
