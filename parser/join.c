@@ -438,6 +438,16 @@ static int on_completion(struct join *j, const struct event *ev)
 		return 0;
 	}
 	r = rec_of(j, v);
+	/*
+	 * A completion names its range, unless it is 0 (Open-CAS's
+	 * discards). Another range means another I/O under a reused id,
+	 * whose submission is missing as well as r's completion (a stream
+	 * lost or damaged): joined, it would lend r a latency of seconds.
+	 */
+	if (ev->cpl.len && (ev->cpl.lba != r->lba || ev->cpl.len != r->len)) {
+		j->counts.foreign_completions++;
+		return lost(j, v);
+	}
 	unmap_lba(j, r, v);
 	dev_done(r);
 	r->state = IO_COMPLETED;
@@ -809,6 +819,7 @@ static void add_counts(struct join_counts *d, const struct join_counts *s)
 	d->late_completions += s->late_completions;
 	d->fs_events += s->fs_events;
 	d->orphan_completions += s->orphan_completions;
+	d->foreign_completions += s->foreign_completions;
 	d->orphan_splits += s->orphan_splits;
 	d->orphan_dispatches += s->orphan_dispatches;
 	d->orphan_metas += s->orphan_metas;

@@ -119,6 +119,12 @@ struct join_counts {
 	uint64_t late_completions;	/* moved to the end, then completed */
 	uint64_t fs_events;
 	uint64_t orphan_completions;	/* no I/O in flight with that id */
+	/*
+	 * of another range than the I/O in flight with that id: that I/O's
+	 * completion was lost, and so was the submission of the one
+	 * completing (lost_by_reuse counts the first)
+	 */
+	uint64_t foreign_completions;
 	uint64_t orphan_splits;
 	uint64_t orphan_dispatches;
 	uint64_t orphan_metas;

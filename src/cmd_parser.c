@@ -430,6 +430,11 @@ static void join_warnings(const struct join *j)
 	if (c->lost_by_reuse)
 		cli_warn("%llu of them did end: their id was used again later in the trace",
 			 (unsigned long long)c->lost_by_reuse);
+	if (c->foreign_completions)
+		cli_warn("%llu completions are of another LBA range than the I/O in flight under their id: "
+			 "that I/O lost its completion, the one completing its submission (a stream file "
+			 "missing or damaged?); neither is given a latency",
+			 (unsigned long long)c->foreign_completions);
 	if (c->orphan_completions)
 		cli_warn("%llu completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)",
 			 (unsigned long long)c->orphan_completions);

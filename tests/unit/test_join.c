@@ -271,6 +271,48 @@ static void test_lost_completion(void **state)
 }
 
 /*
+ * A stream file missing: the completion of I/O 7 is gone, and so is the
+ * submission of the next I/O given id 7, whose completion is there. Its
+ * other range tells it is not the first one's: joined, it would give
+ * that one the latency of both. A completion of the I/O's range joins,
+ * after a split too (the parent's range is what remains); one without a
+ * range (an Open-CAS discard's) joins as ever.
+ */
+static void test_foreign_completion(void **state)
+{
+	struct join *j = new_join(0);
+
+	io(j, 100, 7, DEV_A, 0, 8, W);
+	io(j, 200, 9, DEV_A, 1000, 128, W);
+	split(j, 210, 0x19, 9, 1000, 64, 1064);
+	io(j, 220, 11, DEV_A, 5000, 2048, D);
+	done_at(j, 5000000, 7, 64, 8);
+	done_at(j, 5000100, 0x19, 1000, 64);
+	done_at(j, 5000200, 9, 1064, 64);
+	done(j, 5000300, 11, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 4);
+
+	assert_int_equal(rec(0)->id, 9);
+	assert_int_equal(rec(0)->lba, 1064);
+	assert_int_equal(rec(0)->latency, 5000000);
+	assert_int_equal(rec(1)->id, 0x19);
+	/* a split child was submitted with its parent */
+	assert_int_equal(rec(1)->latency, 5000100 - 200);
+	assert_int_equal(rec(2)->id, 11);
+	assert_int_equal(rec(2)->latency, 5000300 - 220);
+	assert_int_equal(rec(3)->id, 7);
+	assert_int_equal(rec(3)->state, IO_NOT_COMPLETED);
+	assert_int_equal(rec(3)->latency, 0);
+	assert_true(rec(3)->error);
+
+	assert_int_equal(join__counts(j)->foreign_completions, 1);
+	assert_int_equal(join__counts(j)->not_completed, 1);
+	assert_int_equal(join__counts(j)->completed, 3);
+	join__free(j);
+}
+
+/*
  * The trace ends with I/Os in flight (a tracer killed with -9) and
  * begins with completions of I/Os submitted before it: the first are
  * reported last, the others counted; nothing else is disturbed.
@@ -632,6 +674,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_splits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dispatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_completion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_completion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
