@@ -376,6 +376,19 @@ int cmd_tracing(int argc, char **argv)
 		cli_err("tracing needs root (or CAP_BPF and CAP_PERFMON): run with sudo");
 		return EXIT_ERROR;
 	}
+	/*
+	 * Before the start, which takes most of a second (loading the
+	 * programs): a stop asked for meanwhile ends the trace as soon as it
+	 * has begun, instead of being lost (SIGINT ignored, as a script's
+	 * background job inherits it) or killing the tracer half-started
+	 */
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
 	err = store__lock(&lock, &holder);
 	if (err == -EBUSY) {
 		cli_err("another tracer is running (pid %d); stop it first, one tracer at a time", holder);
@@ -399,13 +412,6 @@ int cmd_tracing(int argc, char **argv)
 		goto cleanup;
 	}
 	store__lock_set_trace(lock, dir);
-
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "iotrace: tracing %s into %s; Ctrl+C stops\n", devlist, rel);
