@@ -418,12 +418,21 @@ cleanup:
 	return ret;
 }
 
-/* What the join could not match, on stderr; counted in the views too. */
-static void join_warnings(const struct join *j)
+/*
+ * What the join could not match, on stderr; counted in the views too.
+ * cut_after: the last sid the join was given when the reader cut the
+ * trace short (NULL if not): an I/O in flight there may well have its
+ * completion among the events left out, so it is not said to have
+ * none.
+ */
+static void join_warnings(const struct join *j, const uint64_t *cut_after)
 {
 	const struct join_counts *c = join__counts(j);
 
-	if (c->not_completed)
+	if (c->not_completed && cut_after)
+		cli_warn("%llu I/Os have no completion up to sid %llu, where the trace is cut (their completion may be among the events left out); they are listed last, without latency",
+			 (unsigned long long)c->not_completed, (unsigned long long)*cut_after);
+	else if (c->not_completed)
 		cli_warn("%llu I/Os never completed (their completion is not in the trace); they are listed last, without latency",
 			 (unsigned long long)c->not_completed);
 	/* which of them is not a matter of the trace ending too early */
@@ -493,12 +502,14 @@ static int preload_names(struct join *j, const char *dir)
 /*
  * A view fed to the end: writes what it summarizes and reports the
  * summary's warnings (sr, as read for the run; records: the events read,
- * which it counts), the join's and the damage found (get, src, n).
- * Returns the exit status.
+ * which it counts), the damage found (get, src, n), where the reader cut
+ * the trace (cut_after: the last sid kept, NULL if not cut) and the
+ * join's warnings, which the cut explains. Returns the exit status.
  */
 static int end_view(const char *dir, const struct summary_read *sr, const struct view_ops *ops,
 		    const struct view_opts *opts, void *view, const struct join *j, uint64_t records,
-		    const struct merge_error *(*get)(const void *, size_t), const void *src, size_t n)
+		    const struct merge_error *(*get)(const void *, size_t), const void *src, size_t n,
+		    const uint64_t *cut_after)
 {
 	int r = ops->finish(view, j), ret, ret2;
 
@@ -517,8 +528,18 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 		return EXIT_ERROR;
 	}
 	ret = summary_warnings(dir, sr, ops, records, n > 0);
-	join_warnings(j);
 	ret2 = damage_report(get, src, n);
+	if (cut_after) {
+		if (n || sr->err || !sr->s.incomplete)
+			cli_note("the events after sid %llu are left out: they could be joined with "
+				 "the damaged stream's lost ones",
+				 (unsigned long long)*cut_after);
+		else
+			cli_note("the events after sid %llu are left out: not every CPU's file holds "
+				 "them, as the tracer stopped (%s)",
+				 (unsigned long long)*cut_after, sr->s.stop_reason);
+	}
+	join_warnings(j, cut_after);
 	return ret2 ? ret2 : ret;
 }
 
@@ -582,7 +603,7 @@ static int print_split(const char *path, const char *dir, const struct summary_r
 		return -1;
 	}
 	ret = end_view(dir, sr, ops, opts, split__view(sp), split__join(sp), split__records(sp),
-		       NULL, NULL, 0);
+		       NULL, NULL, 0, NULL);
 	if (FREE_BEFORE_EXIT)
 		split__free(sp);
 	else
@@ -658,17 +679,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		goto cleanup;
 	}
 	ret = end_view(dir, &sr, ops, opts, ctx[1], j, reader__records(rd), reader_error_of, rd,
-		       reader__error_count(rd));
-	if (ret != EXIT_ERROR && reader__cut(rd, &last)) {
-		if (reader__error_count(rd) || sr.err || !sr.s.incomplete)
-			cli_note("the events after sid %llu are left out: they could be joined with "
-				 "the damaged stream's lost ones",
-				 (unsigned long long)last);
-		else
-			cli_note("the events after sid %llu are left out: not every CPU's file holds "
-				 "them, as the tracer stopped (%s)",
-				 (unsigned long long)last, sr.s.stop_reason);
-	}
+		       reader__error_count(rd), reader__cut(rd, &last) ? &last : NULL);
 
 cleanup:
 	if (ctx[1])

@@ -289,9 +289,10 @@ printf 'done 4 1300 10\n' >>"$tmp/spec"
 mkios "$dj/octf.trace.1" <"$tmp/spec"
 truncate -s -2 "$dj/octf.trace.1"
 echo '{}' >"$dj/octf.summary"
-run "damaged, join" 3 "iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency
-iotrace: trace damaged: $dj/octf.trace.1 at byte $off: truncated record; output is partial
-iotrace: the events after sid 3 are left out: they could be joined with the damaged stream's lost ones" -- -P --io -p "$dj" -f csv
+# I/O 1's completion may be among the events left out: it is not said to have none
+run "damaged, join" 3 "iotrace: trace damaged: $dj/octf.trace.1 at byte $off: truncated record; output is partial
+iotrace: the events after sid 3 are left out: they could be joined with the damaged stream's lost ones
+iotrace: warning: 1 I/Os have no completion up to sid 3, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$dj" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 2,8,100 1,0, " ] || fail "damaged, join: got '$got'"
 
@@ -308,8 +309,8 @@ mkios "$sl/octf.trace.1" <<'SPEC'
 io 2 1100 11 8 8
 SPEC
 printf '{"state": "COMPLETE", "tracedEvents": "3", "tags": {"stopReason": "size limit", "incompleteFromSid": "3"}}\n' >"$sl/octf.summary"
-run "size limit" 0 "iotrace: warning: 2 I/Os never completed (their completion is not in the trace); they are listed last, without latency
-iotrace: the events after sid 2 are left out: not every CPU's file holds them, as the tracer stopped (size limit)" -- -P --io -p "$sl" -f csv
+run "size limit" 0 "iotrace: the events after sid 2 are left out: not every CPU's file holds them, as the tracer stopped (size limit)
+iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 1,0, 2,8, " ] || fail "size limit: got '$got'"
 run "size limit, raw" 0 '' -- -P --io --raw -p "$sl"
