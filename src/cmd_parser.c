@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,6 +33,10 @@
 #define SUBRANGE_MAX 9223372036854775807ull
 /* the kernel's PID_MAX_LIMIT on 64-bit: no pid or tid is larger */
 #define PID_MAX_LIMIT 4194304
+/* no machine has more CPUs: a larger queueCount is not looked through */
+#define QUEUES_LOOKED_MAX 65536
+/* streams named on the line that says events are missing; more are counted */
+#define MISSING_NAMED_MAX 8
 /* --from, --to: 136 years, as far as ns from the trace's start go in 64 bits with room */
 #define MAX_WINDOW_S 4294967295ull
 #define INTERVAL_EXPECTED "seconds, more than 0, such as 1 or 0.1"
@@ -261,6 +266,55 @@ struct summary_read {
 };
 
 /*
+ * The streams a trace of queue_count queues has (octf.trace.0 to
+ * octf.trace.<queue_count - 1>, raw or .zst) that are missing or empty,
+ * into buf: "octf.trace.1, octf.trace.22.zst" ("" for none). Said only
+ * when events are missing: our zstd traces have no file for a CPU that
+ * had no record, and raw ones an empty one, so either alone is no fault.
+ * A missing stream is named as the trace's others are (.zst or not).
+ */
+static void missing_streams(const char *dir, uint64_t queue_count, char *buf, size_t size)
+{
+	uint64_t i, n = queue_count < QUEUES_LOOKED_MAX ? queue_count : QUEUES_LOOKED_MAX;
+	unsigned int named = 0, more = 0;
+	bool zst = false;
+	char path[PATH_MAX];
+	struct stat st;
+	size_t len = 0;
+
+	for (i = 0; i < n && !zst; i++) {
+		snprintf(path, sizeof(path), "%s/octf.trace.%llu.zst", dir, (unsigned long long)i);
+		zst = !stat(path, &st);
+	}
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *suffix = zst ? ".zst" : "";
+		bool found = false;
+		int k;
+
+		for (k = 0; k < 2 && !found; k++) {
+			snprintf(path, sizeof(path), "%s/octf.trace.%llu%s", dir,
+				 (unsigned long long)i, k ? ".zst" : "");
+			if (!stat(path, &st)) {
+				found = true;
+				suffix = k ? ".zst" : "";
+			}
+		}
+		if (found && st.st_size > 0)
+			continue;
+		if (named == MISSING_NAMED_MAX) {
+			more++;
+			continue;
+		}
+		len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%soctf.trace.%llu%s",
+					named ? ", " : "", (unsigned long long)i, suffix);
+		named++;
+	}
+	if (more)
+		snprintf(buf + len, size > len ? size - len : 0, " and %u more", more);
+}
+
+/*
  * What the summary knows and the streams cannot show: events the kernel
  * could not hand over while tracing, a tracer that died (its last second
  * of buffered events never reached the disk), and how many events the
@@ -297,7 +351,16 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 	 */
 	if (!damaged && s->has_traced_events && strcmp(s->state, "RUNNING") && !s->incomplete &&
 	    records != s->traced_events) {
-		if (records < s->traced_events)
+		char missing[512];
+
+		missing_streams(dir, s->queue_count, missing, sizeof(missing));
+		if (records < s->traced_events && *missing)
+			cli_warn("the trace files hold %llu of the %llu events its summary counts "
+				 "(of the %llu streams its queueCount gives, missing or empty: %s); "
+				 "output is partial",
+				 (unsigned long long)records, (unsigned long long)s->traced_events,
+				 (unsigned long long)s->queue_count, missing);
+		else if (records < s->traced_events)
 			cli_warn("the trace files hold %llu of the %llu events its summary counts "
 				 "(a file is missing or cut short); output is partial",
 				 (unsigned long long)records, (unsigned long long)s->traced_events);

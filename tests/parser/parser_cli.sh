@@ -182,6 +182,27 @@ mv "$c/octf.trace.1" "$tmp/stream1"
 for v in "--io --raw" --io --statistics; do
 	run "a stream missing, $v" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (a file is missing or cut short); output is partial" -- -P $v -p "$c"
 done
+# with the summary's queueCount, the streams missing or empty are named
+printf '{"state": "COMPLETE", "tracedEvents": "2000", "queueCount": "3"}\n' >"$c/octf.summary"
+: >"$c/octf.trace.2"
+for v in "--io --raw" --io --statistics; do
+	run "a stream missing, one empty, $v" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (of the 3 streams its queueCount gives, missing or empty: octf.trace.1, octf.trace.2); output is partial" -- -P $v -p "$c"
+done
+# past 8 names, the rest are counted
+printf '{"state": "COMPLETE", "tracedEvents": "2000", "queueCount": "20"}\n' >"$c/octf.summary"
+run "streams missing, many" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (of the 20 streams its queueCount gives, missing or empty: octf.trace.1, octf.trace.2, octf.trace.3, octf.trace.4, octf.trace.5, octf.trace.6, octf.trace.7, octf.trace.8 and 11 more); output is partial" -- -P --io --raw -p "$c"
+# a zstd trace's missing stream is named as its others are
+cz=$tmp/counted-zstd
+mkdir "$cz"
+zstd -q "$t/octf.trace.0" -o "$cz/octf.trace.0.zst"
+printf '{"state": "COMPLETE", "tracedEvents": "2000", "queueCount": "2"}\n' >"$cz/octf.summary"
+run "a zstd stream missing" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (of the 2 streams its queueCount gives, missing or empty: octf.trace.1.zst); output is partial" -- -P --io --raw -p "$cz"
+# no event missing: a CPU without records, no file or an empty one, is no fault
+zstd -q "$t/octf.trace.1" -o "$cz/octf.trace.2.zst"
+printf '{"state": "COMPLETE", "tracedEvents": "2000", "queueCount": "3"}\n' >"$cz/octf.summary"
+run "a zstd stream absent, none missing" 0 '' -- -P --io --raw -p "$cz"
+printf '{"state": "COMPLETE", "tracedEvents": "2000", "droppedEvents": "0"}\n' >"$c/octf.summary"
+rm "$c/octf.trace.2"
 cp "$t/octf.trace.0" "$c/octf.trace.1"
 cp "$tmp/stream1" "$c/octf.trace.2"
 run "a stream twice" 3 "iotrace: warning: the trace files hold 3000 events, more than the 2000 its summary counts (a file is there twice?); output may count events twice" -- -P --io --raw -p "$c"

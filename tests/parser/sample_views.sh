@@ -443,6 +443,19 @@ iotrace: the events after sid 97177 are left out: they could be joined with the 
 iotrace: warning: 376 I/Os have no completion up to sid 97177, where the trace is cut (their completion may be among the events left out); they are listed last, without latency"
 [ "$(cat "$tmp/cut22.err")" = "$want" ] || fail "cut22: stderr '$(cat "$tmp/cut22.err")'"
 
+# a stream emptied and one removed: the count falls short and names them
+cp -r "$trace" "$tmp/gone" && chmod -R u+w "$tmp/gone"
+: >"$tmp/gone/octf.trace.22"
+rm "$tmp/gone/octf.trace.5"
+for args in "--io --raw" "--statistics"; do
+	# shellcheck disable=SC2086
+	"$bin" -P $args -p "$tmp/gone" >/dev/null 2>"$tmp/gone.err"
+	rc=$?
+	[ $rc -eq 3 ] || fail "gone, $args: exit $rc, want 3"
+	grep -qx "iotrace: warning: the trace files hold [0-9]* of the 193615 events its summary counts (of the 72 streams its queueCount gives, missing or empty: octf.trace.5, octf.trace.22); output is partial" "$tmp/gone.err" ||
+		fail "gone, $args: stderr '$(cat "$tmp/gone.err")'"
+done
+
 # bytes overwritten in the middle of the longest stream, near where the
 # split's halves meet: the split says and writes what one pass does (the
 # lower half meets the damage before where the upper one starts)
