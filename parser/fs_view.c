@@ -20,7 +20,8 @@
  * extension and prefix is listed, not only those whose factor is over 1.
  * I/Os without a file (metadata, discards, files the trace does not
  * name) are not in any group. Entries are sorted by device, partition and
- * name. JSON keeps the shape of OCTF's FilesystemStatistics: entries[]
+ * name; the table's first column says which device (and partition).
+ * JSON keeps the shape of OCTF's FilesystemStatistics: entries[]
  * with deviceId, partitionId, one of directory / fileExtension /
  * fileNamePrefix, and statistics.
  */
@@ -315,9 +316,30 @@ static void write_csv(struct fs_view *v, struct fs_entry **all, const struct joi
 	csv__free(cw);
 }
 
-static int write_table(struct fs_view *v, struct fs_entry **all)
+/*
+ * The device column: the disk's name (its major:minor while the trace
+ * names it not), and the partition where the file system is on one, so
+ * that a group on two devices or partitions reads as two.
+ */
+static void device_cell(struct table *t, const struct device *d, uint64_t part)
 {
-	static const char *const head[] = { "name", "I/Os", "reads", "writes", "read",
+	char dev[64];
+
+	if (d->name[0])
+		snprintf(dev, sizeof(dev), "%s", d->name);
+	else
+		snprintf(dev, sizeof(dev), "%u:%u", (unsigned int)(d->id >> 20),
+			 (unsigned int)(d->id & 0xfffff));
+	if (part == d->id)
+		table__cell(t, "%s", dev);
+	else
+		table__cell(t, "%s part %u:%u", dev, (unsigned int)(part >> 20),
+			    (unsigned int)(part & 0xfffff));
+}
+
+static int write_table(struct fs_view *v, struct fs_entry **all, const struct join *j)
+{
+	static const char *const head[] = { "device", "name", "I/Os", "reads", "writes", "read",
 					    "written", "lat avg", "lat max", "workset" };
 	unsigned int k, c;
 	size_t i;
@@ -333,6 +355,7 @@ static int write_table(struct fs_view *v, struct fs_entry **all)
 
 		if (!t)
 			return -ENOMEM;
+		table__align_left(t, 1, true);
 		for (c = 0; c < sizeof(head) / sizeof(head[0]); c++)
 			table__cell(t, "%s", head[c]);
 		table__end_row(t);
@@ -344,6 +367,7 @@ static int write_table(struct fs_view *v, struct fs_entry **all)
 			if (e->kind != k)
 				continue;
 			any = true;
+			device_cell(t, join__device(j, e->dev), e->part);
 			table__cell(t, "%s", e->name);
 			table__cell(t, "%llu", (unsigned long long)tot->count);
 			table__cell(t, "%llu", (unsigned long long)e->stats.op[GRP_READ].count);
@@ -384,7 +408,7 @@ static int fs_finish(void *p, const struct join *j)
 	else if (v->fmt == VIEW_CSV)
 		write_csv(v, all, j);
 	else
-		err = write_table(v, all);
+		err = write_table(v, all, j);
 	free(all);
 	if (v->oom || err)
 		return -ENOMEM;

@@ -2,7 +2,8 @@
 /*
  * --fs-statistics: I/Os grouped by the directory of their file, its
  * extension and its name prefix (without trailing digits and
- * punctuation); I/Os without a file left out.
+ * punctuation); I/Os without a file left out; in the table, which
+ * device and partition each group is on.
  */
 #define _GNU_SOURCE	/* open_memstream */
 #include <setjmp.h>
@@ -53,21 +54,21 @@ static void feed_trace(struct join *j)
 
 static const char *const want_table =
 	"by directory:\n"
-	"  name      I/Os  reads  writes   read  written  lat avg  lat max  workset\n"
-	"  /            1      0       1    0 B    4 KiB   1.0 us   1.0 us    4 KiB\n"
-	"  /db          3      0       3    0 B   16 KiB   1.0 us   1.0 us   16 KiB\n"
-	"  /db/logs     1      1       0  4 KiB      0 B   1.0 us   1.0 us    4 KiB\n"
+	"  device              name      I/Os  reads  writes   read  written  lat avg  lat max  workset\n"
+	"  nvme0n1 part 259:3  /            1      0       1    0 B    4 KiB   1.0 us   1.0 us    4 KiB\n"
+	"  nvme0n1 part 259:3  /db          3      0       3    0 B   16 KiB   1.0 us   1.0 us   16 KiB\n"
+	"  nvme0n1 part 259:3  /db/logs     1      1       0  4 KiB      0 B   1.0 us   1.0 us    4 KiB\n"
 	"\n"
 	"by file extension:\n"
-	"  name  I/Os  reads  writes  read  written  lat avg  lat max  workset\n"
-	"  sst      2      0       2   0 B   12 KiB   1.0 us   1.0 us   12 KiB\n"
-	"  txt      1      0       1   0 B    4 KiB   1.0 us   1.0 us    4 KiB\n"
+	"  device              name  I/Os  reads  writes  read  written  lat avg  lat max  workset\n"
+	"  nvme0n1 part 259:3  sst      2      0       2   0 B   12 KiB   1.0 us   1.0 us   12 KiB\n"
+	"  nvme0n1 part 259:3  txt      1      0       1   0 B    4 KiB   1.0 us   1.0 us    4 KiB\n"
 	"\n"
 	"by file name prefix:\n"
-	"  name      I/Os  reads  writes   read  written  lat avg  lat max  workset\n"
-	"  LOG          1      1       0  4 KiB      0 B   1.0 us   1.0 us    4 KiB\n"
-	"  MANIFEST     1      0       1    0 B    4 KiB   1.0 us   1.0 us    4 KiB\n"
-	"  top          1      0       1    0 B    4 KiB   1.0 us   1.0 us    4 KiB\n";
+	"  device              name      I/Os  reads  writes   read  written  lat avg  lat max  workset\n"
+	"  nvme0n1 part 259:3  LOG          1      1       0  4 KiB      0 B   1.0 us   1.0 us    4 KiB\n"
+	"  nvme0n1 part 259:3  MANIFEST     1      0       1    0 B    4 KiB   1.0 us   1.0 us    4 KiB\n"
+	"  nvme0n1 part 259:3  top          1      0       1    0 B    4 KiB   1.0 us   1.0 us    4 KiB\n";
 
 static void test_table(void **state)
 {
@@ -78,6 +79,51 @@ static void test_table(void **state)
 	feed_trace(view_run_start(&vr, &fs_view_ops, &o));
 	out = view_run_finish(&vr);
 	assert_string_equal(out, want_table);
+	free(vr.text);
+}
+
+/*
+ * The same groups on two devices (the second never described, its I/O
+ * to partition 8:1) are two rows each, told apart by the device column.
+ */
+static void test_table_devices(void **state)
+{
+	static const char *const want =
+		"by directory:\n"
+		"  device              name  I/Os  reads  writes  read  written  lat avg  lat max  workset\n"
+		"  nvme0n1 part 259:3  /db      1      0       1   0 B    4 KiB   1.0 us   1.0 us    4 KiB\n"
+		"  8:0 part 8:1        /db      1      0       1   0 B    8 KiB   1.0 us   1.0 us    8 KiB\n"
+		"\n"
+		"by file extension:\n"
+		"  device              name  I/Os  reads  writes  read  written  lat avg  lat max  workset\n"
+		"  nvme0n1 part 259:3  sst      1      0       1   0 B    4 KiB   1.0 us   1.0 us    4 KiB\n"
+		"  8:0 part 8:1        sst      1      0       1   0 B    8 KiB   1.0 us   1.0 us    8 KiB\n";
+	struct view_opts o = { .format = VIEW_TABLE };
+	struct event ev = { .ts = 200 };
+	struct view_run vr;
+	struct join *j;
+	const char *out;
+
+	j = view_run_start(&vr, &fs_view_ops, &o);
+	next_sid = 1;
+	device(j, DEV_A, "nvme0n1");
+	name(j, 1, 1, "/");
+	name(j, 2, 1, "db");
+	name(j, 10, 2, "000014.sst");
+	name(j, 11, 2, "000015.sst");
+	io(j, 100, 0x10, DEV_A, 0, 8, W);
+	meta(j, 100, 0x10, 10, 0, 64);
+	done(j, 1100, 0x10, false);
+	ev.io.id = 0x11;
+	ev.io.dev = DEV_B;
+	ev.io.part = DEV_B + 1;
+	ev.io.len = 16;
+	ev.io.op = W;
+	io_ev(j, &ev);
+	meta(j, 200, 0x11, 11, 0, 64);
+	done(j, 1200, 0x11, false);
+	out = view_run_finish(&vr);
+	assert_string_equal(out, want);
 	free(vr.text);
 }
 
@@ -113,6 +159,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_devices),
 		cmocka_unit_test(test_json_csv),
 	};
 
