@@ -8,8 +8,9 @@
  * values below 128 are counted exactly, larger ones in 128 buckets per
  * power of two, each bucket with the count and the sum of its values.
  * The reported value is the average of the bucket the rank falls in:
- * exact when the bucket holds one value (sizes, repeated latencies),
- * otherwise within the bucket, i.e. within 0.8%. Buckets are allocated
+ * exact when every value in that bucket is the same (sizes, a latency
+ * repeated alone), otherwise within the bucket, which is under 1/128 of
+ * its lower bound wide: within 0.8% of the exact value. Buckets are allocated
  * per power of two as values reach it, so a distribution costs 2 KiB
  * per octave its values span (a few dozen KiB at most), whatever the
  * number of values.

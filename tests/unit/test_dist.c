@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Distributions: min, max, average, and percentiles by count (nearest
- * rank), exact below 128 and for repeated values, within 0.8% above.
+ * rank), exact below 128 and where a bucket's values are all the same,
+ * within 0.8% otherwise.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -73,6 +74,30 @@ static void test_large(void **state)
 	dist__free(&d);
 }
 
+/*
+ * A value repeated is exact only alone in its bucket: 1000 twice shares
+ * [1000, 1003] with 1003, and p50 (1000) comes out as the bucket's
+ * average, 1001, within 0.8%; alone, 1000 is exact.
+ */
+static void test_bucket_average(void **state)
+{
+	struct dist d = { .percentiles = true };
+
+	dist__add(&d, 1000);
+	dist__add(&d, 1000);
+	dist__add(&d, 1003);
+	dist__add(&d, 1003);
+	assert_int_equal(dist__percentile(&d, 50), 1001);
+	dist__free(&d);
+	d = (struct dist){ .percentiles = true };
+	dist__add(&d, 1000);
+	dist__add(&d, 1000);
+	dist__add(&d, 1004);
+	dist__add(&d, 1004);
+	assert_int_equal(dist__percentile(&d, 50), 1000);
+	dist__free(&d);
+}
+
 static void test_empty_and_plain(void **state)
 {
 	struct dist d = { .percentiles = false };
@@ -92,6 +117,7 @@ int main(void)
 		cmocka_unit_test(test_small_exact),
 		cmocka_unit_test(test_by_count),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_bucket_average),
 		cmocka_unit_test(test_empty_and_plain),
 	};
 
