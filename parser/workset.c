@@ -118,8 +118,13 @@ void workset__add(struct workset *w, uint64_t lba, uint64_t len)
 
 	if (!len || w->err)
 		return;
-	if (r.end < r.start)
-		r.end = UINT64_MAX;	/* a range past the end of the address space */
+	/* to the last sector or past it (the end wraps): cut at the address space's end */
+	if (r.end < r.start) {
+		w->top = true;
+		r.end = UINT64_MAX;
+		if (r.start == UINT64_MAX)
+			return;
+	}
 	/* sequential I/O continues the last range */
 	if (w->nbuf && r.start == w->buf[w->nbuf - 1].end) {
 		w->buf[w->nbuf - 1].end = r.end;
@@ -151,6 +156,7 @@ void workset__merge(struct workset *dst, const struct workset *src)
 
 	if (src->err)
 		dst->err = src->err;
+	dst->top |= src->top;
 	/* sorted already: no sort for them (a split run's halves settle theirs) */
 	if (!dst->err)
 		dst->err = merge_in(dst, src->merged, src->nmerged);
@@ -173,7 +179,8 @@ uint64_t workset__sectors(struct workset *w)
 		w->err = flush(w);
 	for (i = 0; i < w->nmerged; i++)
 		total += w->merged[i].end - w->merged[i].start;
-	return total;
+	/* all 2^64 sectors do not fit: the count stops one short, at UINT64_MAX */
+	return total + (w->top && total < UINT64_MAX);
 }
 
 void workset__free(struct workset *w)
@@ -183,4 +190,5 @@ void workset__free(struct workset *w)
 	free(w->tmp);
 	w->merged = w->buf = w->tmp = NULL;
 	w->nmerged = w->nbuf = w->merged_cap = w->buf_cap = w->tmp_cap = 0;
+	w->top = false;
 }

@@ -11,6 +11,7 @@
 #ifndef IOTRACE_WORKSET_H
 #define IOTRACE_WORKSET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,11 @@ struct workset {
 	struct ws_range *tmp;		/* the radix sort's other half */
 	size_t tmp_cap;
 	int err;			/* -ENOMEM once: the result is a lower bound */
+	/*
+	 * sector 2^64 - 1 was touched: no [start, end) in 64 bits holds it,
+	 * so ranges stop before it (a range past it is cut there)
+	 */
+	bool top;
 };
 
 /* A zeroed struct workset is empty. */
@@ -37,7 +43,7 @@ void workset__merge(struct workset *dst, const struct workset *src);
  * workset__merge() would do: for a split run's half, on its own CPU.
  */
 void workset__settle(struct workset *w);
-/* Sectors touched. */
+/* Sectors touched (UINT64_MAX for all 2^64). */
 uint64_t workset__sectors(struct workset *w);
 void workset__free(struct workset *w);
 

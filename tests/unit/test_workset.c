@@ -114,6 +114,43 @@ static void test_large_lbas(void **state)
 }
 
 /*
+ * The top of the address space: a range that reaches sector 2^64 - 1
+ * counts it, and one past it is cut there, not wrapped (a write of 8 at
+ * 2^64 - 4 touches 4 sectors); merged worksets keep it.
+ */
+static void test_top_sector(void **state)
+{
+	struct workset w = { 0 }, v = { 0 };
+
+	workset__add(&w, UINT64_MAX - 3, 8);
+	assert_true(workset__sectors(&w) == 4);
+	workset__add(&w, UINT64_MAX - 3, 8);
+	workset__add(&w, UINT64_MAX - 1, 100);
+	workset__add(&w, UINT64_MAX, 1);
+	assert_true(workset__sectors(&w) == 4);
+	workset__free(&w);
+
+	workset__add(&w, UINT64_MAX - 3, 3);	/* up to, not including, the last */
+	assert_true(workset__sectors(&w) == 3);
+	workset__add(&w, UINT64_MAX - 3, 4);	/* ends exactly at 2^64 */
+	assert_true(workset__sectors(&w) == 4);
+	workset__free(&w);
+
+	workset__add(&w, UINT64_MAX, 5);
+	workset__add(&v, UINT64_MAX - 10, 5);
+	workset__merge(&v, &w);
+	assert_true(workset__sectors(&v) == 6);
+	workset__free(&v);
+	workset__free(&w);
+
+	/* all 2^64 sectors: one more than 64 bits count */
+	workset__add(&w, 0, UINT64_MAX);
+	workset__add(&w, 1, UINT64_MAX);
+	assert_true(workset__sectors(&w) == UINT64_MAX);
+	workset__free(&w);
+}
+
+/*
  * Worksets merged (as a split run's halves and the totals are), each
  * settled or not, sorted ranges or still buffered: the union, against a
  * bitmap; the merged ranges stay sorted, disjoint and apart.
@@ -160,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_overlaps),
 		cmocka_unit_test(test_random_against_bitmap),
 		cmocka_unit_test(test_large_lbas),
+		cmocka_unit_test(test_top_sector),
 		cmocka_unit_test(test_merge_settled),
 	};
 
