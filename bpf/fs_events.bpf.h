@@ -495,6 +495,24 @@ static __always_inline void note_replaced(struct ns_op *op, unsigned long *a,
 }
 
 /*
+ * The file lives on under another of its names (an unlink of one of its
+ * hard links): its chain, sent at the call's entry under the name going
+ * away, is sent again at its next I/O or call, under the name its inode
+ * then gives first.
+ */
+static __always_inline void name_again(const struct iotrace_file_id *id)
+{
+	struct file_key key = {};
+	struct file_seen *f;
+
+	key.ino = id->ino;
+	key.dev = id->dev;
+	f = bpf_map_lookup_elem(&files, &key);
+	if (f)
+		f->sent_epoch = 0;
+}
+
+/*
  * After a successful rename the dentry itself carries the new name and
  * parent (d_move, d_exchange), so its chain is sent again between
  * MoveFrom and MoveTo: a reader knows the new path by the time it reads
@@ -605,6 +623,8 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 		if (op->st.call <= IOTRACE_VFS_UNLINKAT) {
 			if (!op->link_only)
 				emit_fs_event(&op->st.file, IOTRACE_FS_DELETE);
+			else
+				name_again(&op->st.file);
 		} else {
 			if (op->has_replaced && !op->exchange)
 				emit_fs_event(&op->replaced, IOTRACE_FS_DELETE);

@@ -20,6 +20,9 @@
 #   - renames a file over another: a Delete for the one replaced;
 #   - removes one of two hard links (no Delete: the file lives on), then
 #     the other (Delete);
+#   - removes the first name of a file linked since (o, then p): a write
+#     through the name left is the file's under that name, /p, not /o,
+#     which its chain was sent under at the unlink;
 #   - exchanges two files (renameat2 RENAME_EXCHANGE): no Delete, a
 #     MoveFrom and MoveTo for each;
 #   - removes a file that does not exist: no event, and not counted as
@@ -57,10 +60,10 @@ mkdir "$T/stack" && mount -t tmpfs lower "$T/stack" && mount -t tmpfs upper "$T/
 	mkdir "$T/stack/inner" && mount --bind "$MNT" "$T/stack/inner" ||
 	die "cannot stack the mounts"
 S=$T/stack/inner
-for f in a b c d e f g i j k l m n; do
+for f in a b c d e f g i j k l m n o; do
 	echo "$f" >"$MNT/$f" || die "cannot write $MNT/$f"
 done
-ln "$MNT/g" "$MNT/h" || die "cannot link $MNT/h"
+ln "$MNT/g" "$MNT/h" && ln "$MNT/o" "$MNT/p" || die "cannot make the hard links"
 ln -s "$S" "$T/stack/abs" && ln -s inner "$T/stack/rel" && ln -s abs "$T/stack/chain" ||
 	die "cannot make the symbolic links"
 sync -f "$MNT"
@@ -74,6 +77,9 @@ rm -f "$S/nothing-here"
 mv "$S/e" "$S/f" || die "mv over a file failed"
 rm "$S/h" || die "rm of a hard link failed"
 rm "$S/g" || die "rm of the last link failed"
+rm "$S/o" || die "rm of a first name failed"
+dd if=/dev/zero of="$S/p" bs=4k count=1 oflag=direct conv=notrunc status=none ||
+	die "direct write to p failed"
 python3 -c 'import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 # RENAME_EXCHANGE
@@ -89,12 +95,18 @@ iotrace_test_stop_tracer "" "$T/out" "$T/err"
 check "-P --io exit 0" [ $? = 0 ]
 events=$(python3 -c '
 import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["file.eventType"]]
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["file.eventType"] not in ("", "Access")]
 print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in rows)))' "$T/io.csv")
 want="Delete:/b Delete:/d Delete:/f Delete:/g Delete:/k Delete:/m Delete:/n MoveFrom:/a MoveFrom:/c"
 want="$want MoveFrom:/e MoveFrom:/i MoveFrom:/j MoveFrom:/l MoveTo:/a2 MoveTo:/c2 MoveTo:/f MoveTo:/i"
 want="$want MoveTo:/j MoveTo:/l2"
 check "the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
+written=$(python3 -c '
+import csv, sys
+rows = csv.DictReader(open(sys.argv[1]))
+print(" ".join(sorted(set(r["file.path"] for r in rows
+                          if r["process.comm"] == "dd" and r["io.operation"] == "Write"))))' "$T/io.csv")
+check "the write through the name left is of /p (got '$written')" [ "$written" = /p ]
 unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
 check "the tracer printed its summary" bash -c 'python3 -m json.tool "$1" >/dev/null' _ "$T/out"
 check "no call counted as unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
