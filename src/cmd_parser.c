@@ -322,6 +322,11 @@ static void missing_streams(const char *dir, uint64_t queue_count, char *buf, si
  * reported, which says why fewer were read). Upstream traces have the
  * same fields. With a view (ops), also what the tracer left out.
  */
+static bool tracer_died(const char *dir, const struct summary_read *sr)
+{
+	return !sr->err && !strcmp(sr->s.state, "RUNNING") && !store__trace_is_live(dir);
+}
+
 static int summary_warnings(const char *dir, const struct summary_read *sr,
 			    const struct view_ops *ops, uint64_t records, bool damaged)
 {
@@ -336,7 +341,7 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 	}
 	if (ops)
 		option_notes(s, ops);
-	if (!strcmp(s->state, "RUNNING") && !store__trace_is_live(dir)) {
+	if (tracer_died(dir, sr)) {
 		cli_warn("the tracer of this trace died before finishing; its last second of events may be missing");
 		ret = EXIT_PARTIAL;
 	}
@@ -486,15 +491,19 @@ cleanup:
  * cut_after: the last sid the join was given when the reader cut the
  * trace short (NULL if not): an I/O in flight there may well have its
  * completion among the events left out, so it is not said to have
- * none.
+ * none. died: the trace's tracer died, and with it the events it had
+ * not written yet, which each CPU's file lacks from another point on.
  */
-static void join_warnings(const struct join *j, const uint64_t *cut_after)
+static void join_warnings(const struct join *j, const uint64_t *cut_after, bool died)
 {
 	const struct join_counts *c = join__counts(j);
 
 	if (c->not_completed && cut_after)
 		cli_warn("%llu I/Os have no completion up to sid %llu, where the trace is cut (their completion may be among the events left out); they are listed last, without latency",
 			 (unsigned long long)c->not_completed, (unsigned long long)*cut_after);
+	else if (c->not_completed && died)
+		cli_warn("%llu I/Os have no completion in the trace, which ends where its tracer died (their completion may be among the events it had not written); they are listed last, without latency",
+			 (unsigned long long)c->not_completed);
 	else if (c->not_completed)
 		cli_warn("%llu I/Os never completed (their completion is not in the trace); they are listed last, without latency",
 			 (unsigned long long)c->not_completed);
@@ -602,7 +611,7 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 				 "them, as the tracer stopped (%s)",
 				 (unsigned long long)*cut_after, sr->s.stop_reason);
 	}
-	join_warnings(j, cut_after);
+	join_warnings(j, cut_after, tracer_died(dir, sr));
 	return ret2 ? ret2 : ret;
 }
 

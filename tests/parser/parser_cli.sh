@@ -63,6 +63,7 @@ EOF
 # mkios FILE < SPEC: a stream of io and completion events, one per line:
 #   io SID TS ID LBA LEN        (a write on device 8:0)
 #   done SID TS REF
+#   doneat SID TS REF LBA LEN   (a completion naming its range)
 mkios() {
 	python3 -c '
 import sys
@@ -91,6 +92,9 @@ with open(sys.argv[1], "wb") as f:
         if w[0] == "io":
             ev = hdr + sub(2, field(1, a[3]) + field(2, a[4]) + field(4, 8388608) +
                            field(5, 2) + field(9, a[2]))
+        elif w[0] == "doneat":
+            ev = hdr + sub(5, field(1, a[3]) + field(2, a[4]) + field(4, 8388608) +
+                           field(5, a[2]))
         else:
             ev = hdr + sub(5, field(4, 8388608) + field(5, a[2]))
         f.write(varint(len(ev)) + ev)
@@ -291,6 +295,31 @@ iotrace: warning: 1 of them did end: their id was used again later in the trace"
 got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.error,io.latency 2,8,false,100 1,0,true, 4,16,true, " ] ||
 	fail "never completed, id reused: got '$got'"
+# the same, its tracer dead (a RUNNING summary, no tracer alive): the
+# I/Os without completion may have it among the events it never wrote
+printf '{"tracePath": "kernel/x", "state": "RUNNING", "droppedEvents": "0"}\n' >"$r/octf.summary"
+IOTRACE_LOCK_FILE="$tmp/nolock" run "never completed, tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing
+iotrace: warning: 2 I/Os have no completion in the trace, which ends where its tracer died (their completion may be among the events it had not written); they are listed last, without latency
+iotrace: warning: 1 of them did end: their id was used again later in the trace" -- -P --io -p "$r" -f csv
+
+# a stream file missing: the completion of I/O 10 and the submission of
+# the next I/O given id 10 (LBA 64) are gone; that one's completion,
+# naming its LBA range, is not I/O 10's
+fc=$tmp/foreign
+mkdir "$fc"
+mkios "$fc/octf.trace.0" <<'SPEC'
+io 1 1000 10 0 8
+io 2 1100 11 8 8
+doneat 4 900000 10 64 8
+doneat 5 900100 11 8 8
+SPEC
+echo '{}' >"$fc/octf.summary"
+run "foreign completion" 0 "iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency
+iotrace: warning: 1 of them did end: their id was used again later in the trace
+iotrace: warning: 1 completions are of another LBA range than the I/O in flight under their id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency" -- -P --io -p "$fc" -f csv
+got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
+[ "$got" = "header.sid,io.lba,io.error,io.latency 2,8,false,899000 1,0,true, " ] ||
+	fail "foreign completion: got '$got'"
 
 # a completion lost with a damaged stream's tail (sid 4), and its id used
 # again by an I/O that was lost too: the later completion (sid 6) is that
