@@ -3,7 +3,9 @@
  * --devices: the devices of the trace - every deviceDescription (once per
  * id) and any device I/O went to without one (name and model empty) - with
  * the number of I/Os each saw. JSON: {"devices": [{id, name, size, model,
- * ios}]}, ids as kernel dev_t, sizes in sectors.
+ * ios}]}, ids as kernel dev_t, sizes in sectors. A partition's I/Os
+ * are its own; its disk's count includes them, as an I/O names the disk
+ * (OCTF's deviceId) and the partition apart.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "csv_writer.h"
 #include "json_writer.h"
 #include "table_writer.h"
+#include "u64map.h"
 #include "view.h"
 
 struct devices_view {
@@ -19,6 +22,7 @@ struct devices_view {
 	enum view_format fmt;
 	uint64_t *ios;		/* by device index */
 	size_t n;
+	struct u64map part_ios;	/* by partition id */
 	bool oom;
 };
 
@@ -48,11 +52,25 @@ static void devices_record(void *p, const struct io_rec *r)
 	}
 	v->ios = ni;
 	v->ios[idx]++;
+	if (r->part != r->dev->id) {
+		bool created;
+		uint64_t *n = u64map__ref(&v->part_ios, r->part, &created);
+
+		if (n)
+			(*n)++;
+		else
+			v->oom = true;
+	}
 }
 
-static uint64_t ios(const struct devices_view *v, size_t i)
+static uint64_t ios(const struct devices_view *v, size_t i, const struct device *d)
 {
-	return i < v->n ? v->ios[i] : 0;
+	uint64_t n = 0;
+
+	if (i < v->n && v->ios[i])
+		return v->ios[i];
+	u64map__get(&v->part_ios, d->id, &n);
+	return n;
 }
 
 static int devices_finish(void *p, const struct join *j)
@@ -99,7 +117,7 @@ static int devices_finish(void *p, const struct join *j)
 		const struct device *d = join__device(j, i);
 		char size[32];
 
-		if (!d->described && !ios(v, i))
+		if (!d->described && !ios(v, i, d))
 			continue;
 		if (jw) {
 			jw__start_object(jw);
@@ -112,14 +130,14 @@ static int devices_finish(void *p, const struct join *j)
 			jw__key(jw, "model");
 			jw__string(jw, d->model);
 			jw__key(jw, "ios");
-			jw__uint_str(jw, ios(v, i));
+			jw__uint_str(jw, ios(v, i, d));
 			jw__end_object(jw);
 		} else if (cw) {
 			csv__uint(cw, d->id);
 			csv__string(cw, d->name);
 			csv__uint(cw, d->size);
 			csv__string(cw, d->model);
-			csv__uint(cw, ios(v, i));
+			csv__uint(cw, ios(v, i, d));
 			csv__end_row(cw);
 		} else {
 			table__fmt_bytes(size, sizeof(size), (double)d->size * 512);
@@ -129,7 +147,7 @@ static int devices_finish(void *p, const struct join *j)
 			table__cell(t, "%s", d->described ? size : "?");
 			table__cell(t, "%s", d->model);
 			table__cell(t, "%llu", (unsigned long long)d->id);
-			table__cell(t, "%llu", (unsigned long long)ios(v, i));
+			table__cell(t, "%llu", (unsigned long long)ios(v, i, d));
 			table__end_row(t);
 		}
 	}
@@ -156,6 +174,7 @@ static void devices_destroy(void *p)
 	if (!v)
 		return;
 	free(v->ios);
+	u64map__free(&v->part_ios);
 	free(v);
 }
 

@@ -115,6 +115,18 @@ print(" ".join(sorted("%s:%s" % (d["name"], d.get("size", "0")) for d in
                        if "deviceDescription" in l))))' "$T/events.jsonl")
 want="$LN:$(cat "/sys/class/block/$LN/size") $P1:$P1SIZE"
 check "each described with its own size ($sizes; want $want)" [ "$sizes" = "$want" ]
+# --devices: the partition's I/Os (as --io lists them) are its own, and
+# all of its disk's here
+timeout -k 5 120 "$BIN" -P --devices -f csv -p "$TRACE" >"$T/devices.csv" 2>"$T/devices.err"
+counts=$(python3 -c '
+import csv, sys
+print(" ".join(sorted("%s:%s" % (r["name"], r["ios"]) for r in csv.DictReader(open(sys.argv[1])))))' "$T/devices.csv")
+timeout -k 5 120 "$BIN" -P --io -f csv -p "$TRACE" >"$T/io.csv" 2>"$T/io.err"
+nio=$(python3 -c '
+import csv, sys
+print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["io.operation"]))' "$T/io.csv")
+want="$LN:$nio $P1:$nio"
+check "-P --devices counts the I/Os for the disk and the partition ($counts; want $want)" [ "$counts" = "$want" ]
 
 timeout -k 5 120 "$BIN" -P --vfs -f csv -p "$TRACE" >"$T/vfs.csv" 2>"$T/vfs.err"
 rc=$?
