@@ -252,7 +252,7 @@ static void cell_p99(struct table *t, const struct op_acc *a)
 
 static int write_table(struct file_view *v)
 {
-	static const char *const head[] = { "file", "opens", "reads", "read", "rd avg", "rd p99",
+	static const char *const head[] = { "device", "file", "opens", "reads", "read", "rd avg", "rd p99",
 					    "writes", "written", "wr avg", "wr p99", "seeks",
 					    "syncs", "blk read", "blk written" };
 	unsigned int ncols = sizeof(head) / sizeof(head[0]), c;
@@ -267,6 +267,7 @@ static int write_table(struct file_view *v)
 	t = table__new(ncols);
 	if (!t)
 		return -ENOMEM;
+	table__align_left(t, 1, true);
 	for (c = 0; c < ncols; c++)
 		table__cell(t, "%s", head[c]);
 	table__end_row(t);
@@ -274,6 +275,7 @@ static int write_table(struct file_view *v)
 		const struct file_entry *e = v->files.items[i]->value;
 		const struct op_acc *rd = &e->t.vfs[VOP_READ], *wr = &e->t.vfs[VOP_WRITE];
 
+		view__device_cell(t, e->dev, e->part);
 		if (e->named)
 			table__cell(t, "%s", e->path[0] ? e->path : "?");
 		else

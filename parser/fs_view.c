@@ -316,27 +316,6 @@ static void write_csv(struct fs_view *v, struct fs_entry **all, const struct joi
 	csv__free(cw);
 }
 
-/*
- * The device column: the disk's name (its major:minor while the trace
- * names it not), and the partition where the file system is on one, so
- * that a group on two devices or partitions reads as two.
- */
-static void device_cell(struct table *t, const struct device *d, uint64_t part)
-{
-	char dev[64];
-
-	if (d->name[0])
-		snprintf(dev, sizeof(dev), "%s", d->name);
-	else
-		snprintf(dev, sizeof(dev), "%u:%u", (unsigned int)(d->id >> 20),
-			 (unsigned int)(d->id & 0xfffff));
-	if (part == d->id)
-		table__cell(t, "%s", dev);
-	else
-		table__cell(t, "%s part %u:%u", dev, (unsigned int)(part >> 20),
-			    (unsigned int)(part & 0xfffff));
-}
-
 static int write_table(struct fs_view *v, struct fs_entry **all, const struct join *j)
 {
 	static const char *const head[] = { "device", "name", "I/Os", "reads", "writes", "read",
@@ -367,7 +346,7 @@ static int write_table(struct fs_view *v, struct fs_entry **all, const struct jo
 			if (e->kind != k)
 				continue;
 			any = true;
-			device_cell(t, join__device(j, e->dev), e->part);
+			view__device_cell(t, join__device(j, e->dev), e->part);
 			table__cell(t, "%s", e->name);
 			table__cell(t, "%llu", (unsigned long long)tot->count);
 			table__cell(t, "%llu", (unsigned long long)e->stats.op[GRP_READ].count);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "table_writer.h"
 #include "view.h"
 
 int view__flush(FILE *out)
@@ -33,4 +34,24 @@ void *view__grow_to(void *arr, size_t *n, size_t size, size_t idx)
 	memset(na + *n * size, 0, (nn - *n) * size);
 	*n = nn;
 	return na;
+}
+
+void view__device_cell(struct table *t, const struct device *d, uint64_t part)
+{
+	char dev[64];
+
+	if (!d) {
+		table__cell(t, "%u:%u", (unsigned int)(part >> 20), (unsigned int)(part & 0xfffff));
+		return;
+	}
+	if (d->name[0])
+		snprintf(dev, sizeof(dev), "%s", d->name);
+	else
+		snprintf(dev, sizeof(dev), "%u:%u", (unsigned int)(d->id >> 20),
+			 (unsigned int)(d->id & 0xfffff));
+	if (part == d->id)
+		table__cell(t, "%s", dev);
+	else
+		table__cell(t, "%s part %u:%u", dev, (unsigned int)(part >> 20),
+			    (unsigned int)(part & 0xfffff));
 }

@@ -96,4 +96,13 @@ int view__flush(FILE *out);
 /* A table view with nothing to show: "no WHAT in this trace", and why if filtered. */
 void view__none(FILE *out, const char *what, bool filtered);
 
+struct table;
+/*
+ * A table's device column: the disk's name (its major:minor while the
+ * trace names it not), and the partition where the file system is on
+ * one, so that one name on two devices or partitions reads as two; d
+ * NULL: the partition's major:minor alone.
+ */
+void view__device_cell(struct table *t, const struct device *d, uint64_t part);
+
 #endif

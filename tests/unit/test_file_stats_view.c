@@ -133,14 +133,14 @@ static void test_csv(void **state)
 }
 
 static const char *const want_table =
-	"file          opens  reads      read  rd avg  rd p99  writes  written  wr avg   wr p99  seeks"
-	"  syncs  blk read  blk written\n"
-	"/d/sub/y.log      0      0       0 B       -       -       1    8 KiB  700 ns   700 ns      0"
-	"      0       0 B          0 B\n"
-	"/d/x.dat          1      3  16.1 KiB  567 ns  700 ns       5   16 KiB  2.1 us  10.0 us      1"
-	"      1     4 KiB       16 KiB\n"
-	"? (inode 99)      0      1     512 B   80 ns   80 ns       0      0 B       -        -      0"
-	"      0       0 B        4 KiB\n";
+	"device              file          opens  reads      read  rd avg  rd p99  writes  written"
+	"  wr avg   wr p99  seeks  syncs  blk read  blk written\n"
+	"nvme0n1 part 259:3  /d/sub/y.log      0      0       0 B       -       -       1    8 KiB"
+	"  700 ns   700 ns      0      0       0 B          0 B\n"
+	"nvme0n1 part 259:3  /d/x.dat          1      3  16.1 KiB  567 ns  700 ns       5   16 KiB"
+	"  2.1 us  10.0 us      1      1     4 KiB       16 KiB\n"
+	"nvme0n1 part 259:3  ? (inode 99)      0      1     512 B   80 ns   80 ns       0      0 B"
+	"       -        -      0      0       0 B        4 KiB\n";
 
 static void test_table(void **state)
 {
