@@ -314,6 +314,12 @@ static void missing_streams(const char *dir, uint64_t queue_count, char *buf, si
 		snprintf(buf + len, size > len ? size - len : 0, " and %u more", more);
 }
 
+/* A RUNNING summary whose tracer is gone: it died before finishing (killed, or the node went down). */
+static bool tracer_died(const char *dir, const struct summary_read *sr)
+{
+	return !sr->err && !strcmp(sr->s.state, "RUNNING") && !store__trace_is_live(dir);
+}
+
 /*
  * What the summary knows and the streams cannot show: events the kernel
  * could not hand over while tracing, a tracer that died (its last second
@@ -322,11 +328,6 @@ static void missing_streams(const char *dir, uint64_t queue_count, char *buf, si
  * reported, which says why fewer were read). Upstream traces have the
  * same fields. With a view (ops), also what the tracer left out.
  */
-static bool tracer_died(const char *dir, const struct summary_read *sr)
-{
-	return !sr->err && !strcmp(sr->s.state, "RUNNING") && !store__trace_is_live(dir);
-}
-
 static int summary_warnings(const char *dir, const struct summary_read *sr,
 			    const struct view_ops *ops, uint64_t records, bool damaged)
 {
