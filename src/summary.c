@@ -12,14 +12,33 @@
 #include "summary.h"
 #include "trace_store.h"
 
+/*
+ * The summary's "tags" object, opened at its first tag: a foreign
+ * summary (Open-CAS's) that had none gets none made up.
+ */
+struct tags_out {
+	struct json_writer *jw;
+	bool open;
+};
+
+static struct json_writer *tags_jw(struct tags_out *t)
+{
+	if (!t->open) {
+		jw__key(t->jw, "tags");
+		jw__start_object(t->jw);
+		t->open = true;
+	}
+	return t->jw;
+}
+
 /* Our tag key with a string value: always ours, a foreign summary's only if it had it. */
-static void string_tag(struct json_writer *jw, const struct summary *s, const char *key,
+static void string_tag(struct tags_out *t, const struct summary *s, const char *key,
 		       const char *value)
 {
 	if (s->foreign && !*value)
 		return;
-	jw__name(jw, key);
-	jw__string(jw, value);
+	jw__name(tags_jw(t), key);
+	jw__string(t->jw, value);
 }
 
 void summary__json_pairs(struct json_writer *jw, const char *pairs, size_t len)
@@ -35,30 +54,31 @@ void summary__json_pairs(struct json_writer *jw, const char *pairs, size_t len)
 	}
 }
 
-static void print_tags(struct json_writer *jw, const struct summary *s)
+static void print_tags(struct tags_out *t, const struct summary *s)
 {
-	string_tag(jw, s, "devices", s->devices);
-	string_tag(jw, s, "droppedEventsPerQueue", s->dropped_per_queue);
-	string_tag(jw, s, "stopReason", s->stop_reason);
-	string_tag(jw, s, "iotraceVersion", s->tool_version);
-	string_tag(jw, s, "options", s->options);
+	string_tag(t, s, "devices", s->devices);
+	string_tag(t, s, "droppedEventsPerQueue", s->dropped_per_queue);
+	string_tag(t, s, "stopReason", s->stop_reason);
+	string_tag(t, s, "iotraceVersion", s->tool_version);
+	string_tag(t, s, "options", s->options);
 	if (s->unresolved_file_events) {
-		jw__key(jw, "unresolvedFileEvents");
-		jw__uint_str(jw, s->unresolved_file_events);
+		jw__key(tags_jw(t), "unresolvedFileEvents");
+		jw__uint_str(t->jw, s->unresolved_file_events);
 	}
 	if (s->incomplete) {
-		jw__key(jw, "incompleteFromSid");
-		jw__uint_str(jw, s->incomplete_from_sid);
+		jw__key(tags_jw(t), "incompleteFromSid");
+		jw__uint_str(t->jw, s->incomplete_from_sid);
 	}
 	if (s->devices_gone[0]) {
-		jw__key(jw, "devicesGone");
-		jw__string(jw, s->devices_gone);
+		jw__key(tags_jw(t), "devicesGone");
+		jw__string(t->jw, s->devices_gone);
 	}
 	if (s->size_limit_mib) {
-		jw__key(jw, "sizeLimitMiB");
-		jw__uint_str(jw, s->size_limit_mib);
+		jw__key(tags_jw(t), "sizeLimitMiB");
+		jw__uint_str(t->jw, s->size_limit_mib);
 	}
-	summary__json_pairs(jw, s->other_tags, s->other_tags_len);
+	if (s->other_tags_len)
+		summary__json_pairs(tags_jw(t), s->other_tags, s->other_tags_len);
 }
 
 /* The fields kept by keep_other_field(), as they were read. */
@@ -97,6 +117,7 @@ static void print_other_fields(struct json_writer *jw, const struct summary *s)
 int summary__print(FILE *out, const struct summary *s)
 {
 	struct json_writer *jw = jw__new(out, true);
+	struct tags_out tags = { .jw = jw };
 
 	if (!jw)
 		return -ENOMEM;
@@ -134,14 +155,9 @@ int summary__print(FILE *out, const struct summary *s)
 	jw__key(jw, "version");
 	jw__uint(jw, s->version);
 	print_other_fields(jw, s);
-	/* Open-CAS's own summaries may have none: none is made up for them */
-	if (!s->foreign || s->other_tags_len || s->devices[0] || s->stop_reason[0] ||
-	    s->unresolved_file_events || s->incomplete || s->devices_gone[0] || s->size_limit_mib) {
-		jw__key(jw, "tags");
-		jw__start_object(jw);
-		print_tags(jw, s);
+	print_tags(&tags, s);
+	if (tags.open)
 		jw__end_object(jw);
-	}
 	jw__end_object(jw);
 	jw__newline(jw);
 	jw__free(jw);

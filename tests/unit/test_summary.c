@@ -243,6 +243,14 @@ static void test_prints_foreign_back(void **state)
 	assert_string_equal(buf, text);
 	free(buf);
 
+	/* a tag with one of our names, and only that one, is kept too */
+	snprintf(text, sizeof(text), "%s,\n \"tags\": {\n  \"options\": \"-d sda\"\n }\n}\n",
+		 upstream);
+	write_text("octf.summary", text);
+	buf = printed();
+	assert_string_equal(buf, text);
+	free(buf);
+
 	/* ours always has its tags, and keeps a tag another tool added */
 	{
 		struct summary s = sample();
