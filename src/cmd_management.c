@@ -184,59 +184,74 @@ static int get_summary(const char *path)
 	return EXIT_OK;
 }
 
+/* What -M -R removed, each as it was just before (store_remove_hooks). */
+struct removal {
+	struct listed next;	/* the trace about to go */
+	struct removed_trace {
+		char rel[PATH_MAX];
+		struct listed l;
+	} *gone;
+	size_t n, cap;
+	bool oom;
+};
+
+/* read first: the state listed is the one it had */
+static void before_removal(const struct store_entry *e, void *ctx)
+{
+	struct removal *r = ctx;
+
+	list_entry(e, &r->next);
+}
+
+static void trace_removed(const struct store_entry *e, void *ctx)
+{
+	struct removal *r = ctx;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+		struct removed_trace *g = realloc(r->gone, cap * sizeof(*g));
+
+		if (!g) {
+			r->oom = true;
+			return;
+		}
+		r->gone = g;
+		r->cap = cap;
+	}
+	snprintf(r->gone[r->n].rel, sizeof(r->gone[r->n].rel), "%s", e->rel);
+	r->gone[r->n++].l = r->next;
+}
+
 /*
  * Lists what it removed, as --list-traces lists (their states before),
  * as Open-CAS iotrace does; what stopped it on stderr.
  */
 static int remove_traces(const char *prefix, bool force)
 {
-	struct store_entry *v = NULL;
-	struct listed *gone = NULL;
+	struct removal r = {};
+	struct store_remove_hooks hooks = { before_removal, trace_removed, &r };
 	struct json_writer *jw;
-	size_t n = 0, removed = 0, i;
+	size_t removed, i;
 	int err, ret = EXIT_OK;
 
-	err = store__check_prefix(prefix);
+	err = store__remove(prefix, force, &hooks, &removed);
 	if (err == -EPERM) {
 		cli_err("refusing to remove '%s': the prefix must stay inside the trace repository "
 			"(no absolute path, '..' or symlink)", prefix);
+		free(r.gone);
 		return EXIT_ERROR;
-	}
-	if (!err)
-		err = store__list(prefix, &v, &n);
-	if (err) {
-		cli_err("cannot remove traces '%s': %s", prefix, strerror(-err));
-		return EXIT_ERROR;
-	}
-	gone = n ? calloc(n, sizeof(*gone)) : NULL;
-	if (n && !gone) {
-		free(v);
-		cli_err("out of memory");
-		return EXIT_ERROR;
-	}
-	for (i = 0; i < n; i++) {
-		int e;
-
-		/* read first: the state listed is the one it had */
-		list_entry(&v[i], &gone[removed]);
-		e = store__remove_trace(&v[i], force);
-		if (!e) {
-			/* the slot now lists this trace: keep its path with it */
-			v[removed++] = v[i];
-		} else if (!err || err == -EBUSY) {
-			err = e;
-		}
 	}
 	/* nothing on stdout when nothing was removed, as for any failure */
-	jw = removed ? list_start() : NULL;
-	for (i = 0; jw && i < removed; i++)
-		put_entry(jw, v[i].rel, &gone[i]);
+	jw = removed && !r.oom ? list_start() : NULL;
+	for (i = 0; jw && i < r.n; i++)
+		put_entry(jw, r.gone[i].rel, &r.gone[i].l);
 	if (jw)
 		ret = list_end(jw);
 	else if (removed)
 		ret = EXIT_ERROR;
-	free(v);
-	free(gone);
+	if (r.oom)
+		cli_err("out of memory: the traces removed cannot be listed");
+	free(r.gone);
 	if (err == -EBUSY) {
 		cli_err("a trace matching '%s' is being recorded; stop the tracer or use --force "
 			"(%zu other trace(s) removed)", prefix, removed);

@@ -311,7 +311,7 @@ cleanup:
  * It may not leave it: no absolute path, no "..", and no symlinked
  * component on the way (a symlink could point anywhere).
  */
-static int check_prefix_in(const char *root, const char *prefix)
+static int check_prefix(const char *root, const char *prefix)
 {
 	char path[PATH_MAX], part[PATH_MAX];
 	const char *p = prefix;
@@ -390,41 +390,41 @@ int store__discard_trace(const char *dir)
 	return remove_trace_dir(dir);
 }
 
-int store__check_prefix(const char *prefix)
-{
-	char root[PATH_MAX];
-	int err = store__root(root, sizeof(root));
-
-	return err ? err : check_prefix_in(root, prefix);
-}
-
-int store__remove_trace(const struct store_entry *e, bool force)
-{
-	if (!force && store__trace_is_live(e->dir))
-		return -EBUSY;
-	return remove_trace_dir(e->dir);
-}
-
-int store__remove(const char *prefix, bool force, size_t *removed)
+int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,
+		  size_t *removed)
 {
 	struct store_entry *v = NULL;
+	char root[PATH_MAX];
 	size_t n, i;
 	int err;
 
 	*removed = 0;
-	err = store__check_prefix(prefix);
+	err = store__root(root, sizeof(root));
+	if (err)
+		return err;
+	err = check_prefix(root, prefix);
 	if (err)
 		return err;
 	err = store__list(prefix, &v, &n);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		int e = store__remove_trace(&v[i], force);
+		int e;
 
-		if (e && !err)
-			err = e;
-		if (!e)
+		if (hooks && hooks->before)
+			hooks->before(&v[i], hooks->ctx);
+		if (!force && store__trace_is_live(v[i].dir))
+			e = -EBUSY;
+		else
+			e = remove_trace_dir(v[i].dir);
+		if (!e) {
 			(*removed)++;
+			if (hooks && hooks->gone)
+				hooks->gone(&v[i], hooks->ctx);
+		} else if (!err || err == -EBUSY) {
+			/* a trace left being recorded is said only if nothing failed */
+			err = e;
+		}
 	}
 	free(v);
 	return err;

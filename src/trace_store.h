@@ -81,21 +81,25 @@ bool store__matches(const char *rel, const char *prefix);
 int store__list(const char *prefix, struct store_entry **out, size_t *count);
 
 /*
- * A removal prefix must stay inside the repository: -EPERM if it is
- * absolute, empty, contains "..", or any existing component of it is a
- * symlink; else 0 (or -errno of finding the repository).
+ * What store__remove() tells of each trace it removes: before(), while
+ * the trace can still be read (what it was), and gone() once removed.
+ * Either may be NULL.
  */
-int store__check_prefix(const char *prefix);
-
-/* Removes one listed trace: -EBUSY if it is being recorded and not force. */
-int store__remove_trace(const struct store_entry *e, bool force);
+struct store_remove_hooks {
+	void (*before)(const struct store_entry *e, void *ctx);
+	void (*gone)(const struct store_entry *e, void *ctx);
+	void *ctx;
+};
 
 /*
- * Removes the traces matching prefix (store__check_prefix(), then
- * store__remove_trace() on each). *removed counts what was removed; the
- * first error is returned.
+ * Removes the traces matching prefix (store__matches()). The prefix must
+ * stay inside the repository: -EPERM if it is absolute, empty, contains
+ * "..", or any existing component of it is a symlink. A trace that is
+ * being recorded is not removed unless force (-EBUSY, if no other error
+ * came). hooks may be NULL. *removed counts what was removed.
  */
-int store__remove(const char *prefix, bool force, size_t *removed);
+int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,
+		  size_t *removed);
 
 /*
  * The one-tracer-at-a-time lock (flock on a file under /run/lock, or

@@ -158,6 +158,28 @@ static void test_matches(void **state)
 	assert_false(store__matches("kernel/a", "k*/a"));
 }
 
+/* store_remove_hooks of test_remove: what was told, and whether each trace was still there */
+struct told {
+	int before, gone;
+	bool there_before, gone_after;
+};
+
+static void told_before(const struct store_entry *e, void *ctx)
+{
+	struct told *t = ctx;
+
+	t->before++;
+	t->there_before = !access(e->dir, F_OK);
+}
+
+static void told_gone(const struct store_entry *e, void *ctx)
+{
+	struct told *t = ctx;
+
+	t->gone++;
+	t->gone_after = access(e->dir, F_OK) != 0;
+}
+
 static void test_remove(void **state)
 {
 	size_t removed;
@@ -168,11 +190,20 @@ static void test_remove(void **state)
 	make_trace("kernel/2026-01-01_00:00:001");
 	make_trace("kernel/2026-02-01_00:00:00");
 	/* a path names one trace, not those it starts */
-	assert_int_equal(store__remove("kernel/2026-01-01_00:00:00", false, &removed), 0);
+	assert_int_equal(store__remove("kernel/2026-01-01_00:00:00", false, NULL, &removed), 0);
 	assert_int_equal(removed, 1);
-	assert_int_equal(store__remove("kernel/2026-01", false, &removed), 0);
+	assert_int_equal(store__remove("kernel/2026-01", false, NULL, &removed), 0);
 	assert_int_equal(removed, 0);
-	assert_int_equal(store__remove("kernel/2026-01*", false, &removed), 0);
+	{
+		struct told t = {};
+		struct store_remove_hooks hooks = { told_before, told_gone, &t };
+
+		assert_int_equal(store__remove("kernel/2026-01*", false, &hooks, &removed), 0);
+		assert_int_equal(t.before, 1);
+		assert_int_equal(t.gone, 1);
+		assert_true(t.there_before);
+		assert_true(t.gone_after);
+	}
 	assert_int_equal(removed, 1);
 	assert_int_equal(store__list(NULL, &v, &n), 0);
 	assert_int_equal(n, 1);
@@ -191,18 +222,18 @@ static void test_remove_refuses_escape(void **state)
 	snprintf(link, sizeof(link), "%s/kernel/evil", repo);
 	assert_int_equal(symlink(outside, link), 0);
 
-	assert_int_equal(store__remove("../outside", true, &removed), -EPERM);
-	assert_int_equal(store__remove("kernel/../../outside", true, &removed), -EPERM);
-	assert_int_equal(store__remove(outside, true, &removed), -EPERM);
-	assert_int_equal(store__remove("kernel/evil", true, &removed), -EPERM);
-	assert_int_equal(store__remove("kernel/evil/", true, &removed), -EPERM);
-	assert_int_equal(store__remove("", true, &removed), -EPERM);
+	assert_int_equal(store__remove("../outside", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("kernel/../../outside", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove(outside, true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("kernel/evil", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("kernel/evil/", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("", true, NULL, &removed), -EPERM);
 	assert_int_equal(access(victim, F_OK), 0);
 
 	/* prefixes that match the symlinked entry without naming it whole */
-	assert_int_equal(store__remove("kernel/*", true, &removed), 0);
-	assert_int_equal(store__remove("kernel/e*", true, &removed), 0);
-	assert_int_equal(store__remove("*", true, &removed), 0);
+	assert_int_equal(store__remove("kernel/*", true, NULL, &removed), 0);
+	assert_int_equal(store__remove("kernel/e*", true, NULL, &removed), 0);
+	assert_int_equal(store__remove("*", true, NULL, &removed), 0);
 	assert_int_equal(removed, 0);
 	assert_int_equal(access(victim, F_OK), 0);
 	struct store_entry *v;
@@ -216,7 +247,7 @@ static void test_remove_refuses_escape(void **state)
 	unlink(link);
 	assert_int_equal(rmdir(path), 0);
 	assert_int_equal(symlink(outside, path), 0);
-	assert_int_equal(store__remove("kernel/", true, &removed), -EPERM);
+	assert_int_equal(store__remove("kernel/", true, NULL, &removed), -EPERM);
 	assert_int_equal(access(victim, F_OK), 0);
 }
 
@@ -238,14 +269,14 @@ static void test_lock(void **state)
 	assert_null(b);
 
 	size_t removed;
-	assert_int_equal(store__remove("kernel/live", false, &removed), -EBUSY);
+	assert_int_equal(store__remove("kernel/live", false, NULL, &removed), -EBUSY);
 	assert_int_equal(removed, 0);
 
 	store__unlock(a);
 	assert_false(store__trace_is_live(dir));
 	assert_int_equal(store__lock(&b, &holder), 0);
 	store__unlock(b);
-	assert_int_equal(store__remove("kernel/live", false, &removed), 0);
+	assert_int_equal(store__remove("kernel/live", false, NULL, &removed), 0);
 	assert_int_equal(removed, 1);
 }
 
