@@ -494,6 +494,16 @@ static __always_inline void note_replaced(struct ns_op *op, unsigned long *a,
 	op->has_replaced = true;
 }
 
+/* The entry in files of the file id names, NULL if it is not there (any more). */
+static __always_inline struct file_seen *seen_file(const struct iotrace_file_id *id)
+{
+	struct file_key key = {};
+
+	key.ino = id->ino;
+	key.dev = id->dev;
+	return bpf_map_lookup_elem(&files, &key);
+}
+
 /*
  * The file lives on under another of its names (an unlink of one of its
  * hard links): its chain, sent at the call's entry under the name going
@@ -502,12 +512,8 @@ static __always_inline void note_replaced(struct ns_op *op, unsigned long *a,
  */
 static __always_inline void name_again(const struct iotrace_file_id *id)
 {
-	struct file_key key = {};
-	struct file_seen *f;
+	struct file_seen *f = seen_file(id);
 
-	key.ino = id->ino;
-	key.dev = id->dev;
-	f = bpf_map_lookup_elem(&files, &key);
 	if (f)
 		f->sent_epoch = 0;
 }
@@ -520,13 +526,10 @@ static __always_inline void name_again(const struct iotrace_file_id *id)
  */
 static __always_inline void emit_move(struct iotrace_file_id *id, struct dentry *dentry)
 {
-	struct file_key key = {};
 	struct file_seen *f;
 
 	emit_fs_event(id, IOTRACE_FS_MOVE_FROM);
-	key.ino = id->ino;
-	key.dev = id->dev;
-	f = bpf_map_lookup_elem(&files, &key);
+	f = seen_file(id);
 	if (f) {
 		/* a local: CO-RE reads start from a kernel type */
 		struct dentry *d = dentry;
