@@ -142,8 +142,7 @@ static int devices_finish(void *p, const struct join *j)
 		} else {
 			table__fmt_bytes(size, sizeof(size), (double)d->size * 512);
 			table__cell(t, "%s", d->name[0] ? d->name : "?");
-			table__cell(t, "%u:%u", (unsigned int)(d->id >> 20),
-				    (unsigned int)(d->id & 0xfffff));
+			table__cell(t, DEVT_FMT, DEVT_ARGS(d->id));
 			table__cell(t, "%s", d->described ? size : "?");
 			table__cell(t, "%s", d->model);
 			table__cell(t, "%llu", (unsigned long long)d->id);

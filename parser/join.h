@@ -57,6 +57,13 @@
 struct file_node;
 struct join;
 
+/*
+ * A device id as traces hold it, the kernel's dev_t (major << 20 | minor),
+ * for printf: printf(DEVT_FMT, DEVT_ARGS(id)).
+ */
+#define DEVT_FMT "%u:%u"
+#define DEVT_ARGS(id) (unsigned int)((id) >> 20), (unsigned int)((id) & 0xfffff)
+
 struct device {
 	uint64_t id;		/* dev_t */
 	const char *name;	/* "" until a deviceDescription names it */

@@ -334,9 +334,8 @@ void stats_view__device_title(FILE *out, bool *first, const struct device *d, ui
 		fputc('\n', out);
 	*first = false;
 	table__fmt_ns(dur, sizeof(dur), (double)dur_ns);
-	fprintf(out, "%s (%u:%u)%s%s, %s\n", d->name[0] ? d->name : "unknown device",
-		(unsigned int)(d->id >> 20), (unsigned int)(d->id & 0xfffff), d->model[0] ? " " : "",
-		d->model, dur);
+	fprintf(out, "%s (" DEVT_FMT ")%s%s, %s\n", d->name[0] ? d->name : "unknown device",
+		DEVT_ARGS(d->id), d->model[0] ? " " : "", d->model, dur);
 }
 
 static int write_table(struct stats_view *v, const struct join *j)

@@ -41,17 +41,15 @@ void view__device_cell(struct table *t, const struct device *d, uint64_t part)
 	char dev[64];
 
 	if (!d) {
-		table__cell(t, "%u:%u", (unsigned int)(part >> 20), (unsigned int)(part & 0xfffff));
+		table__cell(t, DEVT_FMT, DEVT_ARGS(part));
 		return;
 	}
 	if (d->name[0])
 		snprintf(dev, sizeof(dev), "%s", d->name);
 	else
-		snprintf(dev, sizeof(dev), "%u:%u", (unsigned int)(d->id >> 20),
-			 (unsigned int)(d->id & 0xfffff));
+		snprintf(dev, sizeof(dev), DEVT_FMT, DEVT_ARGS(d->id));
 	if (part == d->id)
 		table__cell(t, "%s", dev);
 	else
-		table__cell(t, "%s part %u:%u", dev, (unsigned int)(part >> 20),
-			    (unsigned int)(part & 0xfffff));
+		table__cell(t, "%s part " DEVT_FMT, dev, DEVT_ARGS(part));
 }
