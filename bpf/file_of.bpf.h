@@ -107,10 +107,36 @@ static __always_inline struct file_seen *file_entry(struct inode *inode,
 }
 
 /*
+ * A chain cut at IOTRACE_MAX_NAME_DEPTH: its directories, from d up, are
+ * marked as not sent again. A directory marked sent stops the next chain
+ * through it, whose file then would lack the levels above it too: a file
+ * near the root, below a deep one's top directories, was named by a cut
+ * path. Unmarked, each file below sends its own chain, whole where it fits.
+ */
+static __always_inline void unmark_cut_chain(struct dentry *d, __u64 epoch)
+{
+	struct iotrace_file_id unused;
+	struct file_seen *f;
+	struct inode *inode;
+	__u32 i;
+
+	for (i = 1; i < IOTRACE_MAX_NAME_DEPTH && d; i++) {
+		inode = BPF_CORE_READ(d, d_inode);
+		if (!inode)
+			break;
+		f = file_entry(inode, &unused);
+		if (f && f->sent_epoch == epoch)
+			f->sent_epoch = 0;
+		d = BPF_CORE_READ(d, d_parent);
+	}
+}
+
+/*
  * Sends the name chain of the file whose dentry is d, from the file up to
  * the first directory already sent in this rename epoch, or up to the
- * root of its file system (sent as "/" with itself as parent). Each
- * record takes one sid, before the record that needed it.
+ * root of its file system (sent as "/" with itself as parent), at most
+ * IOTRACE_MAX_NAME_DEPTH records: a deeper file is named by its lowest
+ * levels. Each record takes one sid, before the record that needed it.
  */
 static __always_inline void send_chain(struct dentry *d,
 				       struct file_seen *f,
@@ -125,6 +151,8 @@ static __always_inline void send_chain(struct dentry *d,
 	__u64 pid_tgid;
 	__u32 zero = 0, i;
 	const unsigned char *name;
+	struct dentry *first_dir = NULL;
+	bool whole = false;
 
 	n = bpf_map_lookup_elem(&name_buf, &zero);
 	if (!n)
@@ -133,8 +161,12 @@ static __always_inline void send_chain(struct dentry *d,
 	for (i = 0; i < IOTRACE_MAX_NAME_DEPTH && d; i++) {
 		parent = BPF_CORE_READ(d, d_parent);
 		pinode = parent ? BPF_CORE_READ(parent, d_inode) : NULL;
-		if (!pinode)
+		if (!pinode) {
+			whole = true;
 			break;
+		}
+		if (!first_dir)
+			first_dir = parent;
 		pf = file_entry(pinode, &pid);
 		__builtin_memset(&n->hdr, 0, sizeof(n->hdr));
 		n->hdr.type = IOTRACE_EV_FILE_NAME;
@@ -148,12 +180,16 @@ static __always_inline void send_chain(struct dentry *d,
 			n->name[0] = 0;
 		output_now(&n->hdr, sizeof(*n));
 		f->sent_epoch = epoch;
-		if (parent == d || !pf || pf->sent_epoch == epoch)
+		if (parent == d || !pf || pf->sent_epoch == epoch) {
+			whole = true;
 			break;
+		}
 		d = parent;
 		f = pf;
 		child = pid;
 	}
+	if (!whole)
+		unmark_cut_chain(first_dir, epoch);
 }
 
 /*

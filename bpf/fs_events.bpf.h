@@ -11,8 +11,10 @@
  * the dentry cache (a directory's cached children), crossing mount
  * points through the mount's children. A component not in the cache (a
  * file never looked up since the cache was dropped), a symlink on the
- * way, or a path deeper than IOTRACE_MAX_COMPONENTS makes the event
- * unresolved: it is counted, not sent. The syscall just ahead looks the
+ * way it cannot follow, a path of IOTRACE_PATH_LEN - 1 bytes or more
+ * (read cut short, it could name another file) or one of more steps than
+ * IOTRACE_MAX_COMPONENTS makes the event unresolved: it is counted, not
+ * sent. The syscall just ahead looks the
  * same path up, so a file the caller is about to remove is nearly always
  * cached.
  *
@@ -22,7 +24,6 @@
 #ifndef IOTRACE_FS_EVENTS_BPF_H
 #define IOTRACE_FS_EVENTS_BPF_H
 
-#define IOTRACE_MAX_COMPONENTS 32
 #define IOTRACE_MAX_SIBLINGS 4096
 #define IOTRACE_MAX_CHILD_MOUNTS 256
 #define IOTRACE_MAX_STACKED 4
@@ -31,6 +32,8 @@
 #define IOTRACE_RENAME_EXCHANGE 2
 /* symbolic links followed in one path at most, as the kernel's MAXSYMLINKS */
 #define IOTRACE_MAX_LINKS 40
+/* every component of a path that fits ("a/a/..."), and a step per link */
+#define IOTRACE_MAX_COMPONENTS (IOTRACE_PATH_LEN / 2 + IOTRACE_MAX_LINKS)
 
 struct path_walk {
 	char path[IOTRACE_PATH_LEN];
@@ -51,6 +54,8 @@ struct path_walk {
 	__u32 pos;
 	__u32 clen;
 	__u32 fail;
+	/* the walk reached the path's end (not the loop's) */
+	__u32 done;
 };
 
 struct {
@@ -330,8 +335,10 @@ static long component_cb(__u32 i, void *ctx)
 	w->clen = 0;
 	bpf_loop(IOTRACE_PATH_LEN, copy_cb, NULL, 0);
 	len = w->clen;
-	if (!len)
-		return 1;	/* end of path: w->d is the file */
+	if (!len) {
+		w->done = 1;	/* w->d is the file */
+		return 1;
+	}
 	if (len == 1 && w->comp[0] == '.')
 		return 0;
 	/* locals: CO-RE reads must start from a kernel type, not w's fields */
@@ -390,9 +397,12 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, bool
 	struct vfsmount *mnt;
 	struct file *file;
 
+	long n;
+
 	if (!w)
 		return NULL;
-	if (bpf_probe_read_user_str(w->path, sizeof(w->path), upath) <= 0)
+	n = bpf_probe_read_user_str(w->path, sizeof(w->path), upath);
+	if (n <= 0)
 		return NULL;
 	mnt = BPF_CORE_READ(task, fs, root.mnt);
 	w->root_d = BPF_CORE_READ(task, fs, root.dentry);
@@ -417,8 +427,10 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, bool
 	w->m = real_mount(mnt);
 	w->pos = 0;
 	w->fail = 0;
+	w->done = 0;
 	bpf_loop(IOTRACE_MAX_COMPONENTS, component_cb, NULL, 0);
-	if (w->fail || w->path[0] == 0) {
+	/* a path cut short is walked still: where it ends says whether to count it */
+	if (w->fail || !w->done || n >= IOTRACE_PATH_LEN || w->path[0] == 0) {
 		struct dentry *at = w->d;
 
 		/*
