@@ -253,6 +253,10 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
 	if ((ops->join_flags & JOIN_PATHS) && no_file_events)
 		cli_note("this trace was taken with --no-file-events: it has no Create, Delete or "
 			 "Move events, and renamed files keep their first names");
+	if ((ops->join_flags & JOIN_PATHS) && s->unresolved_file_events)
+		cli_note("%llu unlink or rename calls were not resolved to their file while traced: "
+			 "their Delete or Move events are not in this trace",
+			 (unsigned long long)s->unresolved_file_events);
 	if (s->devices_gone[0])
 		cli_note("devices removed, emptied or given a new medium while traced: %s; their "
 			 "I/O after that is not in this trace",

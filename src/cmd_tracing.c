@@ -442,6 +442,11 @@ int cmd_tracing(int argc, char **argv)
 			 write / 1e6);
 		ret = EXIT_PARTIAL;
 	}
+	if (s.unresolved_file_events)
+		cli_warn("%llu unlink or rename calls on traced file systems were not resolved to "
+			 "their file: their Delete or Move events are not in the trace (see "
+			 "tags.unresolvedFileEvents in the README)",
+			 (unsigned long long)s.unresolved_file_events);
 cleanup:
 	collector__free(c);
 	store__unlock(lock);

@@ -25,7 +25,8 @@
 #     used to mark its top directory as named, whose parents never were,
 #     and every file below it was named from there;
 # and checks that the summary counts the two long unlinks as unresolved
-# (the rename is sent: its own file's path is short).
+# (the rename is sent: its own file's path is short), and that the tracer
+# and the parser say so on stderr.
 #
 # Needs root, BTF, loop devices and mkfs.ext4; a missing one is a
 # failure, not a skip. Everything set up is torn down at exit, also on
@@ -101,5 +102,7 @@ want="$want MoveFrom:/lp/src MoveTo:${NAME[2]}"
 check "the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
 unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
 check "the two long unlinks counted as unresolved (got '${unresolved:-none}')" [ "$unresolved" = 2 ]
+check "the tracer says so on stderr" grep -q "^iotrace: .*2 unlink or rename calls .* not resolved" "$T/err"
+check "the parser says so on stderr" grep -q "2 unlink or rename calls were not resolved" "$T/parse.err"
 
 finish
