@@ -80,6 +80,8 @@ struct ns_op {
 	bool link_only;
 	/* its path was not resolved inside a traced file system: counted if the call succeeds */
 	bool unresolved;
+	/* a rename of a directory the trace has named (dentry): named again at the exit */
+	bool dir_moved;
 };
 
 struct {
@@ -553,6 +555,27 @@ static __always_inline void emit_move(struct iotrace_file_id *id, struct dentry 
 	emit_fs_event(id, IOTRACE_FS_MOVE_TO);
 }
 
+/*
+ * A rename of a directory on a traced device: true. Files below it are
+ * named again after any rename at their next I/O or call; one with none
+ * would keep the directory's old name to the end, with --final-names
+ * too. So a directory the trace has named (its entry was sent) has its
+ * chain sent again at the call's exit (op->dir_moved).
+ */
+static __always_inline bool note_dir_move(struct ns_op *op, struct dentry *d)
+{
+	struct inode *inode = BPF_CORE_READ(d, d_inode);
+	struct file_seen *f;
+
+	if (!inode || (BPF_CORE_READ(inode, i_mode) & IOTRACE_S_IFMT) != IOTRACE_S_IFDIR ||
+	    !fs_dev_traced(BPF_CORE_READ(inode, i_sb, s_dev)))
+		return false;
+	f = file_entry(inode, &op->st.file);
+	op->dir_moved = f && f->sent_epoch;
+	op->dentry = d;
+	return true;
+}
+
 SEC("tracepoint")
 int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 {
@@ -580,6 +603,13 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	if (!d) {
 		/* a call that fails (no such file) missed no event */
 		if (op->unresolved) {
+			op->st.call = call;
+			bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+		}
+		return 0;
+	}
+	if (call > IOTRACE_VFS_UNLINKAT && note_dir_move(op, d)) {
+		if (op->dir_moved) {
 			op->st.call = call;
 			bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
 		}
@@ -629,6 +659,13 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 	bpf_map_delete_elem(&ns_ops, &tid);
 	if (op->st.call != call_of(ctx->id))
 		return 0;
+	if (op->dir_moved) {
+		struct file_seen *f = ctx->ret == 0 ? seen_file(&op->st.file) : NULL;
+
+		if (f)
+			send_chain(op->dentry, f, &op->st.file);
+		return 0;
+	}
 	if (op->unresolved) {
 		if (ctx->ret == 0)
 			__sync_fetch_and_add(&ns_unresolved, 1);

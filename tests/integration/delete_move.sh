@@ -25,6 +25,9 @@
 #     which its chain was sent under at the unlink;
 #   - exchanges two files (renameat2 RENAME_EXCHANGE): no Delete, a
 #     MoveFrom and MoveTo for each;
+#   - writes a file in a directory, then renames the directory: no event,
+#     and --final-names shows the write under the new name (files with no
+#     I/O after a directory's rename kept its old name);
 #   - removes a file that does not exist: no event, and not counted as
 #     unresolved;
 #   - removes and renames files through symbolic links on the tmpfs into
@@ -60,7 +63,8 @@ mkdir "$T/stack" && mount -t tmpfs lower "$T/stack" && mount -t tmpfs upper "$T/
 	mkdir "$T/stack/inner" && mount --bind "$MNT" "$T/stack/inner" ||
 	die "cannot stack the mounts"
 S=$T/stack/inner
-for f in a b c d e f g i j k l m n o; do
+mkdir "$MNT/dir1" || die "cannot make $MNT/dir1"
+for f in a b c d e f g i j k l m n o dir1/q; do
 	echo "$f" >"$MNT/$f" || die "cannot write $MNT/$f"
 done
 ln "$MNT/g" "$MNT/h" && ln "$MNT/o" "$MNT/p" || die "cannot make the hard links"
@@ -89,6 +93,11 @@ rm "$T/stack/abs/k" || die "rm through an absolute link failed"
 mv "$T/stack/abs/l" "$T/stack/abs/l2" || die "mv through an absolute link failed"
 (cd "$T/stack" && rm rel/m) || die "rm through a relative link failed"
 rm "$T/stack/chain/n" || die "rm through a link to a link failed"
+python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.write(fd, b"q" * 4096)
+os.fsync(fd)' "$S/dir1/q" || die "write to dir1/q failed"
+mv "$S/dir1" "$S/dir2" || die "mv of a directory failed"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
 
 "$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
@@ -107,6 +116,15 @@ rows = csv.DictReader(open(sys.argv[1]))
 print(" ".join(sorted(set(r["file.path"] for r in rows
                           if r["process.comm"] == "dd" and r["io.operation"] == "Write"))))' "$T/io.csv")
 check "the write through the name left is of /p (got '$written')" [ "$written" = /p ]
+"$BIN" -P --io --final-names -p "$TRACE" -f csv >"$T/final.csv" 2>"$T/parse.err"
+check "-P --io --final-names exit 0" [ $? = 0 ]
+moved=$(python3 -c '
+import csv, sys
+print(" ".join(sorted(set(r["file.path"] for r in csv.DictReader(open(sys.argv[1]))
+                          if r["process.comm"] == "python3" and r["io.operation"] == "Write"
+                          and r["io.flags.metadata"] == "false"))))' "$T/final.csv")
+check "the write before its directory's rename is of /dir2/q with --final-names (got '$moved')" \
+	[ "$moved" = /dir2/q ]
 unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
 check "the tracer printed its summary" bash -c 'python3 -m json.tool "$1" >/dev/null' _ "$T/out"
 check "no call counted as unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
