@@ -89,6 +89,21 @@ static __always_inline struct file_seen *file_entry_of(struct inode *inode,
 	if (!f || f->generation != gen) {
 		iotrace_inode_ctime(inode, &nf.ctime_sec, &nf.ctime_nsec);
 		nf.generation = gen;
+		/*
+		 * The inode number freed and given to a new file within one
+		 * tick of the file system's clock (4 ms on ext4): the dates
+		 * would be the same, and two files one FileId. The new one's
+		 * comes a nanosecond after the old one's.
+		 */
+		if (f && (nf.ctime_sec < f->ctime_sec ||
+			  (nf.ctime_sec == f->ctime_sec && nf.ctime_nsec <= f->ctime_nsec))) {
+			nf.ctime_sec = f->ctime_sec;
+			nf.ctime_nsec = f->ctime_nsec + 1;
+			if (nf.ctime_nsec >= 1000000000u) {
+				nf.ctime_sec++;
+				nf.ctime_nsec = 0;
+			}
+		}
 		/* a racing CPU may insert first: keep its date */
 		bpf_map_update_elem(&files, &key, &nf, f ? BPF_ANY : BPF_NOEXIST);
 		f = bpf_map_lookup_elem(&files, &key);
