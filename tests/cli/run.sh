@@ -268,6 +268,8 @@ expect 2 "--pids: '99999999' is not a valid process id" '' -- iotrace -S -d "$LN
 expect 2 '--pids: at most 16 entries'      '' -- iotrace -S -d "$LN" --vfs --pids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
 expect 2 "--comm: 'averyveryverylongname' is too long" '' -- iotrace -S -d "$LN" --vfs --comm fio,averyveryverylongname
 expect 2 "--cgroup: no cgroup 'no/such/group'" '' -- iotrace -S -d "$LN" --vfs --cgroup no/such/group
+expect 2 "--cgroup: no cgroup '../../../../etc'" '' -- iotrace -S -d "$LN" --vfs --cgroup ../../../../etc
+expect 2 "--cgroup: no cgroup '999999999'" '' -- iotrace -S -d "$LN" --vfs --cgroup 999999999
 expect 2 "option '--cgroup' needs a value" '' -- iotrace -S -d "$LN" --vfs --cgroup
 expect 2 'they need --vfs'                 '' -- iotrace -S -d "$LN" --paths '/data/*'
 expect 2 'which --no-file-events leaves out: choose one' '' -- iotrace -S -d "$LN" --vfs --no-file-events

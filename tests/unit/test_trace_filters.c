@@ -102,18 +102,26 @@ static void test_cgroups(void **state)
 	assert_int_equal(stat(path, &st), 0);
 
 	/* relative to the root, absolute under it, /-rooted in the hierarchy, an id */
-	snprintf(rel_abs, sizeof(rel_abs), "system.slice/job42.scope,%s,/system.slice/job42.scope,77",
-		 path);
+	snprintf(rel_abs, sizeof(rel_abs), "system.slice/job42.scope,%s,/system.slice/job42.scope,%llu",
+		 path, (unsigned long long)st.st_ino);
 	assert_int_equal(trace_filters__parse_cgroups(&f, rel_abs, root, bad, sizeof(bad)), 0);
 	assert_int_equal(f.ncgroups, 4);
 	assert_int_equal(f.cgroups[0], st.st_ino);
 	assert_int_equal(f.cgroups[1], st.st_ino);
 	assert_int_equal(f.cgroups[2], st.st_ino);
-	assert_int_equal(f.cgroups[3], 77);
+	assert_int_equal(f.cgroups[3], st.st_ino);
 
 	assert_int_equal(trace_filters__parse_cgroups(&f, "system.slice/nope", root, bad, sizeof(bad)),
 			 -ENOENT);
 	assert_string_equal(bad, "system.slice/nope");
+	/* a directory, but out of the cgroup tree */
+	assert_int_equal(trace_filters__parse_cgroups(&f, "system.slice/../..", root, bad, sizeof(bad)),
+			 -ENOENT);
+	/* an id no cgroup has: the root's own directories are few */
+	assert_int_equal(trace_filters__parse_cgroups(&f, "18446744073709551615", root, bad,
+						      sizeof(bad)),
+			 -ENOENT);
+	assert_int_equal(trace_filters__parse_cgroups(&f, "0", root, bad, sizeof(bad)), -ENOENT);
 }
 
 int main(void)
