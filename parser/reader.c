@@ -113,7 +113,7 @@ struct reader {
 	uint64_t stragglers;
 	struct merge_error *errs;
 	size_t nerr;
-	/* with cut, events past keep_upto are not handed out: see cut_at_damage() */
+	/* with cut, events past keep_upto are not handed out: reader__keep_below() */
 	bool cut, past_cut;
 	uint64_t keep_upto;
 
@@ -524,23 +524,6 @@ static void fill_start(struct reader *r, uint64_t limit, uint64_t late)
 	}
 }
 
-/*
- * What a damaged stream held after its last good record is lost, and
- * I/Os of the other streams pair with it: a completion whose I/O was
- * lost would complete another I/O that was given its id, which then
- * shows the latency of both. So nothing after that record goes out. A
- * stream damaged before its first record is as one that is missing: the
- * others go on (the count against the summary says what is missing).
- */
-static void cut_at_damage(struct reader *r, const struct rstream *rs)
-{
-	/* its last sid: those a stream holds out of order are a few, and near */
-	if (rs->after_sid && (!r->cut || rs->after_sid - 1 < r->keep_upto)) {
-		r->keep_upto = rs->after_sid - 1;
-		r->cut = true;
-	}
-}
-
 /* Helps the fill in progress to its end and takes in what it found. */
 static int fill_finish(struct reader *r)
 {
@@ -581,10 +564,8 @@ static int fill_finish(struct reader *r)
 		memcpy(all, r->fill[0].errs, r->fill[0].nerr * sizeof(*all));
 		memcpy(all + r->fill[0].nerr, r->fill[1].errs, r->fill[1].nerr * sizeof(*all));
 		qsort(all, nerr, sizeof(*all), by_stream);
-		for (i = 0; i < nerr; i++) {
+		for (i = 0; i < nerr; i++)
 			r->errs[r->nerr++] = all[i].e;
-			cut_at_damage(r, &r->rs[all[i].stream]);
-		}
 		if (all != errs)
 			free(all);
 	}
@@ -791,7 +772,7 @@ int reader__next(struct reader *r, const struct event **ev)
 	if (r->past_cut)
 		return 0;
 	ret = next_event(r, ev);
-	/* in sid order: the first past a damage cut ends the sequence */
+	/* in sid order: the first past the cut ends the sequence */
 	if (ret == 1 && r->cut && (*ev)->sid > r->keep_upto) {
 		r->past_cut = true;
 		return 0;
@@ -801,12 +782,8 @@ int reader__next(struct reader *r, const struct event **ev)
 
 void reader__keep_below(struct reader *r, uint64_t sid)
 {
-	uint64_t last = sid ? sid - 1 : 0;
-
-	if (!r->cut || last < r->keep_upto) {
-		r->keep_upto = last;
-		r->cut = true;
-	}
+	r->keep_upto = sid ? sid - 1 : 0;
+	r->cut = true;
 }
 
 bool reader__cut(const struct reader *r, uint64_t *last)

@@ -30,12 +30,13 @@
  * plus the streams' buffers, never more with a longer trace.
  *
  * Damage is recorded as by merge.h (reader__error), and a damaged stream
- * stops at it; the others are read on only up to where it stopped
- * (reader__next). Records of types the caller did not ask for are not
- * decoded, only their top-level fields checked: damage inside one of
- * them is found by the views that read that type (--io reads them all),
- * not by the others: file metadata is a third of the records, and a
- * statistic never uses it.
+ * stops at it; the others are read to their ends, as when a stream file
+ * is missing (the join keeps a completion from completing an I/O of
+ * another range: join.h). Records of types the caller did not ask for
+ * are not decoded, only their top-level fields checked: damage inside
+ * one of them is found by the views that read that type (--io reads
+ * them all), not by the others: file metadata is a third of the
+ * records, and a statistic never uses it.
  */
 #ifndef IOTRACE_READER_H
 #define IOTRACE_READER_H
@@ -109,19 +110,16 @@ void reader__set_cut(struct reader *r, const struct reader_cut *cut, size_t n);
 
 /*
  * Returns 1 and the next event in *ev (owned by the reader, valid until
- * the next call), 0 at the end, or -ENOMEM (the reader stops). After
- * damage, the end comes before the first event past the damaged stream's
- * last good record: the events after it could be joined with the wrong
- * ones (see cut_at_damage() in reader.c).
+ * the next call), 0 at the end, or -ENOMEM (the reader stops).
  */
 int reader__next(struct reader *r, const struct event **ev);
 /*
- * Hands out no event from sid on, as after damage: the summary of a trace
- * that its size limit or a write error stopped says where its streams
- * stop holding every event. Before the first reader__next().
+ * Hands out no event from sid on: the summary of a trace that its size
+ * limit or a write error stopped says where its streams stop holding
+ * every event. Before the first reader__next().
  */
 void reader__keep_below(struct reader *r, uint64_t sid);
-/* Whether damage or reader__keep_below() kept events from going out: those after sid *last */
+/* Whether reader__keep_below() kept events from going out: those after sid *last */
 bool reader__cut(const struct reader *r, uint64_t *last);
 
 /*

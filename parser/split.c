@@ -382,9 +382,10 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 	}
 	/*
 	 * a record of the lower half that its reader had stopped before, one
-	 * of the upper half before where its reader started, damage (one
-	 * pass stops every stream where a damaged one stops: reader.h), or a
-	 * request with bios in both halves
+	 * of the upper half before where its reader started, damage (the
+	 * bisection may start the upper half's reader past damage that one
+	 * pass stops the stream at: sid_seek.h), or a request with bios in
+	 * both halves
 	 */
 	if (reader__stragglers(s->h[1].rd) || reader__stragglers(s->h[0].rd) ||
 	    reader__error_count(s->h[0].rd) || reader__error_count(s->h[1].rd) ||

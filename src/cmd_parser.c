@@ -496,16 +496,22 @@ cleanup:
  * cut_after: the last sid the join was given when the reader cut the
  * trace short (NULL if not): an I/O in flight there may well have its
  * completion among the events left out, so it is not said to have
- * none. died: the trace's tracer died, and with it the events it had
- * not written yet, which each CPU's file lacks from another point on.
+ * none. damaged: a stream file is damaged, and its events after the
+ * damage are lost, completions among them. died: the trace's tracer
+ * died, and with it the events it had not written yet, which each
+ * CPU's file lacks from another point on.
  */
-static void join_warnings(const struct join *j, const uint64_t *cut_after, bool died)
+static void join_warnings(const struct join *j, const uint64_t *cut_after, bool damaged,
+			  bool died)
 {
 	const struct join_counts *c = join__counts(j);
 
 	if (c->not_completed && cut_after)
 		cli_warn("%llu I/Os have no completion up to sid %llu, where the trace is cut (their completion may be among the events left out); they are listed last, without latency",
 			 (unsigned long long)c->not_completed, (unsigned long long)*cut_after);
+	else if (c->not_completed && damaged)
+		cli_warn("%llu I/Os have no completion in the trace (their completion may be among a damaged file's lost events); they are listed last, without latency",
+			 (unsigned long long)c->not_completed);
 	else if (c->not_completed && died)
 		cli_warn("%llu I/Os have no completion in the trace, which ends where its tracer died (their completion may be among the events it had not written); they are listed last, without latency",
 			 (unsigned long long)c->not_completed);
@@ -581,7 +587,8 @@ static int preload_names(struct join *j, const char *dir)
  * summary's warnings (sr, as read for the run; records: the events read,
  * which it counts), the damage found (get, src, n), where the reader cut
  * the trace (cut_after: the last sid kept, NULL if not cut) and the
- * join's warnings, which the cut explains. Returns the exit status.
+ * join's warnings, which the damage or the cut explains. Returns the
+ * exit status.
  */
 static int end_view(const char *dir, const struct summary_read *sr, const struct view_ops *ops,
 		    const struct view_opts *opts, void *view, const struct join *j, uint64_t records,
@@ -606,17 +613,20 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 	}
 	ret = summary_warnings(dir, sr, ops, records, n > 0);
 	ret2 = damage_report(get, src, n);
-	if (cut_after) {
-		if (n || sr->err || !sr->s.incomplete)
-			cli_note("the events after sid %llu are left out: they could be joined with "
-				 "the damaged stream's lost ones",
-				 (unsigned long long)*cut_after);
-		else
-			cli_note("the events after sid %llu are left out: not every CPU's file holds "
-				 "them, as the tracer stopped (%s)",
-				 (unsigned long long)*cut_after, sr->s.stop_reason);
-	}
-	join_warnings(j, cut_after, tracer_died(dir, sr));
+	/*
+	 * the other streams are read to their ends, as with a stream file
+	 * missing: the join's range check keeps a completion whose I/O was
+	 * lost with the damage from completing another I/O under its id
+	 */
+	if (n)
+		cli_note("%s events after the damage are lost; the other files are read to "
+			 "their ends", n == 1 ? "that file's" : "those files'");
+	/* the reader cuts only where the summary says the tracer stopped */
+	if (cut_after)
+		cli_note("the events after sid %llu are left out: not every CPU's file holds "
+			 "them, as the tracer stopped (%s)",
+			 (unsigned long long)*cut_after, sr->s.stop_reason);
+	join_warnings(j, cut_after, n > 0, tracer_died(dir, sr));
 	return ret2 ? ret2 : ret;
 }
 

@@ -322,29 +322,33 @@ got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
 	fail "foreign completion: got '$got'"
 
 # a completion lost with a damaged stream's tail (sid 4), and its id used
-# again by an I/O that was lost too: the later completion (sid 6) is that
-# I/O's, and would give I/O 1 its latency. The joined views end at the
-# damaged stream's last good event
+# again by an I/O that was lost too (sid 5): the later completion (sid 6)
+# is that I/O's. As with a stream file missing, it names another range
+# than I/O 1's, so I/O 1 is not given its latency; the other stream is
+# read to its end (I/O 7)
 dj=$tmp/damaged-join
 mkdir "$dj"
 mkios "$dj/octf.trace.0" <<'SPEC'
 io 1 1000 10 0 8
-done 6 5000 10
+doneat 6 5000 10 64 8
+io 7 6000 12 16 8
+doneat 8 6200 12 16 8
 SPEC
-printf 'io 2 1100 11 8 8\ndone 3 1200 11\n' >"$tmp/spec"
+printf 'io 2 1100 11 8 8\ndoneat 3 1200 11 8 8\n' >"$tmp/spec"
 mkios "$dj/octf.trace.1" <"$tmp/spec"
 # the third record starts where the first two end; it is cut short
 off=$(stat -c %s "$dj/octf.trace.1")
-printf 'done 4 1300 10\n' >>"$tmp/spec"
+printf 'doneat 4 1300 10 0 8\nio 5 1400 10 64 8\n' >>"$tmp/spec"
 mkios "$dj/octf.trace.1" <"$tmp/spec"
-truncate -s -2 "$dj/octf.trace.1"
+truncate -s "$((off + 5))" "$dj/octf.trace.1"
 echo '{}' >"$dj/octf.summary"
-# I/O 1's completion may be among the events left out: it is not said to have none
 run "damaged, join" 3 "iotrace: trace damaged: $dj/octf.trace.1 at byte $off: truncated record; output is partial
-iotrace: the events after sid 3 are left out: they could be joined with the damaged stream's lost ones
-iotrace: warning: 1 I/Os have no completion up to sid 3, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$dj" -f csv
+iotrace: that file's events after the damage are lost; the other files are read to their ends
+iotrace: warning: 1 I/Os have no completion in the trace (their completion may be among a damaged file's lost events); they are listed last, without latency
+iotrace: warning: 1 of them did end: their id was used again later in the trace
+iotrace: warning: 1 completions are of another LBA range than the I/O in flight under their id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency" -- -P --io -p "$dj" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
-[ "$got" = "header.sid,io.lba,io.latency 2,8,100 1,0, " ] || fail "damaged, join: got '$got'"
+[ "$got" = "header.sid,io.lba,io.latency 2,8,100 7,16,200 1,0, " ] || fail "damaged, join: got '$got'"
 
 # a trace its size limit stopped: stream 1's records from sid 3 on were
 # refused (I/O 1's completion, then an I/O given its id), stream 0's
@@ -368,7 +372,8 @@ run "size limit, raw" 0 '' -- -P --io --raw -p "$sl"
 # damage and lost events make every view's output partial
 run "damaged, statistics" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial
 iotrace: trace damaged: $d/octf.trace.1 at byte 28: corrupted record; output is partial
-iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; output is partial" -- -P --statistics -p "$d"
+iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; output is partial
+iotrace: those files' events after the damage are lost; the other files are read to their ends" -- -P --statistics -p "$d"
 printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "17"}\n' >"$l/octf.summary"
 run "lost events, histogram" 3 "iotrace: warning: 17 events were lost while tracing (summary droppedEvents); output is partial" -- -P --latency-histogram -p "$l" -f table
 if [ -w /dev/full ]; then
@@ -571,9 +576,11 @@ SPEC
 truncate -s -3 "$vd/octf.trace.0"
 echo '{}' >"$vd/octf.summary"
 for view in --vfs --file-statistics --process-statistics; do
-	run "damaged, $view" 3 "iotrace: trace damaged: $vd/octf.trace.0 at byte $off: truncated record; output is partial" -- -P $view -p "$vd" -f csv
+	run "damaged, $view" 3 "iotrace: trace damaged: $vd/octf.trace.0 at byte $off: truncated record; output is partial
+iotrace: that file's events after the damage are lost; the other files are read to their ends" -- -P $view -p "$vd" -f csv
 done
-run "damaged, vfs rows" 3 "iotrace: trace damaged: $vd/octf.trace.0 at byte $off: truncated record; output is partial" -- -P --vfs -p "$vd" -f csv
+run "damaged, vfs rows" 3 "iotrace: trace damaged: $vd/octf.trace.0 at byte $off: truncated record; output is partial
+iotrace: that file's events after the damage are lost; the other files are read to their ends" -- -P --vfs -p "$vd" -f csv
 [ "$(cut -d, -f1,4 "$tmp/out" | tr '\n' ' ')" = "header.sid,vfs.call 3,openat " ] ||
 	fail "damaged, vfs rows: '$(cat "$tmp/out")'"
 

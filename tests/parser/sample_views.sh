@@ -414,7 +414,7 @@ got=$("$bin" -P --io -p "$trace" | grep -c '"sid":"2931".*"path":"",')
 got=$("$bin" -P --io --final-names -p "$trace" | grep -c '"sid":"2931".*"path":"/MANIFEST-000015"')
 [ "$got" = 1 ] || fail "sid 2931 with --final-names: want /MANIFEST-000015"
 
-# --- a stream cut in the middle of a record: every view says so ---
+# --- a stream cut in the middle of a record: every view says so, and reads the others ---
 cp -r "$trace" "$tmp/cut" && chmod -R u+w "$tmp/cut"
 size=$(stat -c %s "$tmp/cut/octf.trace.5")
 truncate -s $((size / 2)) "$tmp/cut/octf.trace.5"
@@ -432,16 +432,52 @@ IOTRACE_PARSER_THREADS=1 "$bin" -P --statistics -p "$tmp/cut" >"$tmp/cut1.out" 2
 cmp -s "$tmp/cut1.out" "$tmp/cut2.out" || fail "cut: one pass and the split differ"
 cmp -s "$tmp/cut1.err" "$tmp/cut2.err" || fail "cut: stderr '$(cat "$tmp/cut2.err")' != '$(cat "$tmp/cut1.err")'"
 
-# cut in the middle of a busy stream (sid 97177): every I/O of the sample
-# completes, so those in flight at the cut are not said never to complete
+# a quiet stream (183 bytes, an idle CPU's) with its last byte cut: only
+# its last record (a Delete, sid 5668) is lost; the other streams are read
+# to their ends, so every I/O is there with the whole trace's latency
+# (the joined views used to end at sid 5667: 1,871 records)
+"$bin" -P --io -p "$trace" -f csv >"$tmp/whole.csv"
+"$bin" -P --statistics -p "$trace" >"$tmp/whole.stats"
+cp -r "$trace" "$tmp/last5" && chmod -R u+w "$tmp/last5"
+truncate -s -1 "$tmp/last5/octf.trace.5"
+"$bin" -P --io -p "$tmp/last5" -f csv >"$tmp/last5.csv" 2>"$tmp/last5.err"
+rc=$?
+[ $rc -eq 3 ] || fail "last5: exit $rc, want 3"
+want="iotrace: trace damaged: $tmp/last5/octf.trace.5 at byte 141: truncated record; output is partial
+iotrace: that file's events after the damage are lost; the other files are read to their ends"
+[ "$(cat "$tmp/last5.err")" = "$want" ] || fail "last5: stderr '$(cat "$tmp/last5.err")'"
+got=$(diff "$tmp/whole.csv" "$tmp/last5.csv" | grep -c '^[<>]')
+[ "$got" = 1 ] && grep -q '^5668,.*,Delete,' "$tmp/whole.csv" && ! grep -q '^5668,' "$tmp/last5.csv" ||
+	fail "last5: $got lines differ from the whole trace's --io, want the Delete at sid 5668"
+"$bin" -P --statistics -p "$tmp/last5" >"$tmp/last5.stats" 2>/dev/null
+cmp -s "$tmp/whole.stats" "$tmp/last5.stats" || fail "last5: --statistics differ from the whole trace's"
+# the stream cut in half above: as if its file were missing
+mkdir "$tmp/no5" && cp "$trace"/octf.* "$tmp/no5/" && chmod -R u+w "$tmp/no5" && rm "$tmp/no5/octf.trace.5"
+"$bin" -P --io -p "$tmp/no5" -f csv >"$tmp/no5.csv" 2>/dev/null
+"$bin" -P --io -p "$tmp/cut" -f csv >"$tmp/cut.csv" 2>/dev/null
+cmp -s "$tmp/no5.csv" "$tmp/cut.csv" || fail "cut: --io differs from that of the trace without octf.trace.5"
+
+# cut in the middle of a busy stream (sid 97177): the other streams are
+# read to their ends. I/Os whose completion was in the lost half are said
+# to have none; of those with a latency, one has another than in the
+# whole trace: its id was reused for the same range (as with the file
+# missing, where 7 are)
 cp -r "$trace" "$tmp/cut22" && chmod -R u+w "$tmp/cut22"
 size=$(stat -c %s "$tmp/cut22/octf.trace.22")
 truncate -s $((size / 2 + 3)) "$tmp/cut22/octf.trace.22"
-"$bin" -P --io -p "$tmp/cut22" >/dev/null 2>"$tmp/cut22.err"
+"$bin" -P --io -p "$tmp/cut22" -f csv >"$tmp/cut22.csv" 2>"$tmp/cut22.err"
 want="iotrace: trace damaged: $tmp/cut22/octf.trace.22 at byte 407541: truncated record; output is partial
-iotrace: the events after sid 97177 are left out: they could be joined with the damaged stream's lost ones
-iotrace: warning: 376 I/Os have no completion up to sid 97177, where the trace is cut (their completion may be among the events left out); they are listed last, without latency"
+iotrace: that file's events after the damage are lost; the other files are read to their ends
+iotrace: warning: 4295 I/Os have no completion in the trace (their completion may be among a damaged file's lost events); they are listed last, without latency
+iotrace: warning: 3906 of them did end: their id was used again later in the trace
+iotrace: warning: 1260 completions are of another LBA range than the I/O in flight under their id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency
+iotrace: warning: 1197 completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)"
 [ "$(cat "$tmp/cut22.err")" = "$want" ] || fail "cut22: stderr '$(cat "$tmp/cut22.err")'"
+# I/Os, those without latency, those with another latency than in the whole trace (by LBA, length, time)
+got=$(awk -F, 'NR == FNR { if (FNR > 1 && $3 != "") lat[$3 "," $4 "," $2] = $7; next }
+	FNR > 1 && $3 != "" { n++; if ($7 == "") none++; else if (lat[$3 "," $4 "," $2] != $7) other++ }
+	END { print n + 0, none + 0, other + 0 }' "$tmp/whole.csv" "$tmp/cut22.csv")
+[ "$got" = "61962 4295 1" ] || fail "cut22: I/Os, without latency, with another: got '$got'"
 
 # a stream emptied and one removed: the count falls short and names them
 cp -r "$trace" "$tmp/gone" && chmod -R u+w "$tmp/gone"
