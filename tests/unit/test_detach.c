@@ -283,7 +283,18 @@ static void test_hand_off_helper(void **state)
 	/* the caller's handles are gone at once */
 	assert_all_gone(links, 0);
 
-	fd_targets(pid, got, sizeof(got));
+	/*
+	 * The helper sets itself up after the fork returned here (session,
+	 * directory, name, then its descriptors): looked at too early, on a
+	 * busy machine, it still had the caller's directory. Its descriptors
+	 * are the last step: once they are right, the rest is done.
+	 */
+	for (i = 0; i < 500; i++) {
+		fd_targets(pid, got, sizeof(got));
+		if (!strcmp(got, "anon_inode:[perf_event]\npipe:[N]\n"))
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
 	assert_string_equal(got, "anon_inode:[perf_event]\npipe:[N]\n");
 	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pid);
 	len = readlink(path, target, sizeof(target) - 1);
