@@ -576,13 +576,49 @@ static __always_inline bool note_dir_move(struct ns_op *op, struct dentry *d)
 	return true;
 }
 
+/*
+ * Starts op, the call on d (resolved), if it removes or renames a file of
+ * a traced device; its inode, or NULL for none.
+ */
+static __always_inline struct inode *start_op(struct ns_op *op, struct dentry *d, __u32 call)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct file_seen *f;
+	struct inode *inode;
+
+	d = ns_target(d);
+	if (!d)
+		return NULL;
+	inode = BPF_CORE_READ(d, d_inode);
+	f = file_entry(inode, &op->st.file);
+	if (!f)
+		return NULL;
+	/* a record's device is its file's (a btrfs subvolume's) */
+	op->st.dev = op->st.file.dev;
+	/* named now, while the path still leads to it */
+	name_file(f, &op->st.file, inode, d, false);
+	op->dentry = d;
+	op->st.call = call;
+	op->st.fd = -1;
+	op->st.fd2 = -1;
+	op->st.offset = -1;
+	op->st.offset2 = -1;
+	op->st.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(op->st.comm, sizeof(op->st.comm));
+	op->st.pid = pid_tgid >> 32;
+	op->st.tid = (__u32)pid_tgid;
+	op->st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
+	op->st.start = bpf_ktime_get_ns();
+	if (call <= IOTRACE_VFS_UNLINKAT)
+		op->link_only = BPF_CORE_READ(inode, i_nlink) > 1;
+	return inode;
+}
+
 SEC("tracepoint")
 int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid, call;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), call;
 	struct ns_op *op = scratch_op();
-	struct file_seen *f;
 	struct dentry *d;
 	struct inode *inode;
 	unsigned long a[5];
@@ -615,33 +651,36 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		}
 		return 0;
 	}
-	d = ns_target(d);
-	if (!d)
+	inode = start_op(op, d, call);
+	if (!inode)
 		return 0;
-	inode = BPF_CORE_READ(d, d_inode);
-	f = file_entry(inode, &op->st.file);
-	if (!f)
-		return 0;
-	/* a record's device is its file's (a btrfs subvolume's) */
-	op->st.dev = op->st.file.dev;
-	/* named now, while the path still leads to it */
-	name_file(f, &op->st.file, inode, d, false);
-	op->dentry = d;
-	op->st.call = call;
-	op->st.fd = -1;
-	op->st.fd2 = -1;
-	op->st.offset = -1;
-	op->st.offset2 = -1;
-	op->st.cgroup = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(op->st.comm, sizeof(op->st.comm));
-	op->st.pid = pid_tgid >> 32;
-	op->st.tid = tid;
-	op->st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
-	op->st.start = bpf_ktime_get_ns();
-	if (call <= IOTRACE_VFS_UNLINKAT)
-		op->link_only = BPF_CORE_READ(inode, i_nlink) > 1;
-	else
+	if (call > IOTRACE_VFS_UNLINKAT)
 		note_replaced(op, a, inode);
+	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+	return 0;
+}
+
+/*
+ * ext4 names the file an unlink removes: an unlink whose path the walk
+ * could not resolve inside a traced file system (not cached, in a
+ * directory of more cached entries than it looks at, too long) is
+ * started here instead, from the dentry ext4 was given. Only within the
+ * call (ns_ops has it by thread): an unlink of io_uring's, or ext4's own,
+ * has none. Attached with the syscall programs, where the kernel has it.
+ */
+SEC("tp_btf/ext4_unlink_enter")
+int BPF_PROG(handle_ext4_unlink, struct inode *dir, struct dentry *dentry)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), call;
+	struct ns_op *op = scratch_op(), *p;
+
+	p = bpf_map_lookup_elem(&ns_ops, &tid);
+	if (!p || !op || !p->unresolved || p->st.call > IOTRACE_VFS_UNLINKAT)
+		return 0;
+	call = p->st.call;
+	__builtin_memset(op, 0, sizeof(*op));
+	if (!start_op(op, dentry, call))
+		return 0;
 	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
 	return 0;
 }

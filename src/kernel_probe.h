@@ -19,6 +19,12 @@ struct btf;
  */
 int probe__tp_btf_args(const struct btf *vmlinux, const char *tp);
 
+/*
+ * The same for a tracepoint of module (ext4, xfs) where the kernel was
+ * built with it as a module: in the module's BTF, while it is loaded.
+ */
+int probe__module_tp_btf_args(const struct btf *vmlinux, const char *module, const char *tp);
+
 #define TRACEFS_MOUNT "/sys/kernel/tracing"
 
 /* A classic tracepoint category:name in tracefs (either mount point). */

@@ -202,6 +202,10 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	     libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
 	bpf_program__set_autoload(skel->progs.handle_ns_enter, ns);
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
+	/* ext4's own unlink, for paths the walk did not resolve; attached with the others */
+	bpf_program__set_autoattach(skel->progs.handle_ext4_unlink, false);
+	bpf_program__set_autoload(skel->progs.handle_ext4_unlink,
+				  ns && probe__module_tp_btf_args(vmlinux, "ext4", "ext4_unlink_enter") == 2);
 	/* the v6.x prototypes; older kernels trace io_uring without them */
 	uring = cfg->vfs && probe__tp_btf_args(vmlinux, "io_uring_submit_req") == 1 &&
 		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
@@ -268,6 +272,14 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 		if (!bpf_program__autoload(renames[i]))
 			continue;
 		l->link[l->n] = bpf_program__attach(renames[i]);
+		if (!l->link[l->n])
+			return -errno;
+		l->n++;
+	}
+	if (bpf_program__autoload(skel->progs.handle_ext4_unlink)) {
+		if (l->n >= sizeof(l->link) / sizeof(l->link[0]))
+			return -E2BIG;
+		l->link[l->n] = bpf_program__attach(skel->progs.handle_ext4_unlink);
 		if (!l->link[l->n])
 			return -errno;
 		l->n++;
