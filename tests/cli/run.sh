@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# CLI golden tests for iotrace, in the spirit of zstd's tests/cli-tests:
-# every case runs one command and checks its exit status, its stderr and
-# (where it matters) its stdout.
+# CLI golden tests for iotrace that need devices: the command line of
+# --start-tracing, of --trace-parser, and -M while a tracer records (one
+# real tracer). The cases are lines of expect (tests/cli/expect.sh, which
+# says how to read them); -M and -C on traces made by hand are in
+# tests/cli/manage.sh.
 #
 #   usage: tests/cli/run.sh PATH/TO/iotrace
 #
@@ -13,49 +15,15 @@
 # system lock: IOTRACE_TRACE_DIR, IOTRACE_CONFIG and IOTRACE_LOCK_FILE point
 # into a temporary directory. Everything it creates is removed at exit,
 # also on failure.
-#
-# A case is one line of the table further down:
-#
-#   expect EXIT STDERR STDOUT -- COMMAND...
-#
-#   EXIT    the exit status
-#   STDERR  ''      stderr must be empty
-#           'TEXT'  stderr is exactly one line, starting with 'iotrace: '
-#                   and containing TEXT
-#           '~TEXT' stderr contains TEXT (any number of lines)
-#   STDOUT  ''      not checked, except that a failing command (EXIT != 0)
-#                   must print nothing on stdout
-#           'TEXT'  stdout contains TEXT
-#           '=TEXT' stdout is exactly TEXT (one line)
-#
-# "iotrace" in COMMAND is the binary under test; "iotrace_nobody" runs it
-# as user nobody (uid/gid 65534, no groups).
 
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+. "$(dirname "$(realpath "$0")")/expect.sh"
 
 iotrace_test_binary "$@"
 
-PASS=0
-FAIL=0
-FAILED_NAMES=()
-
-fail() {
-	echo "FAIL: $*"
-	FAIL=$((FAIL + 1))
-	FAILED_NAMES+=("$*")
-}
-ok() {
-	echo "ok:   $*"
-	PASS=$((PASS + 1))
-}
-
 # --- capabilities: fail loudly, never skip into a pass --------------------
-if [ "$(id -u)" != 0 ]; then
-	echo "FAIL: tests/cli/run.sh must run as root (it creates loop devices and starts a tracer)"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
+cli_require_root "it creates loop devices and starts a tracer"
 for tool in losetup setpriv python3 truncate; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "FAIL: '$tool' is not installed"
@@ -65,8 +33,6 @@ for tool in losetup setpriv python3 truncate; do
 done
 
 # --- setup and teardown ---------------------------------------------------
-T=$(mktemp -d /tmp/iotrace-cli.XXXXXX)
-NOBODY_DIR=		# a world-readable copy of the binary for the nobody cases
 IMG=
 LOOP=			# /dev/loopN backing the device cases
 ADDED_LOOPS=()		# spare loop indices created through /dev/loop-control
@@ -89,33 +55,14 @@ sys.exit(rc)
 EOF
 }
 
-cleanup() {
-	local rc=$?
-
+cli_test_undo() {
 	iotrace_stop "$TRACER_PID"
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 	[ ${#ADDED_LOOPS[@]} -gt 0 ] && loopctl remove "${ADDED_LOOPS[@]}"
 	[ -n "$IMG" ] && rm -f "$IMG"
-	[ -n "$NOBODY_DIR" ] && rm -rf "$NOBODY_DIR"
-	rm -rf "$T"
-	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-REPO=$T/repo
-iotrace_temp_repository "$REPO"
-mkdir "$T/notatrace"
-echo hello >"$T/notatrace/readme.txt"
-echo hello >"$T/afile"
-
-NOBODY_DIR=$(mktemp -d /tmp/iotrace-cli-nobody.XXXXXX)
-chmod 755 "$NOBODY_DIR"
-install -m 755 "$BIN" "$NOBODY_DIR/iotrace"
-# a trace nobody may not read: its directory is root's, mode 0700; and
-# one whose second stream nobody may not read
-mkdir -m 700 "$NOBODY_DIR/private"
-echo '{}' >"$NOBODY_DIR/private/octf.summary"
+cli_test_setup
+# one trace whose second stream nobody may not read
 mkdir -m 755 "$NOBODY_DIR/partial"
 printf '{"tracePath": "kernel/x", "state": "COMPLETE", "tracedEvents": "9"}\n' >"$NOBODY_DIR/partial/octf.summary"
 : >"$NOBODY_DIR/partial/octf.trace.0"
@@ -139,82 +86,6 @@ while [ ${#ADDED_LOOPS[@]} -lt 33 ]; do
 done
 MANY=$(printf 'loop%s,' "${ADDED_LOOPS[@]}")
 MANY=${MANY%,}
-
-# --- the runner -----------------------------------------------------------
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
-
-expect() {
-	local want_rc=$1 want_err=$2 want_out=$3 name rc out err nlines
-	shift 3
-	[ "$1" = -- ] && shift
-	name="$*"
-	out=$T/case.out
-	err=$T/case.err
-	local cmd=("$@")
-	case $1 in
-	iotrace) cmd=("$BIN" "${@:2}") ;;
-	iotrace_nobody) cmd=("${NOBODY[@]}" "$NOBODY_DIR/iotrace" "${@:2}") ;;
-	esac
-	# no case may hang the suite
-	timeout -k 5 60 "${cmd[@]}" >"$out" 2>"$err" </dev/null
-	rc=$?
-
-	if [ "$rc" != "$want_rc" ]; then
-		fail "$name: exit $rc, expected $want_rc"
-		sed 's/^/      stderr: /' "$err" | head -5
-		return
-	fi
-	nlines=$(wc -l <"$err")
-	case $want_err in
-	'')
-		if [ -s "$err" ]; then
-			fail "$name: stderr should be empty"
-			sed 's/^/      stderr: /' "$err" | head -5
-			return
-		fi ;;
-	'~'*)
-		if ! grep -qF -- "${want_err#\~}" "$err"; then
-			fail "$name: stderr does not contain '${want_err#\~}'"
-			sed 's/^/      stderr: /' "$err" | head -5
-			return
-		fi ;;
-	*)
-		if [ "$nlines" != 1 ] || [ "$(head -c 9 "$err")" != "iotrace: " ] ||
-		   ! grep -qF -- "$want_err" "$err"; then
-			fail "$name: stderr should be one 'iotrace: ' line containing '$want_err'"
-			sed 's/^/      stderr: /' "$err" | head -5
-			return
-		fi ;;
-	esac
-	case $want_out in
-	'')
-		if [ "$want_rc" != 0 ] && [ -s "$out" ]; then
-			fail "$name: a failing command printed on stdout"
-			sed 's/^/      stdout: /' "$out" | head -5
-			return
-		fi ;;
-	'='*)
-		if [ "$(cat "$out")" != "${want_out#=}" ] || [ "$(wc -l <"$out")" != 1 ]; then
-			fail "$name: stdout should be exactly '${want_out#=}'"
-			sed 's/^/      stdout: /' "$out" | head -5
-			return
-		fi ;;
-	*)
-		if ! grep -qF -- "$want_out" "$out"; then
-			fail "$name: stdout does not contain '$want_out'"
-			sed 's/^/      stdout: /' "$out" | head -5
-			return
-		fi ;;
-	esac
-	ok "$name"
-}
-
-# a plain assertion that is not a command's output
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else fail "$name"; fi
-}
 
 # ==========================================================================
 # The cases
@@ -286,97 +157,6 @@ expect 2 "invalid value '3x' for --compress-level" '' -- iotrace -S -d "$LN" --c
 expect 2 'it does not go with --compress none' '' -- iotrace -S -d "$LN" --compress none --compress-level 5
 expect 1 'needs root'           ''                 -- iotrace_nobody -S -d "$LN"
 expect 2 "unknown device 'nosuchdev'" ''           -- iotrace_nobody -S -d nosuchdev
-
-echo "# --trace-management"
-expect 0 ''                     '--list-traces'    -- iotrace -M -H
-expect 2 'needs a command'      ''                 -- iotrace -M
-expect 2 'choose one of'        ''                 -- iotrace -M -L -G
-expect 2 'needs --path'         ''                 -- iotrace -M -G
-expect 2 'needs --prefix'       ''                 -- iotrace -M -R
-expect 2 "unknown option '--bogus'" ''             -- iotrace -M -L --bogus
-expect 2 'given twice'          ''                 -- iotrace -M -G -p a -p b
-expect 0 ''                     '"trace": ['       -- iotrace -M -L
-expect 0 ''                     '"trace": []'      -- iotrace --trace-management --list-traces --prefix kernel/2
-# a newer Open-CAS's summary: user tags, no label; listed, printed back, removed with them
-mkdir -p "$REPO/kernel/tagged" && : >"$REPO/kernel/tagged/octf.trace.0" &&
-	printf '{"tracePath": "kernel/tagged", "state": "COMPLETE", "tracedEvents": "0", "queueCount": "1", "version": 1, "tags": {"workload": "ycsb", "fs": "xfs"}}\n' \
-		>"$REPO/kernel/tagged/octf.summary"
-expect 0 ''                     '"workload": "ycsb"' -- iotrace -M -L -p kernel/tagged
-expect 0 ''                     '"fs": "xfs"'      -- iotrace -M -G -p kernel/tagged
-check "-M -G of it makes up no tag of ours" bash -c '! "$1" -M -G -p kernel/tagged | grep -q stopReason' _ "$BIN"
-expect 0 ''                     '"workload": "ycsb"' -- iotrace -M -R -p kernel/tagged
-expect 0 "warning: the trace repository '$T/none' does not exist (the first trace makes it)" '"trace": []' -- env IOTRACE_TRACE_DIR="$T/none" "$BIN" -M -L
-expect 1 "cannot open trace 'does/not/exist'" ''   -- iotrace -M -G -p does/not/exist
-expect 1 "cannot open trace '/does/not/exist'" ''  -- iotrace -M -G -p /does/not/exist
-expect 1 'not a trace'          ''                 -- iotrace -M -G -p "$T/notatrace"
-expect 1 "cannot open trace '$NOBODY_DIR/private': Permission denied" '' -- iotrace_nobody -M -G -p "$NOBODY_DIR/private"
-expect 1 'Not a directory'      ''                 -- iotrace -M -G -p "$T/afile"
-expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p ../x
-expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p kernel/../../x
-expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p /etc
-expect 1 "no trace matches 'kernel/nothing'" ''    -- iotrace -M -R -p kernel/nothing
-
-# A symlink inside the repository's kernel/ pointing outside it, at a
-# directory that looks like a trace: removal must never follow it. Each
-# case starts from fresh outside files, so one failure does not hide another.
-mkdir "$T/outside"
-make_outside() {
-	echo '{}' >"$T/outside/octf.summary"
-	echo precious >"$T/outside/octf.trace.0"
-}
-outside_intact() { [ -f "$T/outside/octf.summary" ] && [ -f "$T/outside/octf.trace.0" ]; }
-mkdir -m 700 "$REPO/kernel"
-ln -s "$T/outside" "$REPO/kernel/evil"
-for prefix in kernel/evil kernel/evil/ kernel/evil/octf.trace.0; do
-	make_outside
-	expect 1 'refusing to remove' ''           -- iotrace -M -R -p "$prefix"
-	check "files behind the symlink intact after -M -R -p $prefix" outside_intact
-done
-make_outside
-expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p kernel/evil --force
-check "files behind the symlink intact after -M -R -p kernel/evil --force" outside_intact
-# prefixes that are clean themselves but match the symlinked entry
-for prefix in kernel/ kernel/e k; do
-	make_outside
-	expect 1 '~iotrace: '       ''             -- iotrace -M -R -p "$prefix"
-	check "files behind the symlink intact after -M -R -p $prefix" outside_intact
-done
-rm -f "$REPO/kernel/evil"
-# kernel/ itself a symlink
-rmdir "$REPO/kernel"
-ln -s "$T/outside" "$REPO/kernel"
-for prefix in kernel/x kernel/ kernel k; do
-	make_outside
-	expect 1 'refusing to remove' ''           -- iotrace -M -R -p "$prefix"
-	check "files behind kernel/ -> outside intact after -M -R -p $prefix" outside_intact
-done
-rm -f "$REPO/kernel"
-
-echo "# --trace-config"
-expect 0 ''                     '--get-trace-repository-path' -- iotrace -C -H
-expect 2 'needs a command'      ''                 -- iotrace -C
-expect 2 'choose one of'        ''                 -- iotrace -C -G -S
-expect 2 'given twice'          ''                 -- iotrace -C -S -p /a -p /b
-expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace -C -G
-expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace --trace-config --get-trace-repository-path
-expect 2 "invalid value 'relative/path'" ''        -- iotrace -C -S relative/path
-expect 2 'needs a directory'    ''                 -- iotrace -C -S
-expect 2 "unexpected argument 'b'" ''              -- iotrace -C -S /a b
-expect 0 ''                     "={\"path\":\"/var/lib/iotrace\"}" -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/none.conf" "$BIN" -C -G
-expect 0 ''                     "=$T/saved-repo"   -- env -u IOTRACE_TRACE_DIR "$BIN" -C -S "$T/saved-repo"
-expect 0 ''                     "={\"path\":\"$T/saved-repo\"}"   -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
-expect 0 ''                     "=$T/saved-2"      -- env -u IOTRACE_TRACE_DIR "$BIN" --trace-config --set-trace-repository-path --path "$T/saved-2"
-expect 0 ''                     "={\"path\":\"$T/saved-2\"}"      -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
-expect 0 'overrides the saved path' "=$T/saved-3"  -- iotrace -C -S "$T/saved-3"
-expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace -C -G
-expect 1 'run as root'          ''                 -- iotrace_nobody -C -S /data/iotrace
-expect 2 "IOTRACE_TRACE_DIR must be an absolute path, not 'rel/repo'" '' -- env IOTRACE_TRACE_DIR=rel/repo "$BIN" -M -L
-printf '# written by hand\n  trace-repository-path = %s/spaced  \n' "$T" >"$T/spaced.conf"
-expect 0 ''                     "={\"path\":\"$T/spaced\"}"       -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/spaced.conf" "$BIN" -C -G
-printf 'trace-repository-path=relative/repo\n' >"$T/relative.conf"
-expect 0 "trace-repository-path 'relative/repo' is not an absolute path; using /var/lib/iotrace" \
-	'={"path":"/var/lib/iotrace"}' -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/relative.conf" "$BIN" -C -G
-check "config file holds the last saved path" grep -qx "trace-repository-path=$T/saved-3" "$IOTRACE_CONFIG"
 
 echo "# --trace-parser"
 expect 0 ''                     '--raw'            -- iotrace -P -H
@@ -482,10 +262,4 @@ else
 	TRACER_PID=
 fi
 
-echo
-echo "$PASS passed, $FAIL failed"
-if [ "$FAIL" -gt 0 ]; then
-	printf 'failed: %s\n' "${FAILED_NAMES[@]}"
-	exit 1
-fi
-exit 0
+finish

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# CLI golden tests of --trace-management and --trace-config on
+# repositories made here by hand: no device, no tracer (-M while a tracer
+# records is in run.sh). The cases are lines of expect (expect.sh says how
+# to read them).
+#
+#   usage: tests/cli/manage.sh PATH/TO/iotrace
+#
+# Needs root, to run some cases as nobody. Never touches /var/lib/iotrace,
+# /etc/iotrace or the system lock: IOTRACE_TRACE_DIR, IOTRACE_CONFIG and
+# IOTRACE_LOCK_FILE point into a temporary directory, removed at exit.
+
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+. "$(dirname "$(realpath "$0")")/expect.sh"
+
+iotrace_test_binary "$@"
+cli_require_root "some cases run the binary as nobody"
+cli_test_setup
+
+echo "# --trace-management"
+expect 0 ''                     '--list-traces'    -- iotrace -M -H
+expect 2 'needs a command'      ''                 -- iotrace -M
+expect 2 'choose one of'        ''                 -- iotrace -M -L -G
+expect 2 'needs --path'         ''                 -- iotrace -M -G
+expect 2 'needs --prefix'       ''                 -- iotrace -M -R
+expect 2 "unknown option '--bogus'" ''             -- iotrace -M -L --bogus
+expect 2 'given twice'          ''                 -- iotrace -M -G -p a -p b
+expect 0 ''                     '"trace": ['       -- iotrace -M -L
+expect 0 ''                     '"trace": []'      -- iotrace --trace-management --list-traces --prefix kernel/2
+# a newer Open-CAS's summary: user tags, no label; listed, printed back, removed with them
+mkdir -p "$REPO/kernel/tagged" && : >"$REPO/kernel/tagged/octf.trace.0" &&
+	printf '{"tracePath": "kernel/tagged", "state": "COMPLETE", "tracedEvents": "0", "queueCount": "1", "version": 1, "tags": {"workload": "ycsb", "fs": "xfs"}}\n' \
+		>"$REPO/kernel/tagged/octf.summary"
+expect 0 ''                     '"workload": "ycsb"' -- iotrace -M -L -p kernel/tagged
+expect 0 ''                     '"fs": "xfs"'      -- iotrace -M -G -p kernel/tagged
+check "-M -G of it makes up no tag of ours" bash -c '! "$1" -M -G -p kernel/tagged | grep -q stopReason' _ "$BIN"
+expect 0 ''                     '"workload": "ycsb"' -- iotrace -M -R -p kernel/tagged
+expect 0 "warning: the trace repository '$T/none' does not exist (the first trace makes it)" '"trace": []' -- env IOTRACE_TRACE_DIR="$T/none" "$BIN" -M -L
+expect 1 "cannot open trace 'does/not/exist'" ''   -- iotrace -M -G -p does/not/exist
+expect 1 "cannot open trace '/does/not/exist'" ''  -- iotrace -M -G -p /does/not/exist
+expect 1 'not a trace'          ''                 -- iotrace -M -G -p "$T/notatrace"
+expect 1 "cannot open trace '$NOBODY_DIR/private': Permission denied" '' -- iotrace_nobody -M -G -p "$NOBODY_DIR/private"
+expect 1 'Not a directory'      ''                 -- iotrace -M -G -p "$T/afile"
+expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p ../x
+expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p kernel/../../x
+expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p /etc
+expect 1 "no trace matches 'kernel/nothing'" ''    -- iotrace -M -R -p kernel/nothing
+
+# A symlink inside the repository's kernel/ pointing outside it, at a
+# directory that looks like a trace: removal must never follow it. Each
+# case starts from fresh outside files, so one failure does not hide another.
+mkdir "$T/outside"
+make_outside() {
+	echo '{}' >"$T/outside/octf.summary"
+	echo precious >"$T/outside/octf.trace.0"
+}
+outside_intact() { [ -f "$T/outside/octf.summary" ] && [ -f "$T/outside/octf.trace.0" ]; }
+mkdir -p "$REPO/kernel"
+ln -s "$T/outside" "$REPO/kernel/evil"
+for prefix in kernel/evil kernel/evil/ kernel/evil/octf.trace.0; do
+	make_outside
+	expect 1 'refusing to remove' ''           -- iotrace -M -R -p "$prefix"
+	check "files behind the symlink intact after -M -R -p $prefix" outside_intact
+done
+make_outside
+expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p kernel/evil --force
+check "files behind the symlink intact after -M -R -p kernel/evil --force" outside_intact
+# prefixes that are clean themselves but match the symlinked entry
+for prefix in kernel/ kernel/e k; do
+	make_outside
+	expect 1 '~iotrace: '       ''             -- iotrace -M -R -p "$prefix"
+	check "files behind the symlink intact after -M -R -p $prefix" outside_intact
+done
+rm -f "$REPO/kernel/evil"
+# kernel/ itself a symlink
+rmdir "$REPO/kernel"
+ln -s "$T/outside" "$REPO/kernel"
+for prefix in kernel/x kernel/ kernel k; do
+	make_outside
+	expect 1 'refusing to remove' ''           -- iotrace -M -R -p "$prefix"
+	check "files behind kernel/ -> outside intact after -M -R -p $prefix" outside_intact
+done
+rm -f "$REPO/kernel"
+
+echo "# --trace-config"
+expect 0 ''                     '--get-trace-repository-path' -- iotrace -C -H
+expect 2 'needs a command'      ''                 -- iotrace -C
+expect 2 'choose one of'        ''                 -- iotrace -C -G -S
+expect 2 'given twice'          ''                 -- iotrace -C -S -p /a -p /b
+expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace -C -G
+expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace --trace-config --get-trace-repository-path
+expect 2 "invalid value 'relative/path'" ''        -- iotrace -C -S relative/path
+expect 2 'needs a directory'    ''                 -- iotrace -C -S
+expect 2 "unexpected argument 'b'" ''              -- iotrace -C -S /a b
+expect 0 ''                     "={\"path\":\"/var/lib/iotrace\"}" -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/none.conf" "$BIN" -C -G
+expect 0 ''                     "=$T/saved-repo"   -- env -u IOTRACE_TRACE_DIR "$BIN" -C -S "$T/saved-repo"
+expect 0 ''                     "={\"path\":\"$T/saved-repo\"}"   -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
+expect 0 ''                     "=$T/saved-2"      -- env -u IOTRACE_TRACE_DIR "$BIN" --trace-config --set-trace-repository-path --path "$T/saved-2"
+expect 0 ''                     "={\"path\":\"$T/saved-2\"}"      -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
+expect 0 'overrides the saved path' "=$T/saved-3"  -- iotrace -C -S "$T/saved-3"
+expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace -C -G
+expect 1 'run as root'          ''                 -- iotrace_nobody -C -S /data/iotrace
+expect 2 "IOTRACE_TRACE_DIR must be an absolute path, not 'rel/repo'" '' -- env IOTRACE_TRACE_DIR=rel/repo "$BIN" -M -L
+printf '# written by hand\n  trace-repository-path = %s/spaced  \n' "$T" >"$T/spaced.conf"
+expect 0 ''                     "={\"path\":\"$T/spaced\"}"       -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/spaced.conf" "$BIN" -C -G
+printf 'trace-repository-path=relative/repo\n' >"$T/relative.conf"
+expect 0 "trace-repository-path 'relative/repo' is not an absolute path; using /var/lib/iotrace" \
+	'={"path":"/var/lib/iotrace"}' -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/relative.conf" "$BIN" -C -G
+check "config file holds the last saved path" grep -qx "trace-repository-path=$T/saved-3" "$IOTRACE_CONFIG"
+
+finish
