@@ -184,7 +184,7 @@ static int get_summary(const char *path)
 	return EXIT_OK;
 }
 
-/* What -M -R removed, each as it was just before (store_remove_hooks). */
+/* What -M -R removed, each as it was just before, and what it left (store_remove_hooks). */
 struct removal {
 	struct listed next;	/* the trace about to go */
 	struct removed_trace {
@@ -193,6 +193,13 @@ struct removal {
 	} *gone;
 	size_t n, cap;
 	bool oom;
+	size_t nkept;
+	/* the trace left that is said: the first that failed, else the first being recorded */
+	struct {
+		char rel[PATH_MAX];
+		char what[NAME_MAX + 1];
+		int err;
+	} kept;
 };
 
 /* read first: the state listed is the one it had */
@@ -222,6 +229,36 @@ static void trace_removed(const struct store_entry *e, void *ctx)
 	r->gone[r->n++].l = r->next;
 }
 
+static void trace_kept(const struct store_entry *e, int err, const char *what, void *ctx)
+{
+	struct removal *r = ctx;
+
+	r->nkept++;
+	/* a failure outranks a trace left being recorded */
+	if (r->kept.err && (r->kept.err != -EBUSY || err == -EBUSY))
+		return;
+	snprintf(r->kept.rel, sizeof(r->kept.rel), "%s", e->rel);
+	snprintf(r->kept.what, sizeof(r->kept.what), "%s", what ? what : "");
+	r->kept.err = err;
+}
+
+/* Why the trace r->kept was left, and how many of those matching went. */
+static void say_kept(const struct removal *r, size_t removed)
+{
+	char of[64];
+
+	snprintf(of, sizeof(of), "%zu of %zu matching removed", removed, removed + r->nkept);
+	if (r->kept.err == -EBUSY)
+		cli_err("trace '%s' is being recorded; stop the tracer or use --force (%s)",
+			r->kept.rel, of);
+	else if (r->kept.err == -ENOTEMPTY)
+		cli_err("cannot remove trace '%s': it holds '%s', which is not a file (a trace "
+			"holds only files); none of its files was removed (%s)", r->kept.rel,
+			r->kept.what, of);
+	else
+		cli_err("cannot remove trace '%s': %s (%s)", r->kept.rel, strerror(-r->kept.err), of);
+}
+
 /*
  * Lists what it removed, as --list-traces lists (their states before),
  * as Open-CAS iotrace does; what stopped it on stderr.
@@ -229,7 +266,9 @@ static void trace_removed(const struct store_entry *e, void *ctx)
 static int remove_traces(const char *prefix, bool force)
 {
 	struct removal r = {};
-	struct store_remove_hooks hooks = { before_removal, trace_removed, &r };
+	struct store_remove_hooks hooks = {
+		.before = before_removal, .gone = trace_removed, .kept = trace_kept, .ctx = &r,
+	};
 	struct json_writer *jw;
 	size_t removed, i;
 	int err, ret = EXIT_OK;
@@ -252,9 +291,8 @@ static int remove_traces(const char *prefix, bool force)
 	if (r.oom)
 		cli_err("out of memory: the traces removed cannot be listed");
 	free(r.gone);
-	if (err == -EBUSY) {
-		cli_err("a trace matching '%s' is being recorded; stop the tracer or use --force "
-			"(%zu other trace(s) removed)", prefix, removed);
+	if (r.nkept) {
+		say_kept(&r, removed);
 		return EXIT_ERROR;
 	}
 	if (err) {

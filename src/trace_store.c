@@ -350,12 +350,40 @@ static int check_prefix(const char *root, const char *prefix)
 	return 0;
 }
 
-/* Removes the files of one trace directory, then the directory. */
-static int remove_trace_dir(const char *dir)
+/*
+ * 0 if every entry of d is a regular file; else, before anything is
+ * unlinked, -ENOTEMPTY with the name of the first that is not (a
+ * directory of someone's analysis, a symlink) in what, or -errno.
+ */
+static int only_files(DIR *d, char *what, size_t wsize)
 {
-	char path[PATH_MAX];
 	struct dirent *de;
-	int err = 0, fd;
+	struct stat st;
+
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			return -errno;
+		if (!S_ISREG(st.st_mode)) {
+			if (wsize)
+				snprintf(what, wsize, "%s", de->d_name);
+			return -ENOTEMPTY;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Removes the files of one trace directory, then the directory. Traces
+ * hold only flat files; one that holds anything else is left whole
+ * (only_files()) rather than half deleted. Something put in it between
+ * the check and the unlinks still stops the unlinks at its name.
+ */
+static int remove_trace_dir(const char *dir, char *what, size_t wsize)
+{
+	struct dirent *de;
+	int err, fd;
 	DIR *d;
 
 	/* O_NOFOLLOW: the directory may have been swapped for a symlink since listing */
@@ -368,15 +396,12 @@ static int remove_trace_dir(const char *dir)
 		close(fd);
 		return err;
 	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path)) {
-			err = -ENAMETOOLONG;
-			continue;
-		}
-		/* traces hold only flat files; refuse to recurse into anything else */
-		if (unlinkat(dirfd(d), de->d_name, 0) && !err)
+	err = only_files(d, what, wsize);
+	if (!err)
+		rewinddir(d);
+	while (!err && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    unlinkat(dirfd(d), de->d_name, 0))
 			err = -errno;
 	}
 	closedir(d);
@@ -387,14 +412,14 @@ static int remove_trace_dir(const char *dir)
 
 int store__discard_trace(const char *dir)
 {
-	return remove_trace_dir(dir);
+	return remove_trace_dir(dir, NULL, 0);
 }
 
 int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,
 		  size_t *removed)
 {
 	struct store_entry *v = NULL;
-	char root[PATH_MAX];
+	char root[PATH_MAX], what[NAME_MAX + 1];
 	size_t n, i;
 	int err;
 
@@ -413,15 +438,19 @@ int store__remove(const char *prefix, bool force, const struct store_remove_hook
 
 		if (hooks && hooks->before)
 			hooks->before(&v[i], hooks->ctx);
+		what[0] = 0;
 		if (!force && store__trace_is_live(v[i].dir))
 			e = -EBUSY;
 		else
-			e = remove_trace_dir(v[i].dir);
+			e = remove_trace_dir(v[i].dir, what, sizeof(what));
 		if (!e) {
 			(*removed)++;
 			if (hooks && hooks->gone)
 				hooks->gone(&v[i], hooks->ctx);
-		} else if (!err || err == -EBUSY) {
+		} else if (hooks && hooks->kept) {
+			hooks->kept(&v[i], e, what[0] ? what : NULL, hooks->ctx);
+		}
+		if (e && (!err || err == -EBUSY)) {
 			/* a trace left being recorded is said only if nothing failed */
 			err = e;
 		}

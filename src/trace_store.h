@@ -82,12 +82,15 @@ int store__list(const char *prefix, struct store_entry **out, size_t *count);
 
 /*
  * What store__remove() tells of each trace it removes: before(), while
- * the trace can still be read (what it was), and gone() once removed.
- * Either may be NULL.
+ * the trace can still be read (what it was), and gone() once removed;
+ * or kept(), for a trace it left, with why (err, as store__remove()
+ * returns it) and, for -ENOTEMPTY, the name of what the trace holds that
+ * is not a file (what; else NULL). Any may be NULL.
  */
 struct store_remove_hooks {
 	void (*before)(const struct store_entry *e, void *ctx);
 	void (*gone)(const struct store_entry *e, void *ctx);
+	void (*kept)(const struct store_entry *e, int err, const char *what, void *ctx);
 	void *ctx;
 };
 
@@ -96,7 +99,9 @@ struct store_remove_hooks {
  * stay inside the repository: -EPERM if it is absolute, empty, contains
  * "..", or any existing component of it is a symlink. A trace that is
  * being recorded is not removed unless force (-EBUSY, if no other error
- * came). hooks may be NULL. *removed counts what was removed.
+ * came). A trace directory holding anything but files (a subdirectory,
+ * a symlink) is left whole: -ENOTEMPTY, and nothing of it is unlinked.
+ * hooks may be NULL. *removed counts what was removed.
  */
 int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,
 		  size_t *removed);

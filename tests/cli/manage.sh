@@ -20,6 +20,14 @@ iotrace_test_binary "$@"
 cli_require_root "some cases run the binary as nobody"
 cli_test_setup
 
+# make_trace REL [STATE]: a trace of ours with one empty stream, its
+# summary in STATE (COMPLETE)
+make_trace() {
+	mkdir -p "$REPO/$1" && : >"$REPO/$1/octf.trace.0" &&
+		printf '{"tracePath": "%s", "state": "%s", "tracedEvents": "0", "queueCount": "1", "version": 1, "tags": {"iotraceVersion": "0.1.0"}}\n' \
+			"$1" "${2:-COMPLETE}" >"$REPO/$1/octf.summary"
+}
+
 echo "# --trace-management"
 expect 0 ''                     '--list-traces'    -- iotrace -M -H
 expect 2 'needs a command'      ''                 -- iotrace -M
@@ -48,6 +56,16 @@ expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p ../x
 expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p kernel/../../x
 expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p /etc
 expect 1 "no trace matches 'kernel/nothing'" ''    -- iotrace -M -R -p kernel/nothing
+
+echo "# -M -R of a trace that holds more than files"
+make_trace kernel/held
+mkdir "$REPO/kernel/held/analysis"
+expect 1 "cannot remove trace 'kernel/held': it holds 'analysis', which is not a file (a trace holds only files); none of its files was removed (0 of 1 matching removed)" '' \
+	-- iotrace -M -R -p kernel/held
+check "... its summary and stream are still there" test -f "$REPO/kernel/held/octf.summary" -a -f "$REPO/kernel/held/octf.trace.0"
+rmdir "$REPO/kernel/held/analysis"
+expect 0 ''                     '"tracePath": "kernel/held"' -- iotrace -M -R -p kernel/held
+rm -rf "$REPO/kernel/held"
 
 # A symlink inside the repository's kernel/ pointing outside it, at a
 # directory that looks like a trace: removal must never follow it. Each

@@ -196,7 +196,7 @@ static void test_remove(void **state)
 	assert_int_equal(removed, 0);
 	{
 		struct told t = {};
-		struct store_remove_hooks hooks = { told_before, told_gone, &t };
+		struct store_remove_hooks hooks = { .before = told_before, .gone = told_gone, .ctx = &t };
 
 		assert_int_equal(store__remove("kernel/2026-01*", false, &hooks, &removed), 0);
 		assert_int_equal(t.before, 1);
@@ -209,6 +209,54 @@ static void test_remove(void **state)
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0].rel, "kernel/2026-02-01_00:00:00");
 	free(v);
+}
+
+/* store_remove_hooks.kept of test_remove_leaves_whole */
+static void told_kept(const struct store_entry *e, int err, const char *what, void *ctx)
+{
+	char *name = ctx;
+
+	assert_int_equal(err, -ENOTEMPTY);
+	assert_non_null(what);
+	strcpy(name, what);
+}
+
+static bool trace_file_there(const char *rel, const char *file)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", repo, rel, file);
+	return !access(path, F_OK);
+}
+
+/* a trace that holds more than files is left as it was, not half deleted */
+static void test_remove_leaves_whole(void **state)
+{
+	char path[PATH_MAX], name[NAME_MAX + 1] = "";
+	struct store_remove_hooks hooks = { .kept = told_kept, .ctx = name };
+	size_t removed;
+
+	make_trace("kernel/a");
+	snprintf(path, sizeof(path), "%s/kernel/a/analysis", repo);
+	assert_int_equal(mkdir(path, 0700), 0);
+	make_trace("kernel/b");
+	snprintf(path, sizeof(path), "%s/kernel/b/notes", repo);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	make_trace("kernel/c");
+
+	assert_int_equal(store__remove("kernel/a", true, &hooks, &removed), -ENOTEMPTY);
+	assert_int_equal(removed, 0);
+	assert_string_equal(name, "analysis");
+	assert_true(trace_file_there("kernel/a", "octf.summary"));
+	assert_true(trace_file_there("kernel/a", "octf.trace.0"));
+
+	assert_int_equal(store__remove("kernel/*", true, &hooks, &removed), -ENOTEMPTY);
+	assert_int_equal(removed, 1);
+	assert_true(trace_file_there("kernel/a", "octf.summary"));
+	assert_true(trace_file_there("kernel/b", "octf.summary"));
+	assert_true(trace_file_there("kernel/b", "octf.trace.0"));
+	assert_true(trace_file_there("kernel/b", "notes"));
+	assert_false(trace_file_there("kernel/c", ""));
 }
 
 static void test_remove_refuses_escape(void **state)
@@ -289,6 +337,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_prefix, setup, teardown),
 		cmocka_unit_test(test_matches),
 		cmocka_unit_test_setup_teardown(test_remove, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_leaves_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_refuses_escape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
 	};
