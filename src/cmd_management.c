@@ -24,13 +24,15 @@ void cmd_management_help(FILE *out)
 	      "  -R, --remove-traces -p|--prefix PREFIX [-f|--force]\n"
 	      "                                           remove the traces matching PREFIX and\n"
 	      "                                           list them (JSON); --force also removes\n"
-	      "                                           one being recorded\n"
+	      "                                           those whose summary says RUNNING (being\n"
+	      "                                           recorded, or their tracer died)\n"
 	      "  -H, --help                               show this help\n\n"
 	      "Paths are relative to the trace repository (see iotrace -C -H), e.g.\n"
 	      "kernel/2026-11-21_10:00:00; --path also takes an absolute trace directory.\n"
 	      "PREFIX, as in Open-CAS iotrace, is one trace's path, or ends in '*' to match\n"
 	      "every path that starts with what comes before it ('kernel/2026-10*', '*').\n"
-	      "A trace whose tracer died shows state ERROR with stopReason \"tracer died\".\n\n"
+	      "A trace whose tracer died shows state ERROR with stopReason \"tracer died\".\n"
+	      "Its summary still says RUNNING, and -R keeps it without --force.\n\n"
 	      "Examples:\n"
 	      "  iotrace --trace-management --list-traces --prefix 'kernel/2026-11*'\n"
 	      "  iotrace -M -G -p kernel/2026-11-21_10:00:00\n"
@@ -194,7 +196,7 @@ struct removal {
 	size_t n, cap;
 	bool oom;
 	size_t nkept;
-	/* the trace left that is said: the first that failed, else the first being recorded */
+	/* the trace left that is said: the first that failed, else the first left unfinished */
 	struct {
 		char rel[PATH_MAX];
 		char what[NAME_MAX + 1];
@@ -234,8 +236,8 @@ static void trace_kept(const struct store_entry *e, int err, const char *what, v
 	struct removal *r = ctx;
 
 	r->nkept++;
-	/* a failure outranks a trace left being recorded */
-	if (r->kept.err && (r->kept.err != -EBUSY || err == -EBUSY))
+	/* a failure outranks a trace left unfinished */
+	if (r->kept.err && (!store__left_unfinished(r->kept.err) || store__left_unfinished(err)))
 		return;
 	snprintf(r->kept.rel, sizeof(r->kept.rel), "%s", e->rel);
 	snprintf(r->kept.what, sizeof(r->kept.what), "%s", what ? what : "");
@@ -251,6 +253,10 @@ static void say_kept(const struct removal *r, size_t removed)
 	if (r->kept.err == -EBUSY)
 		cli_err("trace '%s' is being recorded; stop the tracer or use --force (%s)",
 			r->kept.rel, of);
+	else if (r->kept.err == -EINPROGRESS)
+		cli_err("trace '%s' did not finish (its summary says RUNNING): its tracer died, or "
+			"records it under another lock file or mount namespace; --force removes it "
+			"(%s)", r->kept.rel, of);
 	else if (r->kept.err == -ENOTEMPTY)
 		cli_err("cannot remove trace '%s': it holds '%s', which is not a file (a trace "
 			"holds only files); none of its files was removed (%s)", r->kept.rel,

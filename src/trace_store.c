@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "summary.h"
 #include "trace_store.h"
 
 #define LOCK_DEFAULT "/run/lock/iotrace.lock"
@@ -415,6 +416,25 @@ int store__discard_trace(const char *dir)
 	return remove_trace_dir(dir, NULL, 0);
 }
 
+/*
+ * Whether the summary in dir says RUNNING. Only a trace that ended
+ * (COMPLETE or ERROR) goes without --force, as in Open-CAS
+ * (TraceBase::isTracingEnd): the lock tells only of tracers that use
+ * the same lock file, and one run with another IOTRACE_LOCK_FILE or in
+ * a mount namespace with its own /run holds none we can see.
+ */
+static bool summary_running(const char *dir)
+{
+	struct summary s;
+
+	return !summary__read(dir, &s) && !strcmp(s.state, "RUNNING");
+}
+
+bool store__left_unfinished(int err)
+{
+	return err == -EBUSY || err == -EINPROGRESS;
+}
+
 int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,
 		  size_t *removed)
 {
@@ -441,6 +461,8 @@ int store__remove(const char *prefix, bool force, const struct store_remove_hook
 		what[0] = 0;
 		if (!force && store__trace_is_live(v[i].dir))
 			e = -EBUSY;
+		else if (!force && summary_running(v[i].dir))
+			e = -EINPROGRESS;
 		else
 			e = remove_trace_dir(v[i].dir, what, sizeof(what));
 		if (!e) {
@@ -450,10 +472,9 @@ int store__remove(const char *prefix, bool force, const struct store_remove_hook
 		} else if (hooks && hooks->kept) {
 			hooks->kept(&v[i], e, what[0] ? what : NULL, hooks->ctx);
 		}
-		if (e && (!err || err == -EBUSY)) {
-			/* a trace left being recorded is said only if nothing failed */
+		/* a trace left unfinished is said only if nothing failed */
+		if (e && (!err || store__left_unfinished(err)))
 			err = e;
-		}
 	}
 	free(v);
 	return err;

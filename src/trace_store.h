@@ -97,14 +97,21 @@ struct store_remove_hooks {
 /*
  * Removes the traces matching prefix (store__matches()). The prefix must
  * stay inside the repository: -EPERM if it is absolute, empty, contains
- * "..", or any existing component of it is a symlink. A trace that is
- * being recorded is not removed unless force (-EBUSY, if no other error
- * came). A trace directory holding anything but files (a subdirectory,
+ * "..", or any existing component of it is a symlink. Unless force, a
+ * trace that is being recorded is not removed (-EBUSY), nor one whose
+ * summary says RUNNING with no tracer of ours holding it (-EINPROGRESS:
+ * its tracer died, or records it under another lock), if no other error
+ * came. A trace directory holding anything but files (a subdirectory,
  * a symlink) is left whole: -ENOTEMPTY, and nothing of it is unlinked.
  * hooks may be NULL. *removed counts what was removed.
  */
 int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,
 		  size_t *removed);
+/*
+ * Whether err, of store__remove() or its kept(), left a trace on purpose
+ * (-EBUSY, -EINPROGRESS: unfinished) rather than failed to remove it.
+ */
+bool store__left_unfinished(int err);
 
 /*
  * The one-tracer-at-a-time lock (flock on a file under /run/lock, or

@@ -67,6 +67,18 @@ rmdir "$REPO/kernel/held/analysis"
 expect 0 ''                     '"tracePath": "kernel/held"' -- iotrace -M -R -p kernel/held
 rm -rf "$REPO/kernel/held"
 
+echo "# -M -R of a trace whose summary says RUNNING, no tracer holding the lock"
+# its tracer died, or runs with another lock file: listed ERROR, kept without --force
+make_trace kernel/died RUNNING
+expect 0 ''                     '"state": "ERROR"' -- iotrace -M -L -p kernel/died
+expect 1 "trace 'kernel/died' did not finish (its summary says RUNNING): its tracer died, or records it under another lock file or mount namespace; --force removes it (0 of 1 matching removed)" '' \
+	-- iotrace -M -R -p kernel/died
+check "... it is still there" test -f "$REPO/kernel/died/octf.trace.0"
+make_trace kernel/done
+expect 1 "trace 'kernel/died' did not finish" '"tracePath": "kernel/done"' -- iotrace -M -R -p 'kernel/d*'
+expect 0 ''                     '"state": "ERROR"' -- iotrace -M -R -p kernel/died --force
+rm -rf "$REPO/kernel/died" "$REPO/kernel/done"
+
 # A symlink inside the repository's kernel/ pointing outside it, at a
 # directory that looks like a trace: removal must never follow it. Each
 # case starts from fresh outside files, so one failure does not hide another.

@@ -17,13 +17,18 @@
 
 static char base[PATH_MAX], repo[PATH_MAX], outside[PATH_MAX];
 
-static void touch(const char *path)
+static void put(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
-	fputs("x", f);
+	fputs(text, f);
 	fclose(f);
+}
+
+static void touch(const char *path)
+{
+	put(path, "x");
 }
 
 static void make_trace(const char *rel)
@@ -259,6 +264,39 @@ static void test_remove_leaves_whole(void **state)
 	assert_false(trace_file_there("kernel/c", ""));
 }
 
+static void write_summary(const char *rel, const char *state)
+{
+	char path[PATH_MAX], text[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s/octf.summary", repo, rel);
+	snprintf(text, sizeof(text), "{\"tracePath\": \"%s\", \"state\": \"%s\"}\n", rel, state);
+	put(path, text);
+}
+
+/*
+ * A trace whose summary says RUNNING goes only with force, whatever the
+ * lock says: its tracer may hold another lock file (Open-CAS removes only
+ * COMPLETE and ERROR traces without it).
+ */
+static void test_remove_keeps_running(void **state)
+{
+	size_t removed;
+
+	make_trace("kernel/died");
+	write_summary("kernel/died", "RUNNING");
+	make_trace("kernel/done");
+	write_summary("kernel/done", "COMPLETE");
+	make_trace("kernel/failed");
+	write_summary("kernel/failed", "ERROR");
+
+	assert_int_equal(store__remove("kernel/*", false, NULL, &removed), -EINPROGRESS);
+	assert_int_equal(removed, 2);
+	assert_true(trace_file_there("kernel/died", "octf.trace.0"));
+	assert_int_equal(store__remove("kernel/died", true, NULL, &removed), 0);
+	assert_int_equal(removed, 1);
+	assert_false(trace_file_there("kernel/died", ""));
+}
+
 static void test_remove_refuses_escape(void **state)
 {
 	char link[PATH_MAX], victim[PATH_MAX], path[PATH_MAX];
@@ -338,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_matches),
 		cmocka_unit_test_setup_teardown(test_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_leaves_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_keeps_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_refuses_escape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
 	};
