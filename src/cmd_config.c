@@ -18,7 +18,8 @@ void cmd_config_help(FILE *out)
 	      "  -G, --get-trace-repository-path        print the trace repository path, as\n"
 	      "                                         Open-CAS iotrace: {\"path\":\"...\"}\n"
 	      "  -S, --set-trace-repository-path [-p|--path] DIR\n"
-	      "                                         store traces under DIR (absolute)\n"
+	      "                                         store traces under DIR, an absolute\n"
+	      "                                         path to a directory that exists\n"
 	      "  -H, --help                             show this help\n\n"
 	      "The path is saved in " STORE_DEFAULT_CONFIG " (IOTRACE_CONFIG overrides the\n"
 	      "file); the environment variable IOTRACE_TRACE_DIR, when set, takes precedence.\n"
@@ -40,6 +41,34 @@ static int print_path(const char *root)
 	jw__string(jw, root);
 	jw__end_object(jw);
 	return cli_json_done(jw);
+}
+
+/* Says why path cannot be the repository (store__check_root()'s err); the exit status. */
+static int bad_root(const char *path, int err)
+{
+	const char *opt = "--set-trace-repository-path";
+
+	switch (err) {
+	case -EINVAL:
+		return cli_bad_value(opt, path, "an absolute path");
+	case -EILSEQ:
+		/* not echoed: a newline in it would break the line */
+		cli_err("invalid value for %s: it holds a control character or ends in a blank, "
+			"which the configuration file cannot give back (one line, trimmed)", opt);
+		return EXIT_USAGE;
+	case -ENAMETOOLONG:
+		cli_err("invalid value for %s: %zu characters, at most %d", opt, strlen(path),
+			PATH_MAX - 1);
+		return EXIT_USAGE;
+	case -EPERM:
+		cli_err("invalid value '%s' for %s: the root directory cannot be the trace repository",
+			path, opt);
+		return EXIT_USAGE;
+	default:
+		cli_err("cannot use '%s' as the trace repository: %s%s", path, strerror(-err),
+			err == -ENOENT ? " (create it first)" : "");
+		return EXIT_ERROR;
+	}
 }
 
 int cmd_config(int argc, char **argv)
@@ -104,8 +133,9 @@ int cmd_config(int argc, char **argv)
 			cli_err("--set-trace-repository-path needs a directory");
 			return EXIT_USAGE;
 		}
-		if (path[0] != '/')
-			return cli_bad_value("--set-trace-repository-path", path, "an absolute path");
+		err = store__check_root(path);
+		if (err)
+			return bad_root(path, err);
 		err = store__set_root(path);
 		if (err) {
 			cli_err("cannot save the trace repository path: %s%s", strerror(-err),

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +110,31 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
+int store__check_root(const char *root)
+{
+	size_t n = strlen(root), i;
+	struct stat st, top;
+
+	if (root[0] != '/')
+		return -EINVAL;
+	/* read_config_root() trims the blanks a hand edit leaves; a newline would end the line */
+	for (i = 0; i < n; i++)
+		if (iscntrl((unsigned char)root[i]))
+			return -EILSEQ;
+	if (root[n - 1] == ' ')
+		return -EILSEQ;
+	if (n >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (stat(root, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* "/", "//", "/tmp/..": traces would sit among the system's directories */
+	if (!stat("/", &top) && st.st_dev == top.st_dev && st.st_ino == top.st_ino)
+		return -EPERM;
+	return 0;
+}
+
 int store__set_root(const char *root)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
@@ -117,8 +143,9 @@ int store__set_root(const char *root)
 	FILE *f;
 	int fd, err;
 
-	if (root[0] != '/')
-		return -EINVAL;
+	err = store__check_root(root);
+	if (err)
+		return err;
 	if (copy_str(dir, sizeof(dir), cfg))
 		return -ENAMETOOLONG;
 	slash = strrchr(dir, '/');

@@ -41,7 +41,16 @@ int store__root(char *out, size_t size);
  */
 void store__set_config_warning(void (*warn)(const char *file, const char *value));
 
-/* Saves root (an absolute path) as the repository in the config file. */
+/*
+ * Whether root can be saved as the repository: 0, or -EINVAL (not an
+ * absolute path), -EILSEQ (a control character, or a blank at its end:
+ * the config file holds it on one line, and its reader trims blanks a
+ * hand edit leaves), -ENAMETOOLONG (PATH_MAX or more), -ENOENT, -ENOTDIR,
+ * -EACCES (it must be a directory that exists), -EPERM ("/" itself).
+ */
+int store__check_root(const char *root);
+
+/* Saves root as the repository in the config file, if store__check_root() takes it. */
 int store__set_root(const char *root);
 
 /*

@@ -126,13 +126,30 @@ expect 2 "invalid value 'relative/path'" ''        -- iotrace -C -S relative/pat
 expect 2 'needs a directory'    ''                 -- iotrace -C -S
 expect 2 "unexpected argument 'b'" ''              -- iotrace -C -S /a b
 expect 0 ''                     "={\"path\":\"/var/lib/iotrace\"}" -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/none.conf" "$BIN" -C -G
+mkdir "$T/saved-repo" "$T/saved-2" "$T/saved-3"
 expect 0 ''                     "=$T/saved-repo"   -- env -u IOTRACE_TRACE_DIR "$BIN" -C -S "$T/saved-repo"
 expect 0 ''                     "={\"path\":\"$T/saved-repo\"}"   -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
 expect 0 ''                     "=$T/saved-2"      -- env -u IOTRACE_TRACE_DIR "$BIN" --trace-config --set-trace-repository-path --path "$T/saved-2"
 expect 0 ''                     "={\"path\":\"$T/saved-2\"}"      -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
 expect 0 'overrides the saved path' "=$T/saved-3"  -- iotrace -C -S "$T/saved-3"
 expect 0 ''                     "={\"path\":\"$REPO\"}"           -- iotrace -C -G
-expect 1 'run as root'          ''                 -- iotrace_nobody -C -S /data/iotrace
+expect 1 'run as root'          ''                 -- iotrace_nobody -C -S "$NOBODY_DIR"
+# only what the config file gives back as it was, and a directory that is there
+expect 1 "cannot use '/etc/passwd' as the trace repository: Not a directory" '' -- iotrace -C -S /etc/passwd
+expect 1 "cannot use '$T/none' as the trace repository: No such file or directory (create it first)" '' -- iotrace -C -S "$T/none"
+expect 2 "invalid value for --set-trace-repository-path: 5001 characters, at most 4095" '' \
+	-- bash -c '"$1" -C -S "/$(printf "a%.0s" {1..5000})"' _ "$BIN"
+for bad in $'/tmp/x\ny' "$T/saved-3 " $'/tmp/x\t'; do
+	expect 2 "invalid value for --set-trace-repository-path: it holds a control character or ends in a blank" '' -- iotrace -C -S "$bad"
+done
+for bad in / // /tmp/..; do
+	expect 2 "invalid value '$bad' for --set-trace-repository-path: the root directory cannot be the trace repository" '' -- iotrace -C -S "$bad"
+done
+# blanks inside are kept
+mkdir "$T/a  b"
+expect 0 'overrides the saved path' "=$T/a  b"     -- iotrace -C -S "$T/a  b"
+expect 0 ''                     "={\"path\":\"$T/a  b\"}"        -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
+expect 0 'overrides the saved path' "=$T/saved-3"  -- iotrace -C -S "$T/saved-3"
 expect 2 "IOTRACE_TRACE_DIR must be an absolute path, not 'rel/repo'" '' -- env IOTRACE_TRACE_DIR=rel/repo "$BIN" -M -L
 printf '# written by hand\n  trace-repository-path = %s/spaced  \n' "$T" >"$T/spaced.conf"
 expect 0 ''                     "={\"path\":\"$T/spaced\"}"       -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/spaced.conf" "$BIN" -C -G

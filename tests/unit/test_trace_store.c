@@ -82,10 +82,52 @@ static void test_root_selection(void **state)
 	unsetenv("IOTRACE_TRACE_DIR");
 	assert_int_equal(store__root(root, sizeof(root)), 0);
 	assert_string_equal(root, STORE_DEFAULT_ROOT);
-	assert_int_equal(store__set_root("/data/traces"), 0);
+	assert_int_equal(store__set_root(outside), 0);
 	assert_int_equal(store__root(root, sizeof(root)), 0);
-	assert_string_equal(root, "/data/traces");
+	assert_string_equal(root, outside);
 	assert_int_equal(store__set_root("relative"), -EINVAL);
+	setenv("IOTRACE_TRACE_DIR", repo, 1);
+}
+
+/* what the config file could not give back, or that is no directory, is not saved */
+static void test_set_root_checks(void **state)
+{
+	char root[PATH_MAX], path[PATH_MAX], file[PATH_MAX], spaced[PATH_MAX];
+	char *long_path = malloc(5002);
+
+	unsetenv("IOTRACE_TRACE_DIR");
+	assert_int_equal(store__set_root(outside), 0);
+	snprintf(file, sizeof(file), "%s/afile", base);
+	touch(file);
+	assert_int_equal(store__set_root(file), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/none", base);
+	assert_int_equal(store__set_root(path), -ENOENT);
+	snprintf(path, sizeof(path), "%s\ny", outside);
+	assert_int_equal(store__set_root(path), -EILSEQ);
+	snprintf(path, sizeof(path), "%s\t", outside);
+	assert_int_equal(store__set_root(path), -EILSEQ);
+	snprintf(path, sizeof(path), "%s/a b ", base);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(store__set_root(path), -EILSEQ);
+	assert_non_null(long_path);
+	long_path[0] = '/';
+	memset(long_path + 1, 'a', 5000);
+	long_path[5001] = 0;
+	assert_int_equal(store__set_root(long_path), -ENAMETOOLONG);
+	free(long_path);
+	assert_int_equal(store__set_root("/"), -EPERM);
+	assert_int_equal(store__set_root("//"), -EPERM);
+	assert_int_equal(store__set_root("/tmp/.."), -EPERM);
+	assert_int_equal(store__set_root(""), -EINVAL);
+	assert_int_equal(store__root(root, sizeof(root)), 0);
+	assert_string_equal(root, outside);
+
+	/* blanks inside and a '#' come back as they were */
+	snprintf(spaced, sizeof(spaced), "%s/ a  b #c", base);
+	assert_int_equal(mkdir(spaced, 0700), 0);
+	assert_int_equal(store__set_root(spaced), 0);
+	assert_int_equal(store__root(root, sizeof(root)), 0);
+	assert_string_equal(root, spaced);
 	setenv("IOTRACE_TRACE_DIR", repo, 1);
 }
 
@@ -370,6 +412,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_root_selection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_root_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_prefix, setup, teardown),
