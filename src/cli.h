@@ -34,10 +34,14 @@ struct json_writer;
 struct json_writer *cli_json_out(bool pretty);
 
 /*
- * Ends what cli_json_out() began: a newline, the writer freed, stdout
- * flushed. EXIT_OK, or EXIT_ERROR after saying it could not be written.
+ * Flushes stdout: EXIT_OK, or EXIT_ERROR after saying it could not be
+ * written. done: what the command changed all the same, said first
+ * ("removed 2 traces, but cannot write output: ..."), or NULL.
  */
-int cli_json_done(struct json_writer *jw);
+int cli_flush(const char *done);
+
+/* Ends what cli_json_out() began: a newline, the writer freed, cli_flush(done). */
+int cli_json_done(struct json_writer *jw, const char *done);
 /* Prints "iotrace: <message>\n" to stderr: news during a run, no error. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -203,13 +203,23 @@ struct json_writer *cli_json_out(bool pretty)
 	return jw;
 }
 
-int cli_json_done(struct json_writer *jw)
+int cli_flush(const char *done)
+{
+	const char *why;
+
+	if (!fflush(stdout) && !ferror(stdout))
+		return EXIT_OK;
+	why = strerror(errno ? errno : EIO);
+	if (done)
+		cli_err("%s, but cannot write output: %s", done, why);
+	else
+		cli_err("cannot write output: %s", why);
+	return EXIT_ERROR;
+}
+
+int cli_json_done(struct json_writer *jw, const char *done)
 {
 	jw__newline(jw);
 	jw__free(jw);
-	if (fflush(stdout) || ferror(stdout)) {
-		cli_err("cannot write output: %s", strerror(errno ? errno : EIO));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return cli_flush(done);
 }

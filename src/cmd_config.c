@@ -40,7 +40,7 @@ static int print_path(const char *root)
 	jw__key(jw, "path");
 	jw__string(jw, root);
 	jw__end_object(jw);
-	return cli_json_done(jw);
+	return cli_json_done(jw, NULL);
 }
 
 /* Says why path cannot be the repository (store__check_root()'s err); the exit status. */
@@ -145,7 +145,7 @@ int cmd_config(int argc, char **argv)
 		if (getenv("IOTRACE_TRACE_DIR") && *getenv("IOTRACE_TRACE_DIR"))
 			cli_warn("IOTRACE_TRACE_DIR is set and overrides the saved path");
 		printf("%s\n", path);
-		return EXIT_OK;
+		return cli_flush("saved the trace repository path");
 	}
 	cli_err("--trace-config needs a command: --get-trace-repository-path or "
 		"--set-trace-repository-path");

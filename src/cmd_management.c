@@ -114,11 +114,12 @@ static struct json_writer *list_start(void)
 	return jw;
 }
 
-static int list_end(struct json_writer *jw)
+/* done: as cli_json_done()'s */
+static int list_end(struct json_writer *jw, const char *done)
 {
 	jw__end_array(jw);
 	jw__end_object(jw);
-	return cli_json_done(jw);
+	return cli_json_done(jw, done);
 }
 
 static int list_traces(const char *prefix)
@@ -153,7 +154,7 @@ static int list_traces(const char *prefix)
 		put_entry(jw, v[i].rel, &l);
 	}
 	free(v);
-	return list_end(jw);
+	return list_end(jw, NULL);
 }
 
 static int get_summary(const char *path)
@@ -278,6 +279,7 @@ static int remove_traces(const char *prefix, bool force)
 	struct json_writer *jw;
 	size_t removed, i;
 	int err, ret = EXIT_OK;
+	char done[64];
 
 	err = store__remove(prefix, force, &hooks, &removed);
 	if (err == -EPERM) {
@@ -290,8 +292,9 @@ static int remove_traces(const char *prefix, bool force)
 	jw = removed && !r.oom ? list_start() : NULL;
 	for (i = 0; jw && i < r.n; i++)
 		put_entry(jw, r.gone[i].rel, &r.gone[i].l);
+	snprintf(done, sizeof(done), "removed %zu trace%s", removed, removed == 1 ? "" : "s");
 	if (jw)
-		ret = list_end(jw);
+		ret = list_end(jw, done);
 	else if (removed)
 		ret = EXIT_ERROR;
 	if (r.oom)

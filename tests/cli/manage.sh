@@ -79,6 +79,14 @@ expect 1 "trace 'kernel/died' did not finish" '"tracePath": "kernel/done"' -- io
 expect 0 ''                     '"state": "ERROR"' -- iotrace -M -R -p kernel/died --force
 rm -rf "$REPO/kernel/died" "$REPO/kernel/done"
 
+echo "# -M -R with its output lost: the error says the traces went"
+make_trace kernel/full-1
+make_trace kernel/full-2
+expect 1 'removed 2 traces, but cannot write output: No space left on device' '' \
+	-- bash -c '"$@" >/dev/full' _ "$BIN" -M -R -p 'kernel/full*'
+check "... and they are gone" test ! -e "$REPO/kernel/full-1" -a ! -e "$REPO/kernel/full-2"
+rm -rf "$REPO"/kernel/full-*
+
 # A symlink inside the repository's kernel/ pointing outside it, at a
 # directory that looks like a trace: removal must never follow it. Each
 # case starts from fresh outside files, so one failure does not hide another.
@@ -156,6 +164,10 @@ expect 0 ''                     "={\"path\":\"$T/spaced\"}"       -- env -u IOTR
 printf 'trace-repository-path=relative/repo\n' >"$T/relative.conf"
 expect 0 "trace-repository-path 'relative/repo' is not an absolute path; using /var/lib/iotrace" \
 	'={"path":"/var/lib/iotrace"}' -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/relative.conf" "$BIN" -C -G
+expect 1 'saved the trace repository path, but cannot write output: No space left on device' '' \
+	-- bash -c '"$@" >/dev/full' _ env -u IOTRACE_TRACE_DIR "$BIN" -C -S "$T/saved-2"
+check "... and it is saved" grep -qx "trace-repository-path=$T/saved-2" "$IOTRACE_CONFIG"
+expect 0 'overrides the saved path' "=$T/saved-3"  -- iotrace -C -S "$T/saved-3"
 check "config file holds the last saved path" grep -qx "trace-repository-path=$T/saved-3" "$IOTRACE_CONFIG"
 
 finish
