@@ -280,9 +280,41 @@ bool store__matches(const char *rel, const char *prefix)
 	return !strcmp(rel, prefix);
 }
 
+/*
+ * prefix as -P and -G take a path: "kernel/T/", "./kernel/T" and
+ * "kernel//T" are "kernel/T". Empty and "." components go, ".." stays
+ * (check_prefix() refuses it), and so does a leading '/'. A '*' is a
+ * wildcard only where the user put it last: "kernel/<star>/" keeps its
+ * '/' and matches nothing, as before, rather than every trace.
+ */
+static int normalize_prefix(const char *prefix, char *out, size_t size)
+{
+	const char *p = prefix;
+	size_t len = 0, n;
+
+	if (strlen(prefix) >= size)
+		return -ENAMETOOLONG;
+	if (*p == '/')
+		out[len++] = '/';
+	for (; *p; p += n) {
+		p += strspn(p, "/");
+		n = strcspn(p, "/");
+		if (!n || (n == 1 && *p == '.'))
+			continue;
+		if (len && out[len - 1] != '/')
+			out[len++] = '/';
+		memcpy(out + len, p, n);
+		len += n;
+	}
+	if (len && out[len - 1] == '*' && prefix[strlen(prefix) - 1] != '*')
+		out[len++] = '/';
+	out[len] = 0;
+	return 0;
+}
+
 int store__list(const char *prefix, struct store_entry **out, size_t *count)
 {
-	char root[PATH_MAX], kdir[PATH_MAX];
+	char root[PATH_MAX], kdir[PATH_MAX], norm[PATH_MAX];
 	struct store_entry *v = NULL, *nv;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
@@ -291,6 +323,12 @@ int store__list(const char *prefix, struct store_entry **out, size_t *count)
 
 	*out = NULL;
 	*count = 0;
+	if (prefix) {
+		err = normalize_prefix(prefix, norm, sizeof(norm));
+		if (err)
+			return err;
+		prefix = norm;
+	}
 	err = store__root(root, sizeof(root));
 	if (err)
 		return err;
@@ -465,12 +503,16 @@ bool store__left_unfinished(int err)
 int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,
 		  size_t *removed)
 {
+	char root[PATH_MAX], norm[PATH_MAX], what[NAME_MAX + 1];
 	struct store_entry *v = NULL;
-	char root[PATH_MAX], what[NAME_MAX + 1];
 	size_t n, i;
 	int err;
 
 	*removed = 0;
+	err = normalize_prefix(prefix, norm, sizeof(norm));
+	if (err)
+		return err;
+	prefix = norm;
 	err = store__root(root, sizeof(root));
 	if (err)
 		return err;

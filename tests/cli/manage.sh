@@ -79,6 +79,17 @@ expect 1 "trace 'kernel/died' did not finish" '"tracePath": "kernel/done"' -- io
 expect 0 ''                     '"state": "ERROR"' -- iotrace -M -R -p kernel/died --force
 rm -rf "$REPO/kernel/died" "$REPO/kernel/done"
 
+echo "# -L and -R take a trace's path spelled as -P and -G take it"
+make_trace kernel/spelled
+for p in kernel/spelled/ ./kernel/spelled kernel//spelled; do
+	expect 0 ''                 '"tracePath": "kernel/spelled"' -- iotrace -M -G -p "$p"
+	expect 0 ''                 '"tracePath": "kernel/spelled"' -- iotrace -M -L -p "$p"
+done
+expect 0 ''                     '"trace": []'      -- iotrace -M -L -p 'kernel/spell*/'
+expect 0 ''                     '"tracePath": "kernel/spelled"' -- iotrace -M -R -p ./kernel//spelled/
+check "... it is gone" test ! -e "$REPO/kernel/spelled"
+rm -rf "$REPO/kernel/spelled"
+
 echo "# -M -R with its output lost: the error says the traces went"
 make_trace kernel/full-1
 make_trace kernel/full-2

@@ -43,6 +43,14 @@ static void make_trace(const char *rel)
 	touch(path);
 }
 
+static bool trace_file_there(const char *rel, const char *file)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", repo, rel, file);
+	return !access(path, F_OK);
+}
+
 static int setup(void **state)
 {
 	char path[PATH_MAX];
@@ -162,6 +170,21 @@ static void test_resolve(void **state)
 	assert_int_equal(store__resolve(outside, out, sizeof(out)), -EMEDIUMTYPE);
 }
 
+/* How many traces store__list(prefix) finds; the first must be first, unless NULL. */
+static size_t listed(const char *prefix, const char *first)
+{
+	struct store_entry *v;
+	size_t n;
+
+	assert_int_equal(store__list(prefix, &v, &n), 0);
+	if (first) {
+		assert_true(n > 0);
+		assert_string_equal(v[0].rel, first);
+	}
+	free(v);
+	return n;
+}
+
 static void test_list_prefix(void **state)
 {
 	struct store_entry *v;
@@ -176,19 +199,38 @@ static void test_list_prefix(void **state)
 	assert_string_equal(v[2].rel, "kernel/2026-01-02_00:00:00");
 	free(v);
 	/* Open-CAS's rule: a trailing '*' matches a start, else the whole path */
-	assert_int_equal(store__list("kernel/2026*", &v, &n), 0);
-	assert_int_equal(n, 2);
-	free(v);
-	assert_int_equal(store__list("kernel/2026", &v, &n), 0);
-	assert_int_equal(n, 0);
-	free(v);
-	assert_int_equal(store__list("kernel/2026-01-01_00:00:00", &v, &n), 0);
-	assert_int_equal(n, 1);
-	assert_string_equal(v[0].rel, "kernel/2026-01-01_00:00:00");
-	free(v);
-	assert_int_equal(store__list("*", &v, &n), 0);
-	assert_int_equal(n, 3);
-	free(v);
+	assert_int_equal(listed("kernel/2026*", NULL), 2);
+	assert_int_equal(listed("kernel/2026", NULL), 0);
+	assert_int_equal(listed("kernel/2026-01-01_00:00:00", "kernel/2026-01-01_00:00:00"), 1);
+	assert_int_equal(listed("*", NULL), 3);
+}
+
+/* a path spelled as -P and -G take it names the same trace for -L and -R */
+static void test_prefix_spellings(void **state)
+{
+	static const char *const same[] = {
+		"kernel/t1/", "./kernel/t1", "kernel//t1", "kernel/./t1/.", "./kernel//t1//",
+	};
+	size_t i, removed;
+
+	make_trace("kernel/t1");
+	make_trace("kernel/t2");
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		assert_int_equal(listed(same[i], "kernel/t1"), 1);
+	assert_int_equal(listed(".//kernel/t*", NULL), 2);
+	/* a '*' the user did not put last is no wildcard */
+	assert_int_equal(listed("kernel/t*/", NULL), 0);
+	assert_int_equal(store__remove("kernel/t*/.", false, NULL, &removed), 0);
+	assert_int_equal(removed, 0);
+	/* the refusals stand */
+	assert_int_equal(store__remove(".", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("./", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("//kernel/t1", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("./kernel/../../x", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("./kernel//t1/", false, NULL, &removed), 0);
+	assert_int_equal(removed, 1);
+	assert_false(trace_file_there("kernel/t1", ""));
+	assert_true(trace_file_there("kernel/t2", "octf.summary"));
 }
 
 static void test_matches(void **state)
@@ -266,14 +308,6 @@ static void told_kept(const struct store_entry *e, int err, const char *what, vo
 	assert_int_equal(err, -ENOTEMPTY);
 	assert_non_null(what);
 	strcpy(name, what);
-}
-
-static bool trace_file_there(const char *rel, const char *file)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s/%s", repo, rel, file);
-	return !access(path, F_OK);
 }
 
 /* a trace that holds more than files is left as it was, not half deleted */
@@ -416,6 +450,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_prefix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prefix_spellings, setup, teardown),
 		cmocka_unit_test(test_matches),
 		cmocka_unit_test_setup_teardown(test_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_leaves_whole, setup, teardown),
