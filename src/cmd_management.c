@@ -122,6 +122,23 @@ static int list_end(struct json_writer *jw, const char *done)
 	return cli_json_done(jw, done);
 }
 
+/*
+ * Traces another user's (mode 0700) are passed over, but not in silence:
+ * a list that looks whole would be taken for it.
+ */
+static void warn_unread(const struct store_entry *v, size_t n)
+{
+	size_t i, unread = 0, first = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i].err && !unread++)
+			first = i;
+	if (unread)
+		cli_warn("%zu of %zu traces could not be read and are not listed ('%s': %s)%s",
+			 unread, n, v[first].rel, strerror(-v[first].err),
+			 v[first].err == -EACCES ? " -- run as root" : "");
+}
+
 static int list_traces(const char *prefix)
 {
 	struct store_entry *v;
@@ -135,6 +152,7 @@ static int list_traces(const char *prefix)
 		cli_err("cannot list traces: %s", strerror(-err));
 		return EXIT_ERROR;
 	}
+	warn_unread(v, n);
 	/* no traces, rightly, but a mistyped IOTRACE_TRACE_DIR or config would look the same */
 	if (!n) {
 		char root[PATH_MAX];
@@ -150,6 +168,8 @@ static int list_traces(const char *prefix)
 		return EXIT_ERROR;
 	}
 	for (i = 0; i < n; i++) {
+		if (v[i].err)
+			continue;
 		list_entry(&v[i], &l);
 		put_entry(jw, v[i].rel, &l);
 	}
@@ -263,7 +283,8 @@ static void say_kept(const struct removal *r, size_t removed)
 			"holds only files); none of its files was removed (%s)", r->kept.rel,
 			r->kept.what, of);
 	else
-		cli_err("cannot remove trace '%s': %s (%s)", r->kept.rel, strerror(-r->kept.err), of);
+		cli_err("cannot remove trace '%s': %s (%s)%s", r->kept.rel, strerror(-r->kept.err),
+			of, r->kept.err == -EACCES ? " -- run as root" : "");
 }
 
 /*

@@ -256,11 +256,23 @@ int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize)
 	return -EEXIST;
 }
 
-static bool is_real_dir(int dirfd, const char *name)
+/*
+ * 1 if name, in the directory dfd at path dir, is a trace, 0 if it is
+ * not, -errno if that cannot be told (a trace directory another user's,
+ * mode 0700).
+ */
+static int is_trace(int dfd, const char *name, const char *dir)
 {
 	struct stat st;
+	int err;
 
-	return !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	/* a symlink in the repository could point anywhere: not a trace of ours */
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	err = dir_has_trace_files(dir);
+	return err == -ENOENT ? 0 : err;
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -339,6 +351,7 @@ int store__list(const char *prefix, struct store_entry **out, size_t *count)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
 		struct store_entry e;
+		int t;
 
 		if (de->d_name[0] == '.')
 			continue;
@@ -347,9 +360,10 @@ int store__list(const char *prefix, struct store_entry **out, size_t *count)
 			continue;
 		if (!store__matches(e.rel, prefix))
 			continue;
-		/* a symlink in the repository could point anywhere: not a trace of ours */
-		if (!is_real_dir(dirfd(d), de->d_name) || dir_has_trace_files(e.dir) <= 0)
+		t = is_trace(dirfd(d), de->d_name, e.dir);
+		if (!t)
 			continue;
+		e.err = t < 0 ? t : 0;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			nv = realloc(v, cap * sizeof(*v));
@@ -495,6 +509,16 @@ static bool summary_running(const char *dir)
 	return !summary__read(dir, &s) && !strcmp(s.state, "RUNNING");
 }
 
+/* Why e stays before anything of it is touched (an error, or unfinished), or 0. */
+static int must_stay(const struct store_entry *e, bool force)
+{
+	if (e->err || force)
+		return e->err;
+	if (store__trace_is_live(e->dir))
+		return -EBUSY;
+	return summary_running(e->dir) ? -EINPROGRESS : 0;
+}
+
 bool store__left_unfinished(int err)
 {
 	return err == -EBUSY || err == -EINPROGRESS;
@@ -523,17 +547,14 @@ int store__remove(const char *prefix, bool force, const struct store_remove_hook
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		int e;
+		int e = must_stay(&v[i], force);
 
-		if (hooks && hooks->before)
-			hooks->before(&v[i], hooks->ctx);
 		what[0] = 0;
-		if (!force && store__trace_is_live(v[i].dir))
-			e = -EBUSY;
-		else if (!force && summary_running(v[i].dir))
-			e = -EINPROGRESS;
-		else
+		if (!e) {
+			if (hooks && hooks->before)
+				hooks->before(&v[i], hooks->ctx);
 			e = remove_trace_dir(v[i].dir, what, sizeof(what));
+		}
 		if (!e) {
 			(*removed)++;
 			if (hooks && hooks->gone)

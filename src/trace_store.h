@@ -75,6 +75,12 @@ int store__discard_trace(const char *dir);
 struct store_entry {
 	char rel[PATH_MAX];	/* relative to root */
 	char dir[PATH_MAX];	/* absolute */
+	/*
+	 * 0, or why the directory could not be read (-EACCES: another
+	 * user's trace): it may be a trace, and is listed so that a reader
+	 * is told it was passed over, not left to take the list for whole
+	 */
+	int err;
 };
 
 /*
@@ -86,13 +92,17 @@ struct store_entry {
  */
 bool store__matches(const char *rel, const char *prefix);
 
-/* The traces under root matching prefix (store__matches()), sorted by path. *out is malloc'ed; free() it. */
+/*
+ * The traces under root matching prefix (store__matches()), sorted by
+ * path, those that could not be read among them (err). *out is
+ * malloc'ed; free() it.
+ */
 int store__list(const char *prefix, struct store_entry **out, size_t *count);
 
 /*
  * What store__remove() tells of each trace it removes: before(), while
  * the trace can still be read (what it was), and gone() once removed;
- * or kept(), for a trace it left, with why (err, as store__remove()
+ * or kept(), for a trace it left (after before() if it tried), with why (err, as store__remove()
  * returns it) and, for -ENOTEMPTY, the name of what the trace holds that
  * is not a file (what; else NULL). Any may be NULL.
  */
@@ -110,7 +120,8 @@ struct store_remove_hooks {
  * trace that is being recorded is not removed (-EBUSY), nor one whose
  * summary says RUNNING with no tracer of ours holding it (-EINPROGRESS:
  * its tracer died, or records it under another lock), if no other error
- * came. A trace directory holding anything but files (a subdirectory,
+ * came. One that could not be read (store_entry.err) is not touched:
+ * that error. A trace directory holding anything but files (a subdirectory,
  * a symlink) is left whole: -ENOTEMPTY, and nothing of it is unlinked.
  * hooks may be NULL. *removed counts what was removed.
  */

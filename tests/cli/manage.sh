@@ -90,6 +90,24 @@ expect 0 ''                     '"tracePath": "kernel/spelled"' -- iotrace -M -R
 check "... it is gone" test ! -e "$REPO/kernel/spelled"
 rm -rf "$REPO/kernel/spelled"
 
+echo "# traces another user may not read"
+# a repository nobody may enter, two of its three traces root's own (0700)
+NR=$NOBODY_DIR/repo
+for t in open shut-1 shut-2; do
+	mkdir -p "$NR/kernel/$t"
+	echo '{"state": "COMPLETE"}' >"$NR/kernel/$t/octf.summary"
+	: >"$NR/kernel/$t/octf.trace.0"
+done
+chmod 700 "$NR"/kernel/shut-*
+AS_NOBODY=(env IOTRACE_TRACE_DIR="$NR" "${NOBODY[@]}" "$NOBODY_DIR/iotrace")
+expect 0 "warning: 2 of 3 traces could not be read and are not listed ('kernel/shut-1': Permission denied) -- run as root" \
+	'"tracePath": "kernel/open"' -- "${AS_NOBODY[@]}" -M -L
+expect 1 "cannot remove trace 'kernel/open': Permission denied (0 of 3 matching removed) -- run as root" '' \
+	-- "${AS_NOBODY[@]}" -M -R -p '*'
+expect 1 "cannot remove trace 'kernel/shut-2': Permission denied (0 of 1 matching removed) -- run as root" '' \
+	-- "${AS_NOBODY[@]}" -M -R -p kernel/shut-2
+check "... all three are still there" test -f "$NR/kernel/open/octf.trace.0" -a -f "$NR/kernel/shut-1/octf.trace.0" -a -f "$NR/kernel/shut-2/octf.trace.0"
+
 echo "# -M -R with its output lost: the error says the traces went"
 make_trace kernel/full-1
 make_trace kernel/full-2
