@@ -84,6 +84,17 @@ int cli_bad_value(const char *opt, const char *val, const char *expected);
  */
 int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help);
 
+/*
+ * The error line for what getopt_long() refused (c: '?' or ':'; opterr 0,
+ * optstring starting with ':'), naming the option as given: an unknown
+ * one ("-x", "--bogus"), an ambiguous abbreviation and what it could
+ * stand for, a value given to one that takes none ("--io=1"), or a value
+ * missing. cmd: the command's long flag ("--trace-parser"), help: its
+ * short one ("-P"). Returns EXIT_USAGE.
+ */
+int cli_option_error(int c, char *const argv[], const char *optstring,
+		     const struct option *opts, const char *cmd, const char *help);
+
 int cmd_tracing(int argc, char **argv);		/* -S, --start-tracing */
 int cmd_management(int argc, char **argv);	/* -M, --trace-management */
 int cmd_config(int argc, char **argv);		/* -C, --trace-config */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +127,62 @@ int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help)
 		return 0;
 	}
 	return 0;
+}
+
+/*
+ * getopt_long() has done with argv[optind - 1] whenever the error is a
+ * long option's, or a short one's that ends its word (the only place one
+ * can miss its value); a short one inside "-xL" is named by optopt alone.
+ */
+int cli_option_error(int c, char *const argv[], const char *optstring,
+		     const struct option *opts, const char *cmd, const char *help)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	bool is_long = !strncmp(arg, "--", 2) && arg[2];
+	int len = is_long ? (int)strcspn(arg + 2, "=") : 0, n = 0;
+	char names[512] = "";
+	size_t at = 0;
+	const struct option *o;
+
+	if (c == ':') {
+		if (is_long)
+			cli_err("option '--%.*s' needs a value (try 'iotrace %s -H')", len, arg + 2, help);
+		else
+			cli_err("option '-%c' needs a value (try 'iotrace %s -H')", optopt, help);
+		return EXIT_USAGE;
+	}
+	/* a long option given a value: optopt is its val, which no short option refused has */
+	if (is_long && optopt && (optopt > UCHAR_MAX || (optopt != ':' && strchr(optstring, optopt)))) {
+		for (o = opts; o->name; o++)
+			if (o->val == optopt && o->has_arg == no_argument &&
+			    !strncmp(o->name, arg + 2, (size_t)len))
+				break;
+		cli_err("option '--%.*s' takes no value, given '%s' (try 'iotrace %s -H')",
+			o->name ? (int)strlen(o->name) : len, o->name ? o->name : arg + 2, arg, help);
+		return EXIT_USAGE;
+	}
+	if (!is_long || optopt) {
+		if (isprint((unsigned char)optopt))
+			cli_err("unknown option '-%c' for %s (try 'iotrace %s -H')", optopt, cmd, help);
+		else
+			cli_err("unknown option '-\\x%02x' for %s (try 'iotrace %s -H')",
+				(unsigned char)optopt, cmd, help);
+		return EXIT_USAGE;
+	}
+	/* unknown, or the start of more than one */
+	for (o = opts; o->name; o++) {
+		if (!len || strncmp(o->name, arg + 2, (size_t)len) || at >= sizeof(names))
+			continue;
+		at += (size_t)snprintf(names + at, sizeof(names) - at, "%s--%s", n ? ", " : "",
+				       o->name);
+		n++;
+	}
+	if (n > 1)
+		cli_err("option '--%.*s' is ambiguous: %s (try 'iotrace %s -H')", len, arg + 2, names,
+			help);
+	else
+		cli_err("unknown option '%s' for %s (try 'iotrace %s -H')", arg, cmd, help);
+	return EXIT_USAGE;
 }
 
 /* characters a shell takes as they are in a word */

@@ -80,6 +80,7 @@ int cmd_config(int argc, char **argv)
 		{ "help", no_argument, NULL, 'H' },
 		{},
 	};
+	static const char shortopts[] = ":GSp:H";
 	char root[PATH_MAX];
 	const char *path = NULL;
 	uint64_t seen = 0;
@@ -87,7 +88,7 @@ int cmd_config(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":GSp:H", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (cli_once(longopts, opt, &seen, "-C"))
 			return EXIT_USAGE;
 		switch (opt) {
@@ -105,12 +106,8 @@ int cmd_config(int argc, char **argv)
 		case 'H':
 			cmd_config_help(stdout);
 			return EXIT_OK;
-		case ':':
-			cli_err("option '%s' needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			cli_err("unknown option '%s' for --trace-config (see iotrace -C -H)", argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_option_error(opt, argv, shortopts, longopts, "--trace-config", "-C");
 		}
 	}
 	/* --set-trace-repository-path DIR: the directory may follow as a plain argument */

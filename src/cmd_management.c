@@ -349,6 +349,7 @@ int cmd_management(int argc, char **argv)
 		{ "help", no_argument, NULL, 'H' },
 		{},
 	};
+	static const char shortopts[] = ":LGRp:fH";
 	const char *path = NULL;
 	bool force = false;
 	uint64_t seen = 0;
@@ -356,7 +357,7 @@ int cmd_management(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":LGRp:fH", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (cli_once(longopts, opt, &seen, "-M"))
 			return EXIT_USAGE;
 		switch (opt) {
@@ -378,13 +379,9 @@ int cmd_management(int argc, char **argv)
 		case 'H':
 			cmd_management_help(stdout);
 			return EXIT_OK;
-		case ':':
-			cli_err("option '%s' needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			cli_err("unknown option '%s' for --trace-management (see iotrace -M -H)",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_option_error(opt, argv, shortopts, longopts, "--trace-management",
+						"-M");
 		}
 	}
 	if (optind < argc) {

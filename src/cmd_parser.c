@@ -62,6 +62,9 @@ enum {
 	OPT_BY,
 };
 
+/* ':' first: getopt_long() returns ':' for a missing value (cli_option_error()) */
+#define PARSER_SHORT_OPTS ":p:f:HSLBFb:s:e:Pr"
+
 static const struct option parser_opts[] = {
 	{ "io", no_argument, NULL, OPT_IO },
 	{ "raw", no_argument, NULL, OPT_RAW },
@@ -821,7 +824,7 @@ int cmd_parser(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:f:HSLBFb:s:e:Pr", parser_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, PARSER_SHORT_OPTS, parser_opts, NULL)) != -1) {
 		/* Open-CAS's short forms: iotrace -P -P -p TRACE -r */
 		if (c == 'P')
 			c = OPT_IO;
@@ -931,17 +934,9 @@ int cmd_parser(int argc, char **argv)
 		case 'H':
 			cmd_parser_help(stdout);
 			return EXIT_OK;
-		case ':':
-			cli_err("option '%s' needs a value (try 'iotrace -P -H')", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			if (optopt)
-				cli_err("unknown option '-%c' for --trace-parser (try 'iotrace -P -H')",
-					optopt);
-			else
-				cli_err("unknown option '%s' for --trace-parser (try 'iotrace -P -H')",
-					argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_option_error(c, argv, PARSER_SHORT_OPTS, parser_opts,
+						"--trace-parser", "-P");
 		}
 	}
 	if (optind < argc) {

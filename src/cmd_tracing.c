@@ -245,6 +245,7 @@ int cmd_tracing(int argc, char **argv)
 		{ "help", no_argument, NULL, 'H' },
 		{},
 	};
+	static const char shortopts[] = ":d:t:s:b:l:H";
 	struct collector_config cfg = {
 		.buffer_mib = DEFAULT_BUFFER_MIB,
 		.size_mib = DEFAULT_SIZE_MIB,
@@ -268,7 +269,7 @@ int cmd_tracing(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":d:t:s:b:l:H", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		/* the filters' lists add up */
 		if (opt != OPT_PIDS && opt != OPT_COMM && opt != OPT_CGROUP) {
 			err = cli_once(longopts, opt, &seen, "-S");
@@ -335,12 +336,8 @@ int cmd_tracing(int argc, char **argv)
 		case 'H':
 			cmd_tracing_help(stdout);
 			return EXIT_OK;
-		case ':':
-			cli_err("option '%s' needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			cli_err("unknown option '%s' for --start-tracing (see iotrace -S -H)", argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_option_error(opt, argv, shortopts, longopts, "--start-tracing", "-S");
 		}
 		if (opt != 'd' && opt != 'l' && !options_cut)
 			options_cut = !note_option(options, sizeof(options), longopts, opt, optarg);

@@ -424,6 +424,14 @@ run "lba, too many buckets" 1 "iotrace: --bucket-size 1 makes more than a millio
 run "lba, bucket size that fits" 0 '' -- -P -B -b 4 -p "$lb"
 run "unknown long" 2 "iotrace: unknown option '--bogus' for --trace-parser (try 'iotrace -P -H')" -- -P --io --raw --bogus
 run "unknown short" 2 "iotrace: unknown option '-x' for --trace-parser (try 'iotrace -P -H')" -- -P -x
+run "unknown short in a word" 2 "iotrace: unknown option '-x' for --trace-parser (try 'iotrace -P -H')" -- -P --io -xS
+# a value given to an option that takes none: named as given, not by its
+# getopt value (a control byte for the options without a short form)
+for opt in --io=1 --raw=1 --final-names=yes --time-series=1 --devices= --statistics=x --help=x; do
+	run "$opt" 2 "iotrace: option '${opt%%=*}' takes no value, given '$opt' (try 'iotrace -P -H')" -- -P "$opt" -p "$t"
+done
+run "abbreviated, a value" 2 "iotrace: option '--statistics' takes no value, given '--stat=x' (try 'iotrace -P -H')" -- -P --stat=x -p "$t"
+run "ambiguous" 2 "iotrace: option '--s' is ambiguous: --statistics, --subrange-start, --subrange-end (try 'iotrace -P -H')" -- -P --s -p "$t"
 run "extra argument" 2 "iotrace: unexpected argument 'extra' (try 'iotrace -P -H')" -- -P --io --raw -p "$t" extra
 run "help" 0 '' -- -P --help
 grep -q '^Usage: iotrace -P|--trace-parser' "$tmp/out" || fail "help: no usage line"

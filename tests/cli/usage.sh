@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Command lines that every command refuses before it does anything, as any
+# user: no root, no device, no trace (tests/cli/run.sh, as root, has the
+# cases that need those). Each case checks the exit status and the whole
+# of stderr, and that nothing went to stdout. --start-tracing cases name a
+# device that does not exist: a case the tracer wrongly let through stops
+# there, with another error, and never traces.
+#
+# usage: usage.sh IOTRACE_BINARY
+set -u
+
+bin=$1
+fails=0
+
+tmp=$(mktemp -d /tmp/iotrace-usage-XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+# never the system's repository, configuration or tracer lock
+export IOTRACE_TRACE_DIR=$tmp/repo IOTRACE_CONFIG=$tmp/config IOTRACE_LOCK_FILE=$tmp/lock
+
+# refused WANT_EXIT WANT_STDERR ARGS...: stderr is exactly WANT_STDERR, stdout empty
+refused() {
+	local want_rc=$1 want_err=$2 rc
+	shift 2
+	timeout -k 1 5 "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	if [ $rc -ne "$want_rc" ] || [ "$(cat "$tmp/err")" != "$want_err" ] || [ -s "$tmp/out" ]; then
+		echo "FAIL: iotrace $*: exit $rc, want $want_rc" >&2
+		echo "      stderr '$(cat -v "$tmp/err")'" >&2
+		echo "      want   '$want_err'" >&2
+		[ -s "$tmp/out" ] && echo "      stdout '$(head -c 200 "$tmp/out")'" >&2
+		fails=$((fails + 1))
+	fi
+}
+
+# --- an option as getopt refused it, named as it was given ---
+for cmd in "-S --start-tracing" "-M --trace-management" "-C --trace-config"; do
+	short=${cmd% *}
+	long=${cmd#* }
+	refused 2 "iotrace: option '--help' takes no value, given '--help=1' (try 'iotrace $short -H')" $short --help=1
+	refused 2 "iotrace: option '--help' takes no value, given '--he=1' (try 'iotrace $short -H')" $short --he=1
+	refused 2 "iotrace: unknown option '--bogus' for $long (try 'iotrace $short -H')" $short --bogus
+	refused 2 "iotrace: unknown option '--bogus=1' for $long (try 'iotrace $short -H')" $short --bogus=1
+	refused 2 "iotrace: unknown option '-x' for $long (try 'iotrace $short -H')" $short -x
+	# inside a word of short options, not the word before it
+	refused 2 "iotrace: unknown option '-x' for $long (try 'iotrace $short -H')" $short -xH
+done
+refused 2 "iotrace: option '--vfs' takes no value, given '--vfs=1' (try 'iotrace -S -H')" -S -d nosuchdev --vfs=1
+refused 2 "iotrace: option '--no-file-events' takes no value, given '--no-file-events=yes' (try 'iotrace -S -H')" -S -d nosuchdev --no-file-events=yes
+refused 2 "iotrace: option '-d' needs a value (try 'iotrace -S -H')" -S -d
+refused 2 "iotrace: option '--label' needs a value (try 'iotrace -S -H')" -S -d nosuchdev --label
+refused 2 "iotrace: option '--force' takes no value, given '--force=1' (try 'iotrace -M -H')" -M -R -p x --force=1
+refused 2 "iotrace: option '--list-traces' takes no value, given '--list-traces=all' (try 'iotrace -M -H')" -M --list-traces=all
+refused 2 "iotrace: option '-p' needs a value (try 'iotrace -M -H')" -M -Lp
+refused 2 "iotrace: option '--get-trace-repository-path' takes no value, given '--get-trace-repository-path=1' (try 'iotrace -C -H')" -C --get-trace-repository-path=1
+refused 2 "iotrace: unknown option '-\\xc3' for --trace-management (try 'iotrace -M -H')" -M -é
+
+if [ $fails -ne 0 ]; then
+	echo "usage: $fails failure(s)" >&2
+	exit 1
+fi
+echo "usage: ok"
