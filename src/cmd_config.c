@@ -85,6 +85,7 @@ int cmd_config(int argc, char **argv)
 	const char *path = NULL;
 	uint64_t seen = 0;
 	int opt, what = 0, err;
+	bool help = false;
 
 	optind = 1;
 	opterr = 0;
@@ -104,8 +105,8 @@ int cmd_config(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'H':
-			cmd_config_help(stdout);
-			return EXIT_OK;
+			help = true;
+			break;
 		default:
 			return cli_option_error(opt, argv, shortopts, longopts, "--trace-config", "-C");
 		}
@@ -115,6 +116,15 @@ int cmd_config(int argc, char **argv)
 		path = argv[optind++];
 	if (optind < argc) {
 		cli_err("unexpected argument '%s' (see iotrace -C -H)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	/* help asked for: the other options are not checked against each other */
+	if (help) {
+		cmd_config_help(stdout);
+		return EXIT_OK;
+	}
+	if (path && what == 'G') {
+		cli_err("--path goes with --set-trace-repository-path only");
 		return EXIT_USAGE;
 	}
 	if (what == 'G') {

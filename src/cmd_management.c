@@ -351,7 +351,7 @@ int cmd_management(int argc, char **argv)
 	};
 	static const char shortopts[] = ":LGRp:fH";
 	const char *path = NULL;
-	bool force = false;
+	bool force = false, help = false;
 	uint64_t seen = 0;
 	int opt, what = 0;
 
@@ -377,8 +377,8 @@ int cmd_management(int argc, char **argv)
 			force = true;
 			break;
 		case 'H':
-			cmd_management_help(stdout);
-			return EXIT_OK;
+			help = true;
+			break;
 		default:
 			return cli_option_error(opt, argv, shortopts, longopts, "--trace-management",
 						"-M");
@@ -386,6 +386,15 @@ int cmd_management(int argc, char **argv)
 	}
 	if (optind < argc) {
 		cli_err("unexpected argument '%s' (see iotrace -M -H)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	/* help asked for: the other options are not checked against each other */
+	if (help) {
+		cmd_management_help(stdout);
+		return EXIT_OK;
+	}
+	if (force && what && what != 'R') {
+		cli_err("--force goes with --remove-traces only");
 		return EXIT_USAGE;
 	}
 	switch (what) {

@@ -780,6 +780,30 @@ cleanup:
 	return ret;
 }
 
+/*
+ * --final-names changes the paths a view prints and the files --file
+ * matches: without either it would change nothing, and --raw prints no
+ * path.
+ */
+static int check_final_names(const struct view_ops *ops, bool raw, const char *file_glob)
+{
+	char list[256] = "";
+	size_t i, at = 0;
+
+	if (raw) {
+		cli_err("--final-names does not go with --raw: it prints every event as recorded");
+		return EXIT_USAGE;
+	}
+	if ((ops->join_flags & JOIN_PATHS) || file_glob)
+		return EXIT_OK;
+	for (i = 0; i < sizeof(views) / sizeof(views[0]) && at < sizeof(list); i++)
+		if (views[i].ops->join_flags & JOIN_PATHS)
+			at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", at ? ", " : "",
+					       views[i].flag);
+	cli_err("--final-names goes with the views that print paths (%s) or with --file", list);
+	return EXIT_USAGE;
+}
+
 /* --from, --to and --interval: seconds, into ns; expected: what the error line asks for */
 static int parse_time(const char *opt, const char *val, const char *expected, uint64_t *ns)
 {
@@ -814,8 +838,8 @@ int cmd_parser(int argc, char **argv)
 	const struct view_ops *ops = NULL;
 	struct filter filter;
 	uint64_t pid = 0, from_ns = 0, to_ns = UINT64_MAX;
-	const char *from_arg = "0", *to_arg = NULL;
-	bool raw = false;
+	const char *from_arg = NULL, *to_arg = NULL;
+	bool raw = false, help = false;
 	const char *series_opt = NULL;
 	char dir[PATH_MAX];
 	uint64_t seen = 0;
@@ -932,8 +956,8 @@ int cmd_parser(int argc, char **argv)
 			format = optarg;
 			break;
 		case 'H':
-			cmd_parser_help(stdout);
-			return EXIT_OK;
+			help = true;
+			break;
 		default:
 			return cli_option_error(c, argv, PARSER_SHORT_OPTS, parser_opts,
 						"--trace-parser", "-P");
@@ -942,6 +966,11 @@ int cmd_parser(int argc, char **argv)
 	if (optind < argc) {
 		cli_err("unexpected argument '%s' (try 'iotrace -P -H')", argv[optind]);
 		return EXIT_USAGE;
+	}
+	/* help asked for: the other options are not checked against each other */
+	if (help) {
+		cmd_parser_help(stdout);
+		return EXIT_OK;
 	}
 
 	if (!strcmp(format, "json"))
@@ -968,6 +997,11 @@ int cmd_parser(int argc, char **argv)
 		cli_err("%s does not go with --raw: it prints every event as recorded", filter_opt);
 		return EXIT_USAGE;
 	}
+	if (final_names) {
+		err = check_final_names(ops, raw, file_glob);
+		if (err)
+			return err;
+	}
 	if (series_opt && ops != &series_view_ops) {
 		cli_err("%s goes with --time-series only", series_opt);
 		return EXIT_USAGE;
@@ -983,8 +1017,11 @@ int cmd_parser(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (from_ns >= to_ns) {
-		cli_err("--from %s is not before --to %s: the window would be empty", from_arg,
-			to_arg);
+		if (from_arg)
+			cli_err("--from %s is not before --to %s: the window would be empty",
+				from_arg, to_arg);
+		else
+			cli_err("--to %s is the trace's start: the window would be empty", to_arg);
 		return EXIT_USAGE;
 	}
 	if (!path) {

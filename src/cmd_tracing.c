@@ -264,7 +264,7 @@ int cmd_tracing(int argc, char **argv)
 	struct summary s;
 	int opt, err, holder, ret = EXIT_ERROR;
 	uint64_t seen = 0;
-	bool have_filter = false, options_cut = false;
+	bool have_filter = false, options_cut = false, help = false;
 	char options[sizeof(s.options)] = "";
 
 	optind = 1;
@@ -334,8 +334,8 @@ int cmd_tracing(int argc, char **argv)
 			have_filter = true;
 			break;
 		case 'H':
-			cmd_tracing_help(stdout);
-			return EXIT_OK;
+			help = true;
+			break;
 		default:
 			return cli_option_error(opt, argv, shortopts, longopts, "--start-tracing", "-S");
 		}
@@ -346,6 +346,11 @@ int cmd_tracing(int argc, char **argv)
 	if (optind < argc) {
 		cli_err("unexpected argument '%s' (see iotrace -S -H)", argv[optind]);
 		return EXIT_USAGE;
+	}
+	/* help asked for: the other options are not checked against each other */
+	if (help) {
+		cmd_tracing_help(stdout);
+		return EXIT_OK;
 	}
 	if (have_level && !cfg.compress) {
 		cli_err("--compress-level sets zstd's level: it does not go with --compress none");

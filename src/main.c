@@ -79,6 +79,7 @@ static void warn_config(const char *file, const char *value)
 int main(int argc, char **argv)
 {
 	const char *env;
+	bool help;
 	size_t i;
 
 	/* before getopt reorders argv: the strings lie end to end from argv[0] */
@@ -96,12 +97,18 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	store__set_config_warning(warn_config);
-	if (!strcmp(argv[1], "-H") || !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		return flush_stdout(EXIT_OK);
-	}
-	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("iotrace %s\n", IOTRACE_VERSION);
+	help = !strcmp(argv[1], "-H") || !strcmp(argv[1], "--help");
+	if (help || !strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		/* a command's help is 'iotrace -S -H': 'iotrace -H -S' shows another */
+		if (argc > 2) {
+			cli_err("unexpected argument '%s' after %s (try 'iotrace --help')", argv[2],
+				argv[1]);
+			return EXIT_USAGE;
+		}
+		if (help)
+			usage(stdout);
+		else
+			printf("iotrace %s\n", IOTRACE_VERSION);
 		return flush_stdout(EXIT_OK);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {

@@ -56,6 +56,18 @@ refused 2 "iotrace: option '-p' needs a value (try 'iotrace -M -H')" -M -Lp
 refused 2 "iotrace: option '--get-trace-repository-path' takes no value, given '--get-trace-repository-path=1' (try 'iotrace -C -H')" -C --get-trace-repository-path=1
 refused 2 "iotrace: unknown option '-\\xc3' for --trace-management (try 'iotrace -M -H')" -M -é
 
+# --- words and options that would be ignored ---
+refused 2 "iotrace: unexpected argument 'extra' after -V (try 'iotrace --help')" -V extra
+refused 2 "iotrace: unexpected argument 'junk' after -H (try 'iotrace --help')" -H junk
+refused 2 "iotrace: unexpected argument '-S' after --help (try 'iotrace --help')" --help -S
+refused 2 "iotrace: unexpected argument 'junk' (see iotrace -S -H)" -S -H junk
+refused 2 "iotrace: unexpected argument 'junk' (see iotrace -M -H)" -M -H junk
+refused 2 "iotrace: unexpected argument 'junk' (see iotrace -C -H)" -C -H junk
+refused 2 "iotrace: --force goes with --remove-traces only" -M -L --force
+refused 2 "iotrace: --force goes with --remove-traces only" -M -G -p kernel/x -f
+refused 2 "iotrace: --path goes with --set-trace-repository-path only" -C -G -p /x
+refused 2 "iotrace: --path goes with --set-trace-repository-path only" -C --get-trace-repository-path --path /x
+
 if [ $fails -ne 0 ]; then
 	echo "usage: $fails failure(s)" >&2
 	exit 1

@@ -435,6 +435,9 @@ run "ambiguous" 2 "iotrace: option '--s' is ambiguous: --statistics, --subrange-
 run "extra argument" 2 "iotrace: unexpected argument 'extra' (try 'iotrace -P -H')" -- -P --io --raw -p "$t" extra
 run "help" 0 '' -- -P --help
 grep -q '^Usage: iotrace -P|--trace-parser' "$tmp/out" || fail "help: no usage line"
+run "help, extra argument" 2 "iotrace: unexpected argument 'extra' (try 'iotrace -P -H')" -- -P -H extra
+[ -s "$tmp/out" ] && fail "help, extra argument: printed '$(head -c 100 "$tmp/out")'"
+run "help, other options" 0 '' -- -P --io -H -p "$t"
 
 # --- VFS calls: --vfs, --file-statistics, --process-statistics, filters ---
 # mkvfs FILE < SPEC: a stream of these records, one per line (device 8:0,
@@ -605,7 +608,13 @@ run "from not seconds" 2 "iotrace: invalid value '1s' for --from: expected secon
 run "to negative" 2 "iotrace: invalid value '-1' for --to: expected seconds from the trace's start, such as 12 or 12.5" -- -P --io -p "$v" --to=-1
 run "to past ns" 2 "iotrace: invalid value '0.0000000001' for --to: expected seconds from the trace's start, such as 12 or 12.5" -- -P --io -p "$v" --to 0.0000000001
 run "empty window" 2 "iotrace: --from 2.5 is not before --to 2.5: the window would be empty" -- -P --statistics -p "$v" --from 2.5 --to 2.5
-run "to 0" 2 "iotrace: --from 0 is not before --to 0: the window would be empty" -- -P --statistics -p "$v" --to 0
+# no --from given: the message names none
+run "to 0" 2 "iotrace: --to 0 is the trace's start: the window would be empty" -- -P --statistics -p "$v" --to 0
+run "from 0, to 0" 2 "iotrace: --from 0 is not before --to 0: the window would be empty" -- -P --statistics -p "$v" --from 0 --to 0
+# --final-names where no path is printed or matched would change nothing
+run "final names, statistics" 2 "iotrace: --final-names goes with the views that print paths (--io, --fs-statistics, --vfs, --file-statistics) or with --file" -- -P --statistics --final-names -p "$v"
+run "final names, raw" 2 "iotrace: --final-names does not go with --raw: it prints every event as recorded" -- -P --io --raw --final-names -p "$v"
+run "final names, statistics of files" 0 '' -- -P --statistics --final-names --file '/data/*' -p "$v"
 run "window, raw" 2 "iotrace: --to does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$v" --to 1
 run "interval, other view" 2 "iotrace: --interval goes with --time-series only" -- -P --statistics -p "$v" --interval 1
 run "interval 0" 2 "iotrace: invalid value '0' for --interval: expected seconds, more than 0, such as 1 or 0.1" -- -P --time-series -p "$v" --interval 0
