@@ -423,6 +423,8 @@ static int on_io(struct join *j, const struct event *ev)
 	r->file_offset = r->file_size = 0;
 	r->fs_event = 0;
 	j->counts.ios++;
+	if (r->pid || r->tid || r->comm[0])
+		j->counts.process_ios++;
 	return track(j, r, seq);
 }
 
@@ -619,6 +621,7 @@ static int on_meta(struct join *j, const struct event *ev)
 	f = file_names__get(j->files, &ev->meta.fid);
 	if (!f)
 		return -ENOMEM;
+	j->counts.file_ios++;
 	r->file = f;
 	r->file_offset = ev->meta.offset;
 	r->file_size = ev->meta.size;
@@ -715,6 +718,7 @@ static int on_vfs(struct join *j, const struct event *ev)
 	struct vfs_rec r;
 	int err;
 
+	j->counts.vfs_calls++;
 	if (!j->sink.vfs)
 		return 0;
 	vfs_rec__fill(&r, ev);
@@ -824,6 +828,9 @@ static void add_counts(struct join_counts *d, const struct join_counts *s)
 	d->orphan_dispatches += s->orphan_dispatches;
 	d->orphan_metas += s->orphan_metas;
 	d->negative_latencies += s->negative_latencies;
+	d->vfs_calls += s->vfs_calls;
+	d->file_ios += s->file_ios;
+	d->process_ios += s->process_ios;
 }
 
 int join__finish_split(struct join *dst, struct join *src, unsigned int *map)

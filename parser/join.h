@@ -136,6 +136,13 @@ struct join_counts {
 	uint64_t orphan_dispatches;
 	uint64_t orphan_metas;
 	uint64_t negative_latencies;	/* completion stamped before submission: latency 0 */
+	/*
+	 * what the trace has at all, before any filter: where it has none,
+	 * a view of it shows nothing, and the CLI says why
+	 */
+	uint64_t vfs_calls;		/* VFS calls (with JOIN_VFS) */
+	uint64_t file_ios;		/* I/Os a filesystemMeta gave a file (with JOIN_FILES) */
+	uint64_t process_ios;		/* I/Os that name their task (Open-CAS's do not) */
 };
 
 struct join_sink {

@@ -96,24 +96,34 @@ static const struct option parser_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * What a view has nothing to show without (its table would be empty, or
+ * a column 0 throughout): where the trace has none, a note says so.
+ */
+enum {
+	NEEDS_VFS = 1 << 0,	/* VFS calls: traces taken with --vfs */
+	NEEDS_FILES = 1 << 1,	/* I/Os with file metadata */
+};
+
 /* the views, in the order the help lists them */
 static const struct {
 	int opt;
 	const char *flag;
 	const struct view_ops *ops;
+	unsigned int needs;
 } views[] = {
-	{ OPT_IO, "--io", &io_view_ops },
-	{ 'S', "--statistics", &stats_view_ops },
-	{ 'L', "--latency-histogram", &latency_hist_ops },
-	{ OPT_IO_SIZE_HIST, "--io-size-histogram", &size_hist_ops },
-	{ OPT_QD_HIST, "--queue-depth-histogram", &qd_hist_ops },
-	{ 'B', "--lba-histogram", &lba_hist_ops },
-	{ OPT_TIME_SERIES, "--time-series", &series_view_ops },
-	{ 'F', "--fs-statistics", &fs_view_ops },
-	{ OPT_DEVICES, "--devices", &devices_view_ops },
-	{ OPT_VFS, "--vfs", &vfs_view_ops },
-	{ OPT_FILE_STATS, "--file-statistics", &file_stats_view_ops },
-	{ OPT_PROCESS_STATS, "--process-statistics", &process_view_ops },
+	{ OPT_IO, "--io", &io_view_ops, 0 },
+	{ 'S', "--statistics", &stats_view_ops, 0 },
+	{ 'L', "--latency-histogram", &latency_hist_ops, 0 },
+	{ OPT_IO_SIZE_HIST, "--io-size-histogram", &size_hist_ops, 0 },
+	{ OPT_QD_HIST, "--queue-depth-histogram", &qd_hist_ops, 0 },
+	{ 'B', "--lba-histogram", &lba_hist_ops, 0 },
+	{ OPT_TIME_SERIES, "--time-series", &series_view_ops, 0 },
+	{ 'F', "--fs-statistics", &fs_view_ops, NEEDS_FILES },
+	{ OPT_DEVICES, "--devices", &devices_view_ops, 0 },
+	{ OPT_VFS, "--vfs", &vfs_view_ops, NEEDS_VFS },
+	{ OPT_FILE_STATS, "--file-statistics", &file_stats_view_ops, NEEDS_VFS | NEEDS_FILES },
+	{ OPT_PROCESS_STATS, "--process-statistics", &process_view_ops, NEEDS_VFS },
 };
 
 void cmd_parser_help(FILE *out)
@@ -535,6 +545,51 @@ static void join_warnings(const struct join *j, const uint64_t *cut_after, bool 
 			 (unsigned long long)c->orphan_completions);
 }
 
+/* Whether the trace's tracer was given opt (our summaries' tags.options). */
+static bool traced_with(const struct summary_read *sr, const char *opt)
+{
+	char word[sizeof(sr->s.options)];
+	const char *p = sr->s.options;
+
+	while (!sr->err && cli_next_word(&p, word, sizeof(word)))
+		if (!strcmp(word, opt))
+			return true;
+	return false;
+}
+
+/*
+ * A view of what the trace does not have shows nothing, or 0 calls: a
+ * valid answer (exit 0), but one that reads as "none happened", so
+ * stderr says what the trace lacks. From the join's counts, before any
+ * filter: a filter that leaves nothing is no news.
+ */
+static void missing_notes(const struct summary_read *sr, const struct view_ops *ops,
+			  const struct filter *filter, const struct join *j)
+{
+	const struct join_counts *c = join__counts(j);
+	/* the I/Os the view shows, which VFS calls with their files and tasks do not replace */
+	bool ios = c->ios && !c->vfs_calls && ops != &vfs_view_ops;
+	unsigned int needs = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		if (views[i].ops == ops)
+			needs = views[i].needs;
+	if ((needs & NEEDS_VFS) && !c->vfs_calls)
+		cli_note("this trace has no VFS records (%s)%s",
+			 traced_with(sr, "--vfs") ? "its tracer recorded no call on the traced files"
+			 : !sr->err && sr->s.foreign ? "Open-CAS's traces have none"
+			 : "was it taken with --vfs?",
+			 ops == &vfs_view_ops ? "" : ": no call is counted");
+	if (((needs & NEEDS_FILES) || (filter->file && ios)) && c->ios && !c->file_ios)
+		cli_note("this trace has no file metadata: none of its %llu I/Os is attributed to a "
+			 "file (no file system mounted on the traced devices?)",
+			 (unsigned long long)c->ios);
+	if ((filter->pid || filter->comm[0]) && ios && !c->process_ios)
+		cli_note("no I/O in this trace names its process (Open-CAS's traces do not): %s "
+			 "matches none", filter->pid ? "--pid" : "--comm");
+}
+
 /*
  * A second CPU reads and decodes ahead while this one joins and writes,
  * if the process may run on two (taskset, cgroup cpusets).
@@ -770,6 +825,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	}
 	ret = end_view(dir, &sr, ops, opts, ctx[1], j, reader__records(rd), reader_error_of, rd,
 		       reader__error_count(rd), reader__cut(rd, &last) ? &last : NULL);
+	missing_notes(&sr, ops, filter, j);
 
 cleanup:
 	if (ctx[1])

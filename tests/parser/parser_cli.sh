@@ -631,6 +631,43 @@ for by in submission completion; do
 		fail "by $by, csv: '$(head -2 "$tmp/out")'"
 done
 
+# --- a view of what the trace does not have: empty, or no call counted,
+# and a note that says what is missing; exit 0 all the same
+# $j: an Open-CAS summary ('{}': no tag of ours), no VFS call, no file
+# metadata, no process; the notes come after the join's warnings
+run "no vfs, vfs" 0 "$warnings
+iotrace: this trace has no VFS records (Open-CAS's traces have none)" -- -P --vfs -p "$j"
+[ -s "$tmp/out" ] && fail "no vfs, vfs: printed '$(head -c 100 "$tmp/out")'"
+run "no metadata, fs-statistics" 0 "$warnings
+iotrace: this trace has no file metadata: none of its 3 I/Os is attributed to a file (no file system mounted on the traced devices?)" -- -P --fs-statistics -p "$j"
+run "no metadata, file filter" 0 "$warnings
+iotrace: this trace has no file metadata: none of its 3 I/Os is attributed to a file (no file system mounted on the traced devices?)" -- -P --io --file '/*' -p "$j"
+[ -s "$tmp/out" ] && fail "no metadata, file filter: printed '$(head -c 100 "$tmp/out")'"
+run "no process, pid" 0 "$warnings
+iotrace: no I/O in this trace names its process (Open-CAS's traces do not): --pid matches none" -- -P --statistics --pid 7 -p "$j"
+run "no process, comm" 0 "$warnings
+iotrace: no I/O in this trace names its process (Open-CAS's traces do not): --comm matches none" -- -P --io --comm fio -p "$j"
+# ours, taken without --vfs, then with it and no call on the traced files
+nv=$tmp/no-vfs
+cp -r "$j" "$nv"
+printf '{"state": "COMPLETE", "tags": {"iotraceVersion": "0.1.0", "options": "--time 5"}}\n' >"$nv/octf.summary"
+run "ours, no vfs" 0 "$warnings
+iotrace: this trace has no VFS records (was it taken with --vfs?)" -- -P --vfs -p "$nv"
+run "ours, no vfs, process statistics" 0 "$warnings
+iotrace: this trace has no VFS records (was it taken with --vfs?): no call is counted" -- -P --process-statistics -p "$nv"
+run "ours, no vfs, file statistics" 0 "$warnings
+iotrace: this trace has no VFS records (was it taken with --vfs?): no call is counted
+iotrace: this trace has no file metadata: none of its 3 I/Os is attributed to a file (no file system mounted on the traced devices?)" -- -P --file-statistics -p "$nv"
+[ "$(cat "$tmp/out")" = "{
+ \"files\": []
+}" ] || fail "ours, no vfs, file statistics: '$(cat "$tmp/out")'"
+printf '{"state": "COMPLETE", "tags": {"iotraceVersion": "0.1.0", "options": "--vfs --time 5"}}\n' >"$nv/octf.summary"
+run "ours, vfs, no call" 0 "$warnings
+iotrace: this trace has no VFS records (its tracer recorded no call on the traced files)" -- -P --vfs -p "$nv"
+# a filter that leaves nothing of what the trace has is no news
+run "vfs, filter leaves nothing" 0 '' -- -P --vfs --pid 999 -p "$v"
+[ -s "$tmp/out" ] && fail "vfs, filter leaves nothing: printed '$(head -c 100 "$tmp/out")'"
+
 # --- what the tracer was told to leave out (summary tags.options): a note
 # on the views that would otherwise seem to show it all; nothing else changes
 o=$tmp/vfs-options
