@@ -54,7 +54,7 @@ void cmd_tracing_help(FILE *out)
 	      "  -s, --size MiB           stop when the trace reaches this size (1-1073741824;\n"
 	      "                           default 1000, as Open-CAS iotrace)\n"
 	      "  -b, --buffer MiB         kernel buffers, all CPUs together (1-1024, default 100)\n"
-	      "  -l, --label TEXT         free text stored in the summary\n"
+	      "  -l, --label TEXT         free text stored in the summary (at most 4095 bytes)\n"
 	      "      --compress zstd|none trace files: zstd (default), octf.trace.<cpu>.zst,\n"
 	      "                           about 14 bytes per block I/O; none, octf.trace.<cpu>,\n"
 	      "                           Open-CAS's raw OCTF (about 100 bytes per I/O)\n"
@@ -296,6 +296,12 @@ int cmd_tracing(int argc, char **argv)
 			cfg.buffer_mib = v;
 			break;
 		case 'l':
+			/* the summary would keep a part of it */
+			if (strlen(optarg) > SUMMARY_LABEL_MAX) {
+				cli_err("--label is %zu bytes long: at most %d", strlen(optarg),
+					SUMMARY_LABEL_MAX);
+				return EXIT_USAGE;
+			}
 			cfg.label = optarg;
 			break;
 		case OPT_VFS:

@@ -222,50 +222,131 @@ static void skip_ws(struct cursor *c)
 		c->p++;
 }
 
-/* Reads a JSON string into out (truncated to size); handles escapes. */
+/* The 4 hex digits of a \\u escape, at c. */
+static int read_hex4(struct cursor *c, uint32_t *u)
+{
+	int i;
+
+	*u = 0;
+	for (i = 0; i < 4; i++) {
+		if (c->p >= c->end || !isxdigit((unsigned char)*c->p))
+			return -EBADMSG;
+		*u = *u * 16 + (uint32_t)(isdigit((unsigned char)*c->p) ? *c->p - '0'
+					  : tolower((unsigned char)*c->p) - 'a' + 10);
+		c->p++;
+	}
+	return 0;
+}
+
+/*
+ * A \\u escape (c past the 'u') as UTF-8 into b: a surrogate pair is one
+ * character; a lone surrogate, and U+0000, which would end the C string,
+ * become U+FFFD. Returns the bytes written, 0 on a bad escape.
+ */
+static size_t read_escaped_char(struct cursor *c, char *b)
+{
+	uint32_t u, lo;
+
+	if (read_hex4(c, &u))
+		return 0;
+	if (u >= 0xd800 && u < 0xdc00 && c->end - c->p >= 6 && c->p[0] == '\\' &&
+	    c->p[1] == 'u') {
+		struct cursor next = { c->p + 2, c->end };
+
+		if (!read_hex4(&next, &lo) && lo >= 0xdc00 && lo < 0xe000) {
+			c->p = next.p;
+			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+		}
+	}
+	if (!u || (u >= 0xd800 && u < 0xe000))
+		u = 0xfffd;
+	if (u < 0x80) {
+		b[0] = (char)u;
+		return 1;
+	}
+	if (u < 0x800) {
+		b[0] = (char)(0xc0 | u >> 6);
+		b[1] = (char)(0x80 | (u & 0x3f));
+		return 2;
+	}
+	if (u < 0x10000) {
+		b[0] = (char)(0xe0 | u >> 12);
+		b[1] = (char)(0x80 | (u >> 6 & 0x3f));
+		b[2] = (char)(0x80 | (u & 0x3f));
+		return 3;
+	}
+	b[0] = (char)(0xf0 | u >> 18);
+	b[1] = (char)(0x80 | (u >> 12 & 0x3f));
+	b[2] = (char)(0x80 | (u >> 6 & 0x3f));
+	b[3] = (char)(0x80 | (u & 0x3f));
+	return 4;
+}
+
+/*
+ * Where s[0..n) ends if a UTF-8 sequence cut short at its end is left
+ * out: a string cut to fit its field must not end in half a character.
+ */
+static size_t whole_chars(const char *s, size_t n)
+{
+	size_t i = n, want;
+	unsigned char lead;
+
+	while (i > 0 && n - i < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (!i)
+		return n;
+	lead = (unsigned char)s[i - 1];
+	want = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+	return n - (i - 1) < want ? i - 1 : n;
+}
+
+/*
+ * Reads a JSON string into out, escapes decoded (\\u as UTF-8); one
+ * longer than size - 1 bytes is cut there, between characters.
+ */
 static int read_string(struct cursor *c, char *out, size_t size)
 {
-	size_t n = 0;
+	size_t n = 0, len;
+	bool cut = false;
+	char b[4];
 
 	if (c->p >= c->end || *c->p != '"')
 		return -EBADMSG;
 	c->p++;
 	while (c->p < c->end && *c->p != '"') {
-		char ch = *c->p++;
-
-		if (ch == '\\') {
+		b[0] = *c->p++;
+		len = 1;
+		if (b[0] == '\\') {
 			if (c->p >= c->end)
 				return -EBADMSG;
-			ch = *c->p++;
-			switch (ch) {
-			case 'n': ch = '\n'; break;
-			case 't': ch = '\t'; break;
-			case 'r': ch = '\r'; break;
-			case 'b': ch = '\b'; break;
-			case 'f': ch = '\f'; break;
-			case 'u': {
-				unsigned int u = 0;
-				int i;
-
-				for (i = 0; i < 4; i++) {
-					if (c->p >= c->end || !isxdigit((unsigned char)*c->p))
-						return -EBADMSG;
-					u = u * 16 + (isdigit((unsigned char)*c->p) ? *c->p - '0'
-						      : (tolower((unsigned char)*c->p) - 'a' + 10));
-					c->p++;
-				}
-				ch = u < 0x80 ? (char)u : '?';
+			b[0] = *c->p++;
+			switch (b[0]) {
+			case 'n': b[0] = '\n'; break;
+			case 't': b[0] = '\t'; break;
+			case 'r': b[0] = '\r'; break;
+			case 'b': b[0] = '\b'; break;
+			case 'f': b[0] = '\f'; break;
+			case 'u':
+				len = read_escaped_char(c, b);
+				if (!len)
+					return -EBADMSG;
 				break;
-			}
 			default: break; /* \" \\ \/ */
 			}
 		}
-		if (out && n + 1 < size)
-			out[n++] = ch;
+		/* nothing after the first byte that does not fit: the cut keeps a prefix */
+		if (out && !cut && n + len < size) {
+			memcpy(out + n, b, len);
+			n += len;
+		} else {
+			cut = true;
+		}
 	}
 	if (c->p >= c->end)
 		return -EBADMSG;
 	c->p++;
+	if (out && cut)
+		n = whole_chars(out, n);
 	if (out && size)
 		out[n] = 0;
 	return 0;

@@ -19,6 +19,11 @@
 
 #define SUMMARY_VERSION 1
 #define SUMMARY_MAX_QUEUES 1024
+/*
+ * bytes of a label kept: --start-tracing refuses a longer one; a longer
+ * one in another tool's summary is cut, between UTF-8 characters
+ */
+#define SUMMARY_LABEL_MAX 4095
 
 struct summary {
 	char trace_path[PATH_MAX];	/* relative to the repository: kernel/... */
@@ -30,7 +35,7 @@ struct summary {
 	bool has_traced_events;		/* read: the key was there */
 	uint64_t dropped_events;
 	uint64_t queue_count;
-	char label[256];
+	char label[SUMMARY_LABEL_MAX + 1];
 	int version;
 	/* tags */
 	char devices[1024];		/* comma-separated names */

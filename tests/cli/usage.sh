@@ -21,12 +21,13 @@ export IOTRACE_TRACE_DIR=$tmp/repo IOTRACE_CONFIG=$tmp/config IOTRACE_LOCK_FILE=
 
 # refused WANT_EXIT WANT_STDERR ARGS...: stderr is exactly WANT_STDERR, stdout empty
 refused() {
-	local want_rc=$1 want_err=$2 rc
+	local want_rc=$1 want_err=$2 rc args
 	shift 2
+	args="$*"
 	timeout -k 1 5 "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
 	if [ $rc -ne "$want_rc" ] || [ "$(cat "$tmp/err")" != "$want_err" ] || [ -s "$tmp/out" ]; then
-		echo "FAIL: iotrace $*: exit $rc, want $want_rc" >&2
+		echo "FAIL: iotrace ${args:0:160}: exit $rc, want $want_rc" >&2
 		echo "      stderr '$(cat -v "$tmp/err")'" >&2
 		echo "      want   '$want_err'" >&2
 		[ -s "$tmp/out" ] && echo "      stdout '$(head -c 200 "$tmp/out")'" >&2
@@ -67,6 +68,16 @@ refused 2 "iotrace: --force goes with --remove-traces only" -M -L --force
 refused 2 "iotrace: --force goes with --remove-traces only" -M -G -p kernel/x -f
 refused 2 "iotrace: --path goes with --set-trace-repository-path only" -C -G -p /x
 refused 2 "iotrace: --path goes with --set-trace-repository-path only" -C --get-trace-repository-path --path /x
+
+# --- a label the summary could keep only a part of: refused before the
+# devices are looked at, so that nothing starts
+label=$(printf '%4096s' '' | tr ' ' x)
+refused 2 "iotrace: --label is 4096 bytes long: at most 4095" -S -d nosuchdev -l "$label"
+refused 2 "iotrace: --label is 4096 bytes long: at most 4095" -S --label="$label" -d nosuchdev
+# 2048 characters of 2 bytes: bytes count
+refused 2 "iotrace: --label is 4096 bytes long: at most 4095" -S -d nosuchdev -l "$(printf '%2048s' '' | sed 's/ /é/g')"
+# one byte less is a label: the device is what is refused then
+refused 2 "iotrace: unknown device 'nosuchdev': no such block device" -S -d nosuchdev -l "${label#x}"
 
 if [ $fails -ne 0 ]; then
 	echo "usage: $fails failure(s)" >&2

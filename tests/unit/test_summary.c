@@ -274,6 +274,82 @@ static void test_prints_foreign_back(void **state)
 	}
 }
 
+/* the label of the summary {"label": "<json>"}, as read */
+static const char *label_of(const char *json)
+{
+	static struct summary s;
+	char *text = malloc(strlen(json) + 32);
+
+	assert_non_null(text);
+	sprintf(text, "{\"label\": \"%s\"}\n", json);
+	write_text("octf.summary", text);
+	free(text);
+	assert_int_equal(summary__read(dir, &s), 0);
+	return s.label;
+}
+
+/* s repeated n times, malloc'ed */
+static char *repeat(const char *s, size_t n)
+{
+	size_t len = strlen(s), i;
+	char *out = malloc(len * n + 1);
+
+	assert_non_null(out);
+	for (i = 0; i < n; i++)
+		memcpy(out + i * len, s, len);
+	out[len * n] = 0;
+	return out;
+}
+
+/*
+ * Another tool's label is kept whole up to SUMMARY_LABEL_MAX bytes (it
+ * was cut at 255, in the middle of a character), escapes decoded; past
+ * that it is cut between characters.
+ */
+static void test_reads_long_labels(void **state)
+{
+	char *ascii = repeat("x", 300), *e_acute = repeat("\xc3\xa9", 200);
+	char *max = repeat("y", SUMMARY_LABEL_MAX), *over = repeat("\xc3\xa9", SUMMARY_LABEL_MAX);
+	const char *label;
+
+	assert_string_equal(label_of(ascii), ascii);
+	assert_string_equal(label_of(e_acute), e_acute);
+	assert_string_equal(label_of(max), max);
+	/* 2-byte characters past an odd limit: the last whole one ends at an even byte */
+	label = label_of(over);
+	assert_int_equal(strlen(label), SUMMARY_LABEL_MAX - 1);
+	assert_memory_equal(label, over, SUMMARY_LABEL_MAX - 1);
+	/* the same in escapes (Python's json writes them so) */
+	free(over);
+	over = repeat("\\u00e9", SUMMARY_LABEL_MAX);
+	label = label_of(over);
+	assert_int_equal(strlen(label), SUMMARY_LABEL_MAX - 1);
+	assert_memory_equal(label, e_acute, 400);
+	/* 3-byte characters that end at the limit are whole */
+	free(over);
+	over = repeat("\xe2\x82\xac", SUMMARY_LABEL_MAX);
+	label = label_of(over);
+	assert_int_equal(strlen(label), SUMMARY_LABEL_MAX);
+	/* one cut after its first byte, then after its second */
+	free(over);
+	over = malloc(SUMMARY_LABEL_MAX + 16);
+	assert_non_null(over);
+	max[SUMMARY_LABEL_MAX - 1] = 0;
+	sprintf(over, "%s\xe2\x82\xac", max);
+	assert_string_equal(label_of(over), max);
+	max[SUMMARY_LABEL_MAX - 2] = 0;
+	sprintf(over, "%s\xe2\x82\xac", max);
+	assert_string_equal(label_of(over), max);
+	/* escapes: a surrogate pair is one character; a lone one, and NUL, U+FFFD */
+	assert_string_equal(label_of("caf\\u00e9 \\u20ac \\ud83d\\ude00 \\u003c"),
+			    "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 <");
+	assert_string_equal(label_of("a\\ud83db\\u0000c"), "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c");
+	free(ascii);
+	free(e_acute);
+	free(max);
+	free(over);
+}
+
 static void test_rejects_garbage(void **state)
 {
 	struct summary s;
@@ -294,6 +370,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_golden_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reads_upstream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prints_foreign_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reads_long_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects_garbage, setup, teardown),
 	};
 
