@@ -381,6 +381,18 @@ static int track(struct join *j, struct io_rec *r, uint64_t seq)
 	return 0;
 }
 
+/*
+ * An io event with none of the fields iotrace adds (20 and up) is
+ * Open-CAS's. Ours always names the submitting task: a pid or tid, or
+ * the comm (the idle task, pid and tid 0, is swapper/N), but for those
+ * written from the tracepoint's record alone, which have ioClass 0.
+ */
+static bool opencas_io(const struct event *ev)
+{
+	return !ev->io.pid && !ev->io.tid && !ev->io.comm[0] && !ev->io.part && !ev->io.cgroup &&
+	       !ev->io.vfs_call && !(ev->io.flags & ~(IOF_FLUSH | IOF_FUA));
+}
+
 static int on_io(struct join *j, const struct event *ev)
 {
 	struct device *d;
@@ -404,7 +416,7 @@ static int on_io(struct join *j, const struct event *ev)
 	r->len = ev->io.len;
 	r->op = ev->io.op;
 	r->flags = ev->io.flags;
-	if (j->flags & JOIN_CLASS_FLAGS) {
+	if (ev->io.io_class && opencas_io(ev)) {
 		if (ev->io.io_class == IOCLASS_METADATA)
 			r->flags |= IOF_META;
 		else if (ev->io.io_class == IOCLASS_DIRECT)

@@ -27,6 +27,10 @@
  *   Delete, MoveFrom, MoveTo) becomes a record without an I/O.
  * - requestOnly I/Os (a flush request the kernel made without a bio) are
  *   records like any other, with that flag.
+ * - Open-CAS's io events have no metadata or direct field: io_rec.flags
+ *   gets them from ioClass (1 metadata, 22 direct), as Open-CAS's parser
+ *   gives them. Told from ours by the events themselves, so that a trace
+ *   whose summary is lost reads the same.
  * - vfs (with JOIN_VFS): a record of its own (vfs_rec.h), handed to the
  *   sink's vfs callback at once, with its file, path and device.
  *
@@ -165,12 +169,6 @@ enum join_flags {
 	 * or VFS with it.
 	 */
 	JOIN_DEFER = 1 << 3,
-	/*
-	 * An Open-CAS trace, whose io events carry no metadata or direct
-	 * field: io_rec.flags gets them from ioClass (1 metadata, 22 direct),
-	 * as Open-CAS's parser gives them.
-	 */
-	JOIN_CLASS_FLAGS = 1 << 4,
 };
 
 /* Returns NULL on allocation failure. */

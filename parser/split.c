@@ -343,7 +343,7 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 	int r, k;
 
 	*err = 0;
-	if (!ops->merge || (join_flags & ~JOIN_CLASS_FLAGS) || events < SPLIT_MIN_EVENTS)
+	if (!ops->merge || join_flags || events < SPLIT_MIN_EVENTS)
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s) {

@@ -708,12 +708,6 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 #define FREE_BEFORE_EXIT 0
 #endif
 /* volatile: a store never read back would be optimized away */
-/* An Open-CAS trace (its summary has no tag of ours) takes io flags from ioClass. */
-static unsigned int class_flags(const struct summary_read *sr)
-{
-	return !sr->err && sr->s.foreign ? JOIN_CLASS_FLAGS : 0;
-}
-
 static struct split *volatile split_at_exit;
 
 /*
@@ -730,7 +724,7 @@ static int print_split(const char *path, const char *dir, const struct summary_r
 		return -1;
 	setup_stdout();
 	sp = split__run(dir, sr->s.traced_events, ops, stdout, opts,
-			ops->join_flags | class_flags(sr), &err);
+			ops->join_flags, &err);
 	if (!sp) {
 		if (!err)
 			return -1;
@@ -784,7 +778,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	/* filtered before any view counts: every view sees the same records */
 	if (filter__active(filter))
 		sink = filter__sink(&fsink, filter, &sink);
-	j = join__new(ops->join_flags | filter__join_flags(filter) | class_flags(&sr), &sink);
+	j = join__new(ops->join_flags | filter__join_flags(filter), &sink);
 	if (j && final_names && ((ops->join_flags | filter__join_flags(filter)) & JOIN_PATHS)) {
 		r = preload_names(j, dir);
 		if (r) {

@@ -551,6 +551,55 @@ static void test_extensions(void **state)
 	join__free(j);
 }
 
+/*
+ * Open-CAS's io events have no metadata or direct field: the flags come
+ * from ioClass 1 and 22. Ours have them, and never take them from ioClass
+ * (ours gives a block device file's I/O class 1, not metadata): told
+ * from the events, with no summary to ask.
+ */
+static void test_class_flags(void **state)
+{
+	static const struct {
+		uint32_t io_class, pid, tid, flags;
+		const char *comm;
+		uint32_t want;
+	} cases[] = {
+		{ 1, 0, 0, 0, "", IOF_META },
+		{ 22, 0, 0, IOF_FUA, "", IOF_DIRECT | IOF_FUA },
+		{ 11, 0, 0, IOF_FLUSH, "", IOF_FLUSH },
+		/* ours: the task named, by any of the three */
+		{ 1, 42, 43, 0, "dd", 0 },
+		{ 22, 0, 0, 0, "swapper/0", 0 },
+		{ 1, 42, 0, 0, "", 0 },
+		{ 22, 0, 0, IOF_SYNC, "", IOF_SYNC },
+	};
+	struct join *j = new_join(0);
+	struct event ev;
+	size_t i, n = sizeof(cases) / sizeof(cases[0]);
+
+	for (i = 0; i < n; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.ts = 100 + i;
+		ev.io.id = i + 1;
+		ev.io.dev = DEV_A;
+		ev.io.lba = 8 * i;
+		ev.io.len = 8;
+		ev.io.op = W;
+		ev.io.io_class = cases[i].io_class;
+		ev.io.pid = cases[i].pid;
+		ev.io.tid = cases[i].tid;
+		ev.io.flags = cases[i].flags;
+		strcpy(ev.io.comm, cases[i].comm);
+		io_ev(j, &ev);
+		done(j, 200 + i, i + 1, false);
+	}
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(rec(i)->flags, cases[i].want);
+	join__free(j);
+}
+
 struct got_vfs {
 	struct vfs_rec r;
 	char path[64], path2[64];
@@ -682,6 +731,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_class_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vfs_calls, setup, teardown),
 	};
 
