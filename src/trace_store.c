@@ -324,26 +324,18 @@ static int normalize_prefix(const char *prefix, char *out, size_t size)
 	return 0;
 }
 
-int store__list(const char *prefix, struct store_entry **out, size_t *count)
+/* The traces of repository root whose path matches prefix (normalized, or NULL). */
+static int list_in(const char *root, const char *prefix, struct store_entry **out, size_t *count)
 {
-	char root[PATH_MAX], kdir[PATH_MAX], norm[PATH_MAX];
+	char kdir[PATH_MAX];
 	struct store_entry *v = NULL, *nv;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
-	int err;
+	int err = 0;
 
 	*out = NULL;
 	*count = 0;
-	if (prefix) {
-		err = normalize_prefix(prefix, norm, sizeof(norm));
-		if (err)
-			return err;
-		prefix = norm;
-	}
-	err = store__root(root, sizeof(root));
-	if (err)
-		return err;
 	if (snprintf(kdir, sizeof(kdir), "%s/%s", root, STORE_TRACE_PREFIX) >= (int)sizeof(kdir))
 		return -ENAMETOOLONG;
 	d = opendir(kdir);
@@ -384,6 +376,23 @@ cleanup:
 	closedir(d);
 	free(v);
 	return err;
+}
+
+int store__list(const char *prefix, struct store_entry **out, size_t *count)
+{
+	char root[PATH_MAX], norm[PATH_MAX];
+	int err;
+
+	*out = NULL;
+	*count = 0;
+	if (prefix) {
+		err = normalize_prefix(prefix, norm, sizeof(norm));
+		if (err)
+			return err;
+		prefix = norm;
+	}
+	err = store__root(root, sizeof(root));
+	return err ? err : list_in(root, prefix, out, count);
 }
 
 /*
@@ -543,7 +552,8 @@ int store__remove(const char *prefix, bool force, const struct store_remove_hook
 	err = check_prefix(root, prefix);
 	if (err)
 		return err;
-	err = store__list(prefix, &v, &n);
+	/* normalized already, and the root read once: a config edit between would split them */
+	err = list_in(root, prefix, &v, &n);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
