@@ -85,11 +85,17 @@ int cli_bad_value(const char *opt, const char *val, const char *expected);
 int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help);
 
 /*
- * The error line for what getopt_long() refused (c: '?' or ':'; opterr 0,
+ * getopt_long(), but a long option must be given by its whole name, as in
+ * Open-CAS: "--stat" is refused ('?', for cli_option_error()), not taken
+ * for --statistics.
+ */
+int cli_getopt(int argc, char *const argv[], const char *optstring, const struct option *opts);
+
+/*
+ * The error line for what cli_getopt() refused (c: '?' or ':'; opterr 0,
  * optstring starting with ':'), naming the option as given: an unknown
- * one ("-x", "--bogus"), an ambiguous abbreviation and what it could
- * stand for, a value given to one that takes none ("--io=1"), or a value
- * missing. cmd: the command's long flag ("--trace-parser"), help: its
+ * one ("-x", "--bogus"; part of a name, with the names it begins), a
+ * value given to one that takes none ("--io=1"), or a value missing. cmd: the command's long flag ("--trace-parser"), help: its
  * short one ("-P"). Returns EXIT_USAGE.
  */
 int cli_option_error(int c, char *const argv[], const char *optstring,

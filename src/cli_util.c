@@ -129,6 +129,67 @@ int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help)
 	return 0;
 }
 
+/* the word of the last long option cli_getopt() refused for being cut short */
+static const char *short_name;
+
+int cli_getopt(int argc, char *const argv[], const char *optstring, const struct option *opts)
+{
+	const char *word;
+	int c, idx = -1;
+
+	short_name = NULL;
+	c = getopt_long(argc, argv, optstring, opts, &idx);
+	if (c == -1 || idx < 0)
+		return c;
+	/* "--name value": optarg is the next word itself, the option the one before */
+	word = argv[optind - 1];
+	if (opts[idx].has_arg == required_argument && optarg == word && optind >= 2)
+		word = argv[optind - 2];
+	if (strcspn(word + 2, "=") != strlen(opts[idx].name)) {
+		short_name = word;
+		optopt = 0;
+		return '?';
+	}
+	return c;
+}
+
+static const struct option *exact_option(const struct option *opts, const char *name, int len)
+{
+	for (; opts->name; opts++)
+		if (!strncmp(opts->name, name, (size_t)len) && !opts->name[len])
+			return opts;
+	return NULL;
+}
+
+/*
+ * An unknown long option, and the options its name begins, if any: a
+ * user who typed part of a name learns the whole of it.
+ */
+static int unknown_long(const char *arg, int len, const struct option *opts, const char *cmd,
+			const char *help)
+{
+	const struct option *o;
+	char names[512] = "";
+	size_t at = 0;
+	int n = 0, i = 0;
+
+	for (o = opts; o->name; o++)
+		n += len && !strncmp(o->name, arg + 2, (size_t)len);
+	for (o = opts; o->name && at < sizeof(names); o++) {
+		if (!len || strncmp(o->name, arg + 2, (size_t)len))
+			continue;
+		i++;
+		at += (size_t)snprintf(names + at, sizeof(names) - at, "%s--%s",
+				       i == 1 ? "" : i == n ? " or " : ", ", o->name);
+	}
+	if (n)
+		cli_err("unknown option '%s' for %s; did you mean %s? (try 'iotrace %s -H')", arg,
+			cmd, names, help);
+	else
+		cli_err("unknown option '%s' for %s (try 'iotrace %s -H')", arg, cmd, help);
+	return EXIT_USAGE;
+}
+
 /*
  * getopt_long() has done with argv[optind - 1] whenever the error is a
  * long option's, or a short one's that ends its word (the only place one
@@ -137,13 +198,18 @@ int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help)
 int cli_option_error(int c, char *const argv[], const char *optstring,
 		     const struct option *opts, const char *cmd, const char *help)
 {
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
-	bool is_long = !strncmp(arg, "--", 2) && arg[2];
-	int len = is_long ? (int)strcspn(arg + 2, "=") : 0, n = 0;
-	char names[512] = "";
-	size_t at = 0;
-	const struct option *o;
+	const char *arg = short_name ? short_name : optind > 0 ? argv[optind - 1] : "";
+	/* a short option refused inside a word follows a word that may be a long option */
+	bool short_refused = optopt > 0 && optopt <= UCHAR_MAX &&
+			     (optopt == ':' || !strchr(optstring, optopt));
+	bool is_long = !strncmp(arg, "--", 2) && arg[2] && (c == ':' || !short_refused);
+	int len = is_long ? (int)strcspn(arg + 2, "=") : 0;
+	const struct option *o = is_long ? exact_option(opts, arg + 2, len) : NULL;
 
+	short_name = NULL;
+	/* Open-CAS takes whole names only, and a prefix would change meaning as options are added */
+	if (is_long && !o)
+		return unknown_long(arg, len, opts, cmd, help);
 	if (c == ':') {
 		if (is_long)
 			cli_err("option '--%.*s' needs a value (try 'iotrace %s -H')", len, arg + 2, help);
@@ -151,37 +217,16 @@ int cli_option_error(int c, char *const argv[], const char *optstring,
 			cli_err("option '-%c' needs a value (try 'iotrace %s -H')", optopt, help);
 		return EXIT_USAGE;
 	}
-	/* a long option given a value: optopt is its val, which no short option refused has */
-	if (is_long && optopt && (optopt > UCHAR_MAX || (optopt != ':' && strchr(optstring, optopt)))) {
-		for (o = opts; o->name; o++)
-			if (o->val == optopt && o->has_arg == no_argument &&
-			    !strncmp(o->name, arg + 2, (size_t)len))
-				break;
-		cli_err("option '--%.*s' takes no value, given '%s' (try 'iotrace %s -H')",
-			o->name ? (int)strlen(o->name) : len, o->name ? o->name : arg + 2, arg, help);
-		return EXIT_USAGE;
-	}
-	if (!is_long || optopt) {
-		if (isprint((unsigned char)optopt))
-			cli_err("unknown option '-%c' for %s (try 'iotrace %s -H')", optopt, cmd, help);
-		else
-			cli_err("unknown option '-\\x%02x' for %s (try 'iotrace %s -H')",
-				(unsigned char)optopt, cmd, help);
-		return EXIT_USAGE;
-	}
-	/* unknown, or the start of more than one */
-	for (o = opts; o->name; o++) {
-		if (!len || strncmp(o->name, arg + 2, (size_t)len) || at >= sizeof(names))
-			continue;
-		at += (size_t)snprintf(names + at, sizeof(names) - at, "%s--%s", n ? ", " : "",
-				       o->name);
-		n++;
-	}
-	if (n > 1)
-		cli_err("option '--%.*s' is ambiguous: %s (try 'iotrace %s -H')", len, arg + 2, names,
+	if (is_long) {
+		cli_err("option '--%s' takes no value, given '%s' (try 'iotrace %s -H')", o->name, arg,
 			help);
+		return EXIT_USAGE;
+	}
+	if (isprint((unsigned char)optopt))
+		cli_err("unknown option '-%c' for %s (try 'iotrace %s -H')", optopt, cmd, help);
 	else
-		cli_err("unknown option '%s' for %s (try 'iotrace %s -H')", arg, cmd, help);
+		cli_err("unknown option '-\\x%02x' for %s (try 'iotrace %s -H')", (unsigned char)optopt,
+			cmd, help);
 	return EXIT_USAGE;
 }
 

@@ -89,7 +89,7 @@ int cmd_config(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, shortopts, longopts)) != -1) {
 		if (cli_once(longopts, opt, &seen, "-C"))
 			return EXIT_USAGE;
 		switch (opt) {

@@ -898,7 +898,7 @@ int cmd_parser(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, PARSER_SHORT_OPTS, parser_opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, PARSER_SHORT_OPTS, parser_opts)) != -1) {
 		/* Open-CAS's short forms: iotrace -P -P -p TRACE -r */
 		if (c == 'P')
 			c = OPT_IO;

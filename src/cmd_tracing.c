@@ -269,7 +269,7 @@ int cmd_tracing(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, shortopts, longopts)) != -1) {
 		/* the filters' lists add up */
 		if (opt != OPT_PIDS && opt != OPT_COMM && opt != OPT_CGROUP) {
 			err = cli_once(longopts, opt, &seen, "-S");

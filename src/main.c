@@ -108,7 +108,8 @@ int main(int argc, char **argv)
 		if (help)
 			usage(stdout);
 		else
-			printf("iotrace %s\n", IOTRACE_VERSION);
+			/* Open-CAS's form, which scripts read */
+			printf("Name: iotrace\nVersion: %s\n", IOTRACE_VERSION);
 		return flush_stdout(EXIT_OK);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {

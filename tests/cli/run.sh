@@ -95,8 +95,8 @@ echo "# top level"
 expect 2 '~Usage: iotrace'      ''                 -- iotrace
 expect 0 ''                     '--start-tracing'  -- iotrace --help
 expect 0 ''                     '--start-tracing'  -- iotrace -H
-expect 0 ''                     '=iotrace 0.1.0'   -- iotrace -V
-expect 0 ''                     '=iotrace 0.1.0'   -- iotrace --version
+expect 0 ''                     'Version: 0.1.0'   -- iotrace -V
+expect 0 ''                     'Name: iotrace'    -- iotrace --version
 expect 2 "unknown command 'frobnicate'" ''         -- iotrace frobnicate
 expect 2 "unknown command '--bogus'"    ''         -- iotrace --bogus
 

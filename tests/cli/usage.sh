@@ -40,7 +40,8 @@ for cmd in "-S --start-tracing" "-M --trace-management" "-C --trace-config"; do
 	short=${cmd% *}
 	long=${cmd#* }
 	refused 2 "iotrace: option '--help' takes no value, given '--help=1' (try 'iotrace $short -H')" $short --help=1
-	refused 2 "iotrace: option '--help' takes no value, given '--he=1' (try 'iotrace $short -H')" $short --he=1
+	refused 2 "iotrace: unknown option '--he=1' for $long; did you mean --help? (try 'iotrace $short -H')" $short --he=1
+	refused 2 "iotrace: unknown option '--hel' for $long; did you mean --help? (try 'iotrace $short -H')" $short --hel
 	refused 2 "iotrace: unknown option '--bogus' for $long (try 'iotrace $short -H')" $short --bogus
 	refused 2 "iotrace: unknown option '--bogus=1' for $long (try 'iotrace $short -H')" $short --bogus=1
 	refused 2 "iotrace: unknown option '-x' for $long (try 'iotrace $short -H')" $short -x
@@ -50,6 +51,11 @@ done
 refused 2 "iotrace: option '--vfs' takes no value, given '--vfs=1' (try 'iotrace -S -H')" -S -d nosuchdev --vfs=1
 refused 2 "iotrace: option '--no-file-events' takes no value, given '--no-file-events=yes' (try 'iotrace -S -H')" -S -d nosuchdev --no-file-events=yes
 refused 2 "iotrace: option '-d' needs a value (try 'iotrace -S -H')" -S -d
+# whole names only: --path is not --paths, a prefix of two names is neither
+refused 2 "iotrace: unknown option '--path' for --start-tracing; did you mean --paths? (try 'iotrace -S -H')" -S -d nosuchdev --vfs --path /x
+refused 2 "iotrace: unknown option '--dev' for --start-tracing; did you mean --devices? (try 'iotrace -S -H')" -S --dev nosuchdev
+refused 2 "iotrace: unknown option '--list' for --trace-management; did you mean --list-traces? (try 'iotrace -M -H')" -M --list
+refused 2 "iotrace: unknown option '--get' for --trace-config; did you mean --get-trace-repository-path? (try 'iotrace -C -H')" -C --get
 refused 2 "iotrace: option '--label' needs a value (try 'iotrace -S -H')" -S -d nosuchdev --label
 refused 2 "iotrace: option '--force' takes no value, given '--force=1' (try 'iotrace -M -H')" -M -R -p x --force=1
 refused 2 "iotrace: option '--list-traces' takes no value, given '--list-traces=all' (try 'iotrace -M -H')" -M --list-traces=all

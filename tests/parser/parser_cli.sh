@@ -430,8 +430,16 @@ run "unknown short in a word" 2 "iotrace: unknown option '-x' for --trace-parser
 for opt in --io=1 --raw=1 --final-names=yes --time-series=1 --devices= --statistics=x --help=x; do
 	run "$opt" 2 "iotrace: option '${opt%%=*}' takes no value, given '$opt' (try 'iotrace -P -H')" -- -P "$opt" -p "$t"
 done
-run "abbreviated, a value" 2 "iotrace: option '--statistics' takes no value, given '--stat=x' (try 'iotrace -P -H')" -- -P --stat=x -p "$t"
-run "ambiguous" 2 "iotrace: option '--s' is ambiguous: --statistics, --subrange-start, --subrange-end (try 'iotrace -P -H')" -- -P --s -p "$t"
+# whole names only, as in Open-CAS: part of one is refused with what it begins
+run "part of a name" 2 "iotrace: unknown option '--stat' for --trace-parser; did you mean --statistics? (try 'iotrace -P -H')" -- -P --stat -p "$t"
+run "part of a name, a value" 2 "iotrace: unknown option '--stat=x' for --trace-parser; did you mean --statistics? (try 'iotrace -P -H')" -- -P --stat=x -p "$t"
+run "part of a name taking a value" 2 "iotrace: unknown option '--pa' for --trace-parser; did you mean --path? (try 'iotrace -P -H')" -- -P --io --pa "$t"
+run "part of a name taking a value, last" 2 "iotrace: unknown option '--pat' for --trace-parser; did you mean --path? (try 'iotrace -P -H')" -- -P --io --pat
+run "part of names" 2 "iotrace: unknown option '--s' for --trace-parser; did you mean --statistics, --subrange-start or --subrange-end? (try 'iotrace -P -H')" -- -P --s -p "$t"
+# a whole name's value may begin with "--"
+mkdir -p "$tmp/repo" && cp -r "$t" "$tmp/repo/--pa"
+IOTRACE_TRACE_DIR=$tmp/repo run "value like an option" 0 '' -- -P --io --path --pa
+cmp -s "$tmp/out" <("$bin" -P --io --path "$t") || fail "value like an option: not the trace's --io"
 run "extra argument" 2 "iotrace: unexpected argument 'extra' (try 'iotrace -P -H')" -- -P --io --raw -p "$t" extra
 run "help" 0 '' -- -P --help
 grep -q '^Usage: iotrace -P|--trace-parser' "$tmp/out" || fail "help: no usage line"
