@@ -25,7 +25,9 @@ void cmd_management_help(FILE *out)
 	      "                                           remove the traces matching PREFIX and\n"
 	      "                                           list them (JSON); --force also removes\n"
 	      "                                           those whose summary says RUNNING (being\n"
-	      "                                           recorded, or their tracer died)\n"
+	      "                                           recorded, or their tracer died), or\n"
+	      "                                           neither COMPLETE nor ERROR, or cannot\n"
+	      "                                           be read\n"
 	      "  -H, --help                               show this help\n\n"
 	      "Paths are relative to the trace repository (see iotrace -C -H), e.g.\n"
 	      "kernel/2026-11-21_10:00:00; --path also takes an absolute trace directory.\n"
@@ -48,13 +50,14 @@ static void fix_dead_state(const char *dir, struct summary *s)
 	}
 }
 
-/* A trace's summary for a list; false if it has none to read. */
-static bool read_entry(const struct store_entry *e, struct summary *s)
+/* A trace's summary for a list: 0, or summary__read()'s error. */
+static int read_entry(const struct store_entry *e, struct summary *s)
 {
-	if (summary__read(e->dir, s))
-		return false;
-	fix_dead_state(e->dir, s);
-	return true;
+	int err = summary__read(e->dir, s);
+
+	if (!err)
+		fix_dead_state(e->dir, s);
+	return err;
 }
 
 /* What a list shows of a trace. */
@@ -66,15 +69,20 @@ struct listed {
 	size_t tags_len;
 };
 
-static void list_entry(const struct store_entry *e, struct listed *l)
+/* Returns read_entry()'s error; the trace is listed UNDEFINED, as Open-CAS lists it. */
+static int list_entry(const struct store_entry *e, struct listed *l, struct summary *s_out)
 {
 	struct summary s;
-	bool ok = read_entry(e, &s);
+	int err = read_entry(e, &s);
+	bool ok = !err;
 
 	strcpy(l->state, ok ? s.state : "UNDEFINED");
 	strcpy(l->label, ok ? s.label : "");
 	l->tags_len = ok ? s.other_tags_len : 0;
 	memcpy(l->tags, s.other_tags, l->tags_len);
+	if (s_out && err)
+		memcpy(s_out->error, s.error, sizeof(s.error));
+	return err;
 }
 
 /*
@@ -144,8 +152,10 @@ static int list_traces(const char *prefix)
 	struct store_entry *v;
 	struct json_writer *jw;
 	struct listed l;
-	size_t n, i;
-	int err;
+	/* the first summary that cannot be read: said after the list, not lost in it */
+	struct summary first;
+	size_t n, i, undefined = 0, first_at = 0;
+	int err, first_err = 0;
 
 	err = store__list(prefix, &v, &n);
 	if (err) {
@@ -170,11 +180,20 @@ static int list_traces(const char *prefix)
 	for (i = 0; i < n; i++) {
 		if (v[i].err)
 			continue;
-		list_entry(&v[i], &l);
+		err = list_entry(&v[i], &l, undefined ? NULL : &first);
+		if (err && !undefined++) {
+			first_err = err;
+			first_at = i;
+		}
 		put_entry(jw, v[i].rel, &l);
 	}
+	err = list_end(jw, NULL);
+	if (undefined)
+		cli_warn("%zu of %zu traces are listed UNDEFINED: their summaries cannot be read "
+			 "('%s': %s)", undefined, n, v[first_at].rel,
+			 summary__strerror(&first, first_err));
 	free(v);
-	return list_end(jw, NULL);
+	return err;
 }
 
 static int get_summary(const char *path)
@@ -195,7 +214,7 @@ static int get_summary(const char *path)
 	err = summary__read(dir, &s);
 	if (err) {
 		cli_err("cannot read the summary of trace '%s': %s", path,
-			err == -EBADMSG ? "not valid JSON" : strerror(-err));
+			summary__strerror(&s, err));
 		return EXIT_ERROR;
 	}
 	fix_dead_state(dir, &s);
@@ -230,7 +249,7 @@ static void before_removal(const struct store_entry *e, void *ctx)
 {
 	struct removal *r = ctx;
 
-	list_entry(e, &r->next);
+	list_entry(e, &r->next, NULL);
 }
 
 static void trace_removed(const struct store_entry *e, void *ctx)
@@ -263,6 +282,14 @@ static void trace_kept(const struct store_entry *e, int err, const char *what, v
 	snprintf(r->kept.rel, sizeof(r->kept.rel), "%s", e->rel);
 	snprintf(r->kept.what, sizeof(r->kept.what), "%s", what ? what : "");
 	r->kept.err = err;
+	/* what the summary says instead of COMPLETE or ERROR: its state, or why it is unread */
+	if (err == -EINPROGRESS || err == -ENOMSG) {
+		struct summary s;
+		int serr = summary__read(e->dir, &s);
+
+		snprintf(r->kept.what, sizeof(r->kept.what), "%s",
+			 serr ? summary__strerror(&s, serr) : s.state);
+	}
 }
 
 /* Why the trace r->kept was left, and how many of those matching went. */
@@ -274,10 +301,17 @@ static void say_kept(const struct removal *r, size_t removed)
 	if (r->kept.err == -EBUSY)
 		cli_err("trace '%s' is being recorded; stop the tracer or use --force (%s)",
 			r->kept.rel, of);
-	else if (r->kept.err == -EINPROGRESS)
+	else if (r->kept.err == -EINPROGRESS && !strcmp(r->kept.what, "RUNNING"))
 		cli_err("trace '%s' did not finish (its summary says RUNNING): its tracer died, or "
 			"records it under another lock file or mount namespace; --force removes it "
 			"(%s)", r->kept.rel, of);
+	else if (r->kept.err == -EINPROGRESS)
+		cli_err("trace '%s' is not known to have finished (its summary says state '%s', "
+			"not COMPLETE or ERROR); --force removes it (%s)", r->kept.rel,
+			r->kept.what, of);
+	else if (r->kept.err == -ENOMSG)
+		cli_err("trace '%s' is not known to have finished (cannot read its summary: %s); "
+			"--force removes it (%s)", r->kept.rel, r->kept.what, of);
 	else if (r->kept.err == -ENOTEMPTY)
 		cli_err("cannot remove trace '%s': it holds '%s', which is not a file (a trace "
 			"holds only files); none of its files was removed (%s)", r->kept.rel,

@@ -354,7 +354,7 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 	if (sr->err) {
 		cli_warn("cannot read the trace's %s (%s): lost or missing events cannot be "
 			 "ruled out; output may be partial", STORE_SUMMARY_NAME,
-			 sr->err == -EBADMSG ? "not a valid summary" : strerror(-sr->err));
+			 summary__strerror(&sr->s, sr->err));
 		return EXIT_PARTIAL;
 	}
 	if (ops)

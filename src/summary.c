@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,16 +97,21 @@ static void print_other_fields(struct json_writer *jw, const struct summary *s)
 		} else if (value[0] == 'b') {
 			jw__bool(jw, !strcmp(value + 1, "true"));
 		} else if (value[1] == '-') {
-			long long v = strtoll(value + 1, &rest, 10);
+			long long v;
 
-			if (*rest)
+			/* past 64 bits, as JSON readers take it: a double */
+			errno = 0;
+			v = strtoll(value + 1, &rest, 10);
+			if (*rest || errno)
 				jw__double(jw, strtod(value + 1, NULL));
 			else
 				jw__int(jw, v);
 		} else {
-			unsigned long long v = strtoull(value + 1, &rest, 10);
+			unsigned long long v;
 
-			if (*rest)
+			errno = 0;
+			v = strtoull(value + 1, &rest, 10);
+			if (*rest || errno)
 				jw__double(jw, strtod(value + 1, NULL));
 			else
 				jw__uint(jw, v);
@@ -214,7 +220,27 @@ int summary__write(const char *dir, const struct summary *s)
 
 struct cursor {
 	const char *p, *end;
+	const char *begin;	/* of the file, for the byte an error names */
+	char *why;		/* the first error's reason, kept whole */
+	size_t why_size;
 };
+
+/* Says why the summary is refused, at the cursor's byte; -EBADMSG. */
+static int __attribute__((format(printf, 2, 3))) bad(struct cursor *c, const char *fmt, ...)
+{
+	size_t n;
+	va_list ap;
+
+	if (!c->why || c->why[0])
+		return -EBADMSG;
+	n = (size_t)snprintf(c->why, c->why_size, "byte %zu: ", (size_t)(c->p - c->begin));
+	if (n < c->why_size) {
+		va_start(ap, fmt);
+		vsnprintf(c->why + n, c->why_size - n, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
 
 static void skip_ws(struct cursor *c)
 {
@@ -251,7 +277,7 @@ static size_t read_escaped_char(struct cursor *c, char *b)
 		return 0;
 	if (u >= 0xd800 && u < 0xdc00 && c->end - c->p >= 6 && c->p[0] == '\\' &&
 	    c->p[1] == 'u') {
-		struct cursor next = { c->p + 2, c->end };
+		struct cursor next = { c->p + 2, c->end, NULL, NULL, 0 };
 
 		if (!read_hex4(&next, &lo) && lo >= 0xdc00 && lo < 0xe000) {
 			c->p = next.p;
@@ -401,36 +427,48 @@ static int skip_value(struct cursor *c, int depth)
 		return skip_container(c, '}', depth);
 	if (*c->p == '[')
 		return skip_container(c, ']', depth);
+	if (!isalnum((unsigned char)*c->p) && *c->p != '-')
+		return -EBADMSG;
 	while (c->p < c->end && (isalnum((unsigned char)*c->p) || strchr("+-.", *c->p)))
 		c->p++;
 	return 0;
 }
 
-/* A number, either bare or quoted (the protobuf JSON mapping quotes 64-bit ints). */
-static int read_u64(struct cursor *c, uint64_t *v)
+/*
+ * The count in field key, a number either bare or quoted (the protobuf
+ * JSON mapping quotes 64-bit ints), at most max; anything else ("-1",
+ * "1e3", "12abc", more than max) is no count, and the error names it.
+ */
+static int read_count(struct cursor *c, const char *key, uint64_t max, uint64_t *v)
 {
+	const char *at;
 	char buf[32], *end;
+	size_t n = 0;
 	int err;
 
 	skip_ws(c);
+	at = c->p;
 	if (c->p < c->end && *c->p == '"') {
 		err = read_string(c, buf, sizeof(buf));
 		if (err)
 			return err;
 	} else {
-		size_t n = 0;
-
-		while (c->p < c->end && isdigit((unsigned char)*c->p) && n + 1 < sizeof(buf))
-			buf[n++] = *c->p++;
+		while (c->p < c->end && (isalnum((unsigned char)*c->p) || strchr("+-.", *c->p))) {
+			if (n + 1 < sizeof(buf))
+				buf[n++] = *c->p;
+			c->p++;
+		}
 		buf[n] = 0;
 	}
-	if (!isdigit((unsigned char)buf[0]))
-		return -EBADMSG;
 	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	/* a count that does not fit, or "12abc", is no count */
-	if (errno || *end)
-		return -EBADMSG;
+	*v = isdigit((unsigned char)buf[0]) ? strtoull(buf, &end, 10) : 0;
+	if (!isdigit((unsigned char)buf[0]) || errno || *end || *v > max) {
+		int shown = (int)(c->p - at < 40 ? c->p - at : 40);
+
+		c->p = at;
+		return bad(c, "'%s' is not a count from 0 to %llu: %.*s", key,
+			   (unsigned long long)max, shown, at);
+	}
 	return 0;
 }
 
@@ -479,13 +517,12 @@ static int keep_other_field(struct cursor *c, struct summary *s, const char *key
 			return err;
 	} else if (*c->p == '-' || isdigit((unsigned char)*c->p)) {
 		value[0] = 'n';
-		while (c->p < c->end && n + 1 < sizeof(value) &&
-		       (isdigit((unsigned char)*c->p) || strchr("+-.eE", *c->p)))
-			value[n++] = *c->p++;
+		/* a number too long to keep is kept cut */
+		for (; c->p < c->end && (isdigit((unsigned char)*c->p) || strchr("+-.eE", *c->p));
+		     c->p++)
+			if (n + 1 < sizeof(value))
+				value[n++] = *c->p;
 		value[n] = 0;
-		err = skip_value(c, 1);
-		if (err)
-			return err;
 	} else if (*c->p == 't' || *c->p == 'f') {
 		snprintf(value, sizeof(value), "b%s", *c->p == 't' ? "true" : "false");
 		err = skip_value(c, 1);
@@ -533,13 +570,13 @@ static int read_tags(struct cursor *c, struct summary *s)
 		else if (!strcmp(key, "options"))
 			err = read_string(c, s->options, sizeof(s->options));
 		else if (!strcmp(key, "sizeLimitMiB"))
-			err = read_u64(c, &s->size_limit_mib);
+			err = read_count(c, key, UINT64_MAX, &s->size_limit_mib);
 		else if (!strcmp(key, "devicesGone"))
 			err = read_string(c, s->devices_gone, sizeof(s->devices_gone));
 		else if (!strcmp(key, "unresolvedFileEvents"))
-			err = read_u64(c, &s->unresolved_file_events);
+			err = read_count(c, key, UINT64_MAX, &s->unresolved_file_events);
 		else if (!strcmp(key, "incompleteFromSid")) {
-			err = read_u64(c, &s->incomplete_from_sid);
+			err = read_count(c, key, UINT64_MAX, &s->incomplete_from_sid);
 			s->incomplete = true;
 		}
 		else
@@ -549,70 +586,114 @@ static int read_tags(struct cursor *c, struct summary *s)
 		skip_ws(c);
 		if (c->p < c->end && *c->p == ',')
 			c->p++;
+		else if (c->p >= c->end || *c->p != '}')
+			return -EBADMSG;
 	}
+}
+
+/* The string in field key; another type there is named. */
+static int read_field_string(struct cursor *c, const char *key, char *out, size_t size)
+{
+	if (c->p < c->end && *c->p != '"')
+		return bad(c, "'%s' is not a string", key);
+	return read_string(c, out, size);
+}
+
+/* the fields without which a summary says nothing a reader can trust; both tools always write them */
+static const char *const required[] = { "state", "droppedEvents" };
+
+static int parse_object(struct cursor *c, struct summary *s)
+{
+	unsigned int found = 0;
+	char key[64];
+	uint64_t v;
+	size_t i;
+	int err;
+
+	skip_ws(c);
+	if (c->p >= c->end) {
+		snprintf(s->error, sizeof(s->error), "empty");
+		return -EBADMSG;
+	}
+	if (*c->p != '{')
+		return bad(c, "not a JSON object");
+	c->p++;
+	for (;;) {
+		skip_ws(c);
+		if (c->p < c->end && *c->p == '}')
+			break;
+		err = read_string(c, key, sizeof(key));
+		if (err)
+			return err;
+		skip_ws(c);
+		if (c->p >= c->end || *c->p++ != ':')
+			return -EBADMSG;
+		skip_ws(c);
+		for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+			if (!strcmp(key, required[i]))
+				found |= 1u << i;
+		if (!strcmp(key, "tracePath"))
+			err = read_field_string(c, key, s->trace_path, sizeof(s->trace_path));
+		else if (!strcmp(key, "state"))
+			err = read_field_string(c, key, s->state, sizeof(s->state));
+		else if (!strcmp(key, "traceStartDateTime"))
+			err = read_field_string(c, key, s->start, sizeof(s->start));
+		else if (!strcmp(key, "label"))
+			err = read_field_string(c, key, s->label, sizeof(s->label));
+		else if (!strcmp(key, "tags"))
+			err = read_tags(c, s);
+		else if (!strcmp(key, "traceDuration"))
+			err = read_count(c, key, UINT64_MAX, &s->duration_s);
+		else if (!strcmp(key, "traceSize"))
+			err = read_count(c, key, UINT64_MAX, &s->size_mib);
+		else if (!strcmp(key, "tracedEvents")) {
+			err = read_count(c, key, UINT64_MAX, &s->traced_events);
+			s->has_traced_events = true;
+		}
+		else if (!strcmp(key, "droppedEvents"))
+			err = read_count(c, key, UINT64_MAX, &s->dropped_events);
+		else if (!strcmp(key, "queueCount"))
+			err = read_count(c, key, UINT64_MAX, &s->queue_count);
+		else if (!strcmp(key, "version")) {
+			err = read_count(c, key, INT_MAX, &v);
+			s->version = (int)v;
+		} else
+			err = keep_other_field(c, s, key);
+		if (err)
+			return err;
+		skip_ws(c);
+		if (c->p >= c->end)
+			return -EBADMSG;
+		if (*c->p == ',')
+			c->p++;
+		else if (*c->p != '}')
+			return -EBADMSG;
+	}
+	c->p++;
+	skip_ws(c);
+	/* two summaries end to end, or one and garbage: which would be the trace's? */
+	if (c->p < c->end)
+		return bad(c, "more after the summary's closing brace");
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+		if (!(found & 1u << i)) {
+			snprintf(s->error, sizeof(s->error), "no '%s' field: not a trace summary",
+				 required[i]);
+			return -EBADMSG;
+		}
+	}
+	return 0;
 }
 
 static int parse(const char *buf, size_t len, struct summary *s)
 {
-	struct cursor c = { buf, buf + len };
-	char key[64];
-	uint64_t v;
+	struct cursor c = { buf, buf + len, buf, s->error, sizeof(s->error) };
 	int err;
 
-	memset(s, 0, sizeof(*s));
 	/* until an iotraceVersion tag says it is ours */
 	s->foreign = true;
-	skip_ws(&c);
-	if (c.p >= c.end || *c.p++ != '{')
-		return -EBADMSG;
-	for (;;) {
-		skip_ws(&c);
-		if (c.p < c.end && *c.p == '}')
-			return 0;
-		err = read_string(&c, key, sizeof(key));
-		if (err)
-			return err;
-		skip_ws(&c);
-		if (c.p >= c.end || *c.p++ != ':')
-			return -EBADMSG;
-		skip_ws(&c);
-		if (!strcmp(key, "tracePath"))
-			err = read_string(&c, s->trace_path, sizeof(s->trace_path));
-		else if (!strcmp(key, "state"))
-			err = read_string(&c, s->state, sizeof(s->state));
-		else if (!strcmp(key, "traceStartDateTime"))
-			err = read_string(&c, s->start, sizeof(s->start));
-		else if (!strcmp(key, "label"))
-			err = read_string(&c, s->label, sizeof(s->label));
-		else if (!strcmp(key, "tags"))
-			err = read_tags(&c, s);
-		else if (!strcmp(key, "traceDuration"))
-			err = read_u64(&c, &s->duration_s);
-		else if (!strcmp(key, "traceSize"))
-			err = read_u64(&c, &s->size_mib);
-		else if (!strcmp(key, "tracedEvents")) {
-			err = read_u64(&c, &s->traced_events);
-			s->has_traced_events = true;
-		}
-		else if (!strcmp(key, "droppedEvents"))
-			err = read_u64(&c, &s->dropped_events);
-		else if (!strcmp(key, "queueCount"))
-			err = read_u64(&c, &s->queue_count);
-		else if (!strcmp(key, "version")) {
-			err = read_u64(&c, &v);
-			s->version = (int)v;
-		} else
-			err = keep_other_field(&c, s, key);
-		if (err)
-			return err;
-		skip_ws(&c);
-		if (c.p >= c.end)
-			return -EBADMSG;
-		if (*c.p == ',')
-			c.p++;
-		else if (*c.p != '}')
-			return -EBADMSG;
-	}
+	err = parse_object(&c, s);
+	/* where the JSON broke, unless a field has said why */
+	return err == -EBADMSG ? bad(&c, "not valid JSON") : err;
 }
 
 int summary__read(const char *dir, struct summary *s)
@@ -621,13 +702,29 @@ int summary__read(const char *dir, struct summary *s)
 	char path[PATH_MAX], buf[65536];
 	size_t n;
 	FILE *f;
+	int err;
 
+	memset(s, 0, sizeof(*s));
 	if (snprintf(path, sizeof(path), "%s/%s", dir, STORE_SUMMARY_NAME) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	n = fread(buf, 1, sizeof(buf), f);
+	err = ferror(f) ? -(errno ? errno : EIO) : 0;
+	if (!err && n == sizeof(buf) && fgetc(f) != EOF) {
+		snprintf(s->error, sizeof(s->error), "larger than %zu bytes, the most a summary is",
+			 sizeof(buf));
+		err = -EBADMSG;
+	}
 	fclose(f);
+	if (err)
+		return err;
 	return parse(buf, n, s);
+}
+
+const char *summary__strerror(const struct summary *s, int err)
+{
+	return err == -EBADMSG && s->error[0] ? s->error : err == -EBADMSG ? "not valid JSON"
+										: strerror(-err);
 }

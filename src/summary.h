@@ -83,16 +83,24 @@ struct summary {
 	 */
 	char other_fields[512];
 	size_t other_fields_len;
+	/* read: why summary__read() refused it (-EBADMSG), for summary__strerror() */
+	char error[160];
 };
 
 /* Writes dir/octf.summary (0600). Returns 0 or -errno. */
 int summary__write(const char *dir, const struct summary *s);
 
 /*
- * Reads dir/octf.summary (ours or Open-CAS's). Unknown keys are ignored.
- * Returns 0, -errno, or -EBADMSG if it is not a JSON object.
+ * Reads dir/octf.summary (ours or Open-CAS's). Unknown keys are kept for
+ * printing back. Returns 0, -errno, or -EBADMSG if it is not a summary:
+ * not one JSON object, a count that is no count ("-1", "1e3", more than
+ * 64 bits), or a field missing that both tools always write ("state",
+ * "droppedEvents"), with the reason in s->error.
  */
 int summary__read(const char *dir, struct summary *s);
+
+/* What summary__read()'s err means, for an error line: s->error or strerror(). */
+const char *summary__strerror(const struct summary *s, int err);
 
 struct json_writer;
 

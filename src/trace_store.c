@@ -505,17 +505,20 @@ int store__discard_trace(const char *dir)
 }
 
 /*
- * Whether the summary in dir says RUNNING. Only a trace that ended
- * (COMPLETE or ERROR) goes without --force, as in Open-CAS
- * (TraceBase::isTracingEnd): the lock tells only of tracers that use
- * the same lock file, and one run with another IOTRACE_LOCK_FILE or in
- * a mount namespace with its own /run holds none we can see.
+ * Only a trace whose summary says it ended (COMPLETE or ERROR) goes
+ * without --force, as in Open-CAS (TraceBase::isTracingEnd): the lock
+ * tells only of tracers that use the same lock file, and one run with
+ * another IOTRACE_LOCK_FILE or in a mount namespace with its own /run
+ * holds none we can see. -EINPROGRESS if the summary says otherwise
+ * (RUNNING), -ENOMSG if it cannot be read, 0 if it ended.
  */
-static bool summary_running(const char *dir)
+static int summary_unfinished(const char *dir)
 {
 	struct summary s;
 
-	return !summary__read(dir, &s) && !strcmp(s.state, "RUNNING");
+	if (summary__read(dir, &s))
+		return -ENOMSG;
+	return strcmp(s.state, "COMPLETE") && strcmp(s.state, "ERROR") ? -EINPROGRESS : 0;
 }
 
 /* Why e stays before anything of it is touched (an error, or unfinished), or 0. */
@@ -525,12 +528,12 @@ static int must_stay(const struct store_entry *e, bool force)
 		return e->err;
 	if (store__trace_is_live(e->dir))
 		return -EBUSY;
-	return summary_running(e->dir) ? -EINPROGRESS : 0;
+	return summary_unfinished(e->dir);
 }
 
 bool store__left_unfinished(int err)
 {
-	return err == -EBUSY || err == -EINPROGRESS;
+	return err == -EBUSY || err == -EINPROGRESS || err == -ENOMSG;
 }
 
 int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,

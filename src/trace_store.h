@@ -118,9 +118,10 @@ struct store_remove_hooks {
  * stay inside the repository: -EPERM if it is absolute, empty, contains
  * "..", or any existing component of it is a symlink. Unless force, a
  * trace that is being recorded is not removed (-EBUSY), nor one whose
- * summary says RUNNING with no tracer of ours holding it (-EINPROGRESS:
- * its tracer died, or records it under another lock), if no other error
- * came. One that could not be read (store_entry.err) is not touched:
+ * summary does not say it ended, COMPLETE or ERROR, with no tracer of
+ * ours holding it (-EINPROGRESS: RUNNING, its tracer died or records it
+ * under another lock), nor one whose summary cannot be read (-ENOMSG),
+ * if no other error came. One that could not be read (store_entry.err) is not touched:
  * that error. A trace directory holding anything but files (a subdirectory,
  * a symlink) is left whole: -ENOTEMPTY, and nothing of it is unlinked.
  * hooks may be NULL. *removed counts what was removed.
@@ -129,7 +130,8 @@ int store__remove(const char *prefix, bool force, const struct store_remove_hook
 		  size_t *removed);
 /*
  * Whether err, of store__remove() or its kept(), left a trace on purpose
- * (-EBUSY, -EINPROGRESS: unfinished) rather than failed to remove it.
+ * (-EBUSY, -EINPROGRESS, -ENOMSG: not known to be finished) rather than
+ * failed to remove it.
  */
 bool store__left_unfinished(int err);
 

@@ -58,7 +58,7 @@ cli_test_setup() {
 	chmod 755 "$NOBODY_DIR"
 	install -m 755 "$BIN" "$NOBODY_DIR/iotrace"
 	mkdir -m 700 "$NOBODY_DIR/private"
-	echo '{}' >"$NOBODY_DIR/private/octf.summary"
+	echo '{"state": "COMPLETE", "droppedEvents": "0"}' >"$NOBODY_DIR/private/octf.summary"
 }
 
 cli_test_cleanup() {

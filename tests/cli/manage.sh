@@ -24,7 +24,7 @@ cli_test_setup
 # summary in STATE (COMPLETE)
 make_trace() {
 	mkdir -p "$REPO/$1" && : >"$REPO/$1/octf.trace.0" &&
-		printf '{"tracePath": "%s", "state": "%s", "tracedEvents": "0", "queueCount": "1", "version": 1, "tags": {"iotraceVersion": "0.1.0"}}\n' \
+		printf '{"tracePath": "%s", "state": "%s", "tracedEvents": "0", "droppedEvents": "0", "queueCount": "1", "version": 1, "tags": {"iotraceVersion": "0.1.0"}}\n' \
 			"$1" "${2:-COMPLETE}" >"$REPO/$1/octf.summary"
 }
 
@@ -40,7 +40,7 @@ expect 0 ''                     '"trace": ['       -- iotrace -M -L
 expect 0 ''                     '"trace": []'      -- iotrace --trace-management --list-traces --prefix kernel/2
 # a newer Open-CAS's summary: user tags, no label; listed, printed back, removed with them
 mkdir -p "$REPO/kernel/tagged" && : >"$REPO/kernel/tagged/octf.trace.0" &&
-	printf '{"tracePath": "kernel/tagged", "state": "COMPLETE", "tracedEvents": "0", "queueCount": "1", "version": 1, "tags": {"workload": "ycsb", "fs": "xfs"}}\n' \
+	printf '{"tracePath": "kernel/tagged", "state": "COMPLETE", "tracedEvents": "0", "droppedEvents": "0", "queueCount": "1", "version": 1, "tags": {"workload": "ycsb", "fs": "xfs"}}\n' \
 		>"$REPO/kernel/tagged/octf.summary"
 expect 0 ''                     '"workload": "ycsb"' -- iotrace -M -L -p kernel/tagged
 expect 0 ''                     '"fs": "xfs"'      -- iotrace -M -G -p kernel/tagged
@@ -79,6 +79,22 @@ expect 1 "trace 'kernel/died' did not finish" '"tracePath": "kernel/done"' -- io
 expect 0 ''                     '"state": "ERROR"' -- iotrace -M -R -p kernel/died --force
 rm -rf "$REPO/kernel/died" "$REPO/kernel/done"
 
+echo "# a summary that cannot be read, or says neither COMPLETE nor ERROR"
+# listed UNDEFINED with a warning saying why; kept without --force, as Open-CAS keeps it
+make_trace kernel/garbled
+echo '{"state": 1, "droppedEvents": "0"}' >"$REPO/kernel/garbled/octf.summary"
+expect 0 "1 of 1 traces are listed UNDEFINED: their summaries cannot be read ('kernel/garbled': byte 10: 'state' is not a string)" \
+	'"state": "UNDEFINED"' -- iotrace -M -L -p kernel/garbled
+expect 1 "trace 'kernel/garbled' is not known to have finished (cannot read its summary: byte 10: 'state' is not a string); --force removes it (0 of 1 matching removed)" '' \
+	-- iotrace -M -R -p kernel/garbled
+check "... it is still there" test -f "$REPO/kernel/garbled/octf.trace.0"
+expect 0 ''                     '"tracePath": "kernel/garbled"' -- iotrace -M -R -p kernel/garbled --force
+make_trace kernel/undefined UNDEFINED
+expect 1 "trace 'kernel/undefined' is not known to have finished (its summary says state 'UNDEFINED', not COMPLETE or ERROR); --force removes it (0 of 1 matching removed)" '' \
+	-- iotrace -M -R -p kernel/undefined
+check "... it is still there" test -f "$REPO/kernel/undefined/octf.trace.0"
+rm -rf "$REPO/kernel/garbled" "$REPO/kernel/undefined"
+
 echo "# -L and -R take a trace's path spelled as -P and -G take it"
 make_trace kernel/spelled
 for p in kernel/spelled/ ./kernel/spelled kernel//spelled; do
@@ -95,7 +111,7 @@ echo "# traces another user may not read"
 NR=$NOBODY_DIR/repo
 for t in open shut-1 shut-2; do
 	mkdir -p "$NR/kernel/$t"
-	echo '{"state": "COMPLETE"}' >"$NR/kernel/$t/octf.summary"
+	echo '{"state": "COMPLETE", "droppedEvents": "0"}' >"$NR/kernel/$t/octf.summary"
 	: >"$NR/kernel/$t/octf.trace.0"
 done
 chmod 700 "$NR"/kernel/shut-*
@@ -121,7 +137,7 @@ rm -rf "$REPO"/kernel/full-*
 # case starts from fresh outside files, so one failure does not hide another.
 mkdir "$T/outside"
 make_outside() {
-	echo '{}' >"$T/outside/octf.summary"
+	echo '{"state": "COMPLETE", "droppedEvents": "0"}' >"$T/outside/octf.summary"
 	echo precious >"$T/outside/octf.trace.0"
 }
 outside_intact() { [ -f "$T/outside/octf.summary" ] && [ -f "$T/outside/octf.trace.0" ]; }

@@ -64,7 +64,7 @@ cli_test_undo() {
 cli_test_setup
 # one trace whose second stream nobody may not read
 mkdir -m 755 "$NOBODY_DIR/partial"
-printf '{"tracePath": "kernel/x", "state": "COMPLETE", "tracedEvents": "9"}\n' >"$NOBODY_DIR/partial/octf.summary"
+printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "9"}\n' >"$NOBODY_DIR/partial/octf.summary"
 : >"$NOBODY_DIR/partial/octf.trace.0"
 install -m 000 /dev/null "$NOBODY_DIR/partial/octf.trace.1"
 

@@ -101,11 +101,14 @@ with open(sys.argv[1], "wb") as f:
 ' "$1"
 }
 
+# the least a summary has: both tools always write these
+summary_ok='{"state": "COMPLETE", "droppedEvents": "0"}'
+
 # --- a good trace, raw and zstd ---
 t=$tmp/good
 mktrace "$t" octf.trace.0 1 1000 2
 mktrace "$t" octf.trace.1 2 1000 2
-echo '{}' >"$t/octf.summary"
+echo "$summary_ok" >"$t/octf.summary"
 run "raw" 0 '' -- -P --io --raw -p "$t"
 [ "$(wc -l <"$tmp/out")" -eq 2000 ] || fail "raw: $(wc -l <"$tmp/out") lines"
 [ "$(sed -n 2000p "$tmp/out")" = '{"header":{"sid":"2000","timestamp":"20000"}}' ] ||
@@ -116,7 +119,7 @@ z=$tmp/zstd
 mkdir "$z"
 zstd -q "$t/octf.trace.0" -o "$z/octf.trace.0.zst"
 zstd -q "$t/octf.trace.1" -o "$z/octf.trace.1.zst"
-echo '{}' >"$z/octf.summary"
+echo "$summary_ok" >"$z/octf.summary"
 run "zstd" 0 '' -- -P --io --raw -p "$z"
 cmp -s "$tmp/out" "$tmp/want" || fail "zstd: output differs from the raw trace's"
 
@@ -131,7 +134,7 @@ grep -qE "^iotrace: trace damaged: $z/octf.trace.1.zst at byte [0-9]+: (truncate
 # --- empty traces ---
 e=$tmp/empty
 mkdir "$e"
-echo '{}' >"$e/octf.summary"
+echo "$summary_ok" >"$e/octf.summary"
 run "summary only" 0 '' -- -P --io --raw -p "$e"
 [ -s "$tmp/out" ] && fail "summary only: printed '$(head -c 100 "$tmp/out")'"
 run "summary only, csv" 0 '' -- -P --io --raw -p "$e" -f csv
@@ -150,7 +153,7 @@ truncate -s 79 "$d/octf.trace.0"
 python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[1], "wb").write(b[:28] + b"\xff" * 11 + b[28:])' "$d/octf.trace.1"
 # stream 2: a record that is not an Event where record 2 was (at 14)
 python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[1], "wb").write(b[:14] + b"\x03\x0a\x05\x08" + b[14:])' "$d/octf.trace.2"
-echo '{}' >"$d/octf.summary"
+echo "$summary_ok" >"$d/octf.summary"
 run "damaged" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial
 iotrace: trace damaged: $d/octf.trace.1 at byte 28: corrupted record; output is partial
 iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; output is partial" -- -P --io --raw -p "$d"
@@ -161,7 +164,7 @@ iotrace: trace damaged: $d/octf.trace.2 at byte 14: record does not decode; outp
 n=$tmp/newer
 mktrace "$n" octf.trace.0 1 10 1
 printf '\x5e\x2a\x4d\x18\x14\0\0\0iotrace delta recs 9' >"$n/octf.trace.1.zst"
-echo '{}' >"$n/octf.summary"
+echo "$summary_ok" >"$n/octf.summary"
 run "newer delta version" 3 "iotrace: trace damaged: $n/octf.trace.1.zst at byte 0: written by a newer iotrace (a later version of its compressed records); output is partial" -- -P --io --raw -p "$n"
 [ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "newer delta version: $(wc -l <"$tmp/out") events, want 10"
 
@@ -187,23 +190,23 @@ for v in "--io --raw" --io --statistics; do
 	run "a stream missing, $v" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (a file is missing or cut short); output is partial" -- -P $v -p "$c"
 done
 # with the summary's queueCount, the streams missing or empty are named
-printf '{"state": "COMPLETE", "tracedEvents": "2000", "queueCount": "3"}\n' >"$c/octf.summary"
+printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "2000", "queueCount": "3"}\n' >"$c/octf.summary"
 : >"$c/octf.trace.2"
 for v in "--io --raw" --io --statistics; do
 	run "a stream missing, one empty, $v" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (of the 3 streams its queueCount gives, missing or empty: octf.trace.1, octf.trace.2); output is partial" -- -P $v -p "$c"
 done
 # past 8 names, the rest are counted
-printf '{"state": "COMPLETE", "tracedEvents": "2000", "queueCount": "20"}\n' >"$c/octf.summary"
+printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "2000", "queueCount": "20"}\n' >"$c/octf.summary"
 run "streams missing, many" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (of the 20 streams its queueCount gives, missing or empty: octf.trace.1, octf.trace.2, octf.trace.3, octf.trace.4, octf.trace.5, octf.trace.6, octf.trace.7, octf.trace.8 and 11 more); output is partial" -- -P --io --raw -p "$c"
 # a zstd trace's missing stream is named as its others are
 cz=$tmp/counted-zstd
 mkdir "$cz"
 zstd -q "$t/octf.trace.0" -o "$cz/octf.trace.0.zst"
-printf '{"state": "COMPLETE", "tracedEvents": "2000", "queueCount": "2"}\n' >"$cz/octf.summary"
+printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "2000", "queueCount": "2"}\n' >"$cz/octf.summary"
 run "a zstd stream missing" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (of the 2 streams its queueCount gives, missing or empty: octf.trace.1.zst); output is partial" -- -P --io --raw -p "$cz"
 # no event missing: a CPU without records, no file or an empty one, is no fault
 zstd -q "$t/octf.trace.1" -o "$cz/octf.trace.2.zst"
-printf '{"state": "COMPLETE", "tracedEvents": "2000", "queueCount": "3"}\n' >"$cz/octf.summary"
+printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "2000", "queueCount": "3"}\n' >"$cz/octf.summary"
 run "a zstd stream absent, none missing" 0 '' -- -P --io --raw -p "$cz"
 printf '{"state": "COMPLETE", "tracedEvents": "2000", "droppedEvents": "0"}\n' >"$c/octf.summary"
 rm "$c/octf.trace.2"
@@ -211,9 +214,16 @@ cp "$t/octf.trace.0" "$c/octf.trace.1"
 cp "$tmp/stream1" "$c/octf.trace.2"
 run "a stream twice" 3 "iotrace: warning: the trace files hold 3000 events, more than the 2000 its summary counts (a file is there twice?); output may count events twice" -- -P --io --raw -p "$c"
 # a summary that cannot be read: what it would have told is not known
-for bad in '{not json' '{"droppedEvents": "-5"}' '{"droppedEvents": "99999999999999999999999"}' '{"tracedEvents": "12abc"}'; do
-	printf '%s\n' "$bad" >"$c/octf.summary"
-	run "summary '$bad'" 3 "iotrace: warning: cannot read the trace's octf.summary (not a valid summary): lost or missing events cannot be ruled out; output may be partial" -- -P --io --raw -p "$c"
+# and why, in one line
+max=18446744073709551615
+for bad in '{not json|byte 1: not valid JSON' \
+	'{"droppedEvents": "-5"}|byte 18: '"'droppedEvents'"' is not a count from 0 to '$max': "-5"' \
+	'{"droppedEvents": "99999999999999999999999"}|byte 18: '"'droppedEvents'"' is not a count from 0 to '$max': "99999999999999999999999"' \
+	'{"tracedEvents": "12abc"}|byte 17: '"'tracedEvents'"' is not a count from 0 to '$max': "12abc"' \
+	'{"state": "COMPLETE", "tracedEvents": "2000"}|no '"'droppedEvents'"' field: not a trace summary' \
+	'{}|no '"'state'"' field: not a trace summary'; do
+	printf '%s\n' "${bad%%|*}" >"$c/octf.summary"
+	run "summary '${bad%%|*}'" 3 "iotrace: warning: cannot read the trace's octf.summary (${bad#*|}): lost or missing events cannot be ruled out; output may be partial" -- -P --io --raw -p "$c"
 done
 rm "$c/octf.summary"
 run "no summary" 3 "iotrace: warning: cannot read the trace's octf.summary (No such file or directory): lost or missing events cannot be ruled out; output may be partial" -- -P --statistics -p "$c"
@@ -262,7 +272,7 @@ io 2 1050 12 16 8
 done 4 1200 12
 done 6 1400 99
 SPEC
-echo '{}' >"$j/octf.summary"
+echo "$summary_ok" >"$j/octf.summary"
 warnings="iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency
 iotrace: warning: 1 completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)"
 run "never completed" 0 "$warnings" -- -P --io -p "$j" -f csv
@@ -273,7 +283,7 @@ zj=$tmp/joined-zstd
 mkdir "$zj"
 zstd -q "$j/octf.trace.0" -o "$zj/octf.trace.0.zst"
 zstd -q "$j/octf.trace.1" -o "$zj/octf.trace.1.zst"
-echo '{}' >"$zj/octf.summary"
+echo "$summary_ok" >"$zj/octf.summary"
 cp "$tmp/out" "$tmp/want"
 run "never completed, zstd" 0 "$warnings" -- -P --io -p "$zj" -f csv
 cmp -s "$tmp/out" "$tmp/want" || fail "never completed, zstd: output differs from the raw trace's"
@@ -289,7 +299,7 @@ io 2 1100 10 8 8
 done 3 1200 10
 io 4 1300 10 16 8
 SPEC
-echo '{}' >"$r/octf.summary"
+echo "$summary_ok" >"$r/octf.summary"
 run "never completed, id reused" 0 "iotrace: warning: 2 I/Os never completed (their completion is not in the trace); they are listed last, without latency
 iotrace: warning: 1 of them did end: their id was used again later in the trace" -- -P --io -p "$r" -f csv
 got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
@@ -313,7 +323,7 @@ io 2 1100 11 8 8
 doneat 4 900000 10 64 8
 doneat 5 900100 11 8 8
 SPEC
-echo '{}' >"$fc/octf.summary"
+echo "$summary_ok" >"$fc/octf.summary"
 run "foreign completion" 0 "iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency
 iotrace: warning: 1 of them did end: their id was used again later in the trace
 iotrace: warning: 1 completions are of another LBA range than the I/O in flight under their id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency" -- -P --io -p "$fc" -f csv
@@ -341,7 +351,7 @@ off=$(stat -c %s "$dj/octf.trace.1")
 printf 'doneat 4 1300 10 0 8\nio 5 1400 10 64 8\n' >>"$tmp/spec"
 mkios "$dj/octf.trace.1" <"$tmp/spec"
 truncate -s "$((off + 5))" "$dj/octf.trace.1"
-echo '{}' >"$dj/octf.summary"
+echo "$summary_ok" >"$dj/octf.summary"
 run "damaged, join" 3 "iotrace: trace damaged: $dj/octf.trace.1 at byte $off: truncated record; output is partial
 iotrace: that file's events after the damage are lost; the other files are read to their ends
 iotrace: warning: 1 I/Os have no completion in the trace (their completion may be among a damaged file's lost events); they are listed last, without latency
@@ -362,7 +372,7 @@ SPEC
 mkios "$sl/octf.trace.1" <<'SPEC'
 io 2 1100 11 8 8
 SPEC
-printf '{"state": "COMPLETE", "tracedEvents": "3", "tags": {"stopReason": "size limit", "incompleteFromSid": "3"}}\n' >"$sl/octf.summary"
+printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "3", "tags": {"stopReason": "size limit", "incompleteFromSid": "3"}}\n' >"$sl/octf.summary"
 run "size limit" 0 "iotrace: the events after sid 2 are left out: not every CPU's file holds them, as the tracer stopped (size limit)
 iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
@@ -418,7 +428,7 @@ run "lba, short options" 0 "$warnings" -- -P -B -b 8 -s 0 -e 100 -p "$j" -f csv
 lb=$tmp/lba-big
 mkdir "$lb"
 printf 'io 1 1000 10 0 1100000\ndone 2 2000 10\n' | mkios "$lb/octf.trace.0"
-echo '{}' >"$lb/octf.summary"
+echo "$summary_ok" >"$lb/octf.summary"
 run "lba, too many buckets" 1 "iotrace: --bucket-size 1 makes more than a million LBA buckets with I/O (over all devices and operations); use a larger one" -- -P -B -b 1 -p "$lb"
 # 275,000 buckets each for write and total
 run "lba, bucket size that fits" 0 '' -- -P -B -b 4 -p "$lb"
@@ -519,7 +529,7 @@ print(last)
 
 v=$tmp/vfs
 mkdir "$v"
-echo '{}' >"$v/octf.summary"
+echo "$summary_ok" >"$v/octf.summary"
 # fio (101) opens /data/run42/a/b/f.dat, writes 4096 (its block write
 # queued in call 2), a failed write, reads 100 of 4096; dd (202) opens
 # /tmp.log and closes a file it does not name
@@ -593,7 +603,7 @@ vfs 4 2000 2 4 101 fio 14 4096 4096 900
 SPEC
 )
 truncate -s -3 "$vd/octf.trace.0"
-echo '{}' >"$vd/octf.summary"
+echo "$summary_ok" >"$vd/octf.summary"
 for view in --vfs --file-statistics --process-statistics; do
 	run "damaged, $view" 3 "iotrace: trace damaged: $vd/octf.trace.0 at byte $off: truncated record; output is partial
 iotrace: that file's events after the damage are lost; the other files are read to their ends" -- -P $view -p "$vd" -f csv
@@ -641,7 +651,7 @@ done
 
 # --- a view of what the trace does not have: empty, or no call counted,
 # and a note that says what is missing; exit 0 all the same
-# $j: an Open-CAS summary ('{}': no tag of ours), no VFS call, no file
+# $j: an Open-CAS summary (no tag of ours), no VFS call, no file
 # metadata, no process; the notes come after the join's warnings
 run "no vfs, vfs" 0 "$warnings
 iotrace: this trace has no VFS records (Open-CAS's traces have none)" -- -P --vfs -p "$j"
@@ -658,7 +668,7 @@ iotrace: no I/O in this trace names its process (Open-CAS's traces do not): --co
 # ours, taken without --vfs, then with it and no call on the traced files
 nv=$tmp/no-vfs
 cp -r "$j" "$nv"
-printf '{"state": "COMPLETE", "tags": {"iotraceVersion": "0.1.0", "options": "--time 5"}}\n' >"$nv/octf.summary"
+printf '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"iotraceVersion": "0.1.0", "options": "--time 5"}}\n' >"$nv/octf.summary"
 run "ours, no vfs" 0 "$warnings
 iotrace: this trace has no VFS records (was it taken with --vfs?)" -- -P --vfs -p "$nv"
 run "ours, no vfs, process statistics" 0 "$warnings
@@ -669,7 +679,7 @@ iotrace: this trace has no file metadata: none of its 3 I/Os is attributed to a 
 [ "$(cat "$tmp/out")" = "{
  \"files\": []
 }" ] || fail "ours, no vfs, file statistics: '$(cat "$tmp/out")'"
-printf '{"state": "COMPLETE", "tags": {"iotraceVersion": "0.1.0", "options": "--vfs --time 5"}}\n' >"$nv/octf.summary"
+printf '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"iotraceVersion": "0.1.0", "options": "--vfs --time 5"}}\n' >"$nv/octf.summary"
 run "ours, vfs, no call" 0 "$warnings
 iotrace: this trace has no VFS records (its tracer recorded no call on the traced files)" -- -P --vfs -p "$nv"
 # a filter that leaves nothing of what the trace has is no news

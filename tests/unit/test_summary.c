@@ -278,10 +278,11 @@ static void test_prints_foreign_back(void **state)
 static const char *label_of(const char *json)
 {
 	static struct summary s;
-	char *text = malloc(strlen(json) + 32);
+	char *text = malloc(strlen(json) + 80);
 
 	assert_non_null(text);
-	sprintf(text, "{\"label\": \"%s\"}\n", json);
+	sprintf(text, "{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"label\": \"%s\"}\n",
+		json);
 	write_text("octf.summary", text);
 	free(text);
 	assert_int_equal(summary__read(dir, &s), 0);
@@ -350,17 +351,61 @@ static void test_reads_long_labels(void **state)
 	free(over);
 }
 
-static void test_rejects_garbage(void **state)
+/* summary__read() refuses text as text and names why, for the one error line */
+static void refused(const char *text, const char *why)
 {
 	struct summary s;
 
-	write_text("octf.summary", "not json");
+	write_text("octf.summary", text);
 	assert_int_equal(summary__read(dir, &s), -EBADMSG);
-	write_text("octf.summary", "{\"tracePath\": \"cut");
-	assert_int_equal(summary__read(dir, &s), -EBADMSG);
-	write_text("octf.summary", "{\"state\": \"COMPLETE\", \"tracedEvents\": \"x\"}");
-	assert_int_equal(summary__read(dir, &s), -EBADMSG);
+	assert_string_equal(summary__strerror(&s, -EBADMSG), why);
+}
+
+static void test_rejects_garbage(void **state)
+{
+	const char *ok = "{\"state\": \"COMPLETE\", \"droppedEvents\": 0}";
+	struct summary s;
+	char *big;
+
+	(void)state;
+	write_text("octf.summary", ok);
+	assert_int_equal(summary__read(dir, &s), 0);
+	refused("not json", "byte 0: not a JSON object");
+	refused("", "empty");
+	refused("{\"tracePath\": \"cut", "byte 18: not valid JSON");
+	refused("{\"state\": \"COMPLETE\", \"tracedEvents\": \"x\"}",
+		"byte 38: 'tracedEvents' is not a count from 0 to 18446744073709551615: \"x\"");
+	/* out of range: what JSON allows is still no count */
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": -1}",
+		"byte 39: 'droppedEvents' is not a count from 0 to 18446744073709551615: -1");
+	refused("{\"droppedEvents\": 18446744073709551616, \"state\": \"COMPLETE\"}",
+		"byte 18: 'droppedEvents' is not a count from 0 to 18446744073709551615: "
+		"18446744073709551616");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"traceDuration\": 1e3}",
+		"byte 59: 'traceDuration' is not a count from 0 to 18446744073709551615: 1e3");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"version\": 2147483648}",
+		"byte 53: 'version' is not a count from 0 to 2147483647: 2147483648");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, "
+		"\"tags\": {\"incompleteFromSid\": \"-5\"}}",
+		"byte 72: 'incompleteFromSid' is not a count from 0 to 18446744073709551615: \"-5\"");
+	refused("{\"state\": 1, \"droppedEvents\": 0}", "byte 10: 'state' is not a string");
+	/* JSON, but no summary: nothing to print back that was not made up */
+	refused("{\"a\": 1}", "no 'state' field: not a trace summary");
+	refused("{\"state\": \"COMPLETE\"}", "no 'droppedEvents' field: not a trace summary");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0}{\"state\": \"RUNNING\"}",
+		"byte 41: more after the summary's closing brace");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"x\": }", "byte 47: not valid JSON");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"tags\": {\"a\": \"b\" \"c\": \"d\"}}",
+		"byte 60: not valid JSON");
+	big = malloc(70000);
+	assert_non_null(big);
+	memset(big, ' ', 69999);
+	big[69999] = 0;
+	memcpy(big, ok, strlen(ok));
+	refused(big, "larger than 65536 bytes, the most a summary is");
+	free(big);
 	assert_int_equal(summary__read("/nonexistent-iotrace", &s), -ENOENT);
+	assert_string_equal(summary__strerror(&s, -ENOENT), strerror(ENOENT));
 }
 
 int main(void)

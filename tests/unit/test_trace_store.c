@@ -31,14 +31,25 @@ static void touch(const char *path)
 	put(path, "x");
 }
 
+static void write_summary(const char *rel, const char *state)
+{
+	char path[PATH_MAX], text[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s/octf.summary", repo, rel);
+	snprintf(text, sizeof(text),
+		 "{\"tracePath\": \"%s\", \"state\": \"%s\", \"droppedEvents\": \"0\"}\n", rel,
+		 state);
+	put(path, text);
+}
+
+/* a trace that ended: its summary says COMPLETE */
 static void make_trace(const char *rel)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", repo, rel);
 	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/%s/octf.summary", repo, rel);
-	touch(path);
+	write_summary(rel, "COMPLETE");
 	snprintf(path, sizeof(path), "%s/%s/octf.trace.0", repo, rel);
 	touch(path);
 }
@@ -340,19 +351,11 @@ static void test_remove_leaves_whole(void **state)
 	assert_false(trace_file_there("kernel/c", ""));
 }
 
-static void write_summary(const char *rel, const char *state)
-{
-	char path[PATH_MAX], text[PATH_MAX + 64];
-
-	snprintf(path, sizeof(path), "%s/%s/octf.summary", repo, rel);
-	snprintf(text, sizeof(text), "{\"tracePath\": \"%s\", \"state\": \"%s\"}\n", rel, state);
-	put(path, text);
-}
-
 /*
  * A trace whose summary says RUNNING goes only with force, whatever the
  * lock says: its tracer may hold another lock file (Open-CAS removes only
- * COMPLETE and ERROR traces without it).
+ * COMPLETE and ERROR traces without it). So does one whose summary says
+ * anything else, or cannot be read.
  */
 static void test_remove_keeps_running(void **state)
 {
@@ -371,6 +374,20 @@ static void test_remove_keeps_running(void **state)
 	assert_int_equal(store__remove("kernel/died", true, NULL, &removed), 0);
 	assert_int_equal(removed, 1);
 	assert_false(trace_file_there("kernel/died", ""));
+
+	/* neither COMPLETE nor ERROR, or no summary to say: not known to have ended */
+	make_trace("kernel/odd");
+	write_summary("kernel/odd", "UNDEFINED");
+	assert_int_equal(store__remove("kernel/odd", false, NULL, &removed), -EINPROGRESS);
+	assert_true(trace_file_there("kernel/odd", "octf.trace.0"));
+	make_trace("kernel/garbled");
+	write_summary("kernel/garbled", "COMPLETE\", \"droppedEvents\": \"-1");
+	assert_int_equal(store__remove("kernel/garbled", false, NULL, &removed), -ENOMSG);
+	assert_int_equal(removed, 0);
+	assert_true(store__left_unfinished(-ENOMSG));
+	assert_true(trace_file_there("kernel/garbled", "octf.trace.0"));
+	assert_int_equal(store__remove("kernel/*", true, NULL, &removed), 0);
+	assert_int_equal(removed, 2);
 }
 
 static void test_remove_refuses_escape(void **state)
