@@ -68,6 +68,9 @@ struct merge {
 	int err;
 	struct merge_error *errs;
 	size_t nerr;
+	uint64_t last_sid;	/* of the event returned last, if any */
+	uint64_t same_sid;	/* events whose sid was the one before's */
+	bool returned;
 };
 
 static void *arena_alloc(void *data, size_t size)
@@ -348,11 +351,20 @@ int merge__next(struct merge *m, const Octf__Proto__Trace__Event **ev)
 		return 0;
 	m->top_out = true;
 	*ev = m->heap[0].slot->ev;
+	if (m->returned && m->heap[0].sid == m->last_sid)
+		m->same_sid++;
+	m->last_sid = m->heap[0].sid;
+	m->returned = true;
 	return 1;
 
 fail:
 	m->err = r;
 	return r;
+}
+
+uint64_t merge__same_sid(const struct merge *m)
+{
+	return m->same_sid;
 }
 
 size_t merge__error_count(const struct merge *m)

@@ -44,6 +44,13 @@ int merge__next(struct merge *m, const Octf__Proto__Trace__Event **ev);
 
 /* Damage met so far, one entry per damaged stream. */
 size_t merge__error_count(const struct merge *m);
+
+/*
+ * Events returned so far whose sid was the event's before: each sid of a
+ * trace is given once, so these are damaged records or a stream file
+ * there twice, not told apart by any framing check.
+ */
+uint64_t merge__same_sid(const struct merge *m);
 const struct merge_error *merge__error(const struct merge *m, size_t i);
 
 /* Accepts NULL. */

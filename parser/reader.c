@@ -81,6 +81,7 @@ struct filler {
 	struct found_error *errs;
 	size_t nerr;
 	size_t placed;
+	uint64_t same_sid;	/* records that found their slot taken: reader__same_sid() */
 	int err;
 };
 
@@ -105,6 +106,7 @@ struct reader {
 
 	struct event *last;	/* returned by the last call */
 	int err;
+	uint64_t same_sid;	/* sids both fillers placed: reader__same_sid() */
 
 	/* reader__set_range() */
 	bool ranged;
@@ -326,6 +328,7 @@ static void place(struct reader *r, struct filler *f, struct rstream *rs)
 	}
 	if (f->bits[idx >> 6] & bit) {
 		f->dup[idx >> 6] |= bit;
+		f->same_sid++;
 		fill_extra(f, &rs->pending);
 		return;
 	}
@@ -739,6 +742,7 @@ static inline __attribute__((always_inline)) int next_event(struct reader *r,
 				return 1;
 			}
 			/* the sid came more than once: all of them go out through the extras */
+			r->same_sid += in_a && in_b;
 			for (size_t f = 0; f < 2; f++) {
 				struct filler *x = &r->fill[f];
 
@@ -790,6 +794,12 @@ bool reader__cut(const struct reader *r, uint64_t *last)
 {
 	*last = r->keep_upto;
 	return r->past_cut;
+}
+
+/* counted where a slot is found taken, off the path every record takes */
+uint64_t reader__same_sid(const struct reader *r)
+{
+	return r->same_sid + r->fill[0].same_sid + r->fill[1].same_sid;
 }
 
 uint64_t reader__records(const struct reader *r)

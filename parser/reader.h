@@ -128,6 +128,14 @@ bool reader__cut(const struct reader *r, uint64_t *last);
  */
 uint64_t reader__records(const struct reader *r);
 
+/*
+ * Records read so far whose sid another record of a type asked for had:
+ * each sid of a trace is given once, so these are damaged records (a bit
+ * flipped in a sid) or a stream file there twice. Records of one sid
+ * that the window cannot place together (one beyond it) are not counted.
+ */
+uint64_t reader__same_sid(const struct reader *r);
+
 /* Damage met so far, one entry per damaged stream (see merge.h), by stream. */
 size_t reader__error_count(const struct reader *r);
 const struct merge_error *reader__error(const struct reader *r, size_t i);
