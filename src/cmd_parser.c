@@ -404,7 +404,7 @@ static int same_sid_report(uint64_t n)
 {
 	if (!n)
 		return EXIT_OK;
-	cli_warn("%llu event%s the sid of the event before (damaged records, or a stream file "
+	cli_warn("%llu event%s a sid another event has (damaged records, or a stream file "
 		 "there twice); output is partial", (unsigned long long)n,
 		 n == 1 ? " has" : "s have");
 	return EXIT_PARTIAL;

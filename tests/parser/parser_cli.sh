@@ -213,7 +213,7 @@ rm "$c/octf.trace.2"
 cp "$t/octf.trace.0" "$c/octf.trace.1"
 cp "$tmp/stream1" "$c/octf.trace.2"
 run "a stream twice" 3 "iotrace: warning: the trace files hold 3000 events, more than the 2000 its summary counts (a file is there twice?); output may count events twice
-iotrace: warning: 1000 events have the sid of the event before (damaged records, or a stream file there twice); output is partial" -- -P --io --raw -p "$c"
+iotrace: warning: 1000 events have a sid another event has (damaged records, or a stream file there twice); output is partial" -- -P --io --raw -p "$c"
 rm "$c/octf.trace.1"
 # a bit flipped in a sid, to one another record has: no framing check sees
 # it, nor the summary's count (here: the completion of sid 4 says 3)
@@ -229,8 +229,8 @@ cp "$fl/octf.summary" "$flz/"
 zstd -q "$fl/octf.trace.0" -o "$flz/octf.trace.0.zst"
 zstd -q "$fl/octf.trace.1" -o "$flz/octf.trace.1.zst"
 for v in "--io --raw" --io --statistics; do
-	run "sid given twice, $v" 3 "iotrace: warning: 1 event has the sid of the event before (damaged records, or a stream file there twice); output is partial" -- -P $v -p "$fl"
-	run "sid given twice, zstd, $v" 3 "iotrace: warning: 1 event has the sid of the event before (damaged records, or a stream file there twice); output is partial" -- -P $v -p "$flz"
+	run "sid given twice, $v" 3 "iotrace: warning: 1 event has a sid another event has (damaged records, or a stream file there twice); output is partial" -- -P $v -p "$fl"
+	run "sid given twice, zstd, $v" 3 "iotrace: warning: 1 event has a sid another event has (damaged records, or a stream file there twice); output is partial" -- -P $v -p "$flz"
 done
 # a summary that cannot be read: what it would have told is not known
 # and why, in one line
