@@ -423,6 +423,97 @@ static __always_inline void iotrace_inode_ctime(struct inode *inode,
 }
 
 /*
+ * A file's birth time, where its file system keeps one: ext4's i_crtime,
+ * xfs's i_crtime, btrfs's i_otime, each in the file system's inode that
+ * embeds struct inode (found by name: ext2 and ext3 mounted by their own
+ * driver have no such struct around their inodes). ext4 reads i_crtime
+ * from disk only if the inode has room for it (i_extra_isize covers
+ * i_crtime_extra: 24 bytes past the 128 of the old inode), and leaves it
+ * stale otherwise; xfs v4 has none (0). btrfs split its timespec64
+ * i_otime into i_otime_sec and i_otime_nsec in "btrfs: open code
+ * timespec64 in struct btrfs_inode", v6.7. Returns false where there is
+ * no birth time to read.
+ */
+struct ext4_inode_info___btime {
+	__u16 i_extra_isize;
+	struct timespec64 i_crtime;
+	struct inode vfs_inode;
+} __attribute__((preserve_access_index));
+
+struct xfs_inode___btime {
+	struct timespec64 i_crtime;
+	struct inode i_vnode;
+} __attribute__((preserve_access_index));
+
+struct btrfs_inode___otime_sec {
+	__u64 i_otime_sec;
+	__u32 i_otime_nsec;
+	struct inode vfs_inode;
+} __attribute__((preserve_access_index));
+
+struct btrfs_inode___otime_ts {
+	struct timespec64 i_otime;
+	struct inode vfs_inode;
+} __attribute__((preserve_access_index));
+
+#define IOTRACE_EXT4_CRTIME_EXTRA_ISIZE 24
+
+/* a file system type's name of up to 5 bytes as the u64 its bytes make, NUL-padded */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define IOTRACE_FS_NAME(a, b, c, d, e) \
+	((__u64)(a) | (__u64)(b) << 8 | (__u64)(c) << 16 | (__u64)(d) << 24 | (__u64)(e) << 32)
+#else
+#define IOTRACE_FS_NAME(a, b, c, d, e) \
+	((__u64)(a) << 56 | (__u64)(b) << 48 | (__u64)(c) << 40 | (__u64)(d) << 32 | \
+	 (__u64)(e) << 24)
+#endif
+
+static __always_inline bool iotrace_inode_btime(struct inode *inode, struct super_block *sb,
+						__s64 *sec, __u32 *nsec)
+{
+	const char *type_name = BPF_CORE_READ(sb, s_type, name);
+	__u64 fs = 0;
+
+	*sec = 0;
+	*nsec = 0;
+	if (bpf_probe_read_kernel_str(&fs, sizeof(fs), type_name) < 0)
+		return false;
+	if (fs == IOTRACE_FS_NAME('e', 'x', 't', '4', 0) &&
+	    bpf_core_type_exists(struct ext4_inode_info___btime)) {
+		struct ext4_inode_info___btime *ei = (void *)((char *)inode -
+			bpf_core_field_offset(struct ext4_inode_info___btime, vfs_inode));
+
+		if (BPF_CORE_READ(ei, i_extra_isize) < IOTRACE_EXT4_CRTIME_EXTRA_ISIZE)
+			return false;
+		*sec = BPF_CORE_READ(ei, i_crtime.tv_sec);
+		*nsec = BPF_CORE_READ(ei, i_crtime.tv_nsec);
+	} else if (fs == IOTRACE_FS_NAME('x', 'f', 's', 0, 0) &&
+		   bpf_core_type_exists(struct xfs_inode___btime)) {
+		struct xfs_inode___btime *xi = (void *)((char *)inode -
+			bpf_core_field_offset(struct xfs_inode___btime, i_vnode));
+
+		*sec = BPF_CORE_READ(xi, i_crtime.tv_sec);
+		*nsec = BPF_CORE_READ(xi, i_crtime.tv_nsec);
+	} else if (fs == IOTRACE_FS_NAME('b', 't', 'r', 'f', 's')) {
+		struct btrfs_inode___otime_sec *a;
+		struct btrfs_inode___otime_ts *b;
+
+		if (bpf_core_field_exists(struct btrfs_inode___otime_sec, i_otime_sec)) {
+			a = (void *)((char *)inode -
+				     bpf_core_field_offset(struct btrfs_inode___otime_sec, vfs_inode));
+			*sec = (__s64)BPF_CORE_READ(a, i_otime_sec);
+			*nsec = BPF_CORE_READ(a, i_otime_nsec);
+		} else if (bpf_core_field_exists(struct btrfs_inode___otime_ts, i_otime)) {
+			b = (void *)((char *)inode -
+				     bpf_core_field_offset(struct btrfs_inode___otime_ts, vfs_inode));
+			*sec = BPF_CORE_READ(b, i_otime.tv_sec);
+			*nsec = BPF_CORE_READ(b, i_otime.tv_nsec);
+		}
+	}
+	return (*sec || *nsec) && *nsec < 1000000000u;
+}
+
+/*
  * The dentry alias of an inode: inode->i_dentry is a list of dentries
  * linked through dentry->d_u.d_alias since commit 946e51f2bf37 ("move
  * d_rcu from overlapping d_child to overlapping d_alias"), v3.19, and
