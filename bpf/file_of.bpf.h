@@ -68,20 +68,6 @@ struct {
 #include "overlay.bpf.h"
 
 /*
- * A pointer as the number it is. A global function takes a pointer as a
- * number (as in vfs.bpf.h), but the verifier refuses one it types
- * (untrusted_ptr_inode, from a cast load) for a number argument: read
- * back from the stack by a helper, the value is a plain number.
- */
-static __always_inline __u64 iotrace_addr_of(const void *p)
-{
-	__u64 addr = 0;
-
-	bpf_probe_read_kernel(&addr, sizeof(addr), &p);
-	return addr;
-}
-
-/*
  * A FileId's date for inode: its birth time, where the file system keeps
  * one, is the same whenever the file is met, so a file evicted from
  * files and met again keeps its FileId; else its ctime, which moves with
@@ -126,7 +112,14 @@ static __always_inline struct file_seen *file_entry_of(struct inode *inode,
 	id->dev = key.dev;
 	f = bpf_map_lookup_elem(&files, &key);
 	if (!f || f->generation != gen) {
-		__u64 date = file_date_global(iotrace_addr_of(inode), iotrace_addr_of(sb));
+		/*
+		 * a global function takes a pointer as a number (vfs.bpf.h),
+		 * but the verifier refuses a typed one (untrusted_ptr_inode,
+		 * from a cast load) there: read back from the stack by a
+		 * helper, the value is a plain number
+		 */
+		__u64 date = file_date_global(iotrace_word_at(&inode, false),
+					      iotrace_word_at(&sb, false));
 
 		nf.ctime_sec = (__s64)(date >> 30);
 		nf.ctime_nsec = (__u32)(date & ((1u << 30) - 1));
