@@ -69,8 +69,12 @@ struct listed {
 	size_t tags_len;
 };
 
-/* Returns read_entry()'s error; the trace is listed UNDEFINED, as Open-CAS lists it. */
-static int list_entry(const struct store_entry *e, struct listed *l, struct summary *s_out)
+/*
+ * Whether the summary could be read; if not, the trace is listed
+ * UNDEFINED, as Open-CAS lists it, and why (summary__strerror()) goes
+ * into why, unless it is NULL.
+ */
+static bool list_entry(const struct store_entry *e, struct listed *l, char *why, size_t wsize)
 {
 	struct summary s;
 	int err = read_entry(e, &s);
@@ -80,9 +84,9 @@ static int list_entry(const struct store_entry *e, struct listed *l, struct summ
 	strcpy(l->label, ok ? s.label : "");
 	l->tags_len = ok ? s.other_tags_len : 0;
 	memcpy(l->tags, s.other_tags, l->tags_len);
-	if (s_out && err)
-		memcpy(s_out->error, s.error, sizeof(s.error));
-	return err;
+	if (why && err)
+		snprintf(why, wsize, "%s", summary__strerror(&s, err));
+	return ok;
 }
 
 /*
@@ -153,9 +157,9 @@ static int list_traces(const char *prefix)
 	struct json_writer *jw;
 	struct listed l;
 	/* the first summary that cannot be read: said after the list, not lost in it */
-	struct summary first;
+	char first_why[sizeof(((struct summary *)0)->error)] = "";
 	size_t n, i, undefined = 0, first_at = 0;
-	int err, first_err = 0;
+	int err;
 
 	err = store__list(prefix, &v, &n);
 	if (err) {
@@ -180,18 +184,15 @@ static int list_traces(const char *prefix)
 	for (i = 0; i < n; i++) {
 		if (v[i].err)
 			continue;
-		err = list_entry(&v[i], &l, undefined ? NULL : &first);
-		if (err && !undefined++) {
-			first_err = err;
+		if (!list_entry(&v[i], &l, undefined ? NULL : first_why, sizeof(first_why)) &&
+		    !undefined++)
 			first_at = i;
-		}
 		put_entry(jw, v[i].rel, &l);
 	}
 	err = list_end(jw, NULL);
 	if (undefined)
 		cli_warn("%zu of %zu traces are listed UNDEFINED: their summaries cannot be read "
-			 "('%s': %s)", undefined, n, v[first_at].rel,
-			 summary__strerror(&first, first_err));
+			 "('%s': %s)", undefined, n, v[first_at].rel, first_why);
 	free(v);
 	return err;
 }
@@ -249,7 +250,7 @@ static void before_removal(const struct store_entry *e, void *ctx)
 {
 	struct removal *r = ctx;
 
-	list_entry(e, &r->next, NULL);
+	list_entry(e, &r->next, NULL, 0);
 }
 
 static void trace_removed(const struct store_entry *e, void *ctx)
@@ -282,14 +283,6 @@ static void trace_kept(const struct store_entry *e, int err, const char *what, v
 	snprintf(r->kept.rel, sizeof(r->kept.rel), "%s", e->rel);
 	snprintf(r->kept.what, sizeof(r->kept.what), "%s", what ? what : "");
 	r->kept.err = err;
-	/* what the summary says instead of COMPLETE or ERROR: its state, or why it is unread */
-	if (err == -EINPROGRESS || err == -ENOMSG) {
-		struct summary s;
-		int serr = summary__read(e->dir, &s);
-
-		snprintf(r->kept.what, sizeof(r->kept.what), "%s",
-			 serr ? summary__strerror(&s, serr) : s.state);
-	}
 }
 
 /* Why the trace r->kept was left, and how many of those matching went. */

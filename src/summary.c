@@ -725,6 +725,6 @@ int summary__read(const char *dir, struct summary *s)
 
 const char *summary__strerror(const struct summary *s, int err)
 {
-	return err == -EBADMSG && s->error[0] ? s->error : err == -EBADMSG ? "not valid JSON"
-										: strerror(-err);
+	/* parse() names the byte where the JSON broke when nothing else said why */
+	return err == -EBADMSG ? s->error : strerror(-err);
 }

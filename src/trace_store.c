@@ -510,25 +510,35 @@ int store__discard_trace(const char *dir)
  * tells only of tracers that use the same lock file, and one run with
  * another IOTRACE_LOCK_FILE or in a mount namespace with its own /run
  * holds none we can see. -EINPROGRESS if the summary says otherwise
- * (RUNNING), -ENOMSG if it cannot be read, 0 if it ended.
+ * (RUNNING), with that state in what, -ENOMSG if it cannot be read, with
+ * why in what; 0 if it ended.
  */
-static int summary_unfinished(const char *dir)
+static int summary_unfinished(const char *dir, char *what, size_t wsize)
 {
 	struct summary s;
+	int err = summary__read(dir, &s);
 
-	if (summary__read(dir, &s))
+	if (err) {
+		snprintf(what, wsize, "%s", summary__strerror(&s, err));
 		return -ENOMSG;
-	return strcmp(s.state, "COMPLETE") && strcmp(s.state, "ERROR") ? -EINPROGRESS : 0;
+	}
+	if (!strcmp(s.state, "COMPLETE") || !strcmp(s.state, "ERROR"))
+		return 0;
+	snprintf(what, wsize, "%s", s.state);
+	return -EINPROGRESS;
 }
 
-/* Why e stays before anything of it is touched (an error, or unfinished), or 0. */
-static int must_stay(const struct store_entry *e, bool force)
+/*
+ * Why e stays before anything of it is touched (an error, or unfinished,
+ * with what summary_unfinished() says in what), or 0.
+ */
+static int must_stay(const struct store_entry *e, bool force, char *what, size_t wsize)
 {
 	if (e->err || force)
 		return e->err;
 	if (store__trace_is_live(e->dir))
 		return -EBUSY;
-	return summary_unfinished(e->dir);
+	return summary_unfinished(e->dir, what, wsize);
 }
 
 bool store__left_unfinished(int err)
@@ -560,9 +570,10 @@ int store__remove(const char *prefix, bool force, const struct store_remove_hook
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		int e = must_stay(&v[i], force);
+		int e;
 
 		what[0] = 0;
+		e = must_stay(&v[i], force, what, sizeof(what));
 		if (!e) {
 			if (hooks && hooks->before)
 				hooks->before(&v[i], hooks->ctx);

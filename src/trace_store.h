@@ -103,8 +103,10 @@ int store__list(const char *prefix, struct store_entry **out, size_t *count);
  * What store__remove() tells of each trace it removes: before(), while
  * the trace can still be read (what it was), and gone() once removed;
  * or kept(), for a trace it left (after before() if it tried), with why (err, as store__remove()
- * returns it) and, for -ENOTEMPTY, the name of what the trace holds that
- * is not a file (what; else NULL). Any may be NULL.
+ * returns it) and what: for -ENOTEMPTY, the name of what the trace holds
+ * that is not a file; for -EINPROGRESS, the state its summary says; for
+ * -ENOMSG, why its summary cannot be read (summary__strerror()); else
+ * NULL. Any may be NULL.
  */
 struct store_remove_hooks {
 	void (*before)(const struct store_entry *e, void *ctx);
