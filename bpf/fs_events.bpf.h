@@ -199,7 +199,7 @@ static long child_cb(__u32 i, void *ctx)
 	child = (void *)((char *)node - bpf_core_field_offset(struct dentry, d_sib));
 	w->sib = BPF_CORE_READ(node, next);
 	len = BPF_CORE_READ(child, d_name.len);
-	if (len != w->clen || !BPF_CORE_READ(child, d_inode))
+	if (len != w->clen)
 		return 0;
 	/* zero-padded both: 32 word compares, no data-dependent loop */
 	clear_buf(w->cname);
@@ -208,8 +208,27 @@ static long child_cb(__u32 i, void *ctx)
 		return 0;
 	if (!same_buf(w->cname, w->comp))
 		return 0;
-	w->found = child;
+	/*
+	 * A lookup finds the one hashed dentry of a name, not an unhashed one
+	 * (a removed file still open); a negative one says there is no such
+	 * file.
+	 */
+	if (!BPF_CORE_READ(child, d_hash.pprev))
+		return 0;
+	if (BPF_CORE_READ(child, d_inode))
+		w->found = child;
 	return 1;
+}
+
+/* The cached child of d named w->comp (w->clen bytes, zero-padded), or NULL. */
+static __always_inline struct dentry *cached_child(struct path_walk *w, struct dentry *d)
+{
+	w->found = NULL;
+	w->sib = NULL;
+	if (bpf_core_field_exists(struct dentry, d_children))
+		w->sib = BPF_CORE_READ(d, d_children.first);
+	bpf_loop(IOTRACE_MAX_SIBLINGS, child_cb, NULL, 0);
+	return w->found;
 }
 
 /* One child mount of the current mount: is it mounted on w->d? */
@@ -362,16 +381,12 @@ static long component_cb(__u32 i, void *ctx)
 		w->d = BPF_CORE_READ(d, d_parent);
 		return 0;
 	}
-	w->found = NULL;
-	if (bpf_core_field_exists(struct dentry, d_children))
-		w->sib = BPF_CORE_READ(d, d_children.first);
-	bpf_loop(IOTRACE_MAX_SIBLINGS, child_cb, NULL, 0);
-	if (!w->found) {
+	d = cached_child(w, d);
+	if (!d) {
 		w->fail = 1;
 		return 1;
 	}
 	/* a link followed, as the kernel's lookup does, unless it is the file itself */
-	d = w->found;
 	if ((BPF_CORE_READ(d, d_inode, i_mode) & IOTRACE_S_IFMT) == IOTRACE_S_IFLNK &&
 	    w->path[idx(w->pos)] == '/') {
 		if (!follow_link(w)) {
@@ -398,7 +413,6 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, bool
 	struct path_walk *w = walk_state();
 	struct vfsmount *mnt;
 	struct file *file;
-
 	long n;
 
 	if (!w)
@@ -478,23 +492,13 @@ static __always_inline struct dentry *ns_target(struct dentry *d)
  * other links: its Delete is sent with the rename's events. An exchange
  * moves it to the old name instead: its Moves are sent too.
  */
-static __always_inline void note_replaced(struct ns_op *op, unsigned long *a,
+static __always_inline void note_replaced(struct ns_op *op, struct dentry *t,
 					  struct inode *moved)
 {
 	struct file_seen *f;
-	struct dentry *t;
 	struct inode *inode;
-	bool ignored = false;
-	const char *unew = (const char *)a[1];
-	__s32 ndfd = IOTRACE_AT_FDCWD;
 
-	if (op->st.call >= IOTRACE_VFS_RENAMEAT) {
-		ndfd = (__s32)a[2];
-		unew = (const char *)a[3];
-	}
-	op->exchange = op->st.call == IOTRACE_VFS_RENAMEAT2 && (a[4] & IOTRACE_RENAME_EXCHANGE);
-	/* a new name is no failure to resolve: nothing to count */
-	t = ns_target(resolve(ndfd, unew, &ignored));
+	t = ns_target(t);
 	inode = t ? BPF_CORE_READ(t, d_inode) : NULL;
 	if (!inode || inode == moved ||
 	    (!op->exchange && BPF_CORE_READ(inode, i_nlink) > 1))
@@ -506,6 +510,21 @@ static __always_inline void note_replaced(struct ns_op *op, unsigned long *a,
 	name_file(f, &op->replaced, inode, t, false);
 	op->dentry2 = t;
 	op->has_replaced = true;
+}
+
+/* The dentry of a rename's new name (syscall arguments a), if cached. */
+static __always_inline struct dentry *new_name(const struct ns_op *op, unsigned long *a)
+{
+	const char *unew = (const char *)a[1];
+	__s32 ndfd = IOTRACE_AT_FDCWD;
+	bool ignored = false;
+
+	if (op->st.call >= IOTRACE_VFS_RENAMEAT) {
+		ndfd = (__s32)a[2];
+		unew = (const char *)a[3];
+	}
+	/* a new name is no failure to resolve: nothing to count */
+	return resolve(ndfd, unew, &ignored);
 }
 
 /* The entry in files of the file id names, NULL if it is not there (any more). */
@@ -630,6 +649,8 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	__builtin_memset(op, 0, sizeof(*op));
 	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
+	/* kept for a file system's own rename tracepoint too */
+	op->exchange = call == IOTRACE_VFS_RENAMEAT2 && (a[4] & IOTRACE_RENAME_EXCHANGE);
 	upath = (const char *)a[0];
 	if (call == IOTRACE_VFS_UNLINKAT || call >= IOTRACE_VFS_RENAMEAT) {
 		dfd = (__s32)a[0];
@@ -655,33 +676,99 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	if (!inode)
 		return 0;
 	if (call > IOTRACE_VFS_UNLINKAT)
-		note_replaced(op, a, inode);
+		note_replaced(op, new_name(op, a), inode);
 	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
 	return 0;
 }
 
 /*
- * ext4 names the file an unlink removes: an unlink whose path the walk
- * could not resolve inside a traced file system (not cached, in a
- * directory of more cached entries than it looks at, too long) is
- * started here instead, from the dentry ext4 was given. Only within the
- * call (ns_ops has it by thread): an unlink of io_uring's, or ext4's own,
- * has none. Attached with the syscall programs, where the kernel has it.
+ * A file system's own tracepoint names what an unlink or a rename removes
+ * or renames, inside the call (ns_ops has it by thread: an unlink of
+ * io_uring's, or the file system's own, has none). The ns_op in progress
+ * of the current thread for the call (rename or not) if its path was not
+ * resolved (not cached, in a directory of more cached entries than the
+ * walk looks at, too long), or, for a rename, if the file at its new name
+ * was not found; NULL if there is nothing to add.
+ */
+static __always_inline struct ns_op *pending_op(bool rename)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ns_op *p = bpf_map_lookup_elem(&ns_ops, &tid);
+
+	if (!p || (p->st.call > IOTRACE_VFS_UNLINKAT) != rename)
+		return NULL;
+	if (p->unresolved)
+		return p;
+	return rename && p->dentry && !p->has_replaced && !p->dir_moved ? p : NULL;
+}
+
+/*
+ * The unlink or rename p (unresolved), started from d, the dentry its
+ * file system was given: its entry in ns_ops, or NULL if there is
+ * nothing more to do: d was not found (the call stays unresolved,
+ * counted), is not a regular file of a traced device (nothing was
+ * missed: not counted), or is a directory (named again at the exit if
+ * the trace has named it).
+ */
+static __always_inline struct ns_op *start_late(const struct ns_op *p, struct dentry *d)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ns_op *op = scratch_op();
+	__u32 call = p->st.call;
+	bool exchange = p->exchange;
+
+	if (!op || !d)
+		return NULL;
+	__builtin_memset(op, 0, sizeof(*op));
+	op->exchange = exchange;
+	if (call > IOTRACE_VFS_UNLINKAT && note_dir_move(op, d)) {
+		if (!op->dir_moved) {
+			bpf_map_delete_elem(&ns_ops, &tid);
+			return NULL;
+		}
+		op->st.call = call;
+		bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+		return NULL;
+	}
+	if (!start_op(op, d, call)) {
+		if (!ns_target(d))
+			bpf_map_delete_elem(&ns_ops, &tid);
+		return NULL;
+	}
+	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+	return bpf_map_lookup_elem(&ns_ops, &tid);
+}
+
+/*
+ * The rename p, given by its file system t, the dentry at its new name
+ * (NULL for none): the file there that it removes, or exchanges.
+ */
+static __always_inline void late_replaced(struct ns_op *p, struct dentry *t)
+{
+	struct ns_op *op = scratch_op();
+	/* a local: CO-RE reads start from a kernel type */
+	struct dentry *d = p->dentry;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!op || !t || !d)
+		return;
+	*op = *p;
+	note_replaced(op, t, BPF_CORE_READ(d, d_inode));
+	if (op->has_replaced)
+		bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+}
+
+/*
+ * ext4 names the file an unlink removes (not a rename's). Attached with
+ * the syscall programs, where the kernel has it.
  */
 SEC("tp_btf/ext4_unlink_enter")
 int BPF_PROG(handle_ext4_unlink, struct inode *dir, struct dentry *dentry)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), call;
-	struct ns_op *op = scratch_op(), *p;
+	struct ns_op *p = pending_op(false);
 
-	p = bpf_map_lookup_elem(&ns_ops, &tid);
-	if (!p || !op || !p->unresolved || p->st.call > IOTRACE_VFS_UNLINKAT)
-		return 0;
-	call = p->st.call;
-	__builtin_memset(op, 0, sizeof(*op));
-	if (!start_op(op, dentry, call))
-		return 0;
-	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+	if (p)
+		start_late(p, dentry);
 	return 0;
 }
 

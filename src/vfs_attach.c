@@ -99,6 +99,32 @@ static void rename_exits(const struct iotrace *skel, struct bpf_program *p[NRENA
 	p[2] = skel->progs.handle_exit_renameat2;
 }
 
+/*
+ * The file systems' own tracepoints in unlinks and renames (iotrace.bpf.c's
+ * fs_events and xfs_events), with the number of arguments of the
+ * prototype the programs take.
+ */
+#define NFS_NS 4
+static const struct {
+	const char *module, *tp;
+	int nargs;
+} fs_ns_tps[NFS_NS] = {
+	{ "ext4", "ext4_unlink_enter", 2 },
+	{ "xfs", "xfs_remove", 2 },
+	{ "xfs", "xfs_iunlink", 1 },
+	{ "xfs", "xfs_rename", 4 },
+};
+
+static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
+{
+	struct bpf_program *p[NFS_NS] = { skel->progs.handle_ext4_unlink,
+					  skel->progs.handle_xfs_remove,
+					  skel->progs.handle_xfs_iunlink,
+					  skel->progs.handle_xfs_rename };
+
+	return p[i];
+}
+
 bool vfs__watch_renames(const struct iotrace *skel)
 {
 	struct bpf_program *r[NRENAMES];
@@ -202,10 +228,14 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	     libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
 	bpf_program__set_autoload(skel->progs.handle_ns_enter, ns);
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
-	/* ext4's own unlink, for paths the walk did not resolve; attached with the others */
-	bpf_program__set_autoattach(skel->progs.handle_ext4_unlink, false);
-	bpf_program__set_autoload(skel->progs.handle_ext4_unlink,
-				  ns && probe__module_tp_btf_args(vmlinux, "ext4", "ext4_unlink_enter") == 2);
+	/* the file systems' own unlinks and renames, for what the walk did not resolve */
+	for (i = 0; i < NFS_NS; i++) {
+		struct bpf_program *prog = fs_ns_prog(skel, i);
+
+		bpf_program__set_autoattach(prog, false);
+		bpf_program__set_autoload(prog, ns && probe__module_tp_btf_args(vmlinux,
+				fs_ns_tps[i].module, fs_ns_tps[i].tp) == fs_ns_tps[i].nargs);
+	}
 	/* the v6.x prototypes; older kernels trace io_uring without them */
 	uring = cfg->vfs && probe__tp_btf_args(vmlinux, "io_uring_submit_req") == 1 &&
 		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
@@ -276,10 +306,14 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 			return -errno;
 		l->n++;
 	}
-	if (bpf_program__autoload(skel->progs.handle_ext4_unlink)) {
+	for (i = 0; i < NFS_NS; i++) {
+		struct bpf_program *prog = fs_ns_prog(skel, i);
+
+		if (!bpf_program__autoload(prog))
+			continue;
 		if (l->n >= sizeof(l->link) / sizeof(l->link[0]))
 			return -E2BIG;
-		l->link[l->n] = bpf_program__attach(skel->progs.handle_ext4_unlink);
+		l->link[l->n] = bpf_program__attach(prog);
 		if (!l->link[l->n])
 			return -errno;
 		l->n++;

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Root integration test: unlink and rename paths the tracer's walk of the
-# dentry cache cannot resolve, and paths of many steps, on xfs (the walk
-# alone) and on ext4 (whose unlink tracepoint names the file where the
-# walk cannot).
+# dentry cache cannot resolve, and paths of many steps, on xfs and ext4,
+# whose own tracepoints name the file where the walk cannot (xfs: unlink
+# and rename; ext4: unlink).
 #
 #   usage: tests/integration/long_paths.sh PATH/TO/iotrace
 #
@@ -16,7 +16,8 @@
 # '..' included) were lost without a count too. On each file system the
 # test:
 #   - unlinks a file whose absolute path is 280 bytes long while a file
-#     named by its first 255 bytes exists: no Delete of that other file;
+#     named by its first 255 bytes exists: a Delete of the file removed,
+#     by its whole path, none of that other file;
 #   - renames a file onto a long name while the name's first 255 bytes
 #     name a file: no Delete of that file, which the rename does not touch;
 #   - unlinks a long path whose first 255 bytes end at a directory;
@@ -28,13 +29,18 @@
 #     used to mark its top directory as named, whose parents never were,
 #     and every file below it was named from there;
 #   - unlinks, oldest first, 4500 files of one directory, where the walk
-#     looks among the newest 4096 cached entries.
-# On xfs the two long unlinks and the 404 oldest files are counted as
-# unresolved, and the tracer and the parser say so on stderr; on ext4
-# each has its Delete, the long ones under their whole path, and nothing
-# is unresolved. Then, on ext4, 300 files removed by rm -rf after the
-# kernel's caches were dropped (where the walk finds nothing) each have
-# their Delete.
+#     looks among the newest 4096 cached entries: a Delete for each (the
+#     file systems' tracepoints);
+#   - renames, oldest first, 4500 files of another directory into a third:
+#     the 404 oldest, which neither the walk nor xfs's rename (which looks
+#     for the name the same way) finds, are counted as unresolved, and the
+#     tracer and the parser say so on stderr.
+# Then, after the kernel's caches were dropped (where the walk finds no
+# component), renames (to a new name, onto a file, an exchange), unlinks
+# of one of two hard links and of a symbolic link, and an rm -rf of 300
+# files more: on xfs each has its events and nothing is unresolved; on
+# ext4 the three renames are unresolved; on both each file rm -rf removed
+# has its Delete under the name it had then.
 #
 # Needs root, BTF, loop devices, mkfs.ext4 and mkfs.xfs; a missing one is
 # a failure, not a skip. Everything set up is torn down at exit, also on
@@ -75,9 +81,11 @@ deep = mnt + "/deep" + "".join("/%d" % k for k in range(20))
 os.makedirs(deep)
 make(deep + "/bottom")
 make(mnt + "/lp/dotted")
-os.makedirs(mnt + "/many")
-for i in range(4500):
-    open(mnt + "/many/%d" % i, "w").close()
+for bulk in ("many", "moved"):
+    os.makedirs(mnt + "/" + bulk)
+    for i in range(4500):
+        open(mnt + "/%s/%d" % (bulk, i), "w").close()
+os.makedirs(mnt + "/moved2")
 names = [victim, victim[:255], dest, dest[:255], d + "/gone", deep + "/bottom"]
 open(out, "w").write("\n".join(n[len(mnt):] for n in names) + "\n")
 PY
@@ -101,17 +109,62 @@ os.fsync(fd)
 os.close(fd)
 for i in range(4500):
     os.unlink(mnt + "/many/%d" % i)
+for i in range(4500):
+    os.rename(mnt + "/moved/%d" % i, mnt + "/moved2/%d" % i)
 PY
 }
 
-# file_events CSV: the file events but those of many/, sorted; their count
+# file_events CSV: the file events but those of many/ and moved*/, sorted;
+# the count of Deletes in many/; the count of MoveFrom in moved/ whose
+# MoveTo, next, is in moved2/
 file_events() {
 	python3 -c '
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["file.eventType"] not in ("", "Access")]
+bulk = ("/many/", "/moved/", "/moved2/")
 print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in rows
-                      if not r["file.path"].startswith("/many/"))))
-print(sum(r["file.path"].startswith("/many/") for r in rows))' "$1"
+                      if not r["file.path"].startswith(bulk))))
+print(sum(r["file.eventType"] == "Delete" and r["file.path"].startswith("/many/") for r in rows))
+print(sum(a["file.eventType"] == "MoveFrom" and a["file.path"].startswith("/moved/") and
+          b["file.eventType"] == "MoveTo" and b["file.path"] == "/moved2/" + a["file.path"][7:]
+          for a, b in zip(rows, rows[1:])))' "$1"
+}
+
+# the cold part's files, before the trace
+make_cold() {
+	mkdir "$MNT/cold" && for i in $(seq 300); do : >"$MNT/cold/$i"; done &&
+		for f in r_a r_c r_d r_e r_f h1; do echo "$f" >"$MNT/cold/$f"; done &&
+		ln "$MNT/cold/h1" "$MNT/cold/h2" && ln -s 1 "$MNT/cold/sl"
+}
+
+# the cold part's calls, under trace; python's go straight to the kernel
+# (mv looks its names up first)
+cold_calls() {
+	python3 - "$MNT/cold" <<'PY'
+import ctypes, os, sys
+c = sys.argv[1] + "/"
+os.rename(c + "r_a", c + "r_b")
+os.rename(c + "r_c", c + "r_d")
+libc = ctypes.CDLL(None, use_errno=True)
+# RENAME_EXCHANGE
+if libc.renameat2(-100, (c + "r_e").encode(), -100, (c + "r_f").encode(), 2):
+    sys.exit(os.strerror(ctypes.get_errno()))
+os.unlink(c + "h1")
+os.unlink(c + "sl")
+PY
+}
+
+# cold_events CSV: the file events in cold/ but the Deletes of 1..300,
+# sorted; the number of files of those, and of those Deletes
+cold_events() {
+	python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r["file.eventType"] not in ("", "Access") and r["file.path"].startswith("/cold/")]
+num = [r for r in rows if r["file.eventType"] == "Delete" and r["file.path"][6:].isdigit()]
+print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in rows
+                      if r not in num)))
+print(len(set(r["file.path"] for r in num)), len(num))' "$1"
 }
 
 for fs in xfs ext4; do
@@ -130,44 +183,48 @@ for fs in xfs ext4; do
 
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
 	check "$fs: -P --io exit 0" [ $? = 0 ]
-	{ read -r events; read -r many; } < <(file_events "$T/io.csv")
+	{ read -r events; read -r many; read -r moved; } < <(file_events "$T/io.csv")
 	unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
-	want="Create:/deep/0/1/2/3/4/5/shallow"
-	if [ "$fs" = ext4 ]; then
-		want="$want Delete:${NAME[0]} Delete:${NAME[4]}"
-		want="$want Delete:/lp/dotted Delete:$(seq -s / 5 19)/bottom"
-		want="$want MoveFrom:/lp/src MoveTo:${NAME[2]}"
-		check "$fs: the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
-		check "$fs: a Delete for each of 4500 files (got $many)" [ "$many" = 4500 ]
-		check "$fs: none unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
-		check "$fs: the tracer says nothing of it" bash -c '! grep -q "not resolved" "$1"' _ "$T/err"
-	else
-		want="$want Delete:/lp/dotted Delete:$(seq -s / 5 19)/bottom"
-		want="$want MoveFrom:/lp/src MoveTo:${NAME[2]}"
-		check "$fs: the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
-		check "$fs: a Delete for the newest 4096 of 4500 files (got $many)" [ "$many" = 4096 ]
-		check "$fs: the two long unlinks and 404 files unresolved (got '${unresolved:-none}')" \
-			[ "$unresolved" = 406 ]
-		check "$fs: the tracer says so on stderr" \
-			grep -q "^iotrace: .*406 unlink or rename calls .* not resolved" "$T/err"
-		check "$fs: the parser says so on stderr" \
-			grep -q "406 unlink or rename calls were not resolved" "$T/parse.err"
-	fi
-	[ "$fs" = ext4 ] || iotrace_teardown_fs
-done
+	want="Create:/deep/0/1/2/3/4/5/shallow Delete:${NAME[0]} Delete:${NAME[4]}"
+	want="$want Delete:/lp/dotted Delete:$(seq -s / 5 19)/bottom"
+	want="$want MoveFrom:/lp/src MoveTo:${NAME[2]}"
+	check "$fs: the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
+	check "$fs: a Delete for each of 4500 files (got $many)" [ "$many" = 4500 ]
+	check "$fs: a MoveFrom and MoveTo for the newest 4096 of 4500 renames (got $moved)" \
+		[ "$moved" = 4096 ]
+	check "$fs: the 404 oldest renames unresolved (got '${unresolved:-none}')" \
+		[ "$unresolved" = 404 ]
+	check "$fs: the tracer says so on stderr" \
+		grep -q "^iotrace: .*404 unlink or rename calls .* not resolved" "$T/err"
+	check "$fs: the parser says so on stderr" \
+		grep -q "404 unlink or rename calls were not resolved" "$T/parse.err"
 
-# ext4 still mounted: a cold cache, where the walk finds no component
-mkdir "$MNT/cold" && for i in $(seq 300); do : >"$MNT/cold/$i"; done || die "cannot make cold/"
-sync -f "$MNT" && echo 3 >/proc/sys/vm/drop_caches || die "cannot drop the caches"
-iotrace_test_start_tracer "cold: " "$T/out" "$T/err" -S -d "$LN"
-rm -rf "$MNT/cold" || die "rm -rf failed"
-iotrace_test_stop_tracer "cold: " "$T/out" "$T/err"
-"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
-deletes=$(python3 -c '
-import csv, sys
-print(sum(r["file.eventType"] == "Delete" and r["file.path"].startswith("/cold/")
-          for r in csv.DictReader(open(sys.argv[1]))))' "$T/io.csv")
-check "ext4, cold cache: a Delete for each of the 300 files rm -rf removed (got $deletes)" \
-	[ "$deletes" = 300 ]
+	# a cold cache, where the walk finds no component
+	make_cold || die "cannot make cold/ on $fs"
+	sync -f "$MNT" && echo 3 >/proc/sys/vm/drop_caches || die "cannot drop the caches"
+	iotrace_test_start_tracer "$fs, cold: " "$T/out" "$T/err" -S -d "$LN"
+	cold_calls || die "the calls in cold/ failed on $fs"
+	rm -rf "$MNT/cold" || die "rm -rf failed on $fs"
+	iotrace_test_stop_tracer "$fs, cold: " "$T/out" "$T/err"
+	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
+	check "$fs, cold: -P --io exit 0" [ $? = 0 ]
+	{ read -r events; read -r deletes; } < <(cold_events "$T/io.csv")
+	unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
+	want="Delete:/cold/h2 Delete:/cold/r_b Delete:/cold/r_d Delete:/cold/r_e Delete:/cold/r_f"
+	if [ "$fs" = xfs ]; then
+		want="$want Delete:/cold/r_d MoveFrom:/cold/r_a MoveFrom:/cold/r_c"
+		want="$want MoveFrom:/cold/r_e MoveFrom:/cold/r_f MoveTo:/cold/r_b MoveTo:/cold/r_d"
+		want="$want MoveTo:/cold/r_e MoveTo:/cold/r_f"
+		check "$fs, cold: nothing unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
+	else
+		check "$fs, cold: the three renames unresolved (got '${unresolved:-none}')" \
+			[ "$unresolved" = 3 ]
+	fi
+	want=$(tr ' ' '\n' <<<"$want" | sort | paste -sd ' ')
+	check "$fs, cold: the events of the calls ($events)" [ "$events" = "$want" ]
+	check "$fs, cold: a Delete for each of the 300 files rm -rf removed (got $deletes)" \
+		[ "$deletes" = "300 300" ]
+	iotrace_teardown_fs
+done
 
 finish

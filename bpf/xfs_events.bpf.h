@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * xfs's own unlink and rename tracepoints, for the file events of
+ * fs_events.bpf.h whose paths the walk of the dentry cache did not
+ * resolve, and a rename's replaced file it did not find. Part of
+ * iotrace.bpf.c (after fs_events.bpf.h).
+ *
+ * xfs:xfs_remove and xfs:xfs_rename give the directories and the names,
+ * not the dentries. The VFS looked the names up just before and holds
+ * their dentries, so each is the one hashed child of its name in its
+ * directory's cached children: the newest if the lookup read it from
+ * disk (a cold cache), else where it was, maybe past the entries the
+ * walk looks at. An unlink that removes a file's last name then meets
+ * xfs:xfs_iunlink, which gives the inode, and so its one name left.
+ * Attached with the syscall programs, where the kernel has them.
+ */
+#ifndef IOTRACE_XFS_EVENTS_BPF_H
+#define IOTRACE_XFS_EVENTS_BPF_H
+
+static __always_inline struct inode *xfs_vfs_inode(struct xfs_inode *ip)
+{
+	return (void *)((char *)ip + bpf_core_field_offset(struct xfs_inode, i_vnode));
+}
+
+/* The cached child called name of the xfs directory dp, or NULL. */
+static __always_inline struct dentry *xfs_child(struct xfs_inode *dp,
+						const struct xfs_name *name)
+{
+	struct path_walk *w = walk_state();
+	struct dentry *parent = iotrace_inode_alias(xfs_vfs_inode(dp), false);
+	const unsigned char *s = BPF_CORE_READ(name, name);
+	int len = BPF_CORE_READ(name, len);
+
+	if (!w || !parent || len <= 0 || len >= IOTRACE_PATH_LEN)
+		return NULL;
+	clear_buf(w->comp);
+	if (bpf_probe_read_kernel(w->comp, len & (IOTRACE_PATH_LEN - 1), s))
+		return NULL;
+	w->clen = len;
+	return cached_child(w, parent);
+}
+
+SEC("tp_btf/xfs_remove")
+int BPF_PROG(handle_xfs_remove, struct xfs_inode *dp, const struct xfs_name *name)
+{
+	struct ns_op *p = pending_op(false);
+
+	if (p)
+		start_late(p, xfs_child(dp, name));
+	return 0;
+}
+
+/* The file an unlink (still unresolved) takes the last name of. */
+SEC("tp_btf/xfs_iunlink")
+int BPF_PROG(handle_xfs_iunlink, struct xfs_inode *ip)
+{
+	struct ns_op *p = pending_op(false);
+
+	if (p)
+		start_late(p, iotrace_inode_alias(xfs_vfs_inode(ip), false));
+	return 0;
+}
+
+SEC("tp_btf/xfs_rename")
+int BPF_PROG(handle_xfs_rename, struct xfs_inode *src_dp, struct xfs_inode *target_dp,
+	     struct xfs_name *src_name, struct xfs_name *target_name)
+{
+	struct ns_op *p = pending_op(true);
+
+	if (p && p->unresolved)
+		p = start_late(p, xfs_child(src_dp, src_name));
+	if (p)
+		late_replaced(p, xfs_child(target_dp, target_name));
+	return 0;
+}
+
+#endif /* IOTRACE_XFS_EVENTS_BPF_H */
