@@ -220,14 +220,18 @@ static long child_cb(__u32 i, void *ctx)
 	return 1;
 }
 
-/* The cached child of d named w->comp (w->clen bytes, zero-padded), or NULL. */
-static __always_inline struct dentry *cached_child(struct path_walk *w, struct dentry *d)
+/*
+ * The cached child of d named w->comp (w->clen bytes, zero-padded) among
+ * its newest max children, or NULL.
+ */
+static __always_inline struct dentry *cached_child(struct path_walk *w, struct dentry *d,
+						  __u32 max)
 {
 	w->found = NULL;
 	w->sib = NULL;
 	if (bpf_core_field_exists(struct dentry, d_children))
 		w->sib = BPF_CORE_READ(d, d_children.first);
-	bpf_loop(IOTRACE_MAX_SIBLINGS, child_cb, NULL, 0);
+	bpf_loop(max, child_cb, NULL, 0);
 	return w->found;
 }
 
@@ -381,7 +385,7 @@ static long component_cb(__u32 i, void *ctx)
 		w->d = BPF_CORE_READ(d, d_parent);
 		return 0;
 	}
-	d = cached_child(w, d);
+	d = cached_child(w, d, IOTRACE_MAX_SIBLINGS);
 	if (!d) {
 		w->fail = 1;
 		return 1;

@@ -8,14 +8,20 @@
  * xfs:xfs_remove and xfs:xfs_rename give the directories and the names,
  * not the dentries. The VFS looked the names up just before and holds
  * their dentries, so each is the one hashed child of its name in its
- * directory's cached children: the newest if the lookup read it from
- * disk (a cold cache), else where it was, maybe past the entries the
- * walk looks at. An unlink that removes a file's last name then meets
- * xfs:xfs_iunlink, which gives the inode, and so its one name left.
+ * directory's cached children: among the newest if the lookup read it
+ * from disk (a cold cache), else where it was, where the walk, which
+ * looks further, did not find it either. So only the newest few are
+ * looked at: a second search of thousands, each time the walk's fails
+ * in a large directory, doubled the cost of a traced unlink there. An
+ * unlink that removes a file's last name then meets xfs:xfs_iunlink,
+ * which gives the inode, and so its one name left.
  * Attached with the syscall programs, where the kernel has them.
  */
 #ifndef IOTRACE_XFS_EVENTS_BPF_H
 #define IOTRACE_XFS_EVENTS_BPF_H
+
+/* a directory's newest cached children where a name just looked up is sought */
+#define IOTRACE_FRESH_SIBLINGS 64
 
 static __always_inline struct inode *xfs_vfs_inode(struct xfs_inode *ip)
 {
@@ -37,7 +43,7 @@ static __always_inline struct dentry *xfs_child(struct xfs_inode *dp,
 	if (bpf_probe_read_kernel(w->comp, len & (IOTRACE_PATH_LEN - 1), s))
 		return NULL;
 	w->clen = len;
-	return cached_child(w, parent);
+	return cached_child(w, parent, IOTRACE_FRESH_SIBLINGS);
 }
 
 SEC("tp_btf/xfs_remove")
