@@ -637,6 +637,20 @@ static __always_inline struct inode *start_op(struct ns_op *op, struct dentry *d
 	return inode;
 }
 
+/*
+ * Starts op, the call on d (resolved): the inode of the regular file it
+ * removes or renames, or NULL. For a rename of a directory of a traced
+ * device, op->dir_moved then says whether to keep op (note_dir_move()).
+ */
+static __always_inline struct inode *start_on(struct ns_op *op, struct dentry *d, __u32 call)
+{
+	if (call > IOTRACE_VFS_UNLINKAT && note_dir_move(op, d)) {
+		op->st.call = call;
+		return NULL;
+	}
+	return start_op(op, d, call);
+}
+
 SEC("tracepoint")
 int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 {
@@ -669,16 +683,12 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		}
 		return 0;
 	}
-	if (call > IOTRACE_VFS_UNLINKAT && note_dir_move(op, d)) {
-		if (op->dir_moved) {
-			op->st.call = call;
+	inode = start_on(op, d, call);
+	if (!inode) {
+		if (op->dir_moved)
 			bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
-		}
 		return 0;
 	}
-	inode = start_op(op, d, call);
-	if (!inode)
-		return 0;
 	if (call > IOTRACE_VFS_UNLINKAT)
 		note_replaced(op, new_name(op, a), inode);
 	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
@@ -725,41 +735,30 @@ static __always_inline struct ns_op *start_late(const struct ns_op *p, struct de
 		return NULL;
 	__builtin_memset(op, 0, sizeof(*op));
 	op->exchange = exchange;
-	if (call > IOTRACE_VFS_UNLINKAT && note_dir_move(op, d)) {
-		if (!op->dir_moved) {
-			bpf_map_delete_elem(&ns_ops, &tid);
-			return NULL;
-		}
-		op->st.call = call;
+	if (start_on(op, d, call)) {
 		bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
-		return NULL;
+		return bpf_map_lookup_elem(&ns_ops, &tid);
 	}
-	if (!start_op(op, d, call)) {
-		if (!ns_target(d))
-			bpf_map_delete_elem(&ns_ops, &tid);
-		return NULL;
-	}
-	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
-	return bpf_map_lookup_elem(&ns_ops, &tid);
+	if (op->dir_moved)
+		bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+	else if (!ns_target(d))
+		/* a directory not named, or no regular file: nothing was missed */
+		bpf_map_delete_elem(&ns_ops, &tid);
+	return NULL;
 }
 
 /*
- * The rename p, given by its file system t, the dentry at its new name
- * (NULL for none): the file there that it removes, or exchanges.
+ * The rename p (its entry in ns_ops, the thread's own), given by its file
+ * system t, the dentry at its new name (NULL for none): the file there
+ * that it removes, or exchanges.
  */
 static __always_inline void late_replaced(struct ns_op *p, struct dentry *t)
 {
-	struct ns_op *op = scratch_op();
 	/* a local: CO-RE reads start from a kernel type */
 	struct dentry *d = p->dentry;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
-	if (!op || !t || !d)
-		return;
-	*op = *p;
-	note_replaced(op, t, BPF_CORE_READ(d, d_inode));
-	if (op->has_replaced)
-		bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+	if (t && d)
+		note_replaced(p, t, BPF_CORE_READ(d, d_inode));
 }
 
 /*
