@@ -30,6 +30,7 @@
 #define IOTRACE_PATH_LEN 256
 #define IOTRACE_AT_FDCWD -100
 #define IOTRACE_RENAME_EXCHANGE 2
+#define IOTRACE_AT_REMOVEDIR 0x200
 /* symbolic links followed in one path at most, as the kernel's MAXSYMLINKS */
 #define IOTRACE_MAX_LINKS 40
 /* every component of a path that fits ("a/a/..."), and a step per link */
@@ -56,6 +57,8 @@ struct path_walk {
 	__u32 fail;
 	/* the walk reached the path's end (not the loop's) */
 	__u32 done;
+	/* an unlink's: its file left to the file system's tracepoint where one names it */
+	__u32 defer;
 };
 
 struct {
@@ -82,6 +85,11 @@ struct ns_op {
 	bool unresolved;
 	/* a rename of a directory the trace has named (dentry): named again at the exit */
 	bool dir_moved;
+	/*
+	 * unresolved: the inode whose name xfs removed (xfs_events.bpf.h);
+	 * if its last link had gone, xfs_iunlink would have named it
+	 */
+	struct file_key gone;
 };
 
 struct {
@@ -109,6 +117,16 @@ static __always_inline struct ns_op *scratch_op(void)
 /* unlink/rename paths on traced file systems not resolved through the dentry cache */
 __u64 ns_unresolved = 0;
 
+/*
+ * Set where the file system's tracepoints that name every file an
+ * unlink removes are attached (ext4_unlink_enter; xfs's, in
+ * xfs_events.bpf.h). There the walk stops at the file's directory: in a
+ * directory of thousands of cached entries, looking for an old one
+ * among them cost about 400 us a traced unlink, the tracepoint nothing.
+ */
+const volatile __u8 ext4_names_unlinks = 0;
+const volatile __u8 xfs_names_unlinks = 0;
+
 static __always_inline struct path_walk *walk_state(void)
 {
 	__u32 zero = 0;
@@ -119,6 +137,22 @@ static __always_inline struct path_walk *walk_state(void)
 static __always_inline struct mount *real_mount(struct vfsmount *mnt)
 {
 	return (void *)((char *)mnt - bpf_core_field_offset(struct mount, mnt));
+}
+
+/* Whether the file system of directory d names what an unlink in it removes. */
+static __always_inline bool names_unlinks(struct dentry *d)
+{
+	char type[8] = {};
+
+	if (!ext4_names_unlinks && !xfs_names_unlinks)
+		return false;
+	/* by name: ext2's magic is ext4's, and ext2 may be its own driver */
+	if (bpf_probe_read_kernel_str(type, sizeof(type), BPF_CORE_READ(d, d_sb, s_type, name)) < 0)
+		return false;
+	if (ext4_names_unlinks && type[0] == 'e' && type[1] == 'x' && type[2] == 't' &&
+	    (type[3] == '4' || type[3] == '3') && !type[4])
+		return true;
+	return xfs_names_unlinks && type[0] == 'x' && type[1] == 'f' && type[2] == 's' && !type[3];
 }
 
 /*
@@ -385,6 +419,11 @@ static long component_cb(__u32 i, void *ctx)
 		w->d = BPF_CORE_READ(d, d_parent);
 		return 0;
 	}
+	/* not looked for: the file system's tracepoint names it (the walk fails here) */
+	if (w->defer && !w->path[idx(w->pos)] && names_unlinks(d)) {
+		w->fail = 1;
+		return 1;
+	}
 	d = cached_child(w, d, IOTRACE_MAX_SIBLINGS);
 	if (!d) {
 		w->fail = 1;
@@ -406,12 +445,14 @@ static long component_cb(__u32 i, void *ctx)
 }
 
 /*
- * The dentry the current task's path (dfd, upath) names, or NULL. The
- * dentry is only used while it is pinned by the cache and read with
+ * The dentry the current task's path (dfd, upath) names, or NULL; with
+ * defer (an unlink's path), NULL where names_unlinks() of its directory.
+ * The dentry is only used while it is pinned by the cache and read with
  * probe reads: a race with another CPU's rename yields a wrong name or
  * nothing, never a fault.
  */
-static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, bool *unresolved)
+static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, bool defer,
+					      bool *unresolved)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
 	struct path_walk *w = walk_state();
@@ -448,6 +489,7 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, bool
 	w->pos = 0;
 	w->fail = 0;
 	w->done = 0;
+	w->defer = defer;
 	bpf_loop(IOTRACE_MAX_COMPONENTS, component_cb, NULL, 0);
 	/* a path cut short is walked still: where it ends says whether to count it */
 	if (w->fail || !w->done || n >= IOTRACE_PATH_LEN || w->path[0] == 0) {
@@ -528,7 +570,7 @@ static __always_inline struct dentry *new_name(const struct ns_op *op, unsigned 
 		unew = (const char *)a[3];
 	}
 	/* a new name is no failure to resolve: nothing to count */
-	return resolve(ndfd, unew, &ignored);
+	return resolve(ndfd, unew, false, &ignored);
 }
 
 /* The entry in files of the file id names, NULL if it is not there (any more). */
@@ -599,13 +641,31 @@ static __always_inline bool note_dir_move(struct ns_op *op, struct dentry *d)
 	return true;
 }
 
+/* The call op is, from now: who makes it, when, which (its VFS record's part). */
+static __always_inline void start_call(struct ns_op *op, __u32 call)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	op->st.call = call;
+	op->st.fd = -1;
+	op->st.fd2 = -1;
+	op->st.offset = -1;
+	op->st.offset2 = -1;
+	op->st.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(op->st.comm, sizeof(op->st.comm));
+	op->st.pid = pid_tgid >> 32;
+	op->st.tid = (__u32)pid_tgid;
+	op->st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
+	op->st.start = bpf_ktime_get_ns();
+}
+
 /*
  * Starts op, the call on d (resolved), if it removes or renames a file of
- * a traced device; its inode, or NULL for none.
+ * a traced device; its inode, or NULL for none. A call started at its
+ * entry (start_call()) keeps that start.
  */
 static __always_inline struct inode *start_op(struct ns_op *op, struct dentry *d, __u32 call)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct file_seen *f;
 	struct inode *inode;
 
@@ -621,17 +681,8 @@ static __always_inline struct inode *start_op(struct ns_op *op, struct dentry *d
 	/* named now, while the path still leads to it */
 	name_file(f, &op->st.file, inode, d, false);
 	op->dentry = d;
-	op->st.call = call;
-	op->st.fd = -1;
-	op->st.fd2 = -1;
-	op->st.offset = -1;
-	op->st.offset2 = -1;
-	op->st.cgroup = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(op->st.comm, sizeof(op->st.comm));
-	op->st.pid = pid_tgid >> 32;
-	op->st.tid = (__u32)pid_tgid;
-	op->st.call_id = __sync_fetch_and_add(&next_call_id, 1) + 1;
-	op->st.start = bpf_ktime_get_ns();
+	if (!op->st.call_id)
+		start_call(op, call);
 	if (call <= IOTRACE_VFS_UNLINKAT)
 		op->link_only = BPF_CORE_READ(inode, i_nlink) > 1;
 	return inode;
@@ -667,6 +718,9 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	__builtin_memset(op, 0, sizeof(*op));
 	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
+	/* an rmdir removes no file */
+	if (call == IOTRACE_VFS_UNLINKAT && (a[2] & IOTRACE_AT_REMOVEDIR))
+		return 0;
 	/* kept for a file system's own rename tracepoint too */
 	op->exchange = call == IOTRACE_VFS_RENAMEAT2 && (a[4] & IOTRACE_RENAME_EXCHANGE);
 	upath = (const char *)a[0];
@@ -674,11 +728,14 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		dfd = (__s32)a[0];
 		upath = (const char *)a[1];
 	}
-	d = resolve(dfd, upath, &op->unresolved);
+	d = resolve(dfd, upath, call <= IOTRACE_VFS_UNLINKAT, &op->unresolved);
 	if (!d) {
-		/* a call that fails (no such file) missed no event */
+		/*
+		 * left to the file system's tracepoints, if any; a call that
+		 * fails (no such file) missed no event
+		 */
 		if (op->unresolved) {
-			op->st.call = call;
+			start_call(op, call);
 			bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
 		}
 		return 0;
@@ -728,14 +785,13 @@ static __always_inline struct ns_op *start_late(const struct ns_op *p, struct de
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct ns_op *op = scratch_op();
-	__u32 call = p->st.call;
-	bool exchange = p->exchange;
 
 	if (!op || !d)
 		return NULL;
-	__builtin_memset(op, 0, sizeof(*op));
-	op->exchange = exchange;
-	if (start_on(op, d, call)) {
+	/* the call as started at its entry, nothing found yet */
+	*op = *p;
+	op->unresolved = false;
+	if (start_on(op, d, op->st.call)) {
 		bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
 		return bpf_map_lookup_elem(&ns_ops, &tid);
 	}
@@ -775,6 +831,35 @@ int BPF_PROG(handle_ext4_unlink, struct inode *dir, struct dentry *dentry)
 	return 0;
 }
 
+/*
+ * The unlink op, not resolved but for the inode whose name xfs removed
+ * (op->gone), took one of its links, not its last (xfs_iunlink would have
+ * named it): the file lives on. Named again if the trace knows it, with
+ * the call's VFS record under its FileId. True if nothing was missed.
+ */
+static __always_inline bool link_gone(struct ns_op *op)
+{
+	bool record = vfs_enabled && task_selected(op->st.pid);
+	struct file_seen *f;
+
+	if (!op->gone.ino)
+		return false;
+	f = bpf_map_lookup_elem(&files, &op->gone);
+	if (!f)
+		/* nothing to name again; only the record's FileId is not known */
+		return !record;
+	f->sent_epoch = 0;
+	if (record) {
+		op->st.file.ino = op->gone.ino;
+		op->st.file.dev = op->gone.dev;
+		op->st.file.ctime_sec = f->ctime_sec;
+		op->st.file.ctime_nsec = f->ctime_nsec;
+		op->st.dev = op->gone.dev;
+		emit_vfs(&op->st, 0, 0);
+	}
+	return true;
+}
+
 SEC("tracepoint")
 int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 {
@@ -796,7 +881,7 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	}
 	if (op->unresolved) {
-		if (ctx->ret == 0)
+		if (ctx->ret == 0 && !link_gone(op))
 			__sync_fetch_and_add(&ns_unresolved, 1);
 		return 0;
 	}

@@ -14,7 +14,10 @@
  * looked at: a second search of thousands, each time the walk's fails
  * in a large directory, doubled the cost of a traced unlink there. An
  * unlink that removes a file's last name then meets xfs:xfs_iunlink,
- * which gives the inode, and so its one name left.
+ * which gives the inode, and so its one name left; one that removes
+ * another name meets the xfs:xfs_dir2_*_removename of its directory's
+ * format, which give the inode number: enough to name the file again
+ * (link_gone()).
  * Attached with the syscall programs, where the kernel has them.
  */
 #ifndef IOTRACE_XFS_EVENTS_BPF_H
@@ -64,6 +67,47 @@ int BPF_PROG(handle_xfs_iunlink, struct xfs_inode *ip)
 
 	if (p)
 		start_late(p, iotrace_inode_alias(xfs_vfs_inode(ip), false));
+	return 0;
+}
+
+/* The inode whose name an unlink (still unresolved) removes. */
+static __always_inline void xfs_removed(struct xfs_da_args *args)
+{
+	struct ns_op *p = pending_op(false);
+
+	if (!p)
+		return;
+	p->gone.ino = BPF_CORE_READ(args, inumber);
+	p->gone.dev = BPF_CORE_READ(args, dp, i_mount, m_super, s_dev);
+	p->gone.pad = 0;
+}
+
+/* one for each format of directory: short form, block, leaf, node */
+SEC("tp_btf/xfs_dir2_sf_removename")
+int BPF_PROG(handle_xfs_sf_removename, struct xfs_da_args *args)
+{
+	xfs_removed(args);
+	return 0;
+}
+
+SEC("tp_btf/xfs_dir2_block_removename")
+int BPF_PROG(handle_xfs_block_removename, struct xfs_da_args *args)
+{
+	xfs_removed(args);
+	return 0;
+}
+
+SEC("tp_btf/xfs_dir2_leaf_removename")
+int BPF_PROG(handle_xfs_leaf_removename, struct xfs_da_args *args)
+{
+	xfs_removed(args);
+	return 0;
+}
+
+SEC("tp_btf/xfs_dir2_node_removename")
+int BPF_PROG(handle_xfs_node_removename, struct xfs_da_args *args)
+{
+	xfs_removed(args);
 	return 0;
 }
 

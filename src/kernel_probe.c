@@ -30,23 +30,16 @@ int probe__tp_btf_args(const struct btf *btf, const char *tp)
 	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
 }
 
-int probe__module_tp_btf_args(const struct btf *vmlinux, const char *module, const char *tp)
+struct btf *probe__module_btf(const struct btf *vmlinux, const char *module)
 {
 	char path[128];
-	struct btf *mod;
-	int n = probe__tp_btf_args(vmlinux, tp);
 
-	if (n >= 0 || !vmlinux)
-		return n;
+	if (!vmlinux)
+		return NULL;
 	/* a module's BTF is split on the kernel's; it is there while the module is loaded */
 	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
-	mod = btf__parse_split(path, (struct btf *)vmlinux);
 	/* libbpf 1.x: NULL and errno on failure */
-	if (!mod)
-		return -1;
-	n = probe__tp_btf_args(mod, tp);
-	btf__free(mod);
-	return n;
+	return btf__parse_split(path, (struct btf *)vmlinux);
 }
 
 /* where libbpf looks too; the second is debugfs's automount of tracefs */

@@ -20,10 +20,11 @@ struct btf;
 int probe__tp_btf_args(const struct btf *vmlinux, const char *tp);
 
 /*
- * The same for a tracepoint of module (ext4, xfs) where the kernel was
- * built with it as a module: in the module's BTF, while it is loaded.
+ * The BTF of module (ext4, xfs) where the kernel was built with it as a
+ * module and it is loaded, split on vmlinux's (btf__free() it); NULL if
+ * there is none. probe__tp_btf_args() finds its tracepoints there.
  */
-int probe__module_tp_btf_args(const struct btf *vmlinux, const char *module, const char *tp);
+struct btf *probe__module_btf(const struct btf *vmlinux, const char *module);
 
 #define TRACEFS_MOUNT "/sys/kernel/tracing"
 

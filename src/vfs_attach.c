@@ -102,17 +102,23 @@ static void rename_exits(const struct iotrace *skel, struct bpf_program *p[NRENA
 /*
  * The file systems' own tracepoints in unlinks and renames (iotrace.bpf.c's
  * fs_events and xfs_events), with the number of arguments of the
- * prototype the programs take.
+ * prototype the programs take, a module's together. names_unlinks: one
+ * of those that, all loaded, name every file an unlink removes.
  */
-#define NFS_NS 4
+#define NFS_NS 8
 static const struct {
 	const char *module, *tp;
 	int nargs;
+	bool names_unlinks;
 } fs_ns_tps[NFS_NS] = {
-	{ "ext4", "ext4_unlink_enter", 2 },
-	{ "xfs", "xfs_remove", 2 },
-	{ "xfs", "xfs_iunlink", 1 },
-	{ "xfs", "xfs_rename", 4 },
+	{ "ext4", "ext4_unlink_enter", 2, true },
+	{ "xfs", "xfs_remove", 2, true },
+	{ "xfs", "xfs_iunlink", 1, true },
+	{ "xfs", "xfs_dir2_sf_removename", 1, true },
+	{ "xfs", "xfs_dir2_block_removename", 1, true },
+	{ "xfs", "xfs_dir2_leaf_removename", 1, true },
+	{ "xfs", "xfs_dir2_node_removename", 1, true },
+	{ "xfs", "xfs_rename", 4, false },
 };
 
 static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
@@ -120,9 +126,58 @@ static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
 	struct bpf_program *p[NFS_NS] = { skel->progs.handle_ext4_unlink,
 					  skel->progs.handle_xfs_remove,
 					  skel->progs.handle_xfs_iunlink,
+					  skel->progs.handle_xfs_sf_removename,
+					  skel->progs.handle_xfs_block_removename,
+					  skel->progs.handle_xfs_leaf_removename,
+					  skel->progs.handle_xfs_node_removename,
 					  skel->progs.handle_xfs_rename };
 
 	return p[i];
+}
+
+/* Whether module's programs that name what an unlink removes all load. */
+static bool names_unlinks(const struct iotrace *skel, const char *module)
+{
+	bool all = true;
+	size_t i;
+
+	for (i = 0; i < NFS_NS; i++)
+		if (fs_ns_tps[i].names_unlinks && !strcmp(fs_ns_tps[i].module, module))
+			all = all && bpf_program__autoload(fs_ns_prog(skel, i));
+	return all;
+}
+
+/*
+ * Loads the programs of fs_ns_tps the kernel has tracepoints for, where
+ * ns (the syscall programs) load; tells the walk where they name every
+ * file an unlink removes.
+ */
+static void fs_ns_configure(struct iotrace *skel, const struct btf *vmlinux, bool ns)
+{
+	struct iotrace__rodata *ro = skel->rodata;
+	struct btf *mod = NULL;
+	size_t i;
+
+	for (i = 0; i < NFS_NS; i++) {
+		struct bpf_program *prog = fs_ns_prog(skel, i);
+		int n = ns ? probe__tp_btf_args(vmlinux, fs_ns_tps[i].tp) : -1;
+
+		/* a module's BTF parsed once for all its tracepoints */
+		if (i == 0 || strcmp(fs_ns_tps[i].module, fs_ns_tps[i - 1].module)) {
+			btf__free(mod);
+			mod = NULL;
+		}
+		if (ns && n < 0) {
+			if (!mod)
+				mod = probe__module_btf(vmlinux, fs_ns_tps[i].module);
+			n = mod ? probe__tp_btf_args(mod, fs_ns_tps[i].tp) : -1;
+		}
+		bpf_program__set_autoattach(prog, false);
+		bpf_program__set_autoload(prog, n == fs_ns_tps[i].nargs);
+	}
+	btf__free(mod);
+	ro->ext4_names_unlinks = names_unlinks(skel, "ext4");
+	ro->xfs_names_unlinks = names_unlinks(skel, "xfs");
 }
 
 bool vfs__watch_renames(const struct iotrace *skel)
@@ -228,14 +283,8 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	     libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
 	bpf_program__set_autoload(skel->progs.handle_ns_enter, ns);
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
-	/* the file systems' own unlinks and renames, for what the walk did not resolve */
-	for (i = 0; i < NFS_NS; i++) {
-		struct bpf_program *prog = fs_ns_prog(skel, i);
-
-		bpf_program__set_autoattach(prog, false);
-		bpf_program__set_autoload(prog, ns && probe__module_tp_btf_args(vmlinux,
-				fs_ns_tps[i].module, fs_ns_tps[i].tp) == fs_ns_tps[i].nargs);
-	}
+	/* the file systems' own unlinks and renames, for what the walk leaves to them */
+	fs_ns_configure(skel, vmlinux, ns);
 	/* the v6.x prototypes; older kernels trace io_uring without them */
 	uring = cfg->vfs && probe__tp_btf_args(vmlinux, "io_uring_submit_req") == 1 &&
 		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;

@@ -28,13 +28,22 @@
 #     directories: it is named by its whole path. The deep file's chain
 #     used to mark its top directory as named, whose parents never were,
 #     and every file below it was named from there;
-#   - unlinks, oldest first, 4500 files of one directory, where the walk
-#     looks among the newest 4096 cached entries: a Delete for each (the
-#     file systems' tracepoints);
+#   - unlinks, oldest first, 4500 files of one directory: a Delete for
+#     each. The walk leaves an unlink's file to the file system's
+#     tracepoints on both (it would look for each among the newest 4096
+#     cached entries);
+#   - writes a file through a name older than the 200 other entries of
+#     its directory, unlinks that name, and writes the file again through
+#     its other hard link: no Delete, nothing unresolved, the second I/O
+#     under the other name, and the unlink's --vfs record with the file's
+#     id (on xfs only the inode number is left to find the file by:
+#     xfs_iunlink does not fire for a link that is not the last, and
+#     xfs_remove's name is not among the newest entries);
 #   - renames, oldest first, 4500 files of another directory into a third:
 #     the 404 oldest, which neither the walk nor xfs's rename (which looks
 #     for the name the same way) finds, are counted as unresolved, and the
 #     tracer and the parser say so on stderr.
+# This part is traced with --vfs.
 # Then, after the kernel's caches were dropped (where the walk finds no
 # component), renames (to a new name, onto a file, an exchange), unlinks
 # of one of two hard links and of a symbolic link, and an rm -rf of 300
@@ -86,6 +95,13 @@ for bulk in ("many", "moved"):
     for i in range(4500):
         open(mnt + "/%s/%d" % (bulk, i), "w").close()
 os.makedirs(mnt + "/moved2")
+# the name unlinked the newest alias of its file, the oldest of its directory
+os.makedirs(mnt + "/links")
+os.makedirs(mnt + "/links2")
+make(mnt + "/links2/b")
+os.link(mnt + "/links2/b", mnt + "/links/a")
+for i in range(200):
+    open(mnt + "/links/%d" % i, "w").close()
 names = [victim, victim[:255], dest, dest[:255], d + "/gone", deep + "/bottom"]
 open(out, "w").write("\n".join(n[len(mnt):] for n in names) + "\n")
 PY
@@ -97,6 +113,14 @@ remove_files() {
 import os, sys
 mnt = sys.argv[1]
 victim, _, dest, _, gone, bottom = (mnt + n for n in sys.argv[2:])
+def write(p, off):
+    fd = os.open(p, os.O_WRONLY)
+    os.pwrite(fd, b"w" * 4096, off)
+    os.fsync(fd)
+    os.close(fd)
+write(mnt + "/links/a", 0)
+os.unlink(mnt + "/links/a")
+write(mnt + "/links2/b", 4096)
 os.unlink(victim)
 os.rename(mnt + "/lp/src", dest)
 os.unlink(gone)
@@ -116,7 +140,7 @@ PY
 
 # file_events CSV: the file events but those of many/ and moved*/, sorted;
 # the count of Deletes in many/; the count of MoveFrom in moved/ whose
-# MoveTo, next, is in moved2/
+# MoveTo, next, is in moved2/; the paths of the I/Os of links*/, in order
 file_events() {
 	python3 -c '
 import csv, sys
@@ -127,7 +151,9 @@ print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in r
 print(sum(r["file.eventType"] == "Delete" and r["file.path"].startswith("/many/") for r in rows))
 print(sum(a["file.eventType"] == "MoveFrom" and a["file.path"].startswith("/moved/") and
           b["file.eventType"] == "MoveTo" and b["file.path"] == "/moved2/" + a["file.path"][7:]
-          for a, b in zip(rows, rows[1:])))' "$1"
+          for a, b in zip(rows, rows[1:])))
+print(" ".join(r["file.path"] for r in csv.DictReader(open(sys.argv[1]))
+               if r["io.lba"] and r["file.path"].startswith(("/links/", "/links2/"))))' "$1"
 }
 
 # the cold part's files, before the trace
@@ -177,19 +203,29 @@ for fs in xfs ext4; do
 	mapfile -t NAME <"$T/names"
 	sync -f "$MNT"
 
-	iotrace_test_start_tracer "$fs: " "$T/out" "$T/err" -S -d "$LN"
+	iotrace_test_start_tracer "$fs: " "$T/out" "$T/err" -S -d "$LN" --vfs
 	remove_files || die "the unlinks and renames failed on $fs"
 	iotrace_test_stop_tracer "$fs: " "$T/out" "$T/err"
 
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
 	check "$fs: -P --io exit 0" [ $? = 0 ]
-	{ read -r events; read -r many; read -r moved; } < <(file_events "$T/io.csv")
+	{ read -r events; read -r many; read -r moved; read -r links; } < <(file_events "$T/io.csv")
 	unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
 	want="Create:/deep/0/1/2/3/4/5/shallow Delete:${NAME[0]} Delete:${NAME[4]}"
 	want="$want Delete:/lp/dotted Delete:$(seq -s / 5 19)/bottom"
 	want="$want MoveFrom:/lp/src MoveTo:${NAME[2]}"
 	check "$fs: the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
 	check "$fs: a Delete for each of 4500 files (got $many)" [ "$many" = 4500 ]
+	check "$fs: an old hard link's unlink: the file's next I/O under its other name ($links)" \
+		[ "$links" = "/links/a /links2/b" ]
+	"$BIN" -P --vfs -p "$TRACE" -f csv >"$T/vfs.csv" 2>"$T/parse.err"
+	check "$fs: -P --vfs exit 0" [ $? = 0 ]
+	got=$(python3 -c '
+import csv, sys
+print(" ".join(r["file.id"] for r in csv.DictReader(open(sys.argv[1]))
+               if r["vfs.call"] == "unlink" and r["file.path"] == "/links/a"))' "$T/vfs.csv")
+	want=$(stat -c %i "$MNT/links2/b")
+	check "$fs: its --vfs record, with the file's id (got '$got', want '$want')" [ "$got" = "$want" ]
 	check "$fs: a MoveFrom and MoveTo for the newest 4096 of 4500 renames (got $moved)" \
 		[ "$moved" = 4096 ]
 	check "$fs: the 404 oldest renames unresolved (got '${unresolved:-none}')" \
