@@ -18,8 +18,8 @@
  * same path up, so a file the caller is about to remove is nearly always
  * cached.
  *
- * Needs bpf_loop (v5.17); user space loads these programs only where the
- * kernel has it.
+ * Needs bpf_loop (v5.17) and bpf_rdonly_cast() (v6.2); user space loads
+ * these programs only where the kernel has both.
  */
 #ifndef IOTRACE_FS_EVENTS_BPF_H
 #define IOTRACE_FS_EVENTS_BPF_H
@@ -217,40 +217,56 @@ static long copy_cb(__u32 i, void *ctx)
 	return 0;
 }
 
-/* One cached child of the directory: is it the component? */
+/* The first 8 bytes of a name of len bytes, zero-padded, as one word. */
+static __always_inline __u64 head_word(__u64 word, __u32 len)
+{
+	return len >= 8 ? word : word & ((1ull << (len * 8)) - 1);
+}
+
+/*
+ * One cached child of the directory: is it the component? Read by cast
+ * loads (core_fixes.bpf.h): in a directory of thousands, this runs
+ * thousands of times a call, and two probe reads an entry made it about
+ * 32 ns, 130 us a call that looked through 4096.
+ */
 static long child_cb(__u32 i, void *ctx)
 {
 	struct path_walk *w = walk_state();
-	struct hlist_node *node;
 	struct dentry *child;
+	unsigned long node;
 	__u32 len;
 
 	/* d_children/d_sib since v6.8 (da549bdd15c2); older kernels resolve nothing */
 	if (!bpf_core_field_exists(struct dentry, d_sib))
 		return 1;
-	if (!w || !(node = w->sib))
+	if (!w || !(node = (unsigned long)w->sib))
 		return 1;
-	child = (void *)((char *)node - bpf_core_field_offset(struct dentry, d_sib));
-	w->sib = BPF_CORE_READ(node, next);
-	len = BPF_CORE_READ(child, d_name.len);
+	node -= bpf_core_field_offset(struct dentry, d_sib);
+	child = IOTRACE_CAST(node, struct dentry);
+	w->sib = child->d_sib.next;
+	len = child->d_name.len;
 	if (len != w->clen)
 		return 0;
-	/* zero-padded both: 32 word compares, no data-dependent loop */
-	clear_buf(w->cname);
-	if (bpf_probe_read_kernel_str(w->cname, sizeof(w->cname),
-				      BPF_CORE_READ(child, d_name.name)) < 0)
+	/* the first 8 bytes decide for most: the whole name only for the rest */
+	if (head_word(iotrace_word_at(child->d_name.name, true), len) != *(__u64 *)w->comp)
 		return 0;
-	if (!same_buf(w->cname, w->comp))
-		return 0;
+	if (len > 8) {
+		/* zero-padded both: 32 word compares, no data-dependent loop */
+		clear_buf(w->cname);
+		if (bpf_probe_read_kernel_str(w->cname, sizeof(w->cname), child->d_name.name) < 0)
+			return 0;
+		if (!same_buf(w->cname, w->comp))
+			return 0;
+	}
 	/*
 	 * A lookup finds the one hashed dentry of a name, not an unhashed one
 	 * (a removed file still open); a negative one says there is no such
 	 * file.
 	 */
-	if (!BPF_CORE_READ(child, d_hash.pprev))
+	if (!child->d_hash.pprev)
 		return 0;
-	if (BPF_CORE_READ(child, d_inode))
-		w->found = child;
+	if (child->d_inode)
+		w->found = (struct dentry *)node;
 	return 1;
 }
 

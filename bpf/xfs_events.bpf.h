@@ -83,33 +83,18 @@ static __always_inline void xfs_removed(struct xfs_da_args *args)
 }
 
 /* one for each format of directory: short form, block, leaf, node */
-SEC("tp_btf/xfs_dir2_sf_removename")
-int BPF_PROG(handle_xfs_sf_removename, struct xfs_da_args *args)
-{
-	xfs_removed(args);
-	return 0;
-}
+#define IOTRACE_XFS_REMOVENAME(fmt)						\
+	SEC("tp_btf/xfs_dir2_" #fmt "_removename")				\
+	int BPF_PROG(handle_xfs_##fmt##_removename, struct xfs_da_args *args)	\
+	{									\
+		xfs_removed(args);						\
+		return 0;							\
+	}
 
-SEC("tp_btf/xfs_dir2_block_removename")
-int BPF_PROG(handle_xfs_block_removename, struct xfs_da_args *args)
-{
-	xfs_removed(args);
-	return 0;
-}
-
-SEC("tp_btf/xfs_dir2_leaf_removename")
-int BPF_PROG(handle_xfs_leaf_removename, struct xfs_da_args *args)
-{
-	xfs_removed(args);
-	return 0;
-}
-
-SEC("tp_btf/xfs_dir2_node_removename")
-int BPF_PROG(handle_xfs_node_removename, struct xfs_da_args *args)
-{
-	xfs_removed(args);
-	return 0;
-}
+IOTRACE_XFS_REMOVENAME(sf)
+IOTRACE_XFS_REMOVENAME(block)
+IOTRACE_XFS_REMOVENAME(leaf)
+IOTRACE_XFS_REMOVENAME(node)
 
 SEC("tp_btf/xfs_rename")
 int BPF_PROG(handle_xfs_rename, struct xfs_inode *src_dp, struct xfs_inode *target_dp,

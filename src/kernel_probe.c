@@ -80,11 +80,16 @@ void probe__tracefs_unmount(int mounted)
 		umount2(TRACEFS_MOUNT, 0);
 }
 
+bool probe__rdonly_cast(const struct btf *btf)
+{
+	return btf && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+}
+
 bool probe__cast_loads(const struct btf *btf)
 {
 	const char *env = getenv("IOTRACE_PROBE_READS");
 
 	if (env && strcmp(env, "1") == 0)
 		return false;
-	return btf && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+	return probe__rdonly_cast(btf);
 }

@@ -43,10 +43,13 @@ int probe__tracefs_mount(void);
 /* Unmounts what probe__tracefs_mount() mounted (its result), unless busy. */
 void probe__tracefs_unmount(int mounted);
 
+/* Whether the kernel's BTF has the bpf_rdonly_cast() kfunc (v6.2). */
+bool probe__rdonly_cast(const struct btf *vmlinux);
+
 /*
  * Whether to load the *_cast programs, which read kernel memory with
- * bpf_rdonly_cast() loads (core_fixes.bpf.h): the kernel's BTF has the
- * kfunc, and IOTRACE_PROBE_READS=1 does not ask for the probe-read ones.
+ * bpf_rdonly_cast() loads (core_fixes.bpf.h): the kernel has the kfunc,
+ * and IOTRACE_PROBE_READS=1 does not ask for the probe-read ones.
  */
 bool probe__cast_loads(const struct btf *vmlinux);
 

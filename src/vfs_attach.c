@@ -278,9 +278,14 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 				  files && probe__tracepoint_exists("syscalls", "sys_exit_openat"));
 	bpf_program__set_autoattach(skel->progs.handle_ns_enter, false);
 	bpf_program__set_autoattach(skel->progs.handle_ns_exit, false);
-	/* path resolution walks the dentry cache with bpf_loop (v5.17) */
+	/*
+	 * path resolution walks the dentry cache with bpf_loop (v5.17),
+	 * reading the entries of a directory by cast loads (v6.2; it finds
+	 * them from v6.8 on)
+	 */
 	ns = files && probe__tracepoint_exists("syscalls", "sys_enter_unlinkat") &&
-	     libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1;
+	     libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1 &&
+	     probe__rdonly_cast(vmlinux);
 	bpf_program__set_autoload(skel->progs.handle_ns_enter, ns);
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
 	/* the file systems' own unlinks and renames, for what the walk leaves to them */
