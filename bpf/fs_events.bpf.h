@@ -57,7 +57,7 @@ struct path_walk {
 	__u32 fail;
 	/* the walk reached the path's end (not the loop's) */
 	__u32 done;
-	/* an unlink's: its file left to the file system's tracepoint where one names it */
+	/* what is left to the file system's tracepoints where they name it: IOTRACE_NAMES_* */
 	__u32 defer;
 };
 
@@ -118,14 +118,16 @@ static __always_inline struct ns_op *scratch_op(void)
 __u64 ns_unresolved = 0;
 
 /*
- * Set where the file system's tracepoints that name every file an
- * unlink removes are attached (ext4_unlink_enter; xfs's, in
- * xfs_events.bpf.h). There the walk stops at the file's directory: in a
- * directory of thousands of cached entries, looking for an old one
- * among them cost about 400 us a traced unlink, the tracepoint nothing.
+ * What the file systems' tracepoints, where attached, name (user space
+ * sets each module's): every file an unlink removes (ext4_unlink_enter;
+ * xfs's, in xfs_events.bpf.h), every file a rename replaces but in an
+ * exchange (xfs's). There the walk stops at the file's directory: in a
+ * directory of thousands of cached entries, looking for an old name, or
+ * a new one, among them cost a traced call up to 4096 entries' reads,
+ * the tracepoints nothing.
  */
-const volatile __u8 ext4_names_unlinks = 0;
-const volatile __u8 xfs_names_unlinks = 0;
+const volatile __u8 ext4_names = 0;
+const volatile __u8 xfs_names = 0;
 
 static __always_inline struct path_walk *walk_state(void)
 {
@@ -139,20 +141,20 @@ static __always_inline struct mount *real_mount(struct vfsmount *mnt)
 	return (void *)((char *)mnt - bpf_core_field_offset(struct mount, mnt));
 }
 
-/* Whether the file system of directory d names what an unlink in it removes. */
-static __always_inline bool names_unlinks(struct dentry *d)
+/* Whether the file system of directory d names what (IOTRACE_NAMES_*) in it. */
+static __always_inline bool fs_names(struct dentry *d, __u32 what)
 {
 	char type[8] = {};
 
-	if (!ext4_names_unlinks && !xfs_names_unlinks)
+	if (!(ext4_names & what) && !(xfs_names & what))
 		return false;
 	/* by name: ext2's magic is ext4's, and ext2 may be its own driver */
 	if (bpf_probe_read_kernel_str(type, sizeof(type), BPF_CORE_READ(d, d_sb, s_type, name)) < 0)
 		return false;
-	if (ext4_names_unlinks && type[0] == 'e' && type[1] == 'x' && type[2] == 't' &&
+	if ((ext4_names & what) && type[0] == 'e' && type[1] == 'x' && type[2] == 't' &&
 	    (type[3] == '4' || type[3] == '3') && !type[4])
 		return true;
-	return xfs_names_unlinks && type[0] == 'x' && type[1] == 'f' && type[2] == 's' && !type[3];
+	return (xfs_names & what) && type[0] == 'x' && type[1] == 'f' && type[2] == 's' && !type[3];
 }
 
 /*
@@ -226,8 +228,8 @@ static __always_inline __u64 head_word(__u64 word, __u32 len)
 /*
  * One cached child of the directory: is it the component? Read by cast
  * loads (core_fixes.bpf.h): in a directory of thousands, this runs
- * thousands of times a call, and two probe reads an entry made it about
- * 32 ns, 130 us a call that looked through 4096.
+ * thousands of times a call: about 12 ns an entry, where two probe reads
+ * made it 60, 250 us a call that looked through 4096.
  */
 static long child_cb(__u32 i, void *ctx)
 {
@@ -436,7 +438,7 @@ static long component_cb(__u32 i, void *ctx)
 		return 0;
 	}
 	/* not looked for: the file system's tracepoint names it (the walk fails here) */
-	if (w->defer && !w->path[idx(w->pos)] && names_unlinks(d)) {
+	if (w->defer && !w->path[idx(w->pos)] && fs_names(d, w->defer)) {
 		w->fail = 1;
 		return 1;
 	}
@@ -461,13 +463,13 @@ static long component_cb(__u32 i, void *ctx)
 }
 
 /*
- * The dentry the current task's path (dfd, upath) names, or NULL; with
- * defer (an unlink's path), NULL where names_unlinks() of its directory.
+ * The dentry the current task's path (dfd, upath) names, or NULL; NULL
+ * too where the file system of its directory names defer (fs_names()).
  * The dentry is only used while it is pinned by the cache and read with
  * probe reads: a race with another CPU's rename yields a wrong name or
  * nothing, never a fault.
  */
-static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, bool defer,
+static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u32 defer,
 					      bool *unresolved)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
@@ -585,8 +587,11 @@ static __always_inline struct dentry *new_name(const struct ns_op *op, unsigned 
 		ndfd = (__s32)a[2];
 		unew = (const char *)a[3];
 	}
-	/* a new name is no failure to resolve: nothing to count */
-	return resolve(ndfd, unew, false, &ignored);
+	/*
+	 * a new name is no failure to resolve: nothing to count; the file an
+	 * exchange moves is named by no file system
+	 */
+	return resolve(ndfd, unew, op->exchange ? 0 : IOTRACE_NAMES_REPLACED, &ignored);
 }
 
 /* The entry in files of the file id names, NULL if it is not there (any more). */
@@ -744,7 +749,8 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		dfd = (__s32)a[0];
 		upath = (const char *)a[1];
 	}
-	d = resolve(dfd, upath, call <= IOTRACE_VFS_UNLINKAT, &op->unresolved);
+	d = resolve(dfd, upath, call <= IOTRACE_VFS_UNLINKAT ? IOTRACE_NAMES_UNLINKED : 0,
+		    &op->unresolved);
 	if (!d) {
 		/*
 		 * left to the file system's tracepoints, if any; a call that

@@ -59,14 +59,24 @@ int BPF_PROG(handle_xfs_remove, struct xfs_inode *dp, const struct xfs_name *nam
 	return 0;
 }
 
-/* The file an unlink (still unresolved) takes the last name of. */
+/*
+ * The file an unlink (still unresolved) takes the last name of, or a
+ * rename replaces (not found yet; not in an exchange, whose file keeps a
+ * name). A rename's whiteout (overlayfs) is a new file of no name yet.
+ */
 SEC("tp_btf/xfs_iunlink")
 int BPF_PROG(handle_xfs_iunlink, struct xfs_inode *ip)
 {
+	struct dentry *d = iotrace_inode_alias(xfs_vfs_inode(ip), false);
 	struct ns_op *p = pending_op(false);
 
-	if (p)
-		start_late(p, iotrace_inode_alias(xfs_vfs_inode(ip), false));
+	if (p) {
+		start_late(p, d);
+		return 0;
+	}
+	p = pending_op(true);
+	if (p && !p->exchange)
+		late_replaced(p, d);
 	return 0;
 }
 

@@ -102,23 +102,25 @@ static void rename_exits(const struct iotrace *skel, struct bpf_program *p[NRENA
 /*
  * The file systems' own tracepoints in unlinks and renames (iotrace.bpf.c's
  * fs_events and xfs_events), with the number of arguments of the
- * prototype the programs take, a module's together. names_unlinks: one
- * of those that, all loaded, name every file an unlink removes.
+ * prototype the programs take, a module's together. names: what those of
+ * a module name together, all loaded (IOTRACE_NAMES_*).
  */
 #define NFS_NS 8
+#define UNLINKED IOTRACE_NAMES_UNLINKED
+#define REPLACED IOTRACE_NAMES_REPLACED
 static const struct {
 	const char *module, *tp;
 	int nargs;
-	bool names_unlinks;
+	unsigned names;
 } fs_ns_tps[NFS_NS] = {
-	{ "ext4", "ext4_unlink_enter", 2, true },
-	{ "xfs", "xfs_remove", 2, true },
-	{ "xfs", "xfs_iunlink", 1, true },
-	{ "xfs", "xfs_dir2_sf_removename", 1, true },
-	{ "xfs", "xfs_dir2_block_removename", 1, true },
-	{ "xfs", "xfs_dir2_leaf_removename", 1, true },
-	{ "xfs", "xfs_dir2_node_removename", 1, true },
-	{ "xfs", "xfs_rename", 4, false },
+	{ "ext4", "ext4_unlink_enter", 2, UNLINKED },
+	{ "xfs", "xfs_remove", 2, UNLINKED },
+	{ "xfs", "xfs_iunlink", 1, UNLINKED | REPLACED },
+	{ "xfs", "xfs_dir2_sf_removename", 1, UNLINKED },
+	{ "xfs", "xfs_dir2_block_removename", 1, UNLINKED },
+	{ "xfs", "xfs_dir2_leaf_removename", 1, UNLINKED },
+	{ "xfs", "xfs_dir2_node_removename", 1, UNLINKED },
+	{ "xfs", "xfs_rename", 4, REPLACED },
 };
 
 static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
@@ -135,22 +137,25 @@ static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
 	return p[i];
 }
 
-/* Whether module's programs that name what an unlink removes all load. */
-static bool names_unlinks(const struct iotrace *skel, const char *module)
+/* What module's programs name together (UNLINKED, REPLACED), where all of a kind load. */
+static __u8 fs_names(const struct iotrace *skel, const char *module)
 {
-	bool all = true;
+	unsigned named = 0, missing = 0;
 	size_t i;
 
-	for (i = 0; i < NFS_NS; i++)
-		if (fs_ns_tps[i].names_unlinks && !strcmp(fs_ns_tps[i].module, module))
-			all = all && bpf_program__autoload(fs_ns_prog(skel, i));
-	return all;
+	for (i = 0; i < NFS_NS; i++) {
+		if (strcmp(fs_ns_tps[i].module, module))
+			continue;
+		named |= fs_ns_tps[i].names;
+		if (!bpf_program__autoload(fs_ns_prog(skel, i)))
+			missing |= fs_ns_tps[i].names;
+	}
+	return (__u8)(named & ~missing);
 }
 
 /*
  * Loads the programs of fs_ns_tps the kernel has tracepoints for, where
- * ns (the syscall programs) load; tells the walk where they name every
- * file an unlink removes.
+ * ns (the syscall programs) load; tells the walk what they name.
  */
 static void fs_ns_configure(struct iotrace *skel, const struct btf *vmlinux, bool ns)
 {
@@ -176,8 +181,8 @@ static void fs_ns_configure(struct iotrace *skel, const struct btf *vmlinux, boo
 		bpf_program__set_autoload(prog, n == fs_ns_tps[i].nargs);
 	}
 	btf__free(mod);
-	ro->ext4_names_unlinks = names_unlinks(skel, "ext4");
-	ro->xfs_names_unlinks = names_unlinks(skel, "xfs");
+	ro->ext4_names = fs_names(skel, "ext4");
+	ro->xfs_names = fs_names(skel, "xfs");
 }
 
 bool vfs__watch_renames(const struct iotrace *skel)

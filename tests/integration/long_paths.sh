@@ -39,6 +39,9 @@
 #     id (on xfs only the inode number is left to find the file by:
 #     xfs_iunlink does not fire for a link that is not the last, and
 #     xfs_remove's name is not among the newest entries);
+#   - renames a file onto one older than the 200 other entries of its
+#     directory: the replaced file's Delete (on xfs the walk does not look
+#     for a rename's new name: xfs_iunlink names the file it replaces);
 #   - renames, oldest first, 4500 files of another directory into a third:
 #     the 404 oldest, which neither the walk nor xfs's rename (which looks
 #     for the name the same way) finds, are counted as unresolved, and the
@@ -102,6 +105,12 @@ make(mnt + "/links2/b")
 os.link(mnt + "/links2/b", mnt + "/links/a")
 for i in range(200):
     open(mnt + "/links/%d" % i, "w").close()
+# a rename onto the oldest name of a directory
+os.makedirs(mnt + "/onto")
+make(mnt + "/onto/t")
+for i in range(200):
+    open(mnt + "/onto/%d" % i, "w").close()
+make(mnt + "/onto/s")
 names = [victim, victim[:255], dest, dest[:255], d + "/gone", deep + "/bottom"]
 open(out, "w").write("\n".join(n[len(mnt):] for n in names) + "\n")
 PY
@@ -121,6 +130,7 @@ def write(p, off):
 write(mnt + "/links/a", 0)
 os.unlink(mnt + "/links/a")
 write(mnt + "/links2/b", 4096)
+os.rename(mnt + "/onto/s", mnt + "/onto/t")
 os.unlink(victim)
 os.rename(mnt + "/lp/src", dest)
 os.unlink(gone)
@@ -214,6 +224,8 @@ for fs in xfs ext4; do
 	want="Create:/deep/0/1/2/3/4/5/shallow Delete:${NAME[0]} Delete:${NAME[4]}"
 	want="$want Delete:/lp/dotted Delete:$(seq -s / 5 19)/bottom"
 	want="$want MoveFrom:/lp/src MoveTo:${NAME[2]}"
+	want="$want Delete:/onto/t MoveFrom:/onto/s MoveTo:/onto/t"
+	want=$(python3 -c 'import sys; print(" ".join(sorted(sys.argv[1].split())))' "$want")
 	check "$fs: the Delete and Move events of the calls ($events)" [ "$events" = "$want" ]
 	check "$fs: a Delete for each of 4500 files (got $many)" [ "$many" = 4500 ]
 	check "$fs: an old hard link's unlink: the file's next I/O under its other name ($links)" \
