@@ -468,16 +468,27 @@ struct btrfs_inode___otime_ts {
 	 (__u64)(e) << 24)
 #endif
 
+/*
+ * The name of sb's file system type as IOTRACE_FS_NAME() makes it (a
+ * longer one is cut to 7 bytes: no match), 0 if unread. By name, not
+ * magic: ext2's magic is ext4's, and ext2 may be its own driver.
+ */
+static __always_inline __u64 iotrace_fs_type(struct super_block *sb)
+{
+	__u64 fs = 0;
+
+	if (bpf_probe_read_kernel_str(&fs, sizeof(fs), BPF_CORE_READ(sb, s_type, name)) < 0)
+		return 0;
+	return fs;
+}
+
 static __always_inline bool iotrace_inode_btime(struct inode *inode, struct super_block *sb,
 						__s64 *sec, __u32 *nsec)
 {
-	const char *type_name = BPF_CORE_READ(sb, s_type, name);
-	__u64 fs = 0;
+	__u64 fs = iotrace_fs_type(sb);
 
 	*sec = 0;
 	*nsec = 0;
-	if (bpf_probe_read_kernel_str(&fs, sizeof(fs), type_name) < 0)
-		return false;
 	if (fs == IOTRACE_FS_NAME('e', 'x', 't', '4', 0) &&
 	    bpf_core_type_exists(struct ext4_inode_info___btime)) {
 		struct ext4_inode_info___btime *ei = (void *)((char *)inode -

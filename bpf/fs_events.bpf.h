@@ -85,11 +85,6 @@ struct ns_op {
 	bool unresolved;
 	/* a rename of a directory the trace has named (dentry): named again at the exit */
 	bool dir_moved;
-	/*
-	 * unresolved: the inode whose name xfs removed (xfs_events.bpf.h);
-	 * if its last link had gone, xfs_iunlink would have named it
-	 */
-	struct file_key gone;
 };
 
 struct {
@@ -144,17 +139,15 @@ static __always_inline struct mount *real_mount(struct vfsmount *mnt)
 /* Whether the file system of directory d names what (IOTRACE_NAMES_*) in it. */
 static __always_inline bool fs_names(struct dentry *d, __u32 what)
 {
-	char type[8] = {};
+	__u64 fs;
 
 	if (!(ext4_names & what) && !(xfs_names & what))
 		return false;
-	/* by name: ext2's magic is ext4's, and ext2 may be its own driver */
-	if (bpf_probe_read_kernel_str(type, sizeof(type), BPF_CORE_READ(d, d_sb, s_type, name)) < 0)
-		return false;
-	if ((ext4_names & what) && type[0] == 'e' && type[1] == 'x' && type[2] == 't' &&
-	    (type[3] == '4' || type[3] == '3') && !type[4])
+	fs = iotrace_fs_type(BPF_CORE_READ(d, d_sb));
+	if ((ext4_names & what) && (fs == IOTRACE_FS_NAME('e', 'x', 't', '4', 0) ||
+				    fs == IOTRACE_FS_NAME('e', 'x', 't', '3', 0)))
 		return true;
-	return (xfs_names & what) && type[0] == 'x' && type[1] == 'f' && type[2] == 's' && !type[3];
+	return (xfs_names & what) && fs == IOTRACE_FS_NAME('x', 'f', 's', 0, 0);
 }
 
 /*
@@ -466,8 +459,8 @@ static long component_cb(__u32 i, void *ctx)
  * The dentry the current task's path (dfd, upath) names, or NULL; NULL
  * too where the file system of its directory names defer (fs_names()).
  * The dentry is only used while it is pinned by the cache and read with
- * probe reads: a race with another CPU's rename yields a wrong name or
- * nothing, never a fault.
+ * probe reads and guarded loads: a race with another CPU's rename yields
+ * a wrong name or nothing, never a fault.
  */
 static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u32 defer,
 					      bool *unresolved)
@@ -854,29 +847,28 @@ int BPF_PROG(handle_ext4_unlink, struct inode *dir, struct dentry *dentry)
 }
 
 /*
- * The unlink op, not resolved but for the inode whose name xfs removed
- * (op->gone), took one of its links, not its last (xfs_iunlink would have
- * named it): the file lives on. Named again if the trace knows it, with
- * the call's VFS record under its FileId. True if nothing was missed.
+ * The unlink op, not resolved but for the inode number whose name xfs
+ * removed (op->st.file's ino and dev, xfs_events.bpf.h), took one of its
+ * links, not its last (xfs_iunlink would have named it): the file lives
+ * on. Named again if the trace knows it, with the call's VFS record under
+ * its FileId. True if nothing was missed.
  */
 static __always_inline bool link_gone(struct ns_op *op)
 {
 	bool record = vfs_enabled && task_selected(op->st.pid);
 	struct file_seen *f;
 
-	if (!op->gone.ino)
+	if (!op->st.file.ino)
 		return false;
-	f = bpf_map_lookup_elem(&files, &op->gone);
+	f = seen_file(&op->st.file);
 	if (!f)
 		/* nothing to name again; only the record's FileId is not known */
 		return !record;
 	f->sent_epoch = 0;
 	if (record) {
-		op->st.file.ino = op->gone.ino;
-		op->st.file.dev = op->gone.dev;
 		op->st.file.ctime_sec = f->ctime_sec;
 		op->st.file.ctime_nsec = f->ctime_nsec;
-		op->st.dev = op->gone.dev;
+		op->st.dev = op->st.file.dev;
 		emit_vfs(&op->st, 0, 0);
 	}
 	return true;

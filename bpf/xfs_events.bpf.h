@@ -80,16 +80,18 @@ int BPF_PROG(handle_xfs_iunlink, struct xfs_inode *ip)
 	return 0;
 }
 
-/* The inode whose name an unlink (still unresolved) removes. */
+/*
+ * The inode whose name an unlink (still unresolved) removes: its number
+ * and device, in the file id, which is unset until the call is resolved.
+ */
 static __always_inline void xfs_removed(struct xfs_da_args *args)
 {
 	struct ns_op *p = pending_op(false);
 
 	if (!p)
 		return;
-	p->gone.ino = BPF_CORE_READ(args, inumber);
-	p->gone.dev = BPF_CORE_READ(args, dp, i_mount, m_super, s_dev);
-	p->gone.pad = 0;
+	p->st.file.ino = BPF_CORE_READ(args, inumber);
+	p->st.file.dev = BPF_CORE_READ(args, dp, i_mount, m_super, s_dev);
 }
 
 /* one for each format of directory: short form, block, leaf, node */

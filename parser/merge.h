@@ -44,6 +44,7 @@ int merge__next(struct merge *m, const Octf__Proto__Trace__Event **ev);
 
 /* Damage met so far, one entry per damaged stream. */
 size_t merge__error_count(const struct merge *m);
+const struct merge_error *merge__error(const struct merge *m, size_t i);
 
 /*
  * Events returned so far whose sid was the event's before: each sid of a
@@ -51,7 +52,6 @@ size_t merge__error_count(const struct merge *m);
  * there twice, not told apart by any framing check.
  */
 uint64_t merge__same_sid(const struct merge *m);
-const struct merge_error *merge__error(const struct merge *m, size_t i);
 
 /* Accepts NULL. */
 void merge__free(struct merge *m);

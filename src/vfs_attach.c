@@ -106,21 +106,19 @@ static void rename_exits(const struct iotrace *skel, struct bpf_program *p[NRENA
  * a module name together, all loaded (IOTRACE_NAMES_*).
  */
 #define NFS_NS 8
-#define UNLINKED IOTRACE_NAMES_UNLINKED
-#define REPLACED IOTRACE_NAMES_REPLACED
 static const struct {
 	const char *module, *tp;
 	int nargs;
 	unsigned names;
 } fs_ns_tps[NFS_NS] = {
-	{ "ext4", "ext4_unlink_enter", 2, UNLINKED },
-	{ "xfs", "xfs_remove", 2, UNLINKED },
-	{ "xfs", "xfs_iunlink", 1, UNLINKED | REPLACED },
-	{ "xfs", "xfs_dir2_sf_removename", 1, UNLINKED },
-	{ "xfs", "xfs_dir2_block_removename", 1, UNLINKED },
-	{ "xfs", "xfs_dir2_leaf_removename", 1, UNLINKED },
-	{ "xfs", "xfs_dir2_node_removename", 1, UNLINKED },
-	{ "xfs", "xfs_rename", 4, REPLACED },
+	{ "ext4", "ext4_unlink_enter", 2, IOTRACE_NAMES_UNLINKED },
+	{ "xfs", "xfs_remove", 2, IOTRACE_NAMES_UNLINKED },
+	{ "xfs", "xfs_iunlink", 1, IOTRACE_NAMES_UNLINKED | IOTRACE_NAMES_REPLACED },
+	{ "xfs", "xfs_dir2_sf_removename", 1, IOTRACE_NAMES_UNLINKED },
+	{ "xfs", "xfs_dir2_block_removename", 1, IOTRACE_NAMES_UNLINKED },
+	{ "xfs", "xfs_dir2_leaf_removename", 1, IOTRACE_NAMES_UNLINKED },
+	{ "xfs", "xfs_dir2_node_removename", 1, IOTRACE_NAMES_UNLINKED },
+	{ "xfs", "xfs_rename", 4, IOTRACE_NAMES_REPLACED },
 };
 
 static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
@@ -137,7 +135,7 @@ static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
 	return p[i];
 }
 
-/* What module's programs name together (UNLINKED, REPLACED), where all of a kind load. */
+/* What module's programs name together (IOTRACE_NAMES_*), where all of a kind load. */
 static __u8 fs_names(const struct iotrace *skel, const char *module)
 {
 	unsigned named = 0, missing = 0;
