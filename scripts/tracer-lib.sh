@@ -560,6 +560,13 @@ print("" if v is None else v)
 EOF
 }
 
+# iotrace_birth_time FILE: FILE's birth time as the parser prints a
+# creationDate ("2026-11-28T23:40:01.123456789Z"; stat's %w, TZ=UTC), "-"
+# where the file system keeps none
+iotrace_birth_time() {
+	TZ=UTC stat -c %w "$1" | sed -E 's/^([0-9-]+) ([0-9:.]+) \+0000$/\1T\2Z/'
+}
+
 # iotrace_wait_said FILE TEXT: waits up to 10 s for the fixed string TEXT
 # in FILE (a tracer's stderr); false if it never comes
 iotrace_wait_said() {

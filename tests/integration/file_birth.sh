@@ -59,11 +59,6 @@ for r in csv.DictReader(open(sys.argv[1])):
 	TRACE=
 }
 
-# stat's %w ("2026-11-28 23:40:01.123456789 +0000") as the trace writes dates
-birth_of() {
-	stat -c %w "$1" | sed -E 's/^([0-9-]+) ([0-9:.]+) \+0000$/\1T\2Z/'
-}
-
 for fs in ext4 xfs btrfs; do
 	if [ "$fs" = ext4 ]; then
 		iotrace_quiet_ext4 64M file-birth "$T" || die "$SETUP_ERR"
@@ -71,7 +66,7 @@ for fs in ext4 xfs btrfs; do
 		iotrace_shm_fs "$fs" 320M file-birth "$T" || die "$SETUP_ERR"
 	fi
 	make_file || die "$fs: cannot write $MNT/f"
-	birth=$(birth_of "$MNT/f")
+	birth=$(iotrace_birth_time "$MNT/f")
 	ctime=$(stat -c %z "$MNT/f")
 	trace_file "$fs"
 	dates=$(paste -sd' ' "$T/dates.$fs")

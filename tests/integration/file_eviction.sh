@@ -36,7 +36,7 @@ iotrace_shm_fs xfs 1G file-eviction "$T" || die "$SETUP_ERR"
 dd if=/dev/urandom of="$MNT/f" bs=64k count=1 conv=fsync status=none || die "cannot write $MNT/f"
 mkdir "$MNT/many" || die "cannot make $MNT/many"
 sync -f "$MNT"
-birth=$(stat -c %w "$MNT/f" | sed -E 's/^([0-9-]+) ([0-9:.]+) \+0000$/\1T\2Z/')
+birth=$(iotrace_birth_time "$MNT/f")
 ino=$(stat -c %i "$MNT/f")
 
 # in_table: whether the tracer's table of files holds /f's inode: "yes",
