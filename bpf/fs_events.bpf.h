@@ -59,6 +59,8 @@ struct path_walk {
 	__u32 done;
 	/* what is left to the file system's tracepoints where they name it: IOTRACE_NAMES_* */
 	__u32 defer;
+	/* the walk stopped there: d is the directory, comp the name left */
+	__u32 deferred;
 };
 
 struct {
@@ -67,6 +69,17 @@ struct {
 	__type(key, __u32);
 	__type(value, struct path_walk);
 } walk_buf SEC(".maps");
+
+/*
+ * A name a rename left to ext4's tracepoint (ext4_renamed()): the
+ * directory, the length and the first 8 bytes (head_word()) that the
+ * dentry of the file it names has until the rename moves it.
+ */
+struct name_at {
+	struct dentry *dir;
+	__u64 head;
+	__u32 len;
+};
 
 /* An unlink or rename in progress, by thread id. */
 struct ns_op {
@@ -85,6 +98,10 @@ struct ns_op {
 	bool unresolved;
 	/* a rename of a directory the trace has named (dentry): named again at the exit */
 	bool dir_moved;
+	/* counted in ns_deferred */
+	bool gated;
+	/* a rename's old and new names where left to ext4 (dir NULL where not) */
+	struct name_at old_at, new_at;
 };
 
 struct {
@@ -123,6 +140,31 @@ __u64 ns_unresolved = 0;
  */
 const volatile __u8 ext4_names = 0;
 const volatile __u8 xfs_names = 0;
+
+/*
+ * Renames in progress with a name left to the tracepoints: while there
+ * are none, ext4's program, which runs each time any ext4 inode is
+ * dirtied, returns at once.
+ */
+__u64 ns_deferred = 0;
+
+/* Keeps op as the thread's call in progress. */
+static __always_inline void store_op(__u32 tid, struct ns_op *op)
+{
+	if (!op->gated && (op->old_at.dir || op->new_at.dir)) {
+		op->gated = true;
+		__sync_fetch_and_add(&ns_deferred, 1);
+	}
+	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+}
+
+/* The thread's call in progress, op (a copy), is over. */
+static __always_inline void drop_op(__u32 tid, const struct ns_op *op)
+{
+	if (op->gated)
+		__sync_fetch_and_sub(&ns_deferred, 1);
+	bpf_map_delete_elem(&ns_ops, &tid);
+}
 
 static __always_inline struct path_walk *walk_state(void)
 {
@@ -432,6 +474,7 @@ static long component_cb(__u32 i, void *ctx)
 	}
 	/* not looked for: the file system's tracepoint names it (the walk fails here) */
 	if (w->defer && !w->path[idx(w->pos)] && fs_names(d, w->defer)) {
+		w->deferred = 1;
 		w->fail = 1;
 		return 1;
 	}
@@ -501,6 +544,7 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u3
 	w->fail = 0;
 	w->done = 0;
 	w->defer = defer;
+	w->deferred = 0;
 	bpf_loop(IOTRACE_MAX_COMPONENTS, component_cb, NULL, 0);
 	/* a path cut short is walked still: where it ends says whether to count it */
 	if (w->fail || !w->done || n >= IOTRACE_PATH_LEN || w->path[0] == 0) {
@@ -547,10 +591,11 @@ static __always_inline struct dentry *ns_target(struct dentry *d)
 /*
  * A rename onto an existing name removes the file there, unless it has
  * other links: its Delete is sent with the rename's events. An exchange
- * moves it to the old name instead: its Moves are sent too.
+ * moves it to the old name instead: its Moves are sent too. dropped: the
+ * file system already took the name's link from the count.
  */
 static __always_inline void note_replaced(struct ns_op *op, struct dentry *t,
-					  struct inode *moved)
+					  struct inode *moved, bool dropped)
 {
 	struct file_seen *f;
 	struct inode *inode;
@@ -558,7 +603,7 @@ static __always_inline void note_replaced(struct ns_op *op, struct dentry *t,
 	t = ns_target(t);
 	inode = t ? BPF_CORE_READ(t, d_inode) : NULL;
 	if (!inode || inode == moved ||
-	    (!op->exchange && BPF_CORE_READ(inode, i_nlink) > 1))
+	    (!op->exchange && BPF_CORE_READ(inode, i_nlink) > (dropped ? 0 : 1)))
 		return;
 	f = file_entry(inode, &op->replaced);
 	if (!f)
@@ -580,11 +625,25 @@ static __always_inline struct dentry *new_name(const struct ns_op *op, unsigned 
 		ndfd = (__s32)a[2];
 		unew = (const char *)a[3];
 	}
-	/*
-	 * a new name is no failure to resolve: nothing to count; the file an
-	 * exchange moves is named by no file system
-	 */
-	return resolve(ndfd, unew, op->exchange ? 0 : IOTRACE_NAMES_REPLACED, &ignored);
+	/* a new name is no failure to resolve: nothing to count */
+	return resolve(ndfd, unew, op->exchange ? IOTRACE_NAMES_RENAMED : IOTRACE_NAMES_REPLACED,
+		       &ignored);
+}
+
+/*
+ * Where the walk just left its last name to the file system, into at;
+ * false if it did not.
+ */
+static __always_inline bool note_name_at(struct name_at *at)
+{
+	struct path_walk *w = walk_state();
+
+	if (!w || !w->deferred)
+		return false;
+	at->dir = w->d;
+	at->len = w->clen;
+	at->head = *(__u64 *)w->comp;
+	return true;
 }
 
 /* The entry in files of the file id names, NULL if it is not there (any more). */
@@ -742,28 +801,36 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		dfd = (__s32)a[0];
 		upath = (const char *)a[1];
 	}
-	d = resolve(dfd, upath, call <= IOTRACE_VFS_UNLINKAT ? IOTRACE_NAMES_UNLINKED : 0,
+	d = resolve(dfd, upath,
+		    call <= IOTRACE_VFS_UNLINKAT ? IOTRACE_NAMES_UNLINKED : IOTRACE_NAMES_RENAMED,
 		    &op->unresolved);
 	if (!d) {
 		/*
 		 * left to the file system's tracepoints, if any; a call that
 		 * fails (no such file) missed no event
 		 */
-		if (op->unresolved) {
-			start_call(op, call);
-			bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+		if (!op->unresolved)
+			return 0;
+		start_call(op, call);
+		/* where ext4 names the file, it names the one at the new name too */
+		if (call > IOTRACE_VFS_UNLINKAT && note_name_at(&op->old_at)) {
+			new_name(op, a);
+			note_name_at(&op->new_at);
 		}
+		store_op(tid, op);
 		return 0;
 	}
 	inode = start_on(op, d, call);
 	if (!inode) {
 		if (op->dir_moved)
-			bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+			store_op(tid, op);
 		return 0;
 	}
-	if (call > IOTRACE_VFS_UNLINKAT)
-		note_replaced(op, new_name(op, a), inode);
-	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+	if (call > IOTRACE_VFS_UNLINKAT) {
+		note_replaced(op, new_name(op, a), inode, false);
+		note_name_at(&op->new_at);
+	}
+	store_op(tid, op);
 	return 0;
 }
 
@@ -814,22 +881,22 @@ static __always_inline struct ns_op *start_late(const struct ns_op *p, struct de
 		bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
 	else if (!ns_target(d))
 		/* a directory not named, or no regular file: nothing was missed */
-		bpf_map_delete_elem(&ns_ops, &tid);
+		drop_op(tid, op);
 	return NULL;
 }
 
 /*
  * The rename p (its entry in ns_ops, the thread's own), given by its file
  * system t, the dentry at its new name (NULL for none): the file there
- * that it removes, or exchanges.
+ * that it removes, or exchanges. dropped: as note_replaced()'s.
  */
-static __always_inline void late_replaced(struct ns_op *p, struct dentry *t)
+static __always_inline void late_replaced(struct ns_op *p, struct dentry *t, bool dropped)
 {
 	/* a local: CO-RE reads start from a kernel type */
 	struct dentry *d = p->dentry;
 
 	if (t && d)
-		note_replaced(p, t, BPF_CORE_READ(d, d_inode));
+		note_replaced(p, t, BPF_CORE_READ(d, d_inode), dropped);
 }
 
 /*
@@ -843,6 +910,54 @@ int BPF_PROG(handle_ext4_unlink, struct inode *dir, struct dentry *dentry)
 
 	if (p)
 		start_late(p, dentry);
+	return 0;
+}
+
+/* Whether d, a dentry the rename has not moved yet, has the name at. */
+static __always_inline bool named_at(struct dentry *d, const struct name_at *at)
+{
+	__u32 len;
+
+	if (!d || !at->dir || BPF_CORE_READ(d, d_parent) != at->dir)
+		return false;
+	len = BPF_CORE_READ(d, d_name.len);
+	return len == at->len &&
+	       head_word(iotrace_word_at(BPF_CORE_READ(d, d_name.name), false), len) == at->head;
+}
+
+/*
+ * ext4 dirties the inode a rename moves, then the one it replaces (or
+ * exchanges), before the VFS moves their dentries: each still has the
+ * name the walk left to it (old_at, new_at). Other inodes it dirties (the
+ * directories, an overlayfs whiteout) have other names or none. The file
+ * a name matched to by directory, length and first 8 bytes: a wrong
+ * one would need the rename to dirty another inode of the same directory
+ * whose name begins as the old name and is as long, before the one it
+ * moves. This runs each time any ext4 inode is dirtied: while no rename
+ * left a name (ns_deferred), it reads one global.
+ */
+SEC("tp_btf/ext4_mark_inode_dirty")
+int BPF_PROG(handle_ext4_dirty, struct inode *inode, unsigned long ip)
+{
+	struct ns_op *p;
+	struct dentry *d;
+	__u32 tid;
+
+	if (!ns_deferred)
+		return 0;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	p = bpf_map_lookup_elem(&ns_ops, &tid);
+	if (!p || p->st.call <= IOTRACE_VFS_UNLINKAT)
+		return 0;
+	d = iotrace_inode_alias(inode, false);
+	if (p->unresolved) {
+		if (named_at(d, &p->old_at))
+			start_late(p, d);
+		return 0;
+	}
+	if (p->dentry && d != p->dentry && !p->has_replaced && !p->dir_moved &&
+	    named_at(d, &p->new_at))
+		late_replaced(p, d, true);
 	return 0;
 }
 
@@ -884,7 +999,7 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 	if (!p || !op)
 		return 0;
 	*op = *p;
-	bpf_map_delete_elem(&ns_ops, &tid);
+	drop_op(tid, op);
 	if (op->st.call != call_of(ctx->id))
 		return 0;
 	if (op->dir_moved) {

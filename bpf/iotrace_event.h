@@ -235,11 +235,13 @@ struct iotrace_name_event {
 /*
  * What a file system's own tracepoints name inside an unlink or rename
  * (bpf/fs_events.bpf.h): every file an unlink removes, every file a
- * rename replaces (not in an exchange). User space says, per file
- * system, which its programs that loaded name.
+ * rename replaces (not in an exchange), every file a rename moves (both
+ * in an exchange). User space says, per file system, which its programs
+ * that loaded name.
  */
 #define IOTRACE_NAMES_UNLINKED 1
 #define IOTRACE_NAMES_REPLACED 2
+#define IOTRACE_NAMES_RENAMED 4
 
 /*
  * Calls traced with --vfs. The numbering is ours (syscall numbers differ

@@ -76,7 +76,7 @@ int BPF_PROG(handle_xfs_iunlink, struct xfs_inode *ip)
 	}
 	p = pending_op(true);
 	if (p && !p->exchange)
-		late_replaced(p, d);
+		late_replaced(p, d, true);
 	return 0;
 }
 
@@ -117,7 +117,7 @@ int BPF_PROG(handle_xfs_rename, struct xfs_inode *src_dp, struct xfs_inode *targ
 	if (p && p->unresolved)
 		p = start_late(p, xfs_child(src_dp, src_name));
 	if (p)
-		late_replaced(p, xfs_child(target_dp, target_name));
+		late_replaced(p, xfs_child(target_dp, target_name), false);
 	return 0;
 }
 

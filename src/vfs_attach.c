@@ -105,13 +105,14 @@ static void rename_exits(const struct iotrace *skel, struct bpf_program *p[NRENA
  * prototype the programs take, a module's together. names: what those of
  * a module name together, all loaded (IOTRACE_NAMES_*).
  */
-#define NFS_NS 8
+#define NFS_NS 9
 static const struct {
 	const char *module, *tp;
 	int nargs;
 	unsigned names;
 } fs_ns_tps[NFS_NS] = {
 	{ "ext4", "ext4_unlink_enter", 2, IOTRACE_NAMES_UNLINKED },
+	{ "ext4", "ext4_mark_inode_dirty", 2, IOTRACE_NAMES_RENAMED | IOTRACE_NAMES_REPLACED },
 	{ "xfs", "xfs_remove", 2, IOTRACE_NAMES_UNLINKED },
 	{ "xfs", "xfs_iunlink", 1, IOTRACE_NAMES_UNLINKED | IOTRACE_NAMES_REPLACED },
 	{ "xfs", "xfs_dir2_sf_removename", 1, IOTRACE_NAMES_UNLINKED },
@@ -124,6 +125,7 @@ static const struct {
 static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
 {
 	struct bpf_program *p[NFS_NS] = { skel->progs.handle_ext4_unlink,
+					  skel->progs.handle_ext4_dirty,
 					  skel->progs.handle_xfs_remove,
 					  skel->progs.handle_xfs_iunlink,
 					  skel->progs.handle_xfs_sf_removename,
