@@ -31,6 +31,8 @@
 #define IOTRACE_AT_FDCWD -100
 #define IOTRACE_RENAME_EXCHANGE 2
 #define IOTRACE_AT_REMOVEDIR 0x200
+/* a walk's defer (beside IOTRACE_NAMES_*): stop at the last name's directory, on any file system */
+#define IOTRACE_WALK_PARENT 0x80
 /* symbolic links followed in one path at most, as the kernel's MAXSYMLINKS */
 #define IOTRACE_MAX_LINKS 40
 /* every component of a path that fits ("a/a/..."), and a step per link */
@@ -102,6 +104,9 @@ struct ns_op {
 	bool gated;
 	/* a rename's old and new names where left to ext4 (dir NULL where not) */
 	struct name_at old_at, new_at;
+	/* a rename's paths, looked up again at its exit where still unresolved */
+	const char *uold, *unew;
+	__s32 odfd, ndfd;
 };
 
 struct {
@@ -133,10 +138,11 @@ __u64 ns_unresolved = 0;
  * What the file systems' tracepoints, where attached, name (user space
  * sets each module's): every file an unlink removes (ext4_unlink_enter;
  * xfs's, in xfs_events.bpf.h), every file a rename replaces but in an
- * exchange (xfs's). There the walk stops at the file's directory: in a
- * directory of thousands of cached entries, looking for an old name, or
- * a new one, among them cost a traced call up to 4096 entries' reads,
- * the tracepoints nothing.
+ * exchange (ext4_mark_inode_dirty, xfs's), every file a rename moves
+ * (ext4_mark_inode_dirty). There the walk stops at the file's directory:
+ * in a directory of thousands of cached entries, looking for an old
+ * name, or a new one, among them cost a traced call up to 4096 entries'
+ * reads, the tracepoints nothing.
  */
 const volatile __u8 ext4_names = 0;
 const volatile __u8 xfs_names = 0;
@@ -473,7 +479,8 @@ static long component_cb(__u32 i, void *ctx)
 		return 0;
 	}
 	/* not looked for: the file system's tracepoint names it (the walk fails here) */
-	if (w->defer && !w->path[idx(w->pos)] && fs_names(d, w->defer)) {
+	if (w->defer && !w->path[idx(w->pos)] &&
+	    (w->defer == IOTRACE_WALK_PARENT || fs_names(d, w->defer))) {
 		w->deferred = 1;
 		w->fail = 1;
 		return 1;
@@ -546,6 +553,9 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u3
 	w->defer = defer;
 	w->deferred = 0;
 	bpf_loop(IOTRACE_MAX_COMPONENTS, component_cb, NULL, 0);
+	/* the last name of a path cut short is not the path's: not one to match */
+	if (n >= IOTRACE_PATH_LEN)
+		w->deferred = 0;
 	/* a path cut short is walked still: where it ends says whether to count it */
 	if (w->fail || !w->done || n >= IOTRACE_PATH_LEN || w->path[0] == 0) {
 		struct dentry *at = w->d;
@@ -614,20 +624,14 @@ static __always_inline void note_replaced(struct ns_op *op, struct dentry *t,
 	op->has_replaced = true;
 }
 
-/* The dentry of a rename's new name (syscall arguments a), if cached. */
-static __always_inline struct dentry *new_name(const struct ns_op *op, unsigned long *a)
+/* The dentry of a rename's new name (op->ndfd, op->unew), if cached. */
+static __always_inline struct dentry *new_name(const struct ns_op *op)
 {
-	const char *unew = (const char *)a[1];
-	__s32 ndfd = IOTRACE_AT_FDCWD;
 	bool ignored = false;
 
-	if (op->st.call >= IOTRACE_VFS_RENAMEAT) {
-		ndfd = (__s32)a[2];
-		unew = (const char *)a[3];
-	}
 	/* a new name is no failure to resolve: nothing to count */
-	return resolve(ndfd, unew, op->exchange ? IOTRACE_NAMES_RENAMED : IOTRACE_NAMES_REPLACED,
-		       &ignored);
+	return resolve(op->ndfd, op->unew,
+		       op->exchange ? IOTRACE_NAMES_RENAMED : IOTRACE_NAMES_REPLACED, &ignored);
 }
 
 /*
@@ -801,6 +805,14 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		dfd = (__s32)a[0];
 		upath = (const char *)a[1];
 	}
+	op->odfd = dfd;
+	op->uold = upath;
+	op->ndfd = IOTRACE_AT_FDCWD;
+	op->unew = (const char *)a[1];
+	if (call >= IOTRACE_VFS_RENAMEAT) {
+		op->ndfd = (__s32)a[2];
+		op->unew = (const char *)a[3];
+	}
 	d = resolve(dfd, upath,
 		    call <= IOTRACE_VFS_UNLINKAT ? IOTRACE_NAMES_UNLINKED : IOTRACE_NAMES_RENAMED,
 		    &op->unresolved);
@@ -812,9 +824,14 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		if (!op->unresolved)
 			return 0;
 		start_call(op, call);
-		/* where ext4 names the file, it names the one at the new name too */
-		if (call > IOTRACE_VFS_UNLINKAT && note_name_at(&op->old_at)) {
-			new_name(op, a);
+		if (call > IOTRACE_VFS_UNLINKAT) {
+			/*
+			 * left to ext4 (old_at), or looked for at the exit: the
+			 * file at the new name is looked for now, or left to the
+			 * file system too
+			 */
+			note_name_at(&op->old_at);
+			note_replaced(op, new_name(op), NULL, false);
 			note_name_at(&op->new_at);
 		}
 		store_op(tid, op);
@@ -827,7 +844,7 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	}
 	if (call > IOTRACE_VFS_UNLINKAT) {
-		note_replaced(op, new_name(op, a), inode, false);
+		note_replaced(op, new_name(op), inode, false);
 		note_name_at(&op->new_at);
 	}
 	store_op(tid, op);
@@ -895,8 +912,9 @@ static __always_inline void late_replaced(struct ns_op *p, struct dentry *t, boo
 	/* a local: CO-RE reads start from a kernel type */
 	struct dentry *d = p->dentry;
 
-	if (t && d)
-		note_replaced(p, t, BPF_CORE_READ(d, d_inode), dropped);
+	/* the file it moves may be named at the exit only (resolve_moved()) */
+	if (t)
+		note_replaced(p, t, d ? BPF_CORE_READ(d, d_inode) : NULL, dropped);
 }
 
 /*
@@ -950,13 +968,12 @@ int BPF_PROG(handle_ext4_dirty, struct inode *inode, unsigned long ip)
 	if (!p || p->st.call <= IOTRACE_VFS_UNLINKAT)
 		return 0;
 	d = iotrace_inode_alias(inode, false);
-	if (p->unresolved) {
-		if (named_at(d, &p->old_at))
-			start_late(p, d);
+	if (p->unresolved && named_at(d, &p->old_at)) {
+		start_late(p, d);
 		return 0;
 	}
-	if (p->dentry && d != p->dentry && !p->has_replaced && !p->dir_moved &&
-	    named_at(d, &p->new_at))
+	/* the file it moves, if not matched, is looked for at the exit */
+	if (d != p->dentry && !p->has_replaced && !p->dir_moved && named_at(d, &p->new_at))
 		late_replaced(p, d, true);
 	return 0;
 }
@@ -989,6 +1006,84 @@ static __always_inline bool link_gone(struct ns_op *op)
 	return true;
 }
 
+/*
+ * The name a rename took from file f (fid), for a file the trace had not
+ * named: the last component of its old path, in w->comp, in directory
+ * dir, whose chain goes first.
+ */
+static __always_inline void send_old_name(struct path_walk *w, struct dentry *dir,
+					  struct iotrace_file_id *fid)
+{
+	struct iotrace_file_id pid;
+	struct iotrace_name_event *n;
+	struct file_seen *pf;
+	__u32 zero = 0;
+
+	pf = file_entry(BPF_CORE_READ(dir, d_inode), &pid);
+	if (!pf)
+		return;
+	if (pf->sent_epoch != rename_epoch + 1)
+		send_chain(dir, pf, &pid);
+	n = bpf_map_lookup_elem(&name_buf, &zero);
+	if (!n)
+		return;
+	__builtin_memset(&n->hdr, 0, sizeof(n->hdr));
+	n->hdr.type = IOTRACE_EV_FILE_NAME;
+	stamp(&n->hdr);
+	n->file = *fid;
+	n->parent = pid;
+	if (bpf_probe_read_kernel_str(n->name, sizeof(n->name), w->comp) < 0)
+		n->name[0] = 0;
+	output_now(&n->hdr, sizeof(*n));
+}
+
+/*
+ * The rename op, successful, whose file was found neither before the call
+ * (an old entry of a large directory, a cold cache) nor in it: looked up
+ * at its new name, where d_move() put the dentry first among its
+ * directory's children, so the walk finds it at once. 1: op is resolved,
+ * its events to send; 0: nothing was missed; -1: unresolved.
+ */
+static __always_inline int resolve_moved(struct ns_op *op)
+{
+	struct path_walk *w;
+	struct file_seen *f;
+	struct dentry *d, *t;
+	bool ignored = false;
+
+	/* the other file of an exchange not found before the call: not now either */
+	if (op->exchange && !op->has_replaced)
+		return -1;
+	d = resolve(op->ndfd, op->unew, 0, &ignored);
+	if (!d)
+		return -1;
+	if (note_dir_move(op, d)) {
+		f = op->dir_moved ? seen_file(&op->st.file) : NULL;
+		if (f)
+			send_chain(d, f, &op->st.file);
+		return 0;
+	}
+	t = ns_target(d);
+	f = t ? file_entry(BPF_CORE_READ(t, d_inode), &op->st.file) : NULL;
+	if (!f)
+		return t ? -1 : 0;
+	op->st.dev = op->st.file.dev;
+	op->dentry = t;
+	op->unresolved = false;
+	/*
+	 * its old name, for the MoveFrom, if the trace never sent one: from
+	 * the old path's directory, cached by the call; not through an
+	 * overlayfs, whose directory is not the file's
+	 */
+	if (f->sent_epoch || t != d)
+		return 1;
+	resolve(op->odfd, op->uold, IOTRACE_WALK_PARENT, &ignored);
+	w = walk_state();
+	if (w && w->deferred)
+		send_old_name(w, w->d, &op->st.file);
+	return 1;
+}
+
 SEC("tracepoint")
 int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 {
@@ -1002,6 +1097,16 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 	drop_op(tid, op);
 	if (op->st.call != call_of(ctx->id))
 		return 0;
+	if (op->unresolved && ctx->ret == 0 && op->st.call > IOTRACE_VFS_UNLINKAT) {
+		int r = resolve_moved(op);
+
+		if (!r)
+			return 0;
+		if (r < 0) {
+			__sync_fetch_and_add(&ns_unresolved, 1);
+			return 0;
+		}
+	}
 	if (op->dir_moved) {
 		struct file_seen *f = ctx->ret == 0 ? seen_file(&op->st.file) : NULL;
 

@@ -113,9 +113,14 @@ int BPF_PROG(handle_xfs_rename, struct xfs_inode *src_dp, struct xfs_inode *targ
 	     struct xfs_name *src_name, struct xfs_name *target_name)
 {
 	struct ns_op *p = pending_op(true);
+	struct dentry *d;
 
-	if (p && p->unresolved)
-		p = start_late(p, xfs_child(src_dp, src_name));
+	if (p && p->unresolved) {
+		d = xfs_child(src_dp, src_name);
+		/* not found: p stays, unresolved, for the exit */
+		if (d)
+			p = start_late(p, d);
+	}
 	if (p)
 		late_replaced(p, xfs_child(target_dp, target_name), false);
 	return 0;
