@@ -33,6 +33,12 @@
 #define IOTRACE_AT_REMOVEDIR 0x200
 /* a walk's defer (beside IOTRACE_NAMES_*): stop at the last name's directory, on any file system */
 #define IOTRACE_WALK_PARENT 0x80
+/*
+ * the same but through an overlayfs, for a rename's old name: its file is
+ * looked up at the exit (resolve_moved()), where the old name is known
+ * only on the file's own file system
+ */
+#define IOTRACE_WALK_EXIT 0x40
 /* symbolic links followed in one path at most, as the kernel's MAXSYMLINKS */
 #define IOTRACE_MAX_LINKS 40
 /* every component of a path that fits ("a/a/..."), and a step per link */
@@ -480,7 +486,9 @@ static long component_cb(__u32 i, void *ctx)
 	}
 	/* not looked for: the file system's tracepoint names it (the walk fails here) */
 	if (w->defer && !w->path[idx(w->pos)] &&
-	    (w->defer == IOTRACE_WALK_PARENT || fs_names(d, w->defer))) {
+	    ((w->defer & IOTRACE_WALK_PARENT) ||
+	     ((w->defer & IOTRACE_WALK_EXIT) && !iotrace_is_ovl(BPF_CORE_READ(d, d_sb), false)) ||
+	     fs_names(d, w->defer))) {
 		w->deferred = 1;
 		w->fail = 1;
 		return 1;
@@ -814,7 +822,7 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		op->unew = (const char *)a[3];
 	}
 	d = resolve(dfd, upath,
-		    call <= IOTRACE_VFS_UNLINKAT ? IOTRACE_NAMES_UNLINKED : IOTRACE_NAMES_RENAMED,
+		    call <= IOTRACE_VFS_UNLINKAT ? IOTRACE_NAMES_UNLINKED : IOTRACE_WALK_EXIT,
 		    &op->unresolved);
 	if (!d) {
 		/*

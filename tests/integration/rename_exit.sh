@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: renames whose file the tracer finds only at the
+# call's exit, on btrfs (no tracepoints of its own: the walk of the
+# dentry cache alone) and xfs (whose xfs_rename looks for the old name
+# among the 64 newest cached entries of its directory).
+#
+#   usage: tests/integration/rename_exit.sh PATH/TO/iotrace
+#
+# The walk leaves a rename's old name to the exit, where the kernel has
+# just put the moved dentry first among its new directory's children. In
+# a directory of 5000 files, the test renames:
+#   - the oldest file, which the trace has not met, to a new name in the
+#     same directory: its old name is sent before its MoveFrom (from the
+#     old path's directory and last component), and a write after the
+#     rename is under the new name;
+#   - the second oldest, written under trace before, to a new name: its
+#     Moves, by the name the trace already had;
+#   - the third oldest into another directory;
+#   - the fourth oldest onto a file created last: the replaced file's
+#     Delete, found by the walk before the call, and the Moves;
+#   - a directory of the file system's root, holding a file written
+#     before: no event, and --final-names shows the write under the new
+#     path.
+# Nothing is unresolved. Before the exit was looked at, every rename in
+# a directory of more than 4096 cached entries newer than the file was
+# unresolved: counted, its events missing.
+#
+# Needs root, BTF, loop devices, mkfs.btrfs and mkfs.xfs; a missing one
+# is a failure, not a skip. Everything set up is torn down at exit, also
+# on failure.
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+iotrace_test_binary "$@"
+iotrace_test_harness
+
+iotrace_require_root_bpf "loop devices, BPF" losetup mkfs.btrfs mkfs.xfs
+iotrace_require_loop
+iotrace_fs_test_start rename-exit "traces"
+
+# the files, before the trace
+make_files() {
+	python3 - "$MNT" <<'PY'
+import os, sys
+mnt = sys.argv[1]
+os.makedirs(mnt + "/big")
+os.makedirs(mnt + "/other")
+os.makedirs(mnt + "/dir")
+for n in ("old", "known", "away", "onto"):
+    open(mnt + "/big/" + n, "w").close()
+for i in range(5000):
+    open(mnt + "/big/%d" % i, "w").close()
+open(mnt + "/big/last", "w").close()
+open(mnt + "/dir/in", "w").close()
+PY
+}
+
+# the calls, under trace
+rename_files() {
+	python3 - "$MNT" <<'PY'
+import os, sys
+mnt = sys.argv[1]
+def write(p):
+    fd = os.open(p, os.O_WRONLY)
+    os.pwrite(fd, b"w" * 4096, 0)
+    os.fsync(fd)
+    os.close(fd)
+write(mnt + "/big/known")
+write(mnt + "/dir/in")
+os.rename(mnt + "/big/old", mnt + "/big/old.new")
+os.rename(mnt + "/big/known", mnt + "/big/known.new")
+os.rename(mnt + "/big/away", mnt + "/other/away")
+os.rename(mnt + "/big/onto", mnt + "/big/last")
+os.rename(mnt + "/dir", mnt + "/dir.new")
+write(mnt + "/big/old.new")
+PY
+}
+
+# events CSV: the file events, sorted; the paths of the I/Os, in order
+events() {
+	python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in rows
+                      if r["file.eventType"] not in ("", "Access"))))
+print(" ".join(r["file.path"] for r in rows if r["io.lba"] and r["file.path"]))' "$1"
+}
+
+for fs in btrfs xfs; do
+	iotrace_shm_fs "$fs" 512M rename-exit "$T" || die "$SETUP_ERR"
+	make_files || die "cannot make the files on $fs"
+	sync -f "$MNT"
+
+	iotrace_test_start_tracer "$fs: " "$T/out" "$T/err" -S -d "$LN"
+	rename_files || die "the renames failed on $fs"
+	iotrace_test_stop_tracer "$fs: " "$T/out" "$T/err"
+
+	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
+	check "$fs: -P --io exit 0" [ $? = 0 ]
+	{ read -r got; read -r ios; } < <(events "$T/io.csv")
+	want="Delete:/big/last MoveFrom:/big/away MoveFrom:/big/known MoveFrom:/big/old"
+	want="$want MoveFrom:/big/onto MoveTo:/big/known.new MoveTo:/big/last"
+	want="$want MoveTo:/big/old.new MoveTo:/other/away"
+	check "$fs: the Delete and Move events ($got)" [ "$got" = "$want" ]
+	check "$fs: the I/Os under the names they had ($ios)" \
+		[ "$(tr ' ' '\n' <<<"$ios" | sort -u | paste -sd ' ')" = "/big/known /big/old.new /dir/in" ]
+	unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
+	check "$fs: nothing unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
+	"$BIN" -P --io --final-names -p "$TRACE" -f csv >"$T/final.csv" 2>"$T/parse.err"
+	check "$fs: -P --io --final-names exit 0" [ $? = 0 ]
+	{ read -r got; read -r ios; } < <(events "$T/final.csv")
+	check "$fs: --final-names: the write in the renamed directory under its new path ($ios)" \
+		grep -qw "/dir.new/in" <<<"$ios"
+	iotrace_teardown_fs
+done
+
+finish
