@@ -16,7 +16,9 @@
  * IOTRACE_MAX_COMPONENTS makes the event unresolved: it is counted, not
  * sent. The syscall just ahead looks the
  * same path up, so a file the caller is about to remove is nearly always
- * cached.
+ * cached. A renamed file is still there at the exit, under its new name,
+ * first among its directory's children: a rename's old name is not
+ * looked for (resolve_moved()).
  *
  * Needs bpf_loop (v5.17) and bpf_rdonly_cast() (v6.2); user space loads
  * these programs only where the kernel has both.
@@ -79,7 +81,7 @@ struct {
 } walk_buf SEC(".maps");
 
 /*
- * A name a rename left to ext4's tracepoint (ext4_renamed()): the
+ * A name a rename left to the file system (handle_ext4_dirty()): the
  * directory, the length and the first 8 bytes (head_word()) that the
  * dentry of the file it names has until the rename moves it.
  */
@@ -108,7 +110,7 @@ struct ns_op {
 	bool dir_moved;
 	/* counted in ns_deferred */
 	bool gated;
-	/* a rename's old and new names where left to ext4 (dir NULL where not) */
+	/* a rename's old and new names where the walk left them (dir NULL where not) */
 	struct name_at old_at, new_at;
 	/* a rename's paths, looked up again at its exit where still unresolved */
 	const char *uold, *unew;
@@ -955,12 +957,12 @@ static __always_inline bool named_at(struct dentry *d, const struct name_at *at)
  * ext4 dirties the inode a rename moves, then the one it replaces (or
  * exchanges), before the VFS moves their dentries: each still has the
  * name the walk left to it (old_at, new_at). Other inodes it dirties (the
- * directories, an overlayfs whiteout) have other names or none. The file
- * a name matched to by directory, length and first 8 bytes: a wrong
- * one would need the rename to dirty another inode of the same directory
- * whose name begins as the old name and is as long, before the one it
- * moves. This runs each time any ext4 inode is dirtied: while no rename
- * left a name (ns_deferred), it reads one global.
+ * directories, an overlayfs whiteout) have other names or none. A name
+ * is matched by directory, length and first 8 bytes: a wrong match would
+ * need the rename to dirty another inode of the same directory whose
+ * name begins as the old name and is as long, before the one it moves.
+ * This runs each time any ext4 inode is dirtied: while no rename left a
+ * name (ns_deferred), it reads one global.
  */
 SEC("tp_btf/ext4_mark_inode_dirty")
 int BPF_PROG(handle_ext4_dirty, struct inode *inode, unsigned long ip)

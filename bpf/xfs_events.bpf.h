@@ -9,10 +9,10 @@
  * not the dentries. The VFS looked the names up just before and holds
  * their dentries, so each is the one hashed child of its name in its
  * directory's cached children: among the newest if the lookup read it
- * from disk (a cold cache), else where it was, where the walk, which
- * looks further, did not find it either. So only the newest few are
+ * from disk (a cold cache), else where it was. So only the newest few are
  * looked at: a second search of thousands, each time the walk's fails
- * in a large directory, doubled the cost of a traced unlink there. An
+ * in a large directory, doubled the cost of a traced unlink there; a
+ * rename's file not among them is found at the exit (resolve_moved()). An
  * unlink that removes a file's last name then meets xfs:xfs_iunlink,
  * which gives the inode, and so its one name left; one that removes
  * another name meets the xfs:xfs_dir2_*_removename of its directory's
