@@ -181,6 +181,21 @@ static __always_inline void unmark_cut_chain(struct dentry *d, __u64 epoch)
 	}
 }
 
+/* Sends one record of a name chain, n: file is called name (kernel memory) in parent. */
+static __always_inline void send_name(struct iotrace_name_event *n,
+				      const struct iotrace_file_id *file,
+				      const struct iotrace_file_id *parent, const void *name)
+{
+	__builtin_memset(&n->hdr, 0, sizeof(n->hdr));
+	n->hdr.type = IOTRACE_EV_FILE_NAME;
+	stamp(&n->hdr);
+	n->file = *file;
+	n->parent = *parent;
+	if (bpf_probe_read_kernel_str(n->name, sizeof(n->name), name) < 0)
+		n->name[0] = 0;
+	output_now(&n->hdr, sizeof(*n));
+}
+
 /*
  * Sends the name chain of the file whose dentry is d, from the file up to
  * the first directory already sent in this rename epoch, or up to the
@@ -198,16 +213,13 @@ static __always_inline void send_chain(struct dentry *d,
 	struct file_seen *pf;
 	struct inode *pinode;
 	__u64 epoch = rename_epoch + 1;
-	__u64 pid_tgid;
 	__u32 zero = 0, i;
-	const unsigned char *name;
 	struct dentry *first_dir = NULL;
 	bool whole = false;
 
 	n = bpf_map_lookup_elem(&name_buf, &zero);
 	if (!n)
 		return;
-	pid_tgid = bpf_get_current_pid_tgid();
 	for (i = 0; i < IOTRACE_MAX_NAME_DEPTH && d; i++) {
 		parent = BPF_CORE_READ(d, d_parent);
 		pinode = parent ? BPF_CORE_READ(parent, d_inode) : NULL;
@@ -218,17 +230,7 @@ static __always_inline void send_chain(struct dentry *d,
 		if (!first_dir)
 			first_dir = parent;
 		pf = file_entry(pinode, &pid);
-		__builtin_memset(&n->hdr, 0, sizeof(n->hdr));
-		n->hdr.type = IOTRACE_EV_FILE_NAME;
-		n->hdr.pid = pid_tgid >> 32;
-		n->hdr.tid = (__u32)pid_tgid;
-		n->hdr.ts = bpf_ktime_get_ns();
-		n->file = child;
-		n->parent = pid;
-		name = BPF_CORE_READ(d, d_name.name);
-		if (bpf_probe_read_kernel_str(n->name, sizeof(n->name), name) < 0)
-			n->name[0] = 0;
-		output_now(&n->hdr, sizeof(*n));
+		send_name(n, &child, &pid, BPF_CORE_READ(d, d_name.name));
 		f->sent_epoch = epoch;
 		if (parent == d || !pf || pf->sent_epoch == epoch) {
 			whole = true;

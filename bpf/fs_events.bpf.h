@@ -660,6 +660,17 @@ static __always_inline bool note_name_at(struct name_at *at)
 	return true;
 }
 
+/*
+ * Before the rename op, of the file moved (NULL if not known yet): the
+ * file at its new name if the walk finds it, else where the walk left
+ * that name to the file system.
+ */
+static __always_inline void note_new_name(struct ns_op *op, struct inode *moved)
+{
+	note_replaced(op, new_name(op), moved, false);
+	note_name_at(&op->new_at);
+}
+
 /* The entry in files of the file id names, NULL if it is not there (any more). */
 static __always_inline struct file_seen *seen_file(const struct iotrace_file_id *id)
 {
@@ -841,8 +852,7 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 			 * file system too
 			 */
 			note_name_at(&op->old_at);
-			note_replaced(op, new_name(op), NULL, false);
-			note_name_at(&op->new_at);
+			note_new_name(op, NULL);
 		}
 		store_op(tid, op);
 		return 0;
@@ -853,10 +863,8 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 			store_op(tid, op);
 		return 0;
 	}
-	if (call > IOTRACE_VFS_UNLINKAT) {
-		note_replaced(op, new_name(op), inode, false);
-		note_name_at(&op->new_at);
-	}
+	if (call > IOTRACE_VFS_UNLINKAT)
+		note_new_name(op, inode);
 	store_op(tid, op);
 	return 0;
 }
@@ -1035,16 +1043,8 @@ static __always_inline void send_old_name(struct path_walk *w, struct dentry *di
 	if (pf->sent_epoch != rename_epoch + 1)
 		send_chain(dir, pf, &pid);
 	n = bpf_map_lookup_elem(&name_buf, &zero);
-	if (!n)
-		return;
-	__builtin_memset(&n->hdr, 0, sizeof(n->hdr));
-	n->hdr.type = IOTRACE_EV_FILE_NAME;
-	stamp(&n->hdr);
-	n->file = *fid;
-	n->parent = pid;
-	if (bpf_probe_read_kernel_str(n->name, sizeof(n->name), w->comp) < 0)
-		n->name[0] = 0;
-	output_now(&n->hdr, sizeof(*n));
+	if (n)
+		send_name(n, fid, &pid, w->comp);
 }
 
 /*
@@ -1052,7 +1052,8 @@ static __always_inline void send_old_name(struct path_walk *w, struct dentry *di
  * (an old entry of a large directory, a cold cache) nor in it: looked up
  * at its new name, where d_move() put the dentry first among its
  * directory's children, so the walk finds it at once. 1: op is resolved,
- * its events to send; 0: nothing was missed; -1: unresolved.
+ * its events to send (a directory's: op->dir_moved); 0: nothing was
+ * missed; -1: unresolved.
  */
 static __always_inline int resolve_moved(struct ns_op *op)
 {
@@ -1068,10 +1069,8 @@ static __always_inline int resolve_moved(struct ns_op *op)
 	if (!d)
 		return -1;
 	if (note_dir_move(op, d)) {
-		f = op->dir_moved ? seen_file(&op->st.file) : NULL;
-		if (f)
-			send_chain(d, f, &op->st.file);
-		return 0;
+		op->unresolved = false;
+		return op->dir_moved;
 	}
 	t = ns_target(d);
 	f = t ? file_entry(BPF_CORE_READ(t, d_inode), &op->st.file) : NULL;
