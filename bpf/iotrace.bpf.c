@@ -187,26 +187,6 @@ static __always_inline bool other_medium(__u32 slot, struct gendisk *disk)
 	return true;
 }
 
-/*
- * dev_traced() as a global function, for the completion walk: the
- * verifier checks it once, on its own, instead of once per bio of the
- * walk, which exceeds its limit on pending branches ("the sequence of
- * 8193 jumps is too complex") with 32 devices. Elsewhere it is inlined:
- * calling it took 15 ns of the queue program's 414 and 18 of the
- * completion program's 292 (bpf_stats medians, fio random reads at full
- * rate, 6 alternated rounds).
- */
-__noinline int dev_traced_global(__u32 dev, __u32 part)
-{
-	return dev_traced(dev, part);
-}
-
-/* untraced_done() for the completion walk, verified once as dev_traced_global() */
-__noinline int untraced_done_global(__u64 id)
-{
-	return untraced_done(id);
-}
-
 static __always_inline void set_op_flags(struct iotrace_event *e, __u32 opf)
 {
 	__u32 op = opf & IOTRACE_REQ_OP_MASK;
@@ -515,29 +495,42 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	return 0;
 }
 
-/*
- * output() as a global function, for the completion walk below: the
- * verifier checks output()'s branches once instead of in each of the
- * walk's 511 passes, which took 0.6 s of a 1.2 s start on a 2-vCPU VM.
- */
-__noinline int output_global(struct iotrace_event *e)
-{
-	if (!e)	/* the verifier's due for a pointer argument */
-		return 0;
-	output(e);
-	return 0;
-}
-
 static __always_inline void complete_bio(struct iotrace_event *e, struct bio *bio,
-					 __u64 sector, __u32 size, const bool walk)
+					 __u64 sector, __u32 size)
 {
 	e->id = (__u64)bio;
 	e->sector = sector;
 	e->nr_sector = size >> 9;
-	if (walk)
-		output_global(e);
-	else
-		output(e);
+	output(e);
+}
+
+/*
+ * A bio after a request's first in the completion walk below, at address
+ * bio, with *left bytes of the request still to complete; the next bio
+ * to look at, 0 for none. A global function: the verifier checks it once,
+ * not in each of the walk's 511 passes (which took 0.29 s of a 1.4 s
+ * start; dev_traced() alone, inlined in each pass, exceeded the verifier's
+ * limit on pending branches with 32 devices). A call costs about 15 ns
+ * (bpf_stats), which only a request of several bios pays. Probe reads:
+ * see iotrace_bio_devs_probed().
+ */
+__noinline __u64 complete_next(struct iotrace_event *e, __u64 bio_addr, __u32 *left, int whole)
+{
+	struct bio *bio = (struct bio *)bio_addr;
+	__u32 size;
+	__u64 next;
+
+	if (!e || !left)	/* the verifier's due for pointer arguments */
+		return 0;
+	size = BPF_CORE_READ(bio, bi_iter.bi_size);
+	if (size > *left)
+		return 0;
+	next = (__u64)BPF_CORE_READ(bio, bi_next);
+	iotrace_bio_devs_probed(bio, &e->dev, &e->part);
+	if ((whole || dev_traced(e->dev, e->part)) && !untraced_done(bio_addr))
+		complete_bio(e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size);
+	*left -= size;
+	return *left ? next : 0;
 }
 
 /*
@@ -565,8 +558,9 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
 	struct iotrace_event e = {};
-	struct bio *bio, *next;
+	struct bio *bio;
 	__u32 opf, dev, size, i;
+	__u64 next;
 	bool whole;
 
 	opf = rq->cmd_flags;
@@ -600,25 +594,13 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error,
 		return 0;
 	iotrace_bio_devs(bio, &e.dev, &e.part);
 	if ((whole || dev_traced(e.dev, e.part)) && !untraced_done((__u64)bio))
-		complete_bio(&e, bio, bio->bi_iter.bi_sector, size, false);
+		complete_bio(&e, bio, bio->bi_iter.bi_sector, size);
 	nr_bytes -= size;
 	if (!nr_bytes)
 		return 0;
-	/* the others by probe-reads: see iotrace_bio_devs_probed() */
-	bio = BPF_CORE_READ(bio, bi_next);
-	for (i = 1; i < IOTRACE_MAX_RQ_BIOS && bio; i++) {
-		size = BPF_CORE_READ(bio, bi_iter.bi_size);
-		if (size > nr_bytes)
-			break;
-		next = BPF_CORE_READ(bio, bi_next);
-		iotrace_bio_devs_probed(bio, &e.dev, &e.part);
-		if ((whole || dev_traced_global(e.dev, e.part)) && !untraced_done_global((__u64)bio))
-			complete_bio(&e, bio, BPF_CORE_READ(bio, bi_iter.bi_sector), size, true);
-		nr_bytes -= size;
-		if (!nr_bytes)
-			break;
-		bio = next;
-	}
+	next = (__u64)BPF_CORE_READ(bio, bi_next);
+	for (i = 1; i < IOTRACE_MAX_RQ_BIOS && next; i++)
+		next = complete_next(&e, next, &nr_bytes, whole);
 	return 0;
 }
 
