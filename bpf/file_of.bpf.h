@@ -202,12 +202,16 @@ static __always_inline void send_name(struct iotrace_name_event *n,
  * root of its file system (sent as "/" with itself as parent), at most
  * IOTRACE_MAX_NAME_DEPTH records: a deeper file is named by its lowest
  * levels. Each record takes one sid, before the record that needed it.
+ * A global function, verified once per program: inlined at each of its
+ * callers (three in the queue program), its two loops cost the verifier
+ * more than the rest of those programs. Names are rare: the call is
+ * made only when a chain is sent. Use send_chain().
  */
-static __always_inline void send_chain(struct dentry *d,
-				       struct file_seen *f,
-				       struct iotrace_file_id *fid)
+__noinline int send_chain_global(__u64 dentry_addr, struct file_seen *f,
+				 struct iotrace_file_id *fid)
 {
-	struct iotrace_file_id child = *fid, pid;
+	struct dentry *d = (struct dentry *)dentry_addr;
+	struct iotrace_file_id child, pid;
 	struct dentry *parent;
 	struct iotrace_name_event *n;
 	struct file_seen *pf;
@@ -218,8 +222,9 @@ static __always_inline void send_chain(struct dentry *d,
 	bool whole = false;
 
 	n = bpf_map_lookup_elem(&name_buf, &zero);
-	if (!n)
-		return;
+	if (!n || !f || !fid)	/* the verifier's due for pointer arguments */
+		return 0;
+	child = *fid;
 	for (i = 0; i < IOTRACE_MAX_NAME_DEPTH && d; i++) {
 		parent = BPF_CORE_READ(d, d_parent);
 		pinode = parent ? BPF_CORE_READ(parent, d_inode) : NULL;
@@ -242,6 +247,14 @@ static __always_inline void send_chain(struct dentry *d,
 	}
 	if (!whole)
 		unmark_cut_chain(first_dir, epoch);
+	return 0;
+}
+
+static __always_inline void send_chain(struct dentry *d, struct file_seen *f,
+				       struct iotrace_file_id *fid)
+{
+	/* a number, not a pointer: see file_entry_of() */
+	send_chain_global(iotrace_word_at(&d, false), f, fid);
 }
 
 /*
