@@ -156,6 +156,33 @@ static __always_inline struct file_seen *file_entry(struct inode *inode,
 	return file_entry_of(inode, id, false);
 }
 
+/* file_entry() of the number inode_addr, for chain_entry(): 1 if there is one. */
+__noinline int file_entry_global(__u64 inode_addr, struct iotrace_file_id *id)
+{
+	if (!id)	/* the verifier's due for a pointer argument */
+		return 0;
+	return file_entry((struct inode *)inode_addr, id) != NULL;
+}
+
+/*
+ * file_entry() for the loops over a chain's directories below: the
+ * insertion in a global function, verified once instead of in each of
+ * their passes, then a second lookup, since a global function returns
+ * no pointer. Chains are sent rarely.
+ */
+static __always_inline struct file_seen *chain_entry(struct inode *inode,
+						     struct iotrace_file_id *id)
+{
+	struct file_key key = {};
+
+	/* a number, not a pointer: see file_entry_of() */
+	if (!file_entry_global(iotrace_word_at(&inode, false), id))
+		return NULL;
+	key.ino = id->ino;
+	key.dev = id->dev;
+	return bpf_map_lookup_elem(&files, &key);
+}
+
 /*
  * A chain cut at IOTRACE_MAX_NAME_DEPTH: its directories, from d up, are
  * marked as not sent again. A directory marked sent stops the next chain
@@ -174,26 +201,44 @@ static __always_inline void unmark_cut_chain(struct dentry *d, __u64 epoch)
 		inode = BPF_CORE_READ(d, d_inode);
 		if (!inode)
 			break;
-		f = file_entry(inode, &unused);
+		f = chain_entry(inode, &unused);
 		if (f && f->sent_epoch == epoch)
 			f->sent_epoch = 0;
 		d = BPF_CORE_READ(d, d_parent);
 	}
 }
 
-/* Sends one record of a name chain, n: file is called name (kernel memory) in parent. */
-static __always_inline void send_name(struct iotrace_name_event *n,
-				      const struct iotrace_file_id *file,
-				      const struct iotrace_file_id *parent, const void *name)
+/*
+ * Sends one record of a name chain, n: file is called name (kernel memory,
+ * at the address name_addr) in parent. A global function: see send_name().
+ */
+__noinline int send_name_global(struct iotrace_name_event *n,
+				const struct iotrace_file_id *file,
+				const struct iotrace_file_id *parent, __u64 name_addr)
 {
+	if (!n || !file || !parent)	/* the verifier's due for pointer arguments */
+		return 0;
 	__builtin_memset(&n->hdr, 0, sizeof(n->hdr));
 	n->hdr.type = IOTRACE_EV_FILE_NAME;
 	stamp(&n->hdr);
 	n->file = *file;
 	n->parent = *parent;
-	if (bpf_probe_read_kernel_str(n->name, sizeof(n->name), name) < 0)
+	if (bpf_probe_read_kernel_str(n->name, sizeof(n->name), (const void *)name_addr) < 0)
 		n->name[0] = 0;
 	output_now(&n->hdr, sizeof(*n));
+	return 0;
+}
+
+/*
+ * send_name_global() verified once per program, not in each pass of a
+ * chain's loop (send_chain_global()).
+ */
+static __always_inline void send_name(struct iotrace_name_event *n,
+				      const struct iotrace_file_id *file,
+				      const struct iotrace_file_id *parent, const void *name)
+{
+	/* a number, not a pointer: see file_entry_of() */
+	send_name_global(n, file, parent, iotrace_word_at(&name, false));
 }
 
 /*
@@ -234,7 +279,7 @@ __noinline int send_chain_global(__u64 dentry_addr, struct file_seen *f,
 		}
 		if (!first_dir)
 			first_dir = parent;
-		pf = file_entry(pinode, &pid);
+		pf = chain_entry(pinode, &pid);
 		send_name(n, &child, &pid, BPF_CORE_READ(d, d_name.name));
 		f->sent_epoch = epoch;
 		if (parent == d || !pf || pf->sent_epoch == epoch) {
