@@ -25,6 +25,7 @@
 #include "kernel_probe.h"
 #include "path_filter.h"
 #include "programs.h"
+#include "verifier_stats.h"
 #include "ring_plan.h"
 #include "stream_writer.h"
 #include "vfs_attach.h"
@@ -186,10 +187,12 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 			return set_error(c, err, "cannot use --paths: %s", strerror(-err));
 	}
 
+	verifier_stats__ask(c->skel->obj);
 	err = iotrace__load(c->skel);
 	if (err)
 		return set_error(c, err, "cannot load BPF programs: %s%s", strerror(-err),
 				 programs__load_hint(err));
+	verifier_stats__print(c->skel->obj);
 	return 0;
 }
 
