@@ -385,7 +385,7 @@ int cmd_tracing(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	/*
-	 * Before the start, which takes most of a second (loading the
+	 * Before the start, which takes a few tenths of a second (loading the
 	 * programs): a stop asked for meanwhile ends the trace as soon as it
 	 * has begun, instead of being lost (SIGINT ignored, as a script's
 	 * background job inherits it) or killing the tracer half-started

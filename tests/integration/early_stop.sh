@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Root integration test: a stop asked for while the tracer is still
-# starting (loading its programs, most of a second) is not lost.
+# starting (loading its programs, a few tenths of a second) is not lost.
 #
 #   usage: tests/integration/early_stop.sh PATH/TO/iotrace
 #
-# 0.2 s after launch, before the trace is RUNNING:
+# 0.1 s after launch, before the trace is RUNNING:
 #   1. SIGINT to a tracer that inherited SIGINT ignored (as a script's
 #      background job does): it must not run on to its --time;
 #   2. SIGTERM with its default action: it must not die half-started.
@@ -24,7 +24,7 @@ iotrace_test_harness
 iotrace_require_root_bpf "loop devices, BPF" losetup
 iotrace_loop_test early-stop 64M
 
-# early NAME SIG [ignore]: launches a tracer (--time 30), sends SIG 0.2 s
+# early NAME SIG [ignore]: launches a tracer (--time 30), sends SIG 0.1 s
 # later, and checks how it ended
 early() {
 	local name=$1 sig=$2 ignore=${3:-} rc running
@@ -34,7 +34,7 @@ early() {
 		"$BIN" -S -d "$DEV" -t 30 >"$T/$name.out" 2>"$T/$name.err" &
 	fi
 	TRACER_PID=$!
-	sleep 0.2
+	sleep 0.1
 	running=$(iotrace_running_trace "$BIN")
 	kill "-$sig" "$TRACER_PID"
 	[ -z "$running" ] || note "$name: the trace was RUNNING already when $sig was sent (a fast start): the check below still holds"
