@@ -156,9 +156,9 @@ const volatile __u8 ext4_names = 0;
 const volatile __u8 xfs_names = 0;
 
 /*
- * Renames in progress with a name left to the tracepoints: while there
- * are none, ext4's program, which runs each time any ext4 inode is
- * dirtied, returns at once.
+ * Renames in progress with a name left to ext4's program (note_name_at()):
+ * while there are none, that program, which runs each time any ext4 inode
+ * is dirtied, returns at once.
  */
 __u64 ns_deferred = 0;
 
@@ -645,14 +645,16 @@ static __always_inline struct dentry *new_name(const struct ns_op *op)
 }
 
 /*
- * Where the walk just left its last name to the file system, into at;
- * false if it did not.
+ * Where the walk just left its last name to the file system, into at, for
+ * ext4's program (the only one that matches names: named_at()); false if
+ * it did not, or the name is on another file system. A name kept raises
+ * the gate of that program, which runs on every ext4 inode dirtied.
  */
 static __always_inline bool note_name_at(struct name_at *at)
 {
 	struct path_walk *w = walk_state();
 
-	if (!w || !w->deferred)
+	if (!w || !w->deferred || !fs_names(w->d, IOTRACE_NAMES_RENAMED))
 		return false;
 	at->dir = w->d;
 	at->len = w->clen;
