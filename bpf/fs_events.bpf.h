@@ -1050,23 +1050,49 @@ static __always_inline void send_old_name(struct path_walk *w, struct dentry *di
 }
 
 /*
+ * A file a rename just moved, d, found at its new path, where d_move() or
+ * d_exchange() put its dentry first among its directory's children, so
+ * the walk finds it at once: its entry in files and its id in fid, its
+ * dentry in *dentry; NULL if it is not a regular file of a traced device
+ * (*dentry NULL too) or has no entry. A file the trace had not named gets
+ * its old name (dfd, upath: its old path) first, for its MoveFrom: from
+ * the old path's directory, cached by the call, and last component; not
+ * through an overlayfs, whose directory is not the file's.
+ */
+static __always_inline struct file_seen *moved_file(struct dentry *d, __s32 dfd,
+						    const char *upath,
+						    struct iotrace_file_id *fid,
+						    struct dentry **dentry)
+{
+	struct dentry *t = ns_target(d);
+	bool ignored = false;
+	struct path_walk *w;
+	struct file_seen *f;
+
+	*dentry = t;
+	f = t ? file_entry(BPF_CORE_READ(t, d_inode), fid) : NULL;
+	if (!f || f->sent_epoch || t != d)
+		return f;
+	resolve(dfd, upath, IOTRACE_WALK_PARENT, &ignored);
+	w = walk_state();
+	if (w && w->deferred)
+		send_old_name(w, w->d, fid);
+	return f;
+}
+
+/*
  * The rename op, successful, whose file was found neither before the call
  * (an old entry of a large directory, a cold cache) nor in it: looked up
- * at its new name, where d_move() put the dentry first among its
- * directory's children, so the walk finds it at once. 1: op is resolved,
- * its events to send (a directory's: op->dir_moved); 0: nothing was
- * missed; -1: unresolved.
+ * at its new name, and the other file of an exchange, if not found before
+ * the call either, at its old one (moved_file()). 1: op is resolved, its
+ * events to send (a directory's: op->dir_moved); 0: nothing was missed;
+ * -1: unresolved.
  */
 static __always_inline int resolve_moved(struct ns_op *op)
 {
-	struct path_walk *w;
-	struct file_seen *f;
-	struct dentry *d, *t;
 	bool ignored = false;
+	struct dentry *d;
 
-	/* the other file of an exchange not found before the call: not now either */
-	if (op->exchange && !op->has_replaced)
-		return -1;
 	d = resolve(op->ndfd, op->unew, 0, &ignored);
 	if (!d)
 		return -1;
@@ -1074,24 +1100,18 @@ static __always_inline int resolve_moved(struct ns_op *op)
 		op->unresolved = false;
 		return op->dir_moved;
 	}
-	t = ns_target(d);
-	f = t ? file_entry(BPF_CORE_READ(t, d_inode), &op->st.file) : NULL;
-	if (!f)
-		return t ? -1 : 0;
+	if (!moved_file(d, op->odfd, op->uold, &op->st.file, &op->dentry))
+		return op->dentry ? -1 : 0;
 	op->st.dev = op->st.file.dev;
-	op->dentry = t;
 	op->unresolved = false;
-	/*
-	 * its old name, for the MoveFrom, if the trace never sent one: from
-	 * the old path's directory, cached by the call; not through an
-	 * overlayfs, whose directory is not the file's
-	 */
-	if (f->sent_epoch || t != d)
+	if (!op->exchange || op->has_replaced)
 		return 1;
-	resolve(op->odfd, op->uold, IOTRACE_WALK_PARENT, &ignored);
-	w = walk_state();
-	if (w && w->deferred)
-		send_old_name(w, w->d, &op->st.file);
+	/* the exchange's other file, now at the old path, had the new one */
+	d = resolve(op->odfd, op->uold, 0, &ignored);
+	if (moved_file(d, op->ndfd, op->unew, &op->replaced, &op->dentry2))
+		op->has_replaced = true;
+	else if (!d || op->dentry2)
+		return -1;
 	return 1;
 }
 
