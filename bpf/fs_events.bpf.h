@@ -108,6 +108,12 @@ struct ns_op {
 	bool unresolved;
 	/* a rename of a directory the trace has named (dentry): named again at the exit */
 	bool dir_moved;
+	/*
+	 * the file an unlink removes, or the one a rename replaces, found at
+	 * its eviction, with no dentry left (btrfs_events.bpf.h): named at
+	 * the exit from the call's path if the trace had not named it
+	 */
+	bool evicted, replaced_evicted;
 	/* counted in ns_deferred */
 	bool gated;
 	/* a rename's old and new names where the walk left them (dir NULL where not) */
@@ -1050,13 +1056,42 @@ static __always_inline void send_old_name(struct path_walk *w, struct dentry *di
 }
 
 /*
+ * The file fid, which the trace had not named, gets its name from a path
+ * the call took it by or gave it (dfd, upath): the path's directory,
+ * cached by the call, and last component; for a rename's MoveFrom, or an
+ * evicted file's Delete. A global function, verified once per program:
+ * inlined at each of its three callers, the walk made the exit program
+ * the verifier's slowest. Use name_by_path().
+ */
+__noinline int name_by_path_global(__s32 dfd, __u64 upath, struct iotrace_file_id *fid)
+{
+	bool ignored = false;
+	struct path_walk *w;
+
+	if (!fid)	/* the verifier's due for a pointer argument */
+		return 0;
+	resolve(dfd, (const char *)upath, IOTRACE_WALK_PARENT, &ignored);
+	w = walk_state();
+	if (w && w->deferred)
+		send_old_name(w, w->d, fid);
+	return 0;
+}
+
+/* name_by_path_global() for file f, unless the trace named it already */
+static __always_inline void name_by_path(const struct file_seen *f, __s32 dfd,
+					 const char *upath, struct iotrace_file_id *fid)
+{
+	if (!f->sent_epoch)
+		name_by_path_global(dfd, (__u64)upath, fid);
+}
+
+/*
  * A file a rename just moved, d, found at its new path, where d_move() or
  * d_exchange() put its dentry first among its directory's children, so
  * the walk finds it at once: its entry in files and its id in fid, its
  * dentry in *dentry; NULL if it is not a regular file of a traced device
  * (*dentry NULL too) or has no entry. A file the trace had not named gets
- * its old name (dfd, upath: its old path) first, for its MoveFrom: from
- * the old path's directory, cached by the call, and last component; not
+ * its old name (dfd, upath: its old path) first, for its MoveFrom; not
  * through an overlayfs, whose directory is not the file's.
  */
 static __always_inline struct file_seen *moved_file(struct dentry *d, __s32 dfd,
@@ -1065,18 +1100,12 @@ static __always_inline struct file_seen *moved_file(struct dentry *d, __s32 dfd,
 						    struct dentry **dentry)
 {
 	struct dentry *t = ns_target(d);
-	bool ignored = false;
-	struct path_walk *w;
 	struct file_seen *f;
 
 	*dentry = t;
 	f = t ? file_entry(BPF_CORE_READ(t, d_inode), fid) : NULL;
-	if (!f || f->sent_epoch || t != d)
-		return f;
-	resolve(dfd, upath, IOTRACE_WALK_PARENT, &ignored);
-	w = walk_state();
-	if (w && w->deferred)
-		send_old_name(w, w->d, fid);
+	if (f && t == d)
+		name_by_path(f, dfd, upath, fid);
 	return f;
 }
 
@@ -1149,6 +1178,15 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 		if (ctx->ret == 0 && !link_gone(op))
 			__sync_fetch_and_add(&ns_unresolved, 1);
 		return 0;
+	}
+	if (ctx->ret == 0 && (op->evicted || op->replaced_evicted)) {
+		/* an unlink's file, or a rename's replaced one: never both */
+		bool r = op->replaced_evicted;
+		struct iotrace_file_id *fid = r ? &op->replaced : &op->st.file;
+		struct file_seen *f = seen_file(fid);
+
+		if (f)
+			name_by_path(f, r ? op->ndfd : op->odfd, r ? op->unew : op->uold, fid);
 	}
 	if (ctx->ret == 0) {
 		if (op->st.call <= IOTRACE_VFS_UNLINKAT) {

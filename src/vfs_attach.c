@@ -105,7 +105,7 @@ static void rename_exits(const struct iotrace *skel, struct bpf_program *p[NRENA
  * prototype the programs take, a module's together. names: what those of
  * a module name together, all loaded (IOTRACE_NAMES_*).
  */
-#define NFS_NS 9
+#define NFS_NS 10
 static const struct {
 	const char *module, *tp;
 	int nargs;
@@ -120,6 +120,8 @@ static const struct {
 	{ "xfs", "xfs_dir2_leaf_removename", 1, IOTRACE_NAMES_UNLINKED },
 	{ "xfs", "xfs_dir2_node_removename", 1, IOTRACE_NAMES_UNLINKED },
 	{ "xfs", "xfs_rename", 4, IOTRACE_NAMES_REPLACED },
+	/* only what the walk did not find: the walk is not told to stop */
+	{ "btrfs", "btrfs_inode_evict", 1, 0 },
 };
 
 static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
@@ -132,7 +134,8 @@ static struct bpf_program *fs_ns_prog(const struct iotrace *skel, size_t i)
 					  skel->progs.handle_xfs_block_removename,
 					  skel->progs.handle_xfs_leaf_removename,
 					  skel->progs.handle_xfs_node_removename,
-					  skel->progs.handle_xfs_rename };
+					  skel->progs.handle_xfs_rename,
+					  skel->progs.handle_btrfs_evict };
 
 	return p[i];
 }
