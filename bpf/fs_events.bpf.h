@@ -1112,10 +1112,8 @@ static __always_inline struct file_seen *moved_file(struct dentry *d, __s32 dfd,
 /*
  * The rename op, successful, whose file was found neither before the call
  * (an old entry of a large directory, a cold cache) nor in it: looked up
- * at its new name, and the other file of an exchange, if not found before
- * the call either, at its old one (moved_file()). 1: op is resolved, its
- * events to send (a directory's: op->dir_moved); 0: nothing was missed;
- * -1: unresolved.
+ * at its new name (moved_file()). 1: op is resolved, its events to send
+ * (a directory's: op->dir_moved); 0: nothing was missed; -1: unresolved.
  */
 static __always_inline int resolve_moved(struct ns_op *op)
 {
@@ -1133,15 +1131,25 @@ static __always_inline int resolve_moved(struct ns_op *op)
 		return op->dentry ? -1 : 0;
 	op->st.dev = op->st.file.dev;
 	op->unresolved = false;
-	if (!op->exchange || op->has_replaced)
-		return 1;
-	/* the exchange's other file, now at the old path, had the new one */
-	d = resolve(op->odfd, op->uold, 0, &ignored);
+	return 1;
+}
+
+/*
+ * The other file of the exchange op (successful), found neither before
+ * the call nor in it: looked up at the old path, which it took, where
+ * d_exchange() put its dentry first (moved_file()). False if it was not
+ * found (unresolved).
+ */
+static __always_inline bool exchanged_file(struct ns_op *op)
+{
+	bool ignored = false;
+	struct dentry *d = resolve(op->odfd, op->uold, 0, &ignored);
+
 	if (moved_file(d, op->ndfd, op->unew, &op->replaced, &op->dentry2))
 		op->has_replaced = true;
 	else if (!d || op->dentry2)
-		return -1;
-	return 1;
+		return false;
+	return true;
 }
 
 SEC("tracepoint")
@@ -1177,6 +1185,10 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 	if (op->unresolved) {
 		if (ctx->ret == 0 && !link_gone(op))
 			__sync_fetch_and_add(&ns_unresolved, 1);
+		return 0;
+	}
+	if (ctx->ret == 0 && op->exchange && !op->has_replaced && !exchanged_file(op)) {
+		__sync_fetch_and_add(&ns_unresolved, 1);
 		return 0;
 	}
 	if (ctx->ret == 0 && (op->evicted || op->replaced_evicted)) {

@@ -25,6 +25,10 @@
 #     up at the exit too, at the old path, where d_exchange() put it
 #     first; both old names, then the Moves of both, and a write after
 #     the exchange under the name the other file took;
+#   - a file created after the 5000 exchanged with the seventh oldest:
+#     the new one found before or in the call (on xfs by xfs_rename,
+#     among the 64 newest entries), the old one only at the exit; before,
+#     its Moves were missing and nothing was counted;
 #   - a directory of the file system's root, holding a file written
 #     before: no event, and --final-names shows the write under the new
 #     path;
@@ -61,12 +65,13 @@ mnt = sys.argv[1]
 os.makedirs(mnt + "/big")
 os.makedirs(mnt + "/other")
 os.makedirs(mnt + "/dir")
-for n in ("old", "known", "away", "onto", "xa", "xb", "gone", "seen", "replaced"):
+for n in ("old", "known", "away", "onto", "xa", "xb", "xold", "gone", "seen", "replaced"):
     open(mnt + "/big/" + n, "w").close()
 for i in range(5000):
     open(mnt + "/big/%d" % i, "w").close()
 open(mnt + "/big/last", "w").close()
 open(mnt + "/big/fresh", "w").close()
+open(mnt + "/big/xnew", "w").close()
 open(mnt + "/dir/in", "w").close()
 PY
 }
@@ -93,6 +98,7 @@ os.rename(mnt + "/big/away", mnt + "/other/away")
 os.rename(mnt + "/big/onto", mnt + "/big/last")
 os.rename(mnt + "/dir", mnt + "/dir.new")
 exchange(mnt + "/big/xa", mnt + "/big/xb")
+exchange(mnt + "/big/xnew", mnt + "/big/xold")
 write(mnt + "/big/old.new")
 write(mnt + "/big/xa")
 write(mnt + "/big/seen")
@@ -126,9 +132,10 @@ for fs in btrfs xfs; do
 	{ read -r got; read -r ios; } < <(events "$T/io.csv")
 	want="Delete:/big/gone Delete:/big/last Delete:/big/replaced Delete:/big/seen"
 	want="$want MoveFrom:/big/away MoveFrom:/big/fresh MoveFrom:/big/known MoveFrom:/big/old"
-	want="$want MoveFrom:/big/onto MoveFrom:/big/xa MoveFrom:/big/xb MoveTo:/big/known.new"
-	want="$want MoveTo:/big/last MoveTo:/big/old.new MoveTo:/big/replaced MoveTo:/big/xa"
-	want="$want MoveTo:/big/xb MoveTo:/other/away"
+	want="$want MoveFrom:/big/onto MoveFrom:/big/xa MoveFrom:/big/xb MoveFrom:/big/xnew"
+	want="$want MoveFrom:/big/xold MoveTo:/big/known.new MoveTo:/big/last MoveTo:/big/old.new"
+	want="$want MoveTo:/big/replaced MoveTo:/big/xa MoveTo:/big/xb MoveTo:/big/xnew"
+	want="$want MoveTo:/big/xold MoveTo:/other/away"
 	check "$fs: the Delete and Move events ($got)" [ "$got" = "$want" ]
 	check "$fs: the I/Os under the names they had ($ios)" \
 		[ "$(tr ' ' '\n' <<<"$ios" | sort -u | paste -sd ' ')" = "/big/known /big/old.new /big/seen /big/xa /dir/in" ]
