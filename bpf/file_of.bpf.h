@@ -156,6 +156,16 @@ static __always_inline struct file_seen *file_entry(struct inode *inode,
 	return file_entry_of(inode, id, false);
 }
 
+/* The entry in files of the file id names, NULL if it is not there (any more). */
+static __always_inline struct file_seen *seen_file(const struct iotrace_file_id *id)
+{
+	struct file_key key = {};
+
+	key.ino = id->ino;
+	key.dev = id->dev;
+	return bpf_map_lookup_elem(&files, &key);
+}
+
 /* file_entry() of the number inode_addr, for chain_entry(): 1 if there is one. */
 __noinline int file_entry_global(__u64 inode_addr, struct iotrace_file_id *id)
 {
@@ -173,14 +183,10 @@ __noinline int file_entry_global(__u64 inode_addr, struct iotrace_file_id *id)
 static __always_inline struct file_seen *chain_entry(struct inode *inode,
 						     struct iotrace_file_id *id)
 {
-	struct file_key key = {};
-
 	/* a number, not a pointer: see file_entry_of() */
 	if (!file_entry_global(iotrace_word_at(&inode, false), id))
 		return NULL;
-	key.ino = id->ino;
-	key.dev = id->dev;
-	return bpf_map_lookup_elem(&files, &key);
+	return seen_file(id);
 }
 
 /*

@@ -679,16 +679,6 @@ static __always_inline void note_new_name(struct ns_op *op, struct inode *moved)
 	note_name_at(&op->new_at);
 }
 
-/* The entry in files of the file id names, NULL if it is not there (any more). */
-static __always_inline struct file_seen *seen_file(const struct iotrace_file_id *id)
-{
-	struct file_key key = {};
-
-	key.ino = id->ino;
-	key.dev = id->dev;
-	return bpf_map_lookup_elem(&files, &key);
-}
-
 /*
  * The file lives on under another of its names (an unlink of one of its
  * hard links): its chain, sent at the call's entry under the name going
@@ -917,11 +907,11 @@ static __always_inline struct ns_op *start_late(const struct ns_op *p, struct de
 	*op = *p;
 	op->unresolved = false;
 	if (start_on(op, d, op->st.call)) {
-		bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+		store_op(tid, op);
 		return bpf_map_lookup_elem(&ns_ops, &tid);
 	}
 	if (op->dir_moved)
-		bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+		store_op(tid, op);
 	else if (!ns_target(d))
 		/* a directory not named, or no regular file: nothing was missed */
 		drop_op(tid, op);
