@@ -104,6 +104,14 @@ struct file_node *file_names__get(struct file_names *fn, const struct file_id *i
 	return f;
 }
 
+bool file_names__is_rename(const struct file_names *fn, const struct file_id *id,
+			   const struct file_id *parent, const char *name)
+{
+	const struct file_node *f = lookup(fn, id);
+
+	return f && f->name && (strcmp(f->name, name ? name : "") || !id_eq(&f->parent, parent));
+}
+
 int file_names__set_name(struct file_names *fn, const struct file_id *id,
 			 const struct file_id *parent, const char *name)
 {

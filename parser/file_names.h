@@ -19,6 +19,7 @@
 #ifndef IOTRACE_FILE_NAMES_H
 #define IOTRACE_FILE_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,14 @@ void file_names__free(struct file_names *fn);
 
 /* The file with this id, created (nameless) if new; NULL when out of memory. */
 struct file_node *file_names__get(struct file_names *fn, const struct file_id *id);
+
+/*
+ * Whether that filesystemFileName event would change the name or parent
+ * of a file already named: a rename, which changes the paths of the file
+ * and of all below it.
+ */
+bool file_names__is_rename(const struct file_names *fn, const struct file_id *id,
+			   const struct file_id *parent, const char *name);
 
 /* A filesystemFileName event. Returns 0 or -ENOMEM. */
 int file_names__set_name(struct file_names *fn, const struct file_id *id,

@@ -34,6 +34,10 @@ struct join {
 	struct io_rec *late;
 	size_t nlate, late_cap;
 
+	/* the records before these have kept their paths (keep_paths()) */
+	uint64_t kept_tail;
+	size_t kept_late;
+
 	struct u64map inflight;
 	struct u64map by_lba;
 	bool lba_index;
@@ -212,13 +216,61 @@ static struct device *partition_device(struct join *j, uint64_t part)
 static void emit(struct join *j, struct io_rec *r)
 {
 	r->time = r->ts >= j->ts0 ? r->ts - j->ts0 : 0;
-	r->path = NULL;
-	r->path_len = 0;
-	if ((j->flags & JOIN_PATHS) && r->file)
-		r->path = file_names__path(j->files, r->file, &r->path_len);
+	r->path = r->path_kept;
+	if (!r->path_kept) {
+		r->path_len = 0;
+		if ((j->flags & JOIN_PATHS) && r->file)
+			r->path = file_names__path(j->files, r->file, &r->path_len);
+	}
 	if (r->state == IO_NOT_COMPLETED)
 		j->counts.not_completed++;
 	j->sink.record(j->sink.ctx, r);
+	free(r->path_kept);
+	r->path_kept = NULL;
+}
+
+/*
+ * Before a rename changes paths: each record not handed out yet keeps the
+ * path it has now, the one of its time, since records wait for the
+ * completions of those before them. A record keeps the path of the first
+ * rename after it only: the names were those of its time until then. So
+ * each rename visits only the records that came since the last one, and a
+ * trace of many renames behind a long wait costs no more than one. A
+ * path still missing a parent is left to be completed when handed out.
+ */
+static int keep_path(struct join *j, struct io_rec *r)
+{
+	const char *path;
+
+	if (!r->file || r->path_kept || r->state == IO_MOVED)
+		return 0;
+	path = file_names__path(j->files, r->file, &r->path_len);
+	/* a parent not named yet may be named later: that adds, it changes nothing */
+	if (!path || path[0] != '/')
+		return 0;
+	r->path_kept = strndup(path, r->path_len);
+	return r->path_kept ? 0 : -ENOMEM;
+}
+
+static int keep_paths(struct join *j)
+{
+	uint64_t v = j->kept_tail > j->head ? j->kept_tail : j->head;
+	size_t i;
+	int err;
+
+	for (; v < j->tail; v++) {
+		err = keep_path(j, &j->ring[v & (j->cap - 1)]);
+		if (err)
+			return err;
+	}
+	for (i = j->kept_late; i < j->nlate; i++) {
+		err = keep_path(j, &j->late[i]);
+		if (err)
+			return err;
+	}
+	j->kept_tail = j->tail;
+	j->kept_late = j->nlate;
+	return 0;
 }
 
 /* Hands out the records at the head that are complete. */
@@ -405,6 +457,7 @@ static int on_io(struct join *j, const struct event *ev)
 	r = append(j, &seq);
 	if (!r)
 		return -ENOMEM;
+	r->path_kept = NULL;
 	r->kind = REC_IO;
 	r->state = IO_PENDING;
 	r->sid = ev->sid;
@@ -506,6 +559,8 @@ static int on_split(struct join *j, const struct event *ev)
 	u64map__get(&j->inflight, ev->split.parent, &pv);
 	p = rec_of(j, pv);
 	*c = *p;
+	/* a split's path is that of its own time */
+	c->path_kept = NULL;
 	c->sid = ev->sid;
 	c->id = ev->split.id;
 	c->dev = d;
@@ -654,6 +709,13 @@ static int on_file_name(struct join *j, const struct event *ev)
 		return 0;
 	event__file_id(fnm->fileid, &id);
 	event__file_id(fnm->fileparentid, &parent);
+	if ((j->flags & JOIN_PATHS) &&
+	    file_names__is_rename(j->files, &id, &parent, fnm->filename)) {
+		int err = keep_paths(j);
+
+		if (err)
+			return err;
+	}
 	return file_names__set_name(j->files, &id, &parent, fnm->filename);
 }
 
@@ -906,6 +968,7 @@ uint64_t join__first_ts(const struct join *j)
 
 void join__free(struct join *j)
 {
+	uint64_t v;
 	size_t i;
 
 	if (!j)
@@ -924,6 +987,11 @@ void join__free(struct join *j)
 	u64map__free(&j->by_lba);
 	file_names__free(j->files);
 	free(j->deferred);
+	for (v = j->head; j->ring && v < j->tail; v++)
+		if (j->ring[v & (j->cap - 1)].state != IO_MOVED)
+			free(j->ring[v & (j->cap - 1)].path_kept);
+	for (i = 0; i < j->nlate; i++)
+		free(j->late[i].path_kept);
 	free(j->late);
 	free(j->ring);
 	free(j);

@@ -119,6 +119,12 @@ struct io_rec {
 	int32_t fs_event;	/* Octf__Proto__Trace__FsEventType: Access for I/Os */
 	const char *path;	/* set when handed out, if JOIN_PATHS: NULL = unknown */
 	size_t path_len;
+	/*
+	 * the join's own: the path as of this record, copied when a rename
+	 * came before it was handed out (NULL: the names are still those of
+	 * its time)
+	 */
+	char *path_kept;
 };
 
 /* What the join could not match, and other counts for the end report. */

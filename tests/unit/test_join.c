@@ -410,25 +410,34 @@ static void test_paths(void **state)
 	assert_string_equal(recs[1].path, "/db/logs/LOG");
 	assert_string_equal(recs[2].path, "orphan.txt");
 
-	/* the directory is renamed, the missing parent named */
+	/* an I/O of the file in a parent the trace has not named yet */
+	io(j, 245, 0x8, DEV_A, 56, 8, W);
+	meta(j, 245, 0x8, 6, 8, 8);
+	/*
+	 * The directory is renamed while 0x4 waits: it keeps the path of its
+	 * time. The missing parent is named: a first name, not a rename, so
+	 * 0x8 gets it.
+	 */
 	name(j, 2, 1, "data");
 	name(j, 9, 1, "tmp");
 	done(j, 270, 0x4, false);
 	done(j, 280, 0x5, false);
+	done(j, 285, 0x8, false);
 	done(j, 290, 0x6, false);
-	assert_int_equal(nrecs, 6);
-	assert_string_equal(recs[3].path, "/data/000001.sst");
+	assert_int_equal(nrecs, 7);
+	assert_string_equal(recs[3].path, "/db/000001.sst");
 	assert_int_equal(rec(3)->file_offset, 8);
 	assert_int_equal(rec(3)->file_size, 16);
 	assert_int_equal(rec(3)->part, DEV_A + 1);
 	assert_non_null(rec(4)->file);
 	assert_false(recs[4].has_path);
 	assert_null(rec(5)->file);
+	assert_string_equal(recs[6].path, "/tmp/orphan.txt");
 
 	io(j, 300, 0x7, DEV_A, 48, 8, W);
-	meta(j, 300, 0x7, 6, 0, 8);
+	meta(j, 300, 0x7, 3, 0, 8);
 	done(j, 310, 0x7, false);
-	assert_string_equal(recs[6].path, "/tmp/orphan.txt");
+	assert_string_equal(recs[7].path, "/data/000001.sst");
 	assert_int_equal(join__finish(j), 0);
 	join__free(j);
 }
@@ -480,6 +489,43 @@ static void test_file_events(void **state)
 	assert_int_equal(rec(2)->fs_event, OCTF__PROTO__TRACE__FS_EVENT_TYPE__Delete);
 	assert_int_equal(join__counts(j)->fs_events, 2);
 	assert_int_equal(join__counts(j)->ios, 1);
+	join__free(j);
+}
+
+/*
+ * Records waiting behind an I/O in flight keep the paths of their time
+ * through renames: the MoveFrom the old name, the MoveTo the new one; an
+ * I/O between two renames the name between them.
+ */
+static void test_rename_while_waiting(void **state)
+{
+	struct join *j = new_join(JOIN_PATHS);
+
+	device(j, DEV_A, "nvme0n1");
+	name(j, 1, 1, "/");
+	name(j, 3, 1, "a.txt");
+	io(j, 100, 0x1, DEV_A, 0, 8, W);
+	meta(j, 100, 0x1, 3, 0, 8);
+	file_event(j, 110, 3, OCTF__PROTO__TRACE__FS_EVENT_TYPE__MoveFrom);
+	name(j, 3, 1, "b.txt");
+	file_event(j, 111, 3, OCTF__PROTO__TRACE__FS_EVENT_TYPE__MoveTo);
+	io(j, 120, 0x2, DEV_A, 8, 8, W);
+	meta(j, 120, 0x2, 3, 8, 8);
+	name(j, 3, 1, "c.txt");
+	done(j, 130, 0x2, false);
+	done(j, 140, 0x1, false);
+	io(j, 150, 0x3, DEV_A, 16, 8, W);
+	meta(j, 150, 0x3, 3, 16, 8);
+	done(j, 160, 0x3, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 5);
+	assert_string_equal(recs[0].path, "/a.txt");
+	assert_int_equal(rec(1)->fs_event, OCTF__PROTO__TRACE__FS_EVENT_TYPE__MoveFrom);
+	assert_string_equal(recs[1].path, "/a.txt");
+	assert_int_equal(rec(2)->fs_event, OCTF__PROTO__TRACE__FS_EVENT_TYPE__MoveTo);
+	assert_string_equal(recs[2].path, "/b.txt");
+	assert_string_equal(recs[3].path, "/b.txt");
+	assert_string_equal(recs[4].path, "/c.txt");
 	join__free(j);
 }
 
@@ -729,6 +775,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_cycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rename_while_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_class_flags, setup, teardown),
