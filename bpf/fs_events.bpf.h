@@ -114,6 +114,11 @@ struct ns_op {
 	 * the exit from the call's path if the trace had not named it
 	 */
 	bool evicted, replaced_evicted;
+	/*
+	 * a rename's new name in ext4 was not walked to its directory (not
+	 * cached): the file ext4 dirties with no link left is the one replaced
+	 */
+	bool new_short;
 	/* counted in ns_deferred */
 	bool gated;
 	/* a rename's old and new names where the walk left them (dir NULL where not) */
@@ -171,7 +176,7 @@ __u64 ns_deferred = 0;
 /* Keeps op as the thread's call in progress. */
 static __always_inline void store_op(__u32 tid, struct ns_op *op)
 {
-	if (!op->gated && (op->old_at.dir || op->new_at.dir)) {
+	if (!op->gated && (op->old_at.dir || op->new_at.dir || op->new_short)) {
 		op->gated = true;
 		__sync_fetch_and_add(&ns_deferred, 1);
 	}
@@ -640,14 +645,15 @@ static __always_inline void note_replaced(struct ns_op *op, struct dentry *t,
 	op->has_replaced = true;
 }
 
-/* The dentry of a rename's new name (op->ndfd, op->unew), if cached. */
-static __always_inline struct dentry *new_name(const struct ns_op *op)
+/*
+ * The dentry of a rename's new name (op->ndfd, op->unew), if cached;
+ * *cut says whether the walk stopped short inside a traced file system
+ * (a new name is no failure to resolve: that is not counted).
+ */
+static __always_inline struct dentry *new_name(const struct ns_op *op, bool *cut)
 {
-	bool ignored = false;
-
-	/* a new name is no failure to resolve: nothing to count */
 	return resolve(op->ndfd, op->unew,
-		       op->exchange ? IOTRACE_NAMES_RENAMED : IOTRACE_NAMES_REPLACED, &ignored);
+		       op->exchange ? IOTRACE_NAMES_RENAMED : IOTRACE_NAMES_REPLACED, cut);
 }
 
 /*
@@ -675,8 +681,15 @@ static __always_inline bool note_name_at(struct name_at *at)
  */
 static __always_inline void note_new_name(struct ns_op *op, struct inode *moved)
 {
-	note_replaced(op, new_name(op), moved, false);
-	note_name_at(&op->new_at);
+	struct path_walk *w;
+	bool cut = false;
+
+	note_replaced(op, new_name(op, &cut), moved, false);
+	if (note_name_at(&op->new_at) || !cut || op->exchange)
+		return;
+	/* an exchange's other file is looked for at the exit, where it still is */
+	w = walk_state();
+	op->new_short = w && fs_names(w->d, IOTRACE_NAMES_RENAMED);
 }
 
 /*
@@ -967,8 +980,12 @@ static __always_inline bool named_at(struct dentry *d, const struct name_at *at)
  * is matched by directory, length and first 8 bytes: a wrong match would
  * need the rename to dirty another inode of the same directory whose
  * name begins as the old name and is as long, before the one it moves.
- * This runs each time any ext4 inode is dirtied: while no rename left a
- * name (ns_deferred), it reads one global.
+ * Where the walk did not reach the new name's directory (new_short), the
+ * file replaced is the regular file dirtied with no link left: nothing
+ * else in a rename drops a link, and an inode with none is evicted at its
+ * last put, not left for a reclaim to dirty in another call. This runs
+ * each time any ext4 inode is dirtied: while no rename left a name
+ * (ns_deferred), it reads one global.
  */
 SEC("tp_btf/ext4_mark_inode_dirty")
 int BPF_PROG(handle_ext4_dirty, struct inode *inode, unsigned long ip)
@@ -989,7 +1006,9 @@ int BPF_PROG(handle_ext4_dirty, struct inode *inode, unsigned long ip)
 		return 0;
 	}
 	/* the file it moves, if not matched, is looked for at the exit */
-	if (d != p->dentry && !p->has_replaced && !p->dir_moved && named_at(d, &p->new_at))
+	/* note_replaced() takes only a regular file with no link left */
+	if (d != p->dentry && !p->has_replaced && !p->dir_moved &&
+	    (p->new_short || named_at(d, &p->new_at)))
 		late_replaced(p, d, true);
 	return 0;
 }

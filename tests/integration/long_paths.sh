@@ -64,6 +64,11 @@
 # ext4 the first rename, before which the directory is not cached, is
 # named at its exit; on both each has its events, nothing is unresolved,
 # and each file rm -rf removed has its Delete under the name it had then.
+# Two of the renames are onto a file in a directory not cached, one from
+# that directory, one from a cached one: the walk of the new name stops
+# short of its directory, and ext4's program takes the file it dirties
+# with no link left as the one replaced. It used to lose its Delete
+# without a count.
 #
 # Needs root, BTF, loop devices, mkfs.ext4 and mkfs.xfs; a missing one is
 # a failure, not a skip. Everything set up is torn down at exit, also on
@@ -194,7 +199,10 @@ print(" ".join(r["file.path"] for r in csv.DictReader(open(sys.argv[1]))
 make_cold() {
 	mkdir "$MNT/cold" && for i in $(seq 300); do : >"$MNT/cold/$i"; done &&
 		for f in r_a r_c r_d r_e r_f h1; do echo "$f" >"$MNT/cold/$f"; done &&
-		ln "$MNT/cold/h1" "$MNT/cold/h2" && ln -s 1 "$MNT/cold/sl"
+		ln "$MNT/cold/h1" "$MNT/cold/h2" && ln -s 1 "$MNT/cold/sl" &&
+		mkdir "$MNT/cold2" "$MNT/cold3" && echo r_g >"$MNT/cold2/r_g" &&
+		echo r_h >"$MNT/cold2/r_h" && echo r_i >"$MNT/cold/r_i" &&
+		echo r_j >"$MNT/cold3/r_j"
 }
 
 # the cold part's calls, under trace; python's go straight to the kernel
@@ -203,7 +211,11 @@ cold_calls() {
 	python3 - "$MNT/cold" <<'PY'
 import ctypes, os, sys
 c = sys.argv[1] + "/"
+# renames onto a file in a directory not cached: the walk of the new name
+# stops short of it; from one such directory, and from a cached one
+os.rename(c[:-1] + "2/r_g", c[:-1] + "2/r_h")
 os.rename(c + "r_a", c + "r_b")
+os.rename(c + "r_i", c[:-1] + "3/r_j")
 os.rename(c + "r_c", c + "r_d")
 libc = ctypes.CDLL(None, use_errno=True)
 # RENAME_EXCHANGE
@@ -220,8 +232,9 @@ cold_events() {
 	python3 -c '
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]))
-        if r["file.eventType"] not in ("", "Access") and r["file.path"].startswith("/cold/")]
-num = [r for r in rows if r["file.eventType"] == "Delete" and r["file.path"][6:].isdigit()]
+        if r["file.eventType"] not in ("", "Access") and r["file.path"].startswith("/cold")]
+num = [r for r in rows if r["file.eventType"] == "Delete" and
+       r["file.path"].startswith("/cold/") and r["file.path"][6:].isdigit()]
 print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in rows
                       if r not in num)))
 print(len(set(r["file.path"] for r in num)), len(num))' "$1"
@@ -276,7 +289,7 @@ print(" ".join(r["file.id"] for r in csv.DictReader(open(sys.argv[1]))
 	sync -f "$MNT" && echo 3 >/proc/sys/vm/drop_caches || die "cannot drop the caches"
 	iotrace_test_start_tracer "$fs, cold: " "$T/out" "$T/err" -S -d "$LN"
 	cold_calls || die "the calls in cold/ failed on $fs"
-	rm -rf "$MNT/cold" || die "rm -rf failed on $fs"
+	rm -rf "$MNT/cold" "$MNT/cold2" "$MNT/cold3" || die "rm -rf failed on $fs"
 	iotrace_test_stop_tracer "$fs, cold: " "$T/out" "$T/err"
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
 	check "$fs, cold: -P --io exit 0" [ $? = 0 ]
@@ -286,6 +299,9 @@ print(" ".join(r["file.id"] for r in csv.DictReader(open(sys.argv[1]))
 	want="$want Delete:/cold/r_d MoveFrom:/cold/r_c MoveTo:/cold/r_d"
 	want="$want MoveFrom:/cold/r_e MoveFrom:/cold/r_f MoveTo:/cold/r_e MoveTo:/cold/r_f"
 	want="$want MoveFrom:/cold/r_a MoveTo:/cold/r_b"
+	# each moved file too goes in the rm -rf
+	want="$want Delete:/cold2/r_h Delete:/cold2/r_h MoveFrom:/cold2/r_g MoveTo:/cold2/r_h"
+	want="$want Delete:/cold3/r_j Delete:/cold3/r_j MoveFrom:/cold/r_i MoveTo:/cold3/r_j"
 	check "$fs, cold: nothing unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
 	want=$(tr ' ' '\n' <<<"$want" | sort | paste -sd ' ')
 	check "$fs, cold: the events of the calls ($events)" [ "$events" = "$want" ]
