@@ -189,10 +189,10 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 
 	verifier_stats__ask(c->skel->obj);
 	err = iotrace__load(c->skel);
+	verifier_stats__print(c->skel->obj, !err);
 	if (err)
 		return set_error(c, err, "cannot load BPF programs: %s%s", strerror(-err),
 				 programs__load_hint(err));
-	verifier_stats__print(c->skel->obj);
 	return 0;
 }
 

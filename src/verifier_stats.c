@@ -49,7 +49,7 @@ static unsigned long figure(const char *log, const char *key)
 	return at ? strtoul(at + strlen(key), NULL, 10) : 0;
 }
 
-void verifier_stats__print(struct bpf_object *obj)
+void verifier_stats__print(struct bpf_object *obj, bool loaded)
 {
 	struct bpf_program *prog;
 	const char *log;
@@ -58,6 +58,8 @@ void verifier_stats__print(struct bpf_object *obj)
 	if (!logs)
 		return;
 	bpf_object__for_each_program(prog, obj) {
+		if (!loaded)
+			break;
 		if (i == MAX_PROGS)
 			break;
 		log = logs + i++ * LOG_SIZE;
