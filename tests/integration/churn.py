@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""A seeded random churn of a file system, and the check of its trace.
+
+  churn.py run MNT SEED OPS LOG     the churn, under trace; LOG: what it did
+  churn.py check LOG CSV MNT        the trace's -P --io CSV against LOG
+
+The churn works on the files of MNT/a and MNT/b: fsynced 4 KiB writes,
+renames to new names, renames onto other files, exchanges
+(RENAME_EXCHANGE), unlinks and creates, and drops the kernel's caches
+every 400 operations, so that the tracer's walk of the dentry cache meets
+cold directories too.
+
+The check wants, exactly and in order: a Delete for each unlink and each
+file a rename replaced, a MoveFrom and MoveTo for each file moved (both
+files of an exchange), each under the path the file had then; and each
+fsynced write's data I/O under the path its file had at that time. It
+prints what differs first and exits 1.
+"""
+import csv
+import ctypes
+import json
+import os
+import random
+import sys
+
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+
+def run(mnt, seed, nops, log_path):
+    rnd = random.Random(seed)
+    libc = ctypes.CDLL(None, use_errno=True)
+    dirs = [mnt + "/a", mnt + "/b"]
+    live = sorted(d + "/" + n for d in dirs for n in os.listdir(d))
+    log = []
+    serial = 0
+    for i in range(nops):
+        if i % 400 == 399:
+            os.sync()
+            with open("/proc/sys/vm/drop_caches", "w") as f:
+                f.write("3")
+        p = rnd.choice(live)
+        q = rnd.choice(live)
+        op = rnd.random()
+        if op < 0.3:
+            fd = os.open(p, os.O_WRONLY)
+            os.pwrite(fd, b"c" * 4096, rnd.randrange(4) * 4096)
+            os.fsync(fd)
+            os.close(fd)
+            log.append(["write", p])
+        elif op < 0.5 or (op < 0.75 and q == p):
+            serial += 1
+            q = "%s/n%d" % (rnd.choice(dirs), serial)
+            os.rename(p, q)
+            live[live.index(p)] = q
+            log.append(["rename", p, q])
+        elif op < 0.65:
+            os.rename(p, q)
+            live.remove(p)
+            log.append(["onto", p, q])
+        elif op < 0.75:
+            if libc.renameat2(AT_FDCWD, p.encode(), AT_FDCWD, q.encode(), RENAME_EXCHANGE):
+                err = ctypes.get_errno()
+                raise OSError(err, "renameat2 exchange: " + os.strerror(err))
+            log.append(["exchange", p, q])
+        elif op < 0.9:
+            os.unlink(p)
+            live.remove(p)
+            log.append(["unlink", p])
+        else:
+            serial += 1
+            q = "%s/n%d" % (rnd.choice(dirs), serial)
+            open(q, "w").close()
+            live.append(q)
+            log.append(["create", q])
+        live.sort()
+    with open(log_path, "w") as f:
+        json.dump(log, f)
+
+
+def first_difference(what, got, want):
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            print("%s: first difference at %d of %d: trace %s, expected %s"
+                  % (what, i, len(want), got[max(0, i - 2):i + 3], want[max(0, i - 2):i + 3]))
+            return
+    print("%s: trace has %d, expected %d" % (what, len(got), len(want)))
+
+
+def check(log_path, csv_path, mnt):
+    with open(log_path) as f:
+        log = json.load(f)
+    with open(csv_path) as f:
+        rows = list(csv.DictReader(f))
+    rel = len(mnt)
+    want_events = []
+    want_writes = []
+    for op in log:
+        kind, paths = op[0], [p[rel:] for p in op[1:]]
+        if kind == "write":
+            want_writes.append(paths[0])
+        elif kind == "rename":
+            want_events += [("MoveFrom", paths[0]), ("MoveTo", paths[1])]
+        elif kind == "onto":
+            want_events += [("Delete", paths[1]), ("MoveFrom", paths[0]), ("MoveTo", paths[1])]
+        elif kind == "exchange":
+            want_events += [("MoveFrom", paths[0]), ("MoveTo", paths[1]),
+                            ("MoveFrom", paths[1]), ("MoveTo", paths[0])]
+        elif kind == "unlink":
+            want_events.append(("Delete", paths[0]))
+    # by sid: an I/O whose completion the trace lacks is listed last
+    rows.sort(key=lambda r: int(r["header.sid"]))
+    got_events = [(r["file.eventType"], r["file.path"]) for r in rows
+                  if r["file.eventType"] in ("Delete", "MoveFrom", "MoveTo")]
+    # one fsync writes the file's page once; consecutive writes of one file merge
+    got_writes = []
+    for r in rows:
+        if r["io.lba"] and r["io.operation"] == "Write" and r["file.path"]:
+            if not got_writes or got_writes[-1] != r["file.path"]:
+                got_writes.append(r["file.path"])
+    merged = [w for i, w in enumerate(want_writes) if i == 0 or want_writes[i - 1] != w]
+    ok = True
+    if got_events != want_events:
+        first_difference("file events", got_events, want_events)
+        ok = False
+    if got_writes != merged:
+        first_difference("writes", got_writes, merged)
+        ok = False
+    print("%d file events, %d writes (%d files in a row)" % (len(want_events), len(want_writes),
+                                                           len(merged)))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "run":
+        run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    elif len(sys.argv) == 5 and sys.argv[1] == "check":
+        sys.exit(check(sys.argv[2], sys.argv[3], sys.argv[4]))
+    else:
+        sys.exit(__doc__)
