@@ -332,6 +332,17 @@ iotrace_shm_fs() {
 	mount -o noatime "$LOOP" "$MNT" || { SETUP_ERR="cannot mount $LOOP ($type)"; return 1; }
 }
 
+# iotrace_test_fs TYPE TAG WORKDIR: an ext4, xfs or btrfs file system on a
+# loop device backed by /dev/shm, mounted: ext4 of 256 MiB as
+# iotrace_quiet_ext4 makes it, the others of 512 MiB; sets what those set
+iotrace_test_fs() {
+	if [ "$1" = ext4 ]; then
+		iotrace_quiet_ext4 256M "$2" "$3"
+	else
+		iotrace_shm_fs "$1" 512M "$2" "$3"
+	fi
+}
+
 # --- for the root integration tests ------------------------------------------
 
 # iotrace_test_harness [--list-failures]: the tests' report, one copy for

@@ -45,11 +45,7 @@ PY
 }
 
 for fs in ext4 xfs btrfs; do
-	if [ "$fs" = ext4 ]; then
-		iotrace_quiet_ext4 512M fs-churn "$T" || die "$SETUP_ERR"
-	else
-		iotrace_shm_fs "$fs" 512M fs-churn "$T" || die "$SETUP_ERR"
-	fi
+	iotrace_test_fs "$fs" fs-churn "$T" || die "$SETUP_ERR"
 	make_files || die "cannot make the files on $fs"
 	sync -f "$MNT"
 

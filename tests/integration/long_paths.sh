@@ -241,11 +241,7 @@ print(len(set(r["file.path"] for r in num)), len(num))' "$1"
 }
 
 for fs in xfs ext4; do
-	if [ "$fs" = ext4 ]; then
-		iotrace_quiet_ext4 256M long-paths "$T" || die "$SETUP_ERR"
-	else
-		iotrace_shm_fs xfs 512M long-paths "$T" || die "$SETUP_ERR"
-	fi
+	iotrace_test_fs "$fs" long-paths "$T" || die "$SETUP_ERR"
 	make_files || die "cannot make the files on $fs"
 	mapfile -t NAME <"$T/names"
 	sync -f "$MNT"

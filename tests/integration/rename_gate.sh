@@ -110,11 +110,7 @@ print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"])
 }
 
 for fs in ext4 xfs btrfs; do
-	if [ "$fs" = ext4 ]; then
-		iotrace_quiet_ext4 256M rename-gate "$T" || die "$SETUP_ERR"
-	else
-		iotrace_shm_fs "$fs" 512M rename-gate "$T" || die "$SETUP_ERR"
-	fi
+	iotrace_test_fs "$fs" rename-gate "$T" || die "$SETUP_ERR"
 	mkdir "$MNT/d" && touch "$MNT/d/a" "$MNT/d/t" || die "cannot make the files on $fs"
 	sync -f "$MNT"
 
