@@ -5,16 +5,17 @@
   churn.py run MNT SEED OPS LOG     the churn, under trace; LOG: what it did
   churn.py check LOG CSV MNT        the trace's -P --io CSV against LOG
 
-The churn works on the files of MNT/a and MNT/b: fsynced 4 KiB writes,
-renames to new names, renames onto other files, exchanges
-(RENAME_EXCHANGE), unlinks and creates, and drops the kernel's caches
-every 400 operations, so that the tracer's walk of the dentry cache meets
-cold directories too.
+The churn works on the files of MNT/a and MNT/b and of the directories
+in them: fsynced 4 KiB writes, renames to new names, renames onto other
+files, exchanges (RENAME_EXCHANGE), unlinks, creates, and renames of
+those directories, and drops the kernel's caches every 400 operations, so
+that the tracer's walk of the dentry cache meets cold directories too.
 
 The check wants, exactly and in order: a Delete for each unlink and each
 file a rename replaced, a MoveFrom and MoveTo for each file moved (both
-files of an exchange), each under the path the file had then; and each
-fsynced write's data I/O under the path its file had at that time. It
+files of an exchange), each under the path the file had then, none for
+a directory; and each fsynced write's data I/O under the path its file
+had at that time. It
 prints what differs first and exits 1.
 """
 import csv
@@ -32,7 +33,8 @@ def run(mnt, seed, nops, log_path):
     rnd = random.Random(seed)
     libc = ctypes.CDLL(None, use_errno=True)
     dirs = [mnt + "/a", mnt + "/b"]
-    live = sorted(d + "/" + n for d in dirs for n in os.listdir(d))
+    subdirs = sorted(d + "/" + n for d in dirs for n in os.listdir(d) if os.path.isdir(d + "/" + n))
+    live = sorted(os.path.join(top, n) for d in dirs for top, _, names in os.walk(d) for n in names)
     log = []
     serial = 0
     for i in range(nops):
@@ -49,31 +51,39 @@ def run(mnt, seed, nops, log_path):
             os.fsync(fd)
             os.close(fd)
             log.append(["write", p])
-        elif op < 0.5 or (op < 0.75 and q == p):
+        elif op < 0.47 or (op < 0.72 and q == p):
             serial += 1
             q = "%s/n%d" % (rnd.choice(dirs), serial)
             os.rename(p, q)
             live[live.index(p)] = q
             log.append(["rename", p, q])
-        elif op < 0.65:
+        elif op < 0.62:
             os.rename(p, q)
             live.remove(p)
             log.append(["onto", p, q])
-        elif op < 0.75:
+        elif op < 0.72:
             if libc.renameat2(AT_FDCWD, p.encode(), AT_FDCWD, q.encode(), RENAME_EXCHANGE):
                 err = ctypes.get_errno()
                 raise OSError(err, "renameat2 exchange: " + os.strerror(err))
             log.append(["exchange", p, q])
-        elif op < 0.9:
+        elif op < 0.87:
             os.unlink(p)
             live.remove(p)
             log.append(["unlink", p])
-        else:
+        elif op < 0.97 or not subdirs:
             serial += 1
             q = "%s/n%d" % (rnd.choice(dirs), serial)
             open(q, "w").close()
             live.append(q)
             log.append(["create", q])
+        else:
+            d = rnd.choice(subdirs)
+            serial += 1
+            q = "%s/d%d" % (rnd.choice(dirs), serial)
+            os.rename(d, q)
+            subdirs[subdirs.index(d)] = q
+            live = [q + f[len(d):] if f.startswith(d + "/") else f for f in live]
+            log.append(["dirmove", d, q])
         live.sort()
     with open(log_path, "w") as f:
         json.dump(log, f)

@@ -3,12 +3,13 @@
 #
 # Root integration test: a seeded random churn of files under trace, on
 # ext4, xfs and btrfs, checked against what it did (churn.py). On each,
-# in two directories of 5,000 and 500 files, 3,000 random operations:
-# fsynced writes, renames, renames onto files, exchanges, unlinks and
-# creates, with the kernel's caches dropped every 400 of them. The trace
-# must have, exactly and in order, each Delete, MoveFrom and MoveTo under
-# the path the file had then, and each write's I/O under its file's path
-# of that time; nothing unresolved, nothing lost.
+# in two directories of 5,000 and 500 files and four of 100 in them,
+# 3,000 random operations: fsynced writes, renames, renames onto files,
+# exchanges, unlinks, creates and renames of the four directories, with
+# the kernel's caches dropped every 400 of them. The trace must have,
+# exactly and in order, each Delete, MoveFrom and MoveTo under the path
+# the file had then, and each write's I/O under its file's path of that
+# time; nothing unresolved, nothing lost.
 #
 # Cold caches found two defects the fixed cases did not: ext4 lost a
 # replaced file's Delete when the new name's directory was not cached
@@ -37,7 +38,8 @@ make_files() {
 	python3 - "$MNT" <<'PY'
 import os, sys
 mnt = sys.argv[1]
-for d, n in (("a", 5000), ("b", 500)):
+for d, n in (("a", 5000), ("b", 500), ("a/s0", 100), ("a/s1", 100), ("b/s2", 100),
+             ("b/s3", 100)):
     os.makedirs("%s/%s" % (mnt, d))
     for i in range(n):
         open("%s/%s/o%d" % (mnt, d, i), "w").close()
