@@ -3,7 +3,8 @@
 """A seeded random churn of a file system, and the check of its trace.
 
   churn.py run MNT SEED OPS LOG     the churn, under trace; LOG: what it did
-  churn.py check LOG CSV MNT        the trace's -P --io CSV against LOG
+  churn.py check LOG CSV MNT [VFS]  the trace's -P --io CSV against LOG,
+                                    and its -P --vfs CSV (a --vfs trace's)
 
 The churn works on the files of MNT/a and MNT/b and of the directories
 in them: fsynced 4 KiB writes, renames to new names, renames onto other
@@ -15,7 +16,9 @@ The check wants, exactly and in order: a Delete for each unlink and each
 file a rename replaced, a MoveFrom and MoveTo for each file moved (both
 files of an exchange), each under the path the file had then, none for
 a directory; and each fsynced write's data I/O under the path its file
-had at that time. It
+had at that time. In the --vfs view, each write, rename, exchange and
+unlink call in order, under the path its file had when the call returned
+(an unlinked file's last); a directory's rename is no file's call. It
 prints what differs first and exits 1.
 """
 import csv
@@ -98,7 +101,11 @@ def first_difference(what, got, want):
     print("%s: trace has %d, expected %d" % (what, len(got), len(want)))
 
 
-def check(log_path, csv_path, mnt):
+CALLS = {"write": "pwrite64", "rename": "rename", "onto": "rename", "exchange": "renameat2",
+         "unlink": "unlink"}
+
+
+def check(log_path, csv_path, mnt, vfs_path=None):
     with open(log_path) as f:
         log = json.load(f)
     with open(csv_path) as f:
@@ -106,8 +113,12 @@ def check(log_path, csv_path, mnt):
     rel = len(mnt)
     want_events = []
     want_writes = []
+    want_calls = []
     for op in log:
         kind, paths = op[0], [p[rel:] for p in op[1:]]
+        if kind in CALLS:
+            # where the file is when the call returns; an unlinked file's last name
+            want_calls.append((CALLS[kind], paths[0] if kind in ("write", "unlink") else paths[1]))
         if kind == "write":
             want_writes.append(paths[0])
         elif kind == "rename":
@@ -137,15 +148,23 @@ def check(log_path, csv_path, mnt):
     if got_writes != merged:
         first_difference("writes", got_writes, merged)
         ok = False
-    print("%d file events, %d writes (%d files in a row)" % (len(want_events), len(want_writes),
-                                                           len(merged)))
+    if vfs_path:
+        with open(vfs_path) as f:
+            got_calls = [(r["vfs.call"], r["file.path"]) for r in csv.DictReader(f)
+                         if r["vfs.call"] in CALLS.values()]
+        if got_calls != want_calls:
+            first_difference("calls", got_calls, want_calls)
+            ok = False
+    print("%d file events, %d writes (%d files in a row)%s"
+          % (len(want_events), len(want_writes), len(merged),
+             ", %d calls" % len(want_calls) if vfs_path else ""))
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "run":
         run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
-    elif len(sys.argv) == 5 and sys.argv[1] == "check":
-        sys.exit(check(sys.argv[2], sys.argv[3], sys.argv[4]))
+    elif len(sys.argv) in (5, 6) and sys.argv[1] == "check":
+        sys.exit(check(*sys.argv[2:]))
     else:
         sys.exit(__doc__)

@@ -9,7 +9,9 @@
 # the kernel's caches dropped every 400 of them. The trace must have,
 # exactly and in order, each Delete, MoveFrom and MoveTo under the path
 # the file had then, and each write's I/O under its file's path of that
-# time; nothing unresolved, nothing lost.
+# time; nothing unresolved, nothing lost. Then all again with --vfs: the
+# same, and in the --vfs view each write, rename, exchange and unlink
+# call, in order, under the path its file had when the call returned.
 #
 # Cold caches found two defects the fixed cases did not: ext4 lost a
 # replaced file's Delete when the new name's directory was not cached
@@ -46,25 +48,33 @@ for d, n in (("a", 5000), ("b", 500), ("a/s0", 100), ("a/s1", 100), ("b/s2", 100
 PY
 }
 
+for vfs in "" --vfs; do
 for fs in ext4 xfs btrfs; do
+	at="$fs${vfs:+ $vfs}"
 	iotrace_test_fs "$fs" fs-churn "$T" || die "$SETUP_ERR"
 	make_files || die "cannot make the files on $fs"
 	sync -f "$MNT"
 
-	iotrace_test_start_tracer "$fs: " "$T/out" "$T/err" -S -d "$LN"
-	python3 "$CHURN" run "$MNT" "$SEED" 3000 "$T/log.json" || die "the churn failed on $fs"
-	iotrace_test_stop_tracer "$fs: " "$T/out" "$T/err"
+	iotrace_test_start_tracer "$at: " "$T/out" "$T/err" -S -d "$LN" $vfs
+	python3 "$CHURN" run "$MNT" "$SEED" 3000 "$T/log.json" || die "the churn failed on $at"
+	iotrace_test_stop_tracer "$at: " "$T/out" "$T/err"
 
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
-	check "$fs: -P --io exit 0" [ $? = 0 ]
-	python3 "$CHURN" check "$T/log.json" "$T/io.csv" "$MNT" >"$T/check.out"
+	check "$at: -P --io exit 0" [ $? = 0 ]
+	views=("$T/io.csv")
+	if [ -n "$vfs" ]; then
+		"$BIN" -P --vfs -p "$TRACE" -f csv >"$T/vfs.csv" 2>"$T/parse.err"
+		check "$at: -P --vfs exit 0" [ $? = 0 ]
+		views+=("$T/vfs.csv")
+	fi
+	python3 "$CHURN" check "$T/log.json" "${views[0]}" "$MNT" "${views[@]:1}" >"$T/check.out"
 	rc=$?
-	check "$fs: the trace's file events and writes are the churn's ($(tail -1 "$T/check.out"))" \
-		[ "$rc" = 0 ]
+	check "$at: the trace is the churn's ($(tail -1 "$T/check.out"))" [ "$rc" = 0 ]
 	grep -v "file events," "$T/check.out" | sed 's/^/      /'
 	unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
-	check "$fs: nothing unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
+	check "$at: nothing unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
 	iotrace_teardown_fs
+done
 done
 
 finish
