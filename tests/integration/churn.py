@@ -2,18 +2,22 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A seeded random churn of a file system, and the check of its trace.
 
-  churn.py run MNT SEED OPS LOG     the churn, under trace; LOG: what it did
-  churn.py check LOG CSV MNT [VFS]  the trace's -P --io CSV against LOG,
-                                    and its -P --vfs CSV (a --vfs trace's)
+  churn.py run MNT SEED OPS DROP LOG [TOP...]
+      the churn, under trace, in MNT/TOP (default: a and b), dropping the
+      kernel's caches every DROP operations (0: never); LOG: what it did
+  churn.py check MNT CSV VFS LOG...
+      the trace's -P --io CSV against the LOGs, and its -P --vfs CSV (a
+      --vfs trace's; - for none); LOGs of churns run at once, each in
+      directories of its own
 
 The churn works on the files of MNT/a and MNT/b and of the directories
 in them: fsynced 4 KiB writes, renames to new names, renames onto other
 files, exchanges (RENAME_EXCHANGE), unlinks, creates, and renames of
-those directories, and drops the kernel's caches every 400 operations, so
-that the tracer's walk of the dentry cache meets cold directories too.
+those directories, and drops the kernel's caches every DROP operations,
+so that the tracer's walk of the dentry cache meets cold directories too.
 
-The check wants, exactly and in order: a Delete for each unlink and each
-file a rename replaced, a MoveFrom and MoveTo for each file moved (both
+The check wants, exactly and in order (per LOG, where there are
+several): a Delete for each unlink and each file a rename replaced, a MoveFrom and MoveTo for each file moved (both
 files of an exchange), each under the path the file had then, none for
 a directory; and each fsynced write's data I/O under the path its file
 had at that time. In the --vfs view, each write, rename, exchange and
@@ -32,16 +36,16 @@ RENAME_EXCHANGE = 2
 AT_FDCWD = -100
 
 
-def run(mnt, seed, nops, log_path):
+def run(mnt, seed, nops, drop, log_path, tops):
     rnd = random.Random(seed)
     libc = ctypes.CDLL(None, use_errno=True)
-    dirs = [mnt + "/a", mnt + "/b"]
+    dirs = [mnt + "/" + t for t in tops]
     subdirs = sorted(d + "/" + n for d in dirs for n in os.listdir(d) if os.path.isdir(d + "/" + n))
     live = sorted(os.path.join(top, n) for d in dirs for top, _, names in os.walk(d) for n in names)
     log = []
     serial = 0
     for i in range(nops):
-        if i % 400 == 399:
+        if drop and i % drop == drop - 1:
             os.sync()
             with open("/proc/sys/vm/drop_caches", "w") as f:
                 f.write("3")
@@ -105,11 +109,28 @@ CALLS = {"write": "pwrite64", "rename": "rename", "onto": "rename", "exchange": 
          "unlink": "unlink"}
 
 
-def check(log_path, csv_path, mnt, vfs_path=None):
-    with open(log_path) as f:
-        log = json.load(f)
+def check(mnt, csv_path, vfs_path, log_paths):
     with open(csv_path) as f:
         rows = list(csv.DictReader(f))
+    vfs = None
+    if vfs_path != "-":
+        with open(vfs_path) as f:
+            vfs = list(csv.DictReader(f))
+    # by sid: an I/O whose completion the trace lacks is listed last
+    rows.sort(key=lambda r: int(r["header.sid"]))
+    ok = True
+    for log_path in log_paths:
+        with open(log_path) as f:
+            log = json.load(f)
+        tops = tuple(sorted(set("/" + p[len(mnt):].split("/")[1] + "/"
+                                for op in log for p in op[1:])))
+        if len(log_paths) > 1:
+            print("%s (%s):" % (log_path, " ".join(tops)))
+        ok = check_one(mnt, log, rows, vfs, tops) and ok
+    return 0 if ok else 1
+
+
+def check_one(mnt, log, rows, vfs, tops):
     rel = len(mnt)
     want_events = []
     want_writes = []
@@ -130,14 +151,13 @@ def check(log_path, csv_path, mnt, vfs_path=None):
                             ("MoveFrom", paths[1]), ("MoveTo", paths[0])]
         elif kind == "unlink":
             want_events.append(("Delete", paths[0]))
-    # by sid: an I/O whose completion the trace lacks is listed last
-    rows.sort(key=lambda r: int(r["header.sid"]))
     got_events = [(r["file.eventType"], r["file.path"]) for r in rows
-                  if r["file.eventType"] in ("Delete", "MoveFrom", "MoveTo")]
+                  if r["file.eventType"] in ("Delete", "MoveFrom", "MoveTo")
+                  and r["file.path"].startswith(tops)]
     # one fsync writes the file's page once; consecutive writes of one file merge
     got_writes = []
     for r in rows:
-        if r["io.lba"] and r["io.operation"] == "Write" and r["file.path"]:
+        if r["io.lba"] and r["io.operation"] == "Write" and r["file.path"].startswith(tops):
             if not got_writes or got_writes[-1] != r["file.path"]:
                 got_writes.append(r["file.path"])
     merged = [w for i, w in enumerate(want_writes) if i == 0 or want_writes[i - 1] != w]
@@ -148,23 +168,23 @@ def check(log_path, csv_path, mnt, vfs_path=None):
     if got_writes != merged:
         first_difference("writes", got_writes, merged)
         ok = False
-    if vfs_path:
-        with open(vfs_path) as f:
-            got_calls = [(r["vfs.call"], r["file.path"]) for r in csv.DictReader(f)
-                         if r["vfs.call"] in CALLS.values()]
+    if vfs is not None:
+        got_calls = [(r["vfs.call"], r["file.path"]) for r in vfs
+                     if r["vfs.call"] in CALLS.values() and r["file.path"].startswith(tops)]
         if got_calls != want_calls:
             first_difference("calls", got_calls, want_calls)
             ok = False
     print("%d file events, %d writes (%d files in a row)%s"
           % (len(want_events), len(want_writes), len(merged),
-             ", %d calls" % len(want_calls) if vfs_path else ""))
-    return 0 if ok else 1
+             ", %d calls" % len(want_calls) if vfs is not None else ""))
+    return ok
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "run":
-        run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
-    elif len(sys.argv) in (5, 6) and sys.argv[1] == "check":
-        sys.exit(check(*sys.argv[2:]))
+    if len(sys.argv) >= 7 and sys.argv[1] == "run":
+        run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6],
+            sys.argv[7:] or ["a", "b"])
+    elif len(sys.argv) >= 6 and sys.argv[1] == "check":
+        sys.exit(check(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]))
     else:
         sys.exit(__doc__)

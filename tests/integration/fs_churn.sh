@@ -12,6 +12,13 @@
 # time; nothing unresolved, nothing lost. Then all again with --vfs: the
 # same, and in the --vfs view each write, rename, exchange and unlink
 # call, in order, under the path its file had when the call returned.
+# Then with --vfs again, two churns at once on the two CPUs, one in a
+# and its directories, one in b and its: each's events, writes and calls
+# in its order. These two drop no caches: a drop while the other calls
+# can leave a call's file in no cache by its exit, and such a call is
+# counted unresolved (in 2 of 5 seeds with drops, a rename onto a file
+# on ext4 lost its Delete, or an exchange on btrfs both its Moves,
+# without a count: not understood yet).
 #
 # Cold caches found two defects the fixed cases did not: ext4 lost a
 # replaced file's Delete when the new name's directory was not cached
@@ -48,31 +55,45 @@ for d, n in (("a", 5000), ("b", 500), ("a/s0", 100), ("a/s1", 100), ("b/s2", 100
 PY
 }
 
-for vfs in "" --vfs; do
+# plain; with --vfs; with --vfs, two churns at once (one in a, one in b)
+for mode in plain vfs two; do
 for fs in ext4 xfs btrfs; do
+	vfs=
+	[ "$mode" = plain ] || vfs=--vfs
 	at="$fs${vfs:+ $vfs}"
+	[ "$mode" = two ] && at="$at, two at once"
 	iotrace_test_fs "$fs" fs-churn "$T" || die "$SETUP_ERR"
 	make_files || die "cannot make the files on $fs"
 	sync -f "$MNT"
 
 	iotrace_test_start_tracer "$at: " "$T/out" "$T/err" -S -d "$LN" $vfs
-	python3 "$CHURN" run "$MNT" "$SEED" 3000 "$T/log.json" || die "the churn failed on $at"
+	if [ "$mode" = two ]; then
+		python3 "$CHURN" run "$MNT" "$SEED" 3000 0 "$T/log.a.json" a &
+		python3 "$CHURN" run "$MNT" $((SEED + 1000)) 3000 0 "$T/log.b.json" b
+		rc=$?
+		wait $! && [ "$rc" = 0 ] || die "the churns failed on $at"
+		logs=("$T/log.a.json" "$T/log.b.json")
+	else
+		python3 "$CHURN" run "$MNT" "$SEED" 3000 400 "$T/log.json" || die "the churn failed on $at"
+		logs=("$T/log.json")
+	fi
 	iotrace_test_stop_tracer "$at: " "$T/out" "$T/err"
 
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
 	check "$at: -P --io exit 0" [ $? = 0 ]
-	views=("$T/io.csv")
+	view=-
 	if [ -n "$vfs" ]; then
-		"$BIN" -P --vfs -p "$TRACE" -f csv >"$T/vfs.csv" 2>"$T/parse.err"
+		view="$T/vfs.csv"
+		"$BIN" -P --vfs -p "$TRACE" -f csv >"$view" 2>"$T/parse.err"
 		check "$at: -P --vfs exit 0" [ $? = 0 ]
-		views+=("$T/vfs.csv")
 	fi
-	python3 "$CHURN" check "$T/log.json" "${views[0]}" "$MNT" "${views[@]:1}" >"$T/check.out"
-	rc=$?
-	check "$at: the trace is the churn's ($(tail -1 "$T/check.out"))" [ "$rc" = 0 ]
-	grep -v "file events," "$T/check.out" | sed 's/^/      /'
 	unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
 	check "$at: nothing unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
+	python3 "$CHURN" check "$MNT" "$T/io.csv" "$view" "${logs[@]}" >"$T/check.out"
+	rc=$?
+	check "$at: the trace is the churn's ($(grep "file events," "$T/check.out" | paste -sd ';'))" \
+		[ "$rc" = 0 ]
+	grep -v "file events,\|json (" "$T/check.out" | sed 's/^/      /'
 	iotrace_teardown_fs
 done
 done
