@@ -17,10 +17,10 @@ those directories, and drops the kernel's caches every DROP operations,
 so that the tracer's walk of the dentry cache meets cold directories too.
 
 The check wants, exactly and in order (per LOG, where there are
-several): a Delete for each unlink and each file a rename replaced, a MoveFrom and MoveTo for each file moved (both
-files of an exchange), each under the path the file had then, none for
-a directory; and each fsynced write's data I/O under the path its file
-had at that time. In the --vfs view, each write, rename, exchange and
+several): a Delete for each unlink and each file a rename replaced, a
+MoveFrom and MoveTo for each file moved (both files of an exchange),
+each under the path the file had then, none for a directory; and each
+fsynced write's data I/O under the path its file had at that time. In the --vfs view, each write, rename, exchange and
 unlink call in order, under the path its file had when the call returned
 (an unlinked file's last); a directory's rename is no file's call. It
 prints what differs first and exits 1.
