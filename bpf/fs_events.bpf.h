@@ -83,10 +83,14 @@ struct {
 /*
  * A name a rename left to the file system (handle_ext4_dirty()): the
  * directory, the length and the first 8 bytes (head_word()) that the
- * dentry of the file it names has until the rename moves it.
+ * dentry of the file it names has until the rename moves it. The
+ * directory is matched by its inode number: a cache drop before the
+ * call's lookup frees the dentry the walk found, and the call makes
+ * another.
  */
 struct name_at {
 	struct dentry *dir;
+	__u64 dir_ino;
 	__u64 head;
 	__u32 len;
 };
@@ -665,10 +669,14 @@ static __always_inline struct dentry *new_name(const struct ns_op *op, bool *cut
 static __always_inline bool note_name_at(struct name_at *at)
 {
 	struct path_walk *w = walk_state();
+	struct dentry *dir;
 
 	if (!w || !w->deferred || !fs_names(w->d, IOTRACE_NAMES_RENAMED))
 		return false;
-	at->dir = w->d;
+	/* a local: CO-RE reads start from a kernel type */
+	dir = w->d;
+	at->dir = dir;
+	at->dir_ino = BPF_CORE_READ(dir, d_inode, i_ino);
 	at->len = w->clen;
 	at->head = *(__u64 *)w->comp;
 	return true;
@@ -965,7 +973,7 @@ static __always_inline bool named_at(struct dentry *d, const struct name_at *at)
 {
 	__u32 len;
 
-	if (!d || !at->dir || BPF_CORE_READ(d, d_parent) != at->dir)
+	if (!d || !at->dir || BPF_CORE_READ(d, d_parent, d_inode, i_ino) != at->dir_ino)
 		return false;
 	len = BPF_CORE_READ(d, d_name.len);
 	return len == at->len &&
@@ -1136,6 +1144,12 @@ static __always_inline int resolve_moved(struct ns_op *op)
 		op->unresolved = false;
 		return op->dir_moved;
 	}
+	/*
+	 * a name without an inode where a rename just put a file: a cache
+	 * drop killing the dentry as the walk met it
+	 */
+	if (!BPF_CORE_READ(d, d_inode))
+		return -1;
 	if (!moved_file(d, op->odfd, op->uold, &op->st.file, &op->dentry))
 		return op->dentry ? -1 : 0;
 	op->st.dev = op->st.file.dev;
@@ -1156,7 +1170,8 @@ static __always_inline bool exchanged_file(struct ns_op *op)
 
 	if (moved_file(d, op->ndfd, op->unew, &op->replaced, &op->dentry2))
 		op->has_replaced = true;
-	else if (!d || op->dentry2)
+	/* no inode: as in resolve_moved() */
+	else if (!d || !BPF_CORE_READ(d, d_inode) || op->dentry2)
 		return false;
 	return true;
 }
