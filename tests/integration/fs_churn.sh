@@ -16,9 +16,8 @@
 # and its directories, one in b and its: each's events, writes and calls
 # in its order. These two drop no caches: a drop while the other calls
 # can leave a call's file in no cache by its exit, and such a call is
-# counted unresolved (in 2 of 5 seeds with drops, a rename onto a file
-# on ext4 lost its Delete, or an exchange on btrfs both its Moves,
-# without a count: not understood yet).
+# counted unresolved; and once in about 30 such runs (xfs) a call was
+# lost without a count, not understood yet.
 #
 # Cold caches found two defects the fixed cases did not: ext4 lost a
 # replaced file's Delete when the new name's directory was not cached
