@@ -104,12 +104,18 @@ struct file_node *file_names__get(struct file_names *fn, const struct file_id *i
 	return f;
 }
 
+/* Whether f, named, has that name and parent already (name NULL: "") */
+static bool named_so(const struct file_node *f, const struct file_id *parent, const char *name)
+{
+	return !strcmp(f->name, name ? name : "") && id_eq(&f->parent, parent);
+}
+
 bool file_names__is_rename(const struct file_names *fn, const struct file_id *id,
 			   const struct file_id *parent, const char *name)
 {
 	const struct file_node *f = lookup(fn, id);
 
-	return f && f->name && (strcmp(f->name, name ? name : "") || !id_eq(&f->parent, parent));
+	return f && f->name && !named_so(f, parent, name);
 }
 
 int file_names__set_name(struct file_names *fn, const struct file_id *id,
@@ -120,11 +126,9 @@ int file_names__set_name(struct file_names *fn, const struct file_id *id,
 
 	if (!f)
 		return -ENOMEM;
-	if (!name)
-		name = "";
-	if (f->name && !strcmp(f->name, name) && id_eq(&f->parent, parent))
+	if (f->name && named_so(f, parent, name))
 		return 0;
-	copy = strdup(name);
+	copy = strdup(name ? name : "");
 	if (!copy)
 		return -ENOMEM;
 	if (f->name)
