@@ -58,9 +58,7 @@ void verifier_stats__print(struct bpf_object *obj, bool loaded)
 	if (!logs)
 		return;
 	bpf_object__for_each_program(prog, obj) {
-		if (!loaded)
-			break;
-		if (i == MAX_PROGS)
+		if (!loaded || i == MAX_PROGS)
 			break;
 		log = logs + i++ * LOG_SIZE;
 		if (!bpf_program__autoload(prog) || !*log)
