@@ -253,13 +253,16 @@ static __always_inline void send_name(struct iotrace_name_event *n,
  * root of its file system (sent as "/" with itself as parent), at most
  * IOTRACE_MAX_NAME_DEPTH records: a deeper file is named by its lowest
  * levels. Each record takes one sid, before the record that needed it.
+ * dir_addr and dir_inode_addr (0 for none): d's directory and its inode,
+ * taken while it was cached; its inode is taken from there if a cache
+ * drop has killed it since (see send_chain_from()).
  * A global function, verified once per program: inlined at each of its
  * callers (three in the queue program), its two loops cost the verifier
  * more than the rest of those programs. Names are rare: the call is
  * made only when a chain is sent. Use send_chain().
  */
-__noinline int send_chain_global(__u64 dentry_addr, struct file_seen *f,
-				 struct iotrace_file_id *fid)
+__noinline int send_chain_global(__u64 dentry_addr, __u64 dir_addr, __u64 dir_inode_addr,
+				 struct file_seen *f, struct iotrace_file_id *fid)
 {
 	struct dentry *d = (struct dentry *)dentry_addr;
 	struct iotrace_file_id child, pid;
@@ -276,9 +279,12 @@ __noinline int send_chain_global(__u64 dentry_addr, struct file_seen *f,
 	if (!n || !f || !fid)	/* the verifier's due for pointer arguments */
 		return 0;
 	child = *fid;
+	parent = d ? BPF_CORE_READ(d, d_parent) : NULL;
+	pinode = parent ? BPF_CORE_READ(parent, d_inode) : NULL;
+	/* out of the loop: each branch in it is verified in each pass */
+	if (!pinode && parent && (__u64)parent == dir_addr)
+		pinode = (struct inode *)dir_inode_addr;
 	for (i = 0; i < IOTRACE_MAX_NAME_DEPTH && d; i++) {
-		parent = BPF_CORE_READ(d, d_parent);
-		pinode = parent ? BPF_CORE_READ(parent, d_inode) : NULL;
 		if (!pinode) {
 			whole = true;
 			break;
@@ -295,6 +301,8 @@ __noinline int send_chain_global(__u64 dentry_addr, struct file_seen *f,
 		d = parent;
 		f = pf;
 		child = pid;
+		parent = BPF_CORE_READ(d, d_parent);
+		pinode = parent ? BPF_CORE_READ(parent, d_inode) : NULL;
 	}
 	if (!whole)
 		unmark_cut_chain(first_dir, epoch);
@@ -305,7 +313,22 @@ static __always_inline void send_chain(struct dentry *d, struct file_seen *f,
 				       struct iotrace_file_id *fid)
 {
 	/* a number, not a pointer: see file_entry_of() */
-	send_chain_global(iotrace_word_at(&d, false), f, fid);
+	send_chain_global(iotrace_word_at(&d, false), 0, 0, f, fid);
+}
+
+/*
+ * send_chain() of a file whose dentry d was cached, with its directory
+ * dir and dir's inode, a moment ago but is no longer held: a cache drop
+ * on another CPU can kill both while the chain is sent. A killed dentry
+ * keeps its name and parent until it is freed, which waits for this
+ * program's end, but loses its inode: dir's is then the one taken.
+ */
+static __always_inline void send_chain_from(struct dentry *d, struct dentry *dir,
+					    struct inode *dir_inode, struct file_seen *f,
+					    struct iotrace_file_id *fid)
+{
+	send_chain_global(iotrace_word_at(&d, false), iotrace_word_at(&dir, false),
+			  iotrace_word_at(&dir_inode, false), f, fid);
 }
 
 /*

@@ -130,6 +130,9 @@ struct ns_op {
 	/* a rename's paths, looked up again at its exit where still unresolved */
 	const char *uold, *unew;
 	__s32 odfd, ndfd;
+	/* at a rename's exit, the directories of dentry and dentry2 and their inodes */
+	struct dentry *dir, *dir2;
+	struct inode *dir_inode, *dir_inode2;
 };
 
 struct {
@@ -720,7 +723,8 @@ static __always_inline void name_again(const struct iotrace_file_id *id)
  * MoveFrom and MoveTo: a reader knows the new path by the time it reads
  * MoveTo.
  */
-static __always_inline void emit_move(struct iotrace_file_id *id, struct dentry *dentry)
+static __always_inline void emit_move(struct iotrace_file_id *id, struct dentry *dentry,
+				      struct dentry *dir, struct inode *dir_inode)
 {
 	struct file_seen *f;
 
@@ -732,7 +736,7 @@ static __always_inline void emit_move(struct iotrace_file_id *id, struct dentry 
 
 		f->name_sig = name_sig(iotrace_inode_alias(BPF_CORE_READ(d, d_inode), false),
 				       false);
-		send_chain(d, f, id);
+		send_chain_from(d, dir, dir_inode, f, id);
 	}
 	emit_fs_event(id, IOTRACE_FS_MOVE_TO);
 }
@@ -856,6 +860,15 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	d = resolve(dfd, upath,
 		    call <= IOTRACE_VFS_UNLINKAT ? IOTRACE_NAMES_UNLINKED : IOTRACE_WALK_EXIT,
 		    &op->unresolved);
+	inode = d ? start_on(op, d, call) : NULL;
+	if (d && !inode && !op->dir_moved && !BPF_CORE_READ(d, d_inode)) {
+		/*
+		 * killed since the walk met it (another task's cache drop),
+		 * so no file was found: as if it was not cached
+		 */
+		op->unresolved = fs_dev_traced(BPF_CORE_READ(d, d_sb, s_dev));
+		d = NULL;
+	}
 	if (!d) {
 		/*
 		 * left to the file system's tracepoints, if any; a call that
@@ -876,7 +889,6 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		store_op(tid, op);
 		return 0;
 	}
-	inode = start_on(op, d, call);
 	if (!inode) {
 		if (op->dir_moved)
 			store_op(tid, op);
@@ -1176,11 +1188,69 @@ static __always_inline bool exchanged_file(struct ns_op *op)
 	return true;
 }
 
+/*
+ * The dentry of the file ino that a rename moved to (dfd, upath): d, found
+ * before the exit, if it is still that file's name, else looked up there
+ * again (its dentry first among its directory's children); NULL if it is
+ * not cached there. The call let go of d before its exit, so another
+ * task's cache drop can have killed d, and its directory with it, and a
+ * chain sent through d would then name nothing: the file's MoveTo would
+ * show its old path.
+ */
+static __always_inline struct dentry *moved_dentry(struct dentry *d, __u64 ino, __s32 dfd,
+						   const char *upath, bool dir)
+{
+	bool ignored = false;
+	struct inode *inode = d ? BPF_CORE_READ(d, d_inode) : NULL;
+
+	/* a kill unhashes a dentry first, and a reused one is another file's */
+	if (inode && BPF_CORE_READ(d, d_hash.pprev) && BPF_CORE_READ(inode, i_ino) == ino)
+		return d;
+	d = resolve(dfd, upath, 0, &ignored);
+	/* through an overlayfs, a file's is the upper one's (ns_target()) */
+	if (!dir)
+		d = ns_target(d);
+	return d && BPF_CORE_READ(d, d_inode, i_ino) == ino ? d : NULL;
+}
+
+/*
+ * The rename op (successful, resolved): whether the dentries its chains go
+ * through still name what it moved where it put it (moved_dentry()): its
+ * file, or the directory the trace has named, and the other file of an
+ * exchange. Their directories and inodes are taken now, for the chains
+ * (send_chain_from()).
+ */
+static __always_inline bool moves_named(struct ns_op *op)
+{
+	struct dentry *d;
+
+	d = moved_dentry(op->dentry, op->st.file.ino, op->ndfd, op->unew, op->dir_moved);
+	if (!d)
+		return false;
+	op->dentry = d;
+	op->dir = BPF_CORE_READ(d, d_parent);
+	op->dir_inode = BPF_CORE_READ(d, d_parent, d_inode);
+	/* killed just now, the directory with it */
+	if (!op->dir_inode)
+		return false;
+	if (!op->has_replaced || !op->exchange)
+		return true;
+	d = moved_dentry(op->dentry2, op->replaced.ino, op->odfd, op->uold, false);
+	if (!d)
+		return false;
+	op->dentry2 = d;
+	op->dir2 = BPF_CORE_READ(d, d_parent);
+	op->dir_inode2 = BPF_CORE_READ(d, d_parent, d_inode);
+	return op->dir_inode2;
+}
+
 SEC("tracepoint")
 int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct ns_op *op = scratch_op(), *p;
+	/* read once: clang may keep &ctx->ret, and the verifier refuses a load through an offset ctx */
+	long ret = ctx->ret;
 
 	p = bpf_map_lookup_elem(&ns_ops, &tid);
 	if (!p || !op)
@@ -1189,7 +1259,7 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 	drop_op(tid, op);
 	if (op->st.call != call_of(ctx->id))
 		return 0;
-	if (op->unresolved && ctx->ret == 0 && op->st.call > IOTRACE_VFS_UNLINKAT) {
+	if (op->unresolved && ret == 0 && op->st.call > IOTRACE_VFS_UNLINKAT) {
 		int r = resolve_moved(op);
 
 		if (!r)
@@ -1199,23 +1269,29 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 			return 0;
 		}
 	}
-	if (op->dir_moved) {
-		struct file_seen *f = ctx->ret == 0 ? seen_file(&op->st.file) : NULL;
-
-		if (f)
-			send_chain(op->dentry, f, &op->st.file);
-		return 0;
-	}
+	/* still unresolved: an unlink (a directory moved is resolved) */
 	if (op->unresolved) {
-		if (ctx->ret == 0 && !link_gone(op))
+		if (ret == 0 && !link_gone(op))
 			__sync_fetch_and_add(&ns_unresolved, 1);
 		return 0;
 	}
-	if (ctx->ret == 0 && op->exchange && !op->has_replaced && !exchanged_file(op)) {
+	if (ret == 0 && op->exchange && !op->has_replaced && !op->dir_moved &&
+	    !exchanged_file(op)) {
 		__sync_fetch_and_add(&ns_unresolved, 1);
 		return 0;
 	}
-	if (ctx->ret == 0 && (op->evicted || op->replaced_evicted)) {
+	if (ret == 0 && op->st.call > IOTRACE_VFS_UNLINKAT && !moves_named(op)) {
+		__sync_fetch_and_add(&ns_unresolved, 1);
+		return 0;
+	}
+	if (op->dir_moved) {
+		struct file_seen *f = ret == 0 ? seen_file(&op->st.file) : NULL;
+
+		if (f)
+			send_chain_from(op->dentry, op->dir, op->dir_inode, f, &op->st.file);
+		return 0;
+	}
+	if (ret == 0 && (op->evicted || op->replaced_evicted)) {
 		/* an unlink's file, or a rename's replaced one: never both */
 		bool r = op->replaced_evicted;
 		struct iotrace_file_id *fid = r ? &op->replaced : &op->st.file;
@@ -1224,7 +1300,7 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 		if (f)
 			name_by_path(f, r ? op->ndfd : op->odfd, r ? op->unew : op->uold, fid);
 	}
-	if (ctx->ret == 0) {
+	if (ret == 0) {
 		if (op->st.call <= IOTRACE_VFS_UNLINKAT) {
 			if (!op->link_only)
 				emit_fs_event(&op->st.file, IOTRACE_FS_DELETE);
@@ -1233,13 +1309,13 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 		} else {
 			if (op->has_replaced && !op->exchange)
 				emit_fs_event(&op->replaced, IOTRACE_FS_DELETE);
-			emit_move(&op->st.file, op->dentry);
+			emit_move(&op->st.file, op->dentry, op->dir, op->dir_inode);
 			if (op->has_replaced && op->exchange)
-				emit_move(&op->replaced, op->dentry2);
+				emit_move(&op->replaced, op->dentry2, op->dir2, op->dir_inode2);
 		}
 	}
 	if (vfs_enabled && task_selected(op->st.pid))
-		emit_vfs(&op->st, ctx->ret, 0);
+		emit_vfs(&op->st, ret, 0);
 	return 0;
 }
 
