@@ -14,15 +14,26 @@
 # call, in order, under the path its file had when the call returned.
 # Then with --vfs again, two churns at once on the two CPUs, one in a
 # and its directories, one in b and its: each's events, writes and calls
-# in its order. These two drop no caches: a drop while the other calls
-# can leave a call's file in no cache by its exit, and such a call is
-# counted unresolved; and once in about 30 such runs (xfs) a call was
-# lost without a count, not understood yet.
+# in its order, nothing unresolved. Then the two at once again, each
+# dropping caches every 400, on ext4 and xfs: a drop as the other's
+# rename ends can take the file it moved from every cache before the
+# exit looks for it, and such a call is counted unresolved; so here calls
+# may be missing, each whole (its events and its record), as many as the
+# summary counts, and nothing else may differ. Not on btrfs, which names
+# no file inside the call: there the exit walks the paths of an unlinked
+# or renamed file the trace had not named, and a drop can take their
+# directories first; such a Delete or MoveFrom then has no path (4 runs
+# in 52, not counted), and a file whose rename was counted keeps its old
+# name up to its next rename's MoveFrom.
 #
-# Cold caches found two defects the fixed cases did not: ext4 lost a
+# Cold caches found defects the fixed cases did not: ext4 lost a
 # replaced file's Delete when the new name's directory was not cached
-# (9405588), and the parser gave a MoveFrom waiting behind an I/O in
-# flight the name given after it (4ef550b).
+# (9405588); the parser gave a MoveFrom waiting behind an I/O in flight
+# the name given after it (4ef550b); and the other churn's drops killed
+# dentries the tracer had found: a moved file's after its call, before or
+# while the exit sent its name (its MoveTo kept the old path: xfs, 2 runs
+# in 97), and an unlinked file's just after the walk met it (its Delete
+# lost: btrfs), both uncounted.
 #
 #   usage: [IOTRACE_CHURN_SEED=N] tests/integration/fs_churn.sh PATH/TO/iotrace
 #
@@ -54,21 +65,27 @@ for d, n in (("a", 5000), ("b", 500), ("a/s0", 100), ("a/s1", 100), ("b/s2", 100
 PY
 }
 
-# plain; with --vfs; with --vfs, two churns at once (one in a, one in b)
-for mode in plain vfs two; do
+# plain; with --vfs; with --vfs, two churns at once (one in a, one in b);
+# the same, each dropping caches (not on btrfs)
+for mode in plain vfs two drops; do
 for fs in ext4 xfs btrfs; do
+	# btrfs names no file inside a rename: see the note above
+	[ "$mode" = drops ] && [ "$fs" = btrfs ] && continue
 	vfs=
 	[ "$mode" = plain ] || vfs=--vfs
 	at="$fs${vfs:+ $vfs}"
 	[ "$mode" = two ] && at="$at, two at once"
+	[ "$mode" = drops ] && at="$at, two at once dropping caches"
 	iotrace_test_fs "$fs" fs-churn "$T" || die "$SETUP_ERR"
 	make_files || die "cannot make the files on $fs"
 	sync -f "$MNT"
 
 	iotrace_test_start_tracer "$at: " "$T/out" "$T/err" -S -d "$LN" $vfs
-	if [ "$mode" = two ]; then
-		python3 "$CHURN" run "$MNT" "$SEED" 3000 0 "$T/log.a.json" a &
-		python3 "$CHURN" run "$MNT" $((SEED + 1000)) 3000 0 "$T/log.b.json" b
+	if [ "$mode" = two ] || [ "$mode" = drops ]; then
+		drop=0
+		[ "$mode" = drops ] && drop=400
+		python3 "$CHURN" run "$MNT" "$SEED" 3000 "$drop" "$T/log.a.json" a &
+		python3 "$CHURN" run "$MNT" $((SEED + 1000)) 3000 "$drop" "$T/log.b.json" b
 		rc=$?
 		wait $! && [ "$rc" = 0 ] || die "the churns failed on $at"
 		logs=("$T/log.a.json" "$T/log.b.json")
@@ -87,12 +104,16 @@ for fs in ext4 xfs btrfs; do
 		check "$at: -P --vfs exit 0" [ $? = 0 ]
 	fi
 	unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
-	check "$at: nothing unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
-	python3 "$CHURN" check "$MNT" "$T/io.csv" "$view" "${logs[@]}" >"$T/check.out"
+	# a drop while the other churn's call ends can take the file it
+	# moved from every cache before the exit: such a call is counted
+	[ "$mode" = drops ] ||
+		check "$at: nothing unresolved (got '${unresolved:-none}')" [ -z "$unresolved" ]
+	python3 "$CHURN" check "$MNT" "$T/io.csv" "$view" "${unresolved:-0}" "${logs[@]}" \
+		>"$T/check.out"
 	rc=$?
-	check "$at: the trace is the churn's ($(grep "file events," "$T/check.out" | paste -sd ';'))" \
-		[ "$rc" = 0 ]
-	grep -v "file events,\|json (" "$T/check.out" | sed 's/^/      /'
+	check "$at: the trace is the churn's ($(grep "file events,\|counted" "$T/check.out" |
+		paste -sd ';'))" [ "$rc" = 0 ]
+	grep -v "file events,\|json (\|counted" "$T/check.out" | sed 's/^/      /'
 	iotrace_teardown_fs
 done
 done
