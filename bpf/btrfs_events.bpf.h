@@ -11,8 +11,10 @@
  * open, btrfs evicts it inside the call, as the VFS drops the dentry, on
  * the calling thread. An inode is evicted with no link left only then:
  * one merely evicted from the cache keeps its links. Its dentry is gone by
- * then, so the exit names it from the call's path if the trace had not
- * (name_by_path()). A file still open elsewhere is evicted at its last
+ * then, so it is named from the call's path if the trace had not
+ * (name_by_path()): here, where the call still holds the path's
+ * directory; at the exit another task's cache drop may have taken it
+ * (the exit tries again). A file still open elsewhere is evicted at its last
  * close, outside the call: such an unlink stays counted as unresolved,
  * and such a replaced file is taken for none, as before.
  * Attached with the syscall programs, where the kernel has it.
@@ -23,6 +25,7 @@
 SEC("tp_btf/btrfs_inode_evict")
 int BPF_PROG(handle_btrfs_evict, struct inode *inode)
 {
+	struct file_seen *f;
 	struct ns_op *p;
 
 	if (BPF_CORE_READ(inode, i_nlink) ||
@@ -31,18 +34,24 @@ int BPF_PROG(handle_btrfs_evict, struct inode *inode)
 		return 0;
 	p = pending_op(false);
 	if (p) {
-		if (file_entry(inode, &p->st.file)) {
+		f = file_entry(inode, &p->st.file);
+		if (f) {
 			p->st.dev = p->st.file.dev;
 			p->unresolved = false;
 			p->evicted = true;
+			name_by_path(f, p->odfd, p->uold, &p->st.file);
 		}
 		return 0;
 	}
 	p = pending_op(true);
 	/* an exchange removes no file */
-	if (p && !p->exchange && !p->has_replaced && file_entry(inode, &p->replaced)) {
+	if (!p || p->exchange || p->has_replaced)
+		return 0;
+	f = file_entry(inode, &p->replaced);
+	if (f) {
 		p->has_replaced = true;
 		p->replaced_evicted = true;
+		name_by_path(f, p->ndfd, p->unew, &p->replaced);
 	}
 	return 0;
 }

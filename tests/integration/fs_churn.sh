@@ -20,11 +20,11 @@
 # exit looks for it, and such a call is counted unresolved; so here calls
 # may be missing, each whole (its events and its record), as many as the
 # summary counts, and nothing else may differ. Not on btrfs, which names
-# no file inside the call: there the exit walks the paths of an unlinked
-# or renamed file the trace had not named, and a drop can take their
-# directories first; such a Delete or MoveFrom then has no path (4 runs
-# in 52, not counted), and a file whose rename was counted keeps its old
-# name up to its next rename's MoveFrom.
+# no file inside a rename: there the exit walks the old path of a
+# renamed file the trace had not named, and a drop can take its
+# directory first, so that its MoveFrom has no path, not counted; and a
+# file whose rename was counted keeps its old name in the trace, so that
+# its next Delete or MoveFrom resolved at the exit shows that (README).
 #
 # Cold caches found defects the fixed cases did not: ext4 lost a
 # replaced file's Delete when the new name's directory was not cached
