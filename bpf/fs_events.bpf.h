@@ -1214,34 +1214,38 @@ static __always_inline struct dentry *moved_dentry(struct dentry *d, __u64 ino, 
 }
 
 /*
+ * moved_dentry() into *dentry, with its directory and that directory's
+ * inode, taken now for the chain (send_chain_from()); false if it is not
+ * cached there, or was killed just now, its directory with it.
+ */
+static __always_inline bool take_moved(struct dentry **dentry, struct dentry **dir,
+				       struct inode **dir_inode, __u64 ino, __s32 dfd,
+				       const char *upath, bool is_dir)
+{
+	struct dentry *d = moved_dentry(*dentry, ino, dfd, upath, is_dir);
+
+	if (!d)
+		return false;
+	*dentry = d;
+	*dir = BPF_CORE_READ(d, d_parent);
+	*dir_inode = BPF_CORE_READ(d, d_parent, d_inode);
+	return *dir_inode;
+}
+
+/*
  * The rename op (successful, resolved): whether the dentries its chains go
- * through still name what it moved where it put it (moved_dentry()): its
+ * through still name what it moved where it put it (take_moved()): its
  * file, or the directory the trace has named, and the other file of an
- * exchange. Their directories and inodes are taken now, for the chains
- * (send_chain_from()).
+ * exchange.
  */
 static __always_inline bool moves_named(struct ns_op *op)
 {
-	struct dentry *d;
-
-	d = moved_dentry(op->dentry, op->st.file.ino, op->ndfd, op->unew, op->dir_moved);
-	if (!d)
+	if (!take_moved(&op->dentry, &op->dir, &op->dir_inode, op->st.file.ino, op->ndfd,
+			op->unew, op->dir_moved))
 		return false;
-	op->dentry = d;
-	op->dir = BPF_CORE_READ(d, d_parent);
-	op->dir_inode = BPF_CORE_READ(d, d_parent, d_inode);
-	/* killed just now, the directory with it */
-	if (!op->dir_inode)
-		return false;
-	if (!op->has_replaced || !op->exchange)
-		return true;
-	d = moved_dentry(op->dentry2, op->replaced.ino, op->odfd, op->uold, false);
-	if (!d)
-		return false;
-	op->dentry2 = d;
-	op->dir2 = BPF_CORE_READ(d, d_parent);
-	op->dir_inode2 = BPF_CORE_READ(d, d_parent, d_inode);
-	return op->dir_inode2;
+	return !op->has_replaced || !op->exchange ||
+	       take_moved(&op->dentry2, &op->dir2, &op->dir_inode2, op->replaced.ino, op->odfd,
+			  op->uold, false);
 }
 
 SEC("tracepoint")
