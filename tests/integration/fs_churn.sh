@@ -29,11 +29,11 @@
 # Cold caches found defects the fixed cases did not: ext4 lost a
 # replaced file's Delete when the new name's directory was not cached
 # (9405588); the parser gave a MoveFrom waiting behind an I/O in flight
-# the name given after it (4ef550b); and the other churn's drops killed
-# dentries the tracer had found: a moved file's after its call, before or
-# while the exit sent its name (its MoveTo kept the old path: xfs, 2 runs
-# in 97), and an unlinked file's just after the walk met it (its Delete
-# lost: btrfs), both uncounted.
+# the name given after it (4ef550b); and the other churn's drops took
+# what the exit named files through: a moved file's dentry, killed after
+# its call, before or while the exit sent its name (its MoveTo kept the
+# old path: xfs, 2 runs in 97), and on btrfs the directory of an evicted
+# file the trace had not named (its Delete had no path), both uncounted.
 #
 #   usage: [IOTRACE_CHURN_SEED=N] tests/integration/fs_churn.sh PATH/TO/iotrace
 #
