@@ -11,10 +11,11 @@
  * open, btrfs evicts it inside the call, as the VFS drops the dentry, on
  * the calling thread. An inode is evicted with no link left only then:
  * one merely evicted from the cache keeps its links. Its dentry is gone by
- * then, so it is named from the call's path if the trace had not
- * (name_by_path()): here, where the call still holds the path's
- * directory; at the exit another task's cache drop may have taken it
- * (the exit tries again). A file still open elsewhere is evicted at its last
+ * then, so it is named from the call's path unless the trace named it
+ * since the last rename (name_by_path()): here, where the call still
+ * holds the path's directory; at the exit another task's cache drop may
+ * have taken it (the exit tries again, and counts the call unresolved if
+ * that fails). A file still open elsewhere is evicted at its last
  * close, outside the call: such an unlink stays counted as unresolved,
  * and such a replaced file is taken for none, as before.
  * Attached with the syscall programs, where the kernel has it.
@@ -39,7 +40,7 @@ int BPF_PROG(handle_btrfs_evict, struct inode *inode)
 			p->st.dev = p->st.file.dev;
 			p->unresolved = false;
 			p->evicted = true;
-			name_by_path(f, p->odfd, p->uold, &p->st.file);
+			p->evict_named = name_by_path(f, p->odfd, p->uold, &p->st.file);
 		}
 		return 0;
 	}
@@ -51,7 +52,7 @@ int BPF_PROG(handle_btrfs_evict, struct inode *inode)
 	if (f) {
 		p->has_replaced = true;
 		p->replaced_evicted = true;
-		name_by_path(f, p->ndfd, p->unew, &p->replaced);
+		p->evict_named = name_by_path(f, p->ndfd, p->unew, &p->replaced);
 	}
 	return 0;
 }

@@ -114,10 +114,11 @@ struct ns_op {
 	bool dir_moved;
 	/*
 	 * the file an unlink removes, or the one a rename replaces, found at
-	 * its eviction, with no dentry left (btrfs_events.bpf.h): named at
-	 * the exit from the call's path if the trace had not named it
+	 * its eviction, with no dentry left (btrfs_events.bpf.h): named
+	 * from the call's path (name_by_path()) in the call (evict_named),
+	 * or at the exit
 	 */
-	bool evicted, replaced_evicted;
+	bool evicted, replaced_evicted, evict_named;
 	/*
 	 * a rename's new name in ext4 was not walked to its directory (not
 	 * cached): the file ext4 dirties with no link left is the one replaced
@@ -1062,11 +1063,11 @@ static __always_inline bool link_gone(struct ns_op *op)
 }
 
 /*
- * The name a rename took from file f (fid), for a file the trace had not
- * named: the last component of its old path, in w->comp, in directory
- * dir, whose chain goes first.
+ * The name file fid had before the call: the last component of the
+ * call's path, in w->comp, in directory dir, whose chain goes first.
+ * False if dir has no entry (killed by a cache drop since the walk).
  */
-static __always_inline void send_old_name(struct path_walk *w, struct dentry *dir,
+static __always_inline bool send_old_name(struct path_walk *w, struct dentry *dir,
 					  struct iotrace_file_id *fid)
 {
 	struct iotrace_file_id pid;
@@ -1076,21 +1077,23 @@ static __always_inline void send_old_name(struct path_walk *w, struct dentry *di
 
 	pf = file_entry(BPF_CORE_READ(dir, d_inode), &pid);
 	if (!pf)
-		return;
+		return false;
 	if (pf->sent_epoch != rename_epoch + 1)
 		send_chain(dir, pf, &pid);
 	n = bpf_map_lookup_elem(&name_buf, &zero);
 	if (n)
 		send_name(n, fid, &pid, w->comp);
+	return n;
 }
 
 /*
- * The file fid, which the trace had not named, gets its name from a path
- * the call took it by or gave it (dfd, upath): the path's directory,
- * cached by the call, and last component; for a rename's MoveFrom, or an
- * evicted file's Delete. A global function, verified once per program:
- * inlined at each of its three callers, the walk made the exit program
- * the verifier's slowest. Use name_by_path().
+ * The file fid gets its name from a path the call took it by or gave it
+ * (dfd, upath): the path's directory, cached by the call, and last
+ * component; for a rename's MoveFrom, or an evicted file's Delete. 1 if
+ * sent; 0 if the walk did not reach the directory (another task's cache
+ * drop, a path the walk does not follow). A global function, verified
+ * once per program: inlined at each of its three callers, the walk made
+ * the exit program the verifier's slowest. Use name_by_path().
  */
 __noinline int name_by_path_global(__s32 dfd, __u64 upath, struct iotrace_file_id *fid)
 {
@@ -1101,17 +1104,26 @@ __noinline int name_by_path_global(__s32 dfd, __u64 upath, struct iotrace_file_i
 		return 0;
 	resolve(dfd, (const char *)upath, IOTRACE_WALK_PARENT, &ignored);
 	w = walk_state();
-	if (w && w->deferred)
-		send_old_name(w, w->d, fid);
-	return 0;
+	return w && w->deferred && send_old_name(w, w->d, fid);
 }
 
-/* name_by_path_global() for file f, unless the trace named it already */
-static __always_inline void name_by_path(const struct file_seen *f, __s32 dfd,
+/*
+ * Whether the trace names file f (fid) by the path the call took it by or
+ * gave it (dfd, upath): a name sent since the last rename is taken as
+ * right, as name_file() takes it; an older one may be stale (a rename of
+ * f or of a directory above it counted unresolved left the old path in
+ * the trace), so f is named again (name_by_path_global()). At a rename's
+ * exit the rename's own exit program, attached first to the same
+ * tracepoint, has moved the epoch on: a renamed file is named again each
+ * time. f is not marked as named: the old name sent is not its name once
+ * the call is over. False if the naming failed: the event would show a
+ * stale path, or none.
+ */
+static __always_inline bool name_by_path(const struct file_seen *f, __s32 dfd,
 					 const char *upath, struct iotrace_file_id *fid)
 {
-	if (!f->sent_epoch)
-		name_by_path_global(dfd, (__u64)upath, fid);
+	return f->sent_epoch == rename_epoch + 1 ||
+	       name_by_path_global(dfd, (__u64)upath, fid);
 }
 
 /*
@@ -1119,9 +1131,11 @@ static __always_inline void name_by_path(const struct file_seen *f, __s32 dfd,
  * d_exchange() put its dentry first among its directory's children, so
  * the walk finds it at once: its entry in files and its id in fid, its
  * dentry in *dentry; NULL if it is not a regular file of a traced device
- * (*dentry NULL too) or has no entry. A file the trace had not named gets
- * its old name (dfd, upath: its old path) first, for its MoveFrom; not
- * through an overlayfs, whose directory is not the file's.
+ * (*dentry NULL too) or has no entry. A file not named since the last
+ * rename gets its old name (dfd, upath: its old path) first, for its
+ * MoveFrom (name_by_path()); not through an overlayfs, whose directory is
+ * not the file's. NULL too, *dentry set, if that failed: the MoveFrom
+ * would have a stale path or none, so the call is unresolved.
  */
 static __always_inline struct file_seen *moved_file(struct dentry *d, __s32 dfd,
 						    const char *upath,
@@ -1133,8 +1147,8 @@ static __always_inline struct file_seen *moved_file(struct dentry *d, __s32 dfd,
 
 	*dentry = t;
 	f = t ? file_entry(BPF_CORE_READ(t, d_inode), fid) : NULL;
-	if (f && t == d)
-		name_by_path(f, dfd, upath, fid);
+	if (f && t == d && !name_by_path(f, dfd, upath, fid))
+		return NULL;
 	return f;
 }
 
@@ -1301,8 +1315,12 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 		struct iotrace_file_id *fid = r ? &op->replaced : &op->st.file;
 		struct file_seen *f = seen_file(fid);
 
-		if (f)
-			name_by_path(f, r ? op->ndfd : op->odfd, r ? op->unew : op->uold, fid);
+		/* a Delete with a stale path, or none, is not sent: counted */
+		if (f && !op->evict_named &&
+		    !name_by_path(f, r ? op->ndfd : op->odfd, r ? op->unew : op->uold, fid)) {
+			__sync_fetch_and_add(&ns_unresolved, 1);
+			return 0;
+		}
 	}
 	if (ret == 0) {
 		if (op->st.call <= IOTRACE_VFS_UNLINKAT) {
