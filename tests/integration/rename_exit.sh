@@ -43,6 +43,20 @@
 # a directory of more than 4096 cached entries newer than the file was
 # unresolved: counted, its events missing; and until 2026-11-29 (16th
 # sitting) the exchange still was.
+# Then, on btrfs, calls after a rename counted as unresolved, which leaves
+# the file's old name in the trace (a new name of 280 bytes, which the
+# exit cannot walk); the old name of a later call is walked at the exit
+# (rename) or met in it (unlink: btrfs_events.bpf.h):
+#   - a file written, renamed to a long name, then renamed again by a
+#     short path: its MoveFrom under the long name's path, not the name
+#     the write gave it (it did show that: 5 runs in 116 of fs_churn's
+#     drops mode on btrfs);
+#   - the same, then the caches dropped and the file unlinked: its
+#     Delete under the long name's path (it showed the write's);
+#   - a file the trace never named renamed from a long path: its old
+#     name cannot be walked, so the call is counted and sends nothing
+#     (its MoveFrom had no path, not counted).
+# Three calls counted, and nothing else missing.
 #
 # Needs root, BTF, loop devices, mkfs.btrfs and mkfs.xfs; a missing one
 # is a failure, not a skip. Everything set up is torn down at exit, also
@@ -148,5 +162,48 @@ for fs in btrfs xfs; do
 		grep -qw "/dir.new/in" <<<"$ios"
 	iotrace_teardown_fs
 done
+
+# the calls after a counted rename (btrfs): see the note above
+stale_calls() {
+	python3 - "$MNT" <<'PY'
+import os, sys
+mnt = sys.argv[1]
+# more than the tracer's 256-byte path buffer: the exit cannot walk it
+def long(name):
+    return mnt + "/st/" + "./" * 140 + name
+def write(p):
+    fd = os.open(p, os.O_WRONLY)
+    os.pwrite(fd, b"w" * 4096, 0)
+    os.fsync(fd)
+    os.close(fd)
+write(mnt + "/st/a")
+os.rename(mnt + "/st/a", long("a2"))
+os.rename(mnt + "/st/a2", mnt + "/st/a3")
+write(mnt + "/st/b")
+os.rename(mnt + "/st/b", long("b2"))
+with open("/proc/sys/vm/drop_caches", "w") as f:
+    f.write("2")
+os.unlink(mnt + "/st/b2")
+os.rename(long("c"), mnt + "/st/c2")
+PY
+}
+
+iotrace_shm_fs btrfs 512M rename-exit "$T" || die "$SETUP_ERR"
+mkdir "$MNT/st" && touch "$MNT/st/a" "$MNT/st/b" "$MNT/st/c" || die "cannot make the files on btrfs"
+sync -f "$MNT"
+iotrace_test_start_tracer "btrfs, after a counted rename: " "$T/out" "$T/err" -S -d "$LN"
+stale_calls || die "the calls failed on btrfs"
+iotrace_test_stop_tracer "btrfs, after a counted rename: " "$T/out" "$T/err"
+"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
+check "btrfs, after a counted rename: -P --io exit 0" [ $? = 0 ]
+{ read -r got; read -r ios; } < <(events "$T/io.csv")
+check "btrfs, after a counted rename: the events under the names the calls took ($got)" \
+	[ "$got" = "Delete:/st/b2 MoveFrom:/st/a2 MoveTo:/st/a3" ]
+check "btrfs, after a counted rename: the writes under the names they had ($ios)" \
+	[ "$(tr ' ' '\n' <<<"$ios" | sort -u | paste -sd ' ')" = "/st/a /st/b" ]
+unresolved=$(iotrace_json_get "$T/out" tags unresolvedFileEvents)
+check "btrfs, after a counted rename: 3 calls counted unresolved (got '${unresolved:-none}')" \
+	[ "$unresolved" = 3 ]
+iotrace_teardown_fs
 
 finish
