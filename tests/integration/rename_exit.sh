@@ -132,18 +132,25 @@ print(" ".join(sorted("%s:%s" % (r["file.eventType"], r["file.path"]) for r in r
 print(" ".join(r["file.path"] for r in rows if r["io.lba"] and r["file.path"]))' "$1"
 }
 
-for fs in btrfs xfs; do
+# traced AT FS MAKE CALLS: on a new FS, the files MAKE makes, then CALLS
+# under trace; the trace parsed into T/io.csv, and from it got (the file
+# events, sorted) and ios (the I/Os' paths, in order). AT names the checks.
+traced() {
+	local at=$1 fs=$2
+
 	iotrace_shm_fs "$fs" 512M rename-exit "$T" || die "$SETUP_ERR"
-	make_files || die "cannot make the files on $fs"
+	"$3" || die "cannot make the files on $fs"
 	sync -f "$MNT"
-
-	iotrace_test_start_tracer "$fs: " "$T/out" "$T/err" -S -d "$LN"
-	rename_files || die "the renames failed on $fs"
-	iotrace_test_stop_tracer "$fs: " "$T/out" "$T/err"
-
+	iotrace_test_start_tracer "$at: " "$T/out" "$T/err" -S -d "$LN"
+	"$4" || die "the calls failed on $fs"
+	iotrace_test_stop_tracer "$at: " "$T/out" "$T/err"
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
-	check "$fs: -P --io exit 0" [ $? = 0 ]
+	check "$at: -P --io exit 0" [ $? = 0 ]
 	{ read -r got; read -r ios; } < <(events "$T/io.csv")
+}
+
+for fs in btrfs xfs; do
+	traced "$fs" "$fs" make_files rename_files
 	want="Delete:/big/gone Delete:/big/last Delete:/big/replaced Delete:/big/seen"
 	want="$want MoveFrom:/big/away MoveFrom:/big/fresh MoveFrom:/big/known MoveFrom:/big/old"
 	want="$want MoveFrom:/big/onto MoveFrom:/big/xa MoveFrom:/big/xb MoveFrom:/big/xnew"
@@ -188,15 +195,11 @@ os.rename(long("c"), mnt + "/st/c2")
 PY
 }
 
-iotrace_shm_fs btrfs 512M rename-exit "$T" || die "$SETUP_ERR"
-mkdir "$MNT/st" && touch "$MNT/st/a" "$MNT/st/b" "$MNT/st/c" || die "cannot make the files on btrfs"
-sync -f "$MNT"
-iotrace_test_start_tracer "btrfs, after a counted rename: " "$T/out" "$T/err" -S -d "$LN"
-stale_calls || die "the calls failed on btrfs"
-iotrace_test_stop_tracer "btrfs, after a counted rename: " "$T/out" "$T/err"
-"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
-check "btrfs, after a counted rename: -P --io exit 0" [ $? = 0 ]
-{ read -r got; read -r ios; } < <(events "$T/io.csv")
+stale_files() {
+	mkdir "$MNT/st" && touch "$MNT/st/a" "$MNT/st/b" "$MNT/st/c"
+}
+
+traced "btrfs, after a counted rename" btrfs stale_files stale_calls
 check "btrfs, after a counted rename: the events under the names the calls took ($got)" \
 	[ "$got" = "Delete:/st/b2 MoveFrom:/st/a2 MoveTo:/st/a3" ]
 check "btrfs, after a counted rename: the writes under the names they had ($ios)" \
