@@ -630,7 +630,7 @@ static char dir[64];
 
 struct buf {
 	uint8_t *b;
-	size_t len;
+	size_t len, cap;
 };
 
 static void add_io(struct buf *b, uint64_t sid, uint64_t id)
@@ -651,8 +651,12 @@ static void add_io(struct buf *b, uint64_t sid, uint64_t id)
 	len = octf__proto__trace__event__get_packed_size(&ev);
 	assert_true(len <= sizeof(msg));
 	octf__proto__trace__event__pack(&ev, msg);
-	b->b = realloc(b->b, b->len + FRAMING_VARINT_MAX + len);
-	assert_non_null(b->b);
+	if (b->len + FRAMING_VARINT_MAX + len > b->cap) {
+		/* grown to fit each record, the stream was copied at each: a minute under ASan */
+		b->cap = 2 * (b->len + FRAMING_VARINT_MAX + len);
+		b->b = realloc(b->b, b->cap);
+		assert_non_null(b->b);
+	}
 	vn = framing__put_varint(b->b + b->len, len);
 	memcpy(b->b + b->len + vn, msg, len);
 	b->len += vn + len;
@@ -700,7 +704,7 @@ static void write_trace(bool straggler, uint64_t *moved)
 	if (straggler)
 		*moved = move(sids[1], MID + READER_RANGE_SLACK);
 	for (s = 0; s < NSTREAMS; s++) {
-		b = (struct buf){ NULL, 0 };
+		b = (struct buf){ NULL, 0, 0 };
 		for (i = 0; i < n[s]; i++)
 			add_io(&b, sids[s][i], sids[s][i] * 4 + s);
 		snprintf(path, sizeof(path), "%s/octf.trace.%zu", dir, s);
@@ -901,7 +905,7 @@ static void test_reader_late_cut(void **state)
 {
 	uint64_t *all, *lower, st;
 	size_t n, nl, i;
-	struct buf b = { NULL, 0 };
+	struct buf b = { NULL, 0, 0 };
 	char path[128];
 	FILE *f;
 
