@@ -1112,12 +1112,11 @@ __noinline int name_by_path_global(__s32 dfd, __u64 upath, struct iotrace_file_i
  * gave it (dfd, upath): a name sent since the last rename is taken as
  * right, as name_file() takes it; an older one may be stale (a rename of
  * f or of a directory above it counted unresolved left the old path in
- * the trace), so f is named again (name_by_path_global()). At a rename's
- * exit the rename's own exit program, attached first to the same
- * tracepoint, has moved the epoch on: a renamed file is named again each
- * time. f is not marked as named: the old name sent is not its name once
- * the call is over. False if the naming failed: the event would show a
- * stale path, or none.
+ * the trace), so f is named again (name_by_path_global()). A rename of f
+ * itself since then either sent its new chain (emit_move()) or moved the
+ * epoch on (handle_ns_exit()). f is not marked as named: the old name
+ * sent is not its name once the call is over. False if the naming
+ * failed: the event would show a stale path, or none.
  */
 static __always_inline bool name_by_path(const struct file_seen *f, __s32 dfd,
 					 const char *upath, struct iotrace_file_id *fid)
@@ -1262,52 +1261,44 @@ static __always_inline bool moves_named(struct ns_op *op)
 			  op->uold, false);
 }
 
-SEC("tracepoint")
-int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
+/*
+ * The events of the unlink or rename op at its exit (ret: its result).
+ * True if it was a rename of regular files only, on traced devices, whose
+ * new name chains were sent here: no other file's path changed.
+ */
+static __always_inline bool ns_exit(struct ns_op *op, long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct ns_op *op = scratch_op(), *p;
-	/* read once: clang may keep &ctx->ret, and the verifier refuses a load through an offset ctx */
-	long ret = ctx->ret;
-
-	p = bpf_map_lookup_elem(&ns_ops, &tid);
-	if (!p || !op)
-		return 0;
-	*op = *p;
-	drop_op(tid, op);
-	if (op->st.call != call_of(ctx->id))
-		return 0;
 	if (op->unresolved && ret == 0 && op->st.call > IOTRACE_VFS_UNLINKAT) {
 		int r = resolve_moved(op);
 
 		if (!r)
-			return 0;
+			return false;
 		if (r < 0) {
 			__sync_fetch_and_add(&ns_unresolved, 1);
-			return 0;
+			return false;
 		}
 	}
 	/* still unresolved: an unlink (a directory moved is resolved) */
 	if (op->unresolved) {
 		if (ret == 0 && !link_gone(op))
 			__sync_fetch_and_add(&ns_unresolved, 1);
-		return 0;
+		return false;
 	}
 	if (ret == 0 && op->exchange && !op->has_replaced && !op->dir_moved &&
 	    !exchanged_file(op)) {
 		__sync_fetch_and_add(&ns_unresolved, 1);
-		return 0;
+		return false;
 	}
 	if (ret == 0 && op->st.call > IOTRACE_VFS_UNLINKAT && !moves_named(op)) {
 		__sync_fetch_and_add(&ns_unresolved, 1);
-		return 0;
+		return false;
 	}
 	if (op->dir_moved) {
 		struct file_seen *f = ret == 0 ? seen_file(&op->st.file) : NULL;
 
 		if (f)
 			send_chain_from(op->dentry, op->dir, op->dir_inode, f, &op->st.file);
-		return 0;
+		return false;
 	}
 	if (ret == 0 && (op->evicted || op->replaced_evicted)) {
 		/* an unlink's file, or a rename's replaced one: never both */
@@ -1319,7 +1310,7 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 		if (f && !op->evict_named &&
 		    !name_by_path(f, r ? op->ndfd : op->odfd, r ? op->unew : op->uold, fid)) {
 			__sync_fetch_and_add(&ns_unresolved, 1);
-			return 0;
+			return false;
 		}
 	}
 	if (ret == 0) {
@@ -1338,6 +1329,35 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 	}
 	if (vfs_enabled && task_selected(op->st.pid))
 		emit_vfs(&op->st, ret, 0);
+	/* an exchange's other entry, not found as a file, may be a directory */
+	return !op->exchange || op->has_replaced;
+}
+
+/*
+ * Also moves the rename epoch on (iotrace.bpf.c) after a successful
+ * rename, unless ns_exit() says only regular files moved: a rename of a
+ * directory, or of what the tracer did not see, may have changed the
+ * path of any file below it. Moved after the events are sent, it leaves
+ * a renamed directory's chain, just sent, to be sent again at the next
+ * I/O below it.
+ */
+SEC("tracepoint")
+int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), call = call_of(ctx->id);
+	struct ns_op *op = scratch_op(), *p;
+	/* read once: clang may keep &ctx->ret, and the verifier refuses a load through an offset ctx */
+	long ret = ctx->ret;
+	bool files_only = false;
+
+	p = bpf_map_lookup_elem(&ns_ops, &tid);
+	if (p && op) {
+		*op = *p;
+		drop_op(tid, op);
+		files_only = op->st.call == call && ns_exit(op, ret);
+	}
+	if (ret == 0 && call > IOTRACE_VFS_UNLINKAT && !files_only)
+		__sync_fetch_and_add(&rename_epoch, 1);
 	return 0;
 }
 

@@ -68,10 +68,11 @@ const volatile __u32 page_shift = 12;
 
 /*
  * Bumped by every successful rename(2)/renameat(2)/renameat2(2) on the
- * node: a rename may change the path of any file below the renamed
- * entry, so every name chain is sent again (once) at the next I/O of its
- * file. Renames through io_uring pass no syscall tracepoint and are not
- * seen.
+ * node but those of regular files the file events resolved
+ * (fs_events.bpf.h's handle_ns_exit(), which sends their new chains): a
+ * rename may change the path of any file below the renamed entry, so
+ * every name chain is sent again (once) at the next I/O of its file.
+ * Renames through io_uring pass no syscall tracepoint and are not seen.
  */
 __u64 rename_epoch = 0;
 
@@ -619,7 +620,7 @@ static __always_inline int on_rename_exit(struct syscall_exit *ctx)
 	return 0;
 }
 
-/* user space loads these only where the tracepoints exist */
+/* user space loads these only where the tracepoints exist, and handle_ns_exit() does not */
 SEC("tracepoint/syscalls/sys_exit_rename")
 int handle_exit_rename(struct syscall_exit *ctx)
 {

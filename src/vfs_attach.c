@@ -193,6 +193,9 @@ bool vfs__watch_renames(const struct iotrace *skel)
 	struct bpf_program *r[NRENAMES];
 	size_t i;
 
+	/* it moves the rename epoch itself */
+	if (bpf_program__autoload(skel->progs.handle_ns_exit))
+		return true;
 	rename_exits(skel, r);
 	for (i = 0; i < NRENAMES; i++)
 		if (bpf_program__autoload(r[i]))
@@ -303,12 +306,16 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
 	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring);
 	bpf_program__set_autoload(skel->progs.handle_uring_complete, uring);
-	/* a kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS off) traces without them */
+	/*
+	 * a kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS off)
+	 * traces without them; handle_ns_exit moves the rename epoch itself,
+	 * past renames of files only
+	 */
 	rename_exits(skel, renames);
 	for (i = 0; i < NRENAMES; i++) {
 		bpf_program__set_autoattach(renames[i], false);
-		bpf_program__set_autoload(renames[i],
-					  files && probe__tracepoint_exists("syscalls", rename_tps[i]));
+		bpf_program__set_autoload(renames[i], files && !ns &&
+					  probe__tracepoint_exists("syscalls", rename_tps[i]));
 	}
 	return err;
 }

@@ -33,7 +33,7 @@ struct vfs_links {
 int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		   const struct btf *vmlinux);
 
-/* After vfs__configure(): whether any rename exit is to load. */
+/* After vfs__configure(): whether any rename exit is to load (handle_ns_exit's too). */
 bool vfs__watch_renames(const struct iotrace *skel);
 
 /*

@@ -48,7 +48,7 @@ iotrace_quiet_ext4 64M tracefs "$T" || die "$SETUP_ERR"
 iotrace_test_start_tracer "" "$T/vfs.out" "$T/vfs.err" -S -d "$LN" --vfs
 check "the tracer mounted tracefs on /sys/kernel/tracing" mountpoint -q /sys/kernel/tracing
 # a rename exit whose tracepoint it could not see would not be loaded
-check "rename exits loaded" bash -c "bpftool prog show | grep -qw 'name handle_exit_rename'"
+check "rename exits loaded" bash -c "bpftool prog show | grep -qw 'name handle_ns_exit'"
 dd if=/dev/zero of="$MNT/f" bs=4k count=8 conv=fsync status=none || die "dd failed"
 mv "$MNT/f" "$MNT/g" || die "mv failed"
 iotrace_test_stop_tracer "" "$T/vfs.out" "$T/vfs.err"
