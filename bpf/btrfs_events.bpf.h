@@ -12,10 +12,10 @@
  * the calling thread. An inode is evicted with no link left only then:
  * one merely evicted from the cache keeps its links. Its dentry is gone by
  * then, so it is named from the call's path unless the trace named it
- * since the last rename (name_by_path()): here, where the call still
- * holds the path's directory; at the exit another task's cache drop may
- * have taken it (the exit tries again, and counts the call unresolved if
- * that fails). A file still open elsewhere is evicted at its last
+ * since the rename epoch last moved (name_by_path()): here, where the
+ * call still holds the path's directory; at the exit another task's
+ * cache drop may have taken it (the exit tries again, and counts the call
+ * unresolved if that fails). A file still open elsewhere is evicted at its last
  * close, outside the call: such an unlink stays counted as unresolved,
  * and such a replaced file is taken for none, as before.
  * Attached with the syscall programs, where the kernel has it.

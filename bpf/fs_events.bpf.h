@@ -1109,7 +1109,7 @@ __noinline int name_by_path_global(__s32 dfd, __u64 upath, struct iotrace_file_i
 
 /*
  * Whether the trace names file f (fid) by the path the call took it by or
- * gave it (dfd, upath): a name sent since the last rename is taken as
+ * gave it (dfd, upath): a name sent in this rename epoch is taken as
  * right, as name_file() takes it; an older one may be stale (a rename of
  * f or of a directory above it counted unresolved left the old path in
  * the trace), so f is named again (name_by_path_global()). A rename of f
