@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <zstd.h>
 
-#include "framing.h"
+#include "framed_buf.h"
 #include "merge.h"
 #include "stream.h"
 #include "trace.h"
@@ -43,24 +43,15 @@ static int teardown(void **state)
 /* A record stream in memory; off[i] is where record i starts. */
 struct buf {
 	uint8_t *b;
-	size_t len;
+	size_t len, cap;
 	uint64_t off[1024];
 	size_t n;
 };
 
 static void add_bytes(struct buf *b, const uint8_t *msg, size_t len)
 {
-	uint8_t v[FRAMING_VARINT_MAX];
-	size_t vn = framing__put_varint(v, len);
-
 	assert_true(b->n < 1024);
-	b->b = realloc(b->b, b->len + vn + len);
-	assert_non_null(b->b);
-	b->off[b->n++] = b->len;
-	memcpy(b->b + b->len, v, vn);
-	if (len)
-		memcpy(b->b + b->len + vn, msg, len);
-	b->len += vn + len;
+	b->off[b->n++] = framed_add(&b->b, &b->len, &b->cap, msg, len);
 }
 
 /* An io event; id tells the test which stream and position it came from. */

@@ -19,7 +19,7 @@
 #include <dirent.h>
 #include <zstd.h>
 
-#include "framing.h"
+#include "framed_buf.h"
 #include "reader.h"
 #include "trace.h"
 
@@ -47,22 +47,11 @@ struct buf {
 
 static void add_bytes(struct buf *b, const uint8_t *msg, size_t len)
 {
-	uint8_t v[FRAMING_VARINT_MAX];
-	size_t vn = framing__put_varint(v, len);
+	size_t at = framed_add(&b->b, &b->len, &b->cap, msg, len);
 
-	if (b->len + vn + len > b->cap) {
-		/* grown to fit each event, the stream was copied at each: 90 s under ASan */
-		b->cap = 2 * (b->len + vn + len);
-		b->b = realloc(b->b, b->cap);
-		assert_non_null(b->b);
-	}
 	if (b->n < 64)
-		b->off[b->n] = b->len;
+		b->off[b->n] = at;
 	b->n++;
-	memcpy(b->b + b->len, v, vn);
-	if (len)
-		memcpy(b->b + b->len + vn, msg, len);
-	b->len += vn + len;
 }
 
 static void add_packed(struct buf *b, const Octf__Proto__Trace__Event *ev)

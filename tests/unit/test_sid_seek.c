@@ -17,13 +17,13 @@
 
 #include <cmocka.h>
 
-#include "framing.h"
+#include "framed_buf.h"
 #include "sid_seek.h"
 #include "trace.pb-c.h"
 
 struct buf {
 	uint8_t *b;
-	size_t len;
+	size_t len, cap;
 	uint64_t *off;	/* each record's offset */
 	size_t n;
 };
@@ -52,14 +52,9 @@ static void add(struct buf *b, uint64_t sid, size_t comm_len)
 	len = octf__proto__trace__event__get_packed_size(&ev);
 	assert_true(len <= sizeof(msg));
 	octf__proto__trace__event__pack(&ev, msg);
-	b->b = realloc(b->b, b->len + FRAMING_VARINT_MAX + len);
 	b->off = realloc(b->off, (b->n + 1) * sizeof(*b->off));
-	assert_non_null(b->b);
 	assert_non_null(b->off);
-	b->off[b->n++] = b->len;
-	b->len += framing__put_varint(b->b + b->len, len);
-	memcpy(b->b + b->len, msg, len);
-	b->len += len;
+	b->off[b->n++] = framed_add(&b->b, &b->len, &b->cap, msg, len);
 }
 
 static void buf_free(struct buf *b)
@@ -166,14 +161,9 @@ static void test_fake_record_inside(void **state)
 		ev.event_type_case = OCTF__PROTO__TRACE__EVENT__EVENT_TYPE_IO;
 		ev.io = &io;
 		len = octf__proto__trace__event__pack(&ev, msg);
-		b.b = realloc(b.b, b.len + FRAMING_VARINT_MAX + len);
 		b.off = realloc(b.off, (b.n + 1) * sizeof(*b.off));
-		assert_non_null(b.b);
 		assert_non_null(b.off);
-		b.off[b.n++] = b.len;
-		b.len += framing__put_varint(b.b + b.len, len);
-		memcpy(b.b + b.len, msg, len);
-		b.len += len;
+		b.off[b.n++] = framed_add(&b.b, &b.len, &b.cap, msg, len);
 	}
 	for (sid = 2; sid <= 3000; sid++)
 		assert_int_equal(sid_seek__offset(b.b, b.len, sid), b.off[sid - 1]);

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "framing.h"
+#include "framed_buf.h"
 #include "join_events.h"
 #include "reader.h"
 #include "shared_maps.h"
@@ -639,7 +639,7 @@ static void add_io(struct buf *b, uint64_t sid, uint64_t id)
 	Octf__Proto__Trace__EventIo io = OCTF__PROTO__TRACE__EVENT_IO__INIT;
 	Octf__Proto__Trace__Event ev = OCTF__PROTO__TRACE__EVENT__INIT;
 	uint8_t msg[128];
-	size_t len, vn;
+	size_t len;
 
 	h.sid = sid;
 	h.timestamp = sid * 10;
@@ -651,15 +651,7 @@ static void add_io(struct buf *b, uint64_t sid, uint64_t id)
 	len = octf__proto__trace__event__get_packed_size(&ev);
 	assert_true(len <= sizeof(msg));
 	octf__proto__trace__event__pack(&ev, msg);
-	if (b->len + FRAMING_VARINT_MAX + len > b->cap) {
-		/* grown to fit each record, the stream was copied at each: a minute under ASan */
-		b->cap = 2 * (b->len + FRAMING_VARINT_MAX + len);
-		b->b = realloc(b->b, b->cap);
-		assert_non_null(b->b);
-	}
-	vn = framing__put_varint(b->b + b->len, len);
-	memcpy(b->b + b->len + vn, msg, len);
-	b->len += vn + len;
+	framed_add(&b->b, &b->len, &b->cap, msg, len);
 }
 
 #define NSTREAMS 3
