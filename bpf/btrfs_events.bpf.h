@@ -15,9 +15,9 @@
  * since the rename epoch last moved (name_by_path()): here, where the
  * call still holds the path's directory; at the exit another task's
  * cache drop may have taken it (the exit tries again, and counts the call
- * unresolved if that fails). A file still open elsewhere is evicted at its last
- * close, outside the call: such an unlink stays counted as unresolved,
- * and such a replaced file is taken for none, as before.
+ * unresolved if that fails). A file still open elsewhere is evicted at
+ * its last close, outside the call: such an unlink stays counted as
+ * unresolved, and such a replaced file is taken for none, as before.
  * Attached with the syscall programs, where the kernel has it.
  */
 #ifndef IOTRACE_BTRFS_EVENTS_BPF_H
