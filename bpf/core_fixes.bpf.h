@@ -104,6 +104,17 @@ static __always_inline void iotrace_bio_devs(struct bio *bio, __u32 *dev,
 	}
 }
 
+/* The disk of bdev and its partition (0 for the whole disk), read by probes. */
+static __always_inline void iotrace_bdev_devs_probed(struct block_device *bdev, __u32 *dev,
+						     __u32 *part)
+{
+	struct gendisk *disk = BPF_CORE_READ(bdev, bd_disk);
+	__u32 bd_dev = BPF_CORE_READ(bdev, bd_dev);
+
+	*dev = IOTRACE_MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
+	*part = bd_dev != *dev ? bd_dev : 0;
+}
+
 /*
  * iotrace_bio_devs() for a bio the verifier sees as a number, or reached
  * in a loop: with BTF pointers it keeps every iteration's state apart
@@ -115,20 +126,15 @@ static __always_inline void iotrace_bio_devs_probed(struct bio *bio, __u32 *dev,
 {
 	struct bio___bdev *nb = (void *)bio;
 	struct bio___disk *ob = (void *)bio;
-	struct block_device *bdev;
 	struct gendisk *disk;
-	__u32 bd_dev;
 
 	if (bpf_core_field_exists(nb->bi_bdev)) {
-		bdev = BPF_CORE_READ(nb, bi_bdev);
-		disk = BPF_CORE_READ(bdev, bd_disk);
-		bd_dev = BPF_CORE_READ(bdev, bd_dev);
-	} else {
-		disk = BPF_CORE_READ(ob, bi_disk);
-		bd_dev = 0;
+		iotrace_bdev_devs_probed(BPF_CORE_READ(nb, bi_bdev), dev, part);
+		return;
 	}
+	disk = BPF_CORE_READ(ob, bi_disk);
 	*dev = IOTRACE_MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
-	*part = bd_dev && bd_dev != *dev ? bd_dev : 0;
+	*part = 0;
 }
 
 /*

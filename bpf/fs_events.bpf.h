@@ -33,6 +33,8 @@
 #define IOTRACE_AT_FDCWD -100
 #define IOTRACE_RENAME_EXCHANGE 2
 #define IOTRACE_AT_REMOVEDIR 0x200
+/* file_system_type.fs_flags: on block devices (include/linux/fs.h) */
+#define IOTRACE_FS_REQUIRES_DEV 1
 /* a walk's defer (beside IOTRACE_NAMES_*): stop at the last name's directory, on any file system */
 #define IOTRACE_WALK_PARENT 0x80
 /*
@@ -142,6 +144,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ns_op);
 } ns_ops SEC(".maps");
+
+/*
+ * Threads in a rename that handle_ns_enter() found on a file system the
+ * trace holds no name of (rename_elsewhere()): its exit leaves the rename
+ * epoch alone. handle_ns_exit() is attached before handle_ns_enter(), and
+ * every rename's exit takes its thread's entry out, so none is left over
+ * for another call.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} renames_elsewhere SEC(".maps");
 
 /* An ns_op being built or read: too large for the programs' stack with the rest */
 struct {
@@ -824,6 +840,50 @@ static __always_inline struct inode *start_on(struct ns_op *op, struct dentry *d
 	return start_op(op, d, call);
 }
 
+/*
+ * The file system of a path resolve() walked: that of d, what it found,
+ * or where it left the last name to the file system or to the exit (the
+ * name's directory: a call on a name is made there). NULL where the walk
+ * failed before: an uncached link on the way may lead anywhere.
+ */
+static __always_inline struct super_block *walked_sb(struct dentry *d)
+{
+	struct path_walk *w;
+
+	if (d)
+		return BPF_CORE_READ(d, d_sb);
+	w = walk_state();
+	if (!w || !w->deferred)
+		return NULL;
+	d = w->d;
+	return BPF_CORE_READ(d, d_sb);
+}
+
+/*
+ * A rename on sb changes no path the trace holds: none of its devices is
+ * traced, and it is not stacked on another file system (overlayfs renames
+ * in its upper layer). Its own device is asked as well as the file
+ * systems user space has learned, which lag a mount: a file system on a
+ * partition made since the start may have had files named by their block
+ * I/O already. One on block devices that keeps none in s_bdev (btrfs) is
+ * judged by the learned list alone, so it never counts as elsewhere.
+ */
+static __always_inline bool rename_elsewhere(struct super_block *sb)
+{
+	struct block_device *bdev;
+	__u32 dev, part;
+
+	if (!sb)
+		return false;
+	bdev = BPF_CORE_READ(sb, s_bdev);
+	if (fs_dev_traced(BPF_CORE_READ(sb, s_dev)) || BPF_CORE_READ(sb, s_stack_depth))
+		return false;
+	if (!bdev)
+		return !(BPF_CORE_READ(sb, s_type, fs_flags) & IOTRACE_FS_REQUIRES_DEV);
+	iotrace_bdev_devs_probed(bdev, &dev, &part);
+	return !dev_traced(dev, part);
+}
+
 SEC("tracepoint")
 int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 {
@@ -861,6 +921,12 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	d = resolve(dfd, upath,
 		    call <= IOTRACE_VFS_UNLINKAT ? IOTRACE_NAMES_UNLINKED : IOTRACE_WALK_EXIT,
 		    &op->unresolved);
+	if (call > IOTRACE_VFS_UNLINKAT && rename_elsewhere(walked_sb(d))) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&renames_elsewhere, &tid, &one, BPF_ANY);
+		return 0;
+	}
 	inode = d ? start_on(op, d, call) : NULL;
 	if (d && !inode && !op->dir_moved && !BPF_CORE_READ(d, d_inode)) {
 		/*
@@ -1335,9 +1401,10 @@ static __always_inline bool ns_exit(struct ns_op *op, long ret)
 
 /*
  * Also moves the rename epoch on (iotrace.bpf.c) after a successful
- * rename, unless ns_exit() says only regular files moved: a rename of a
- * directory, or of what the tracer did not see, may have changed the
- * path of any file below it. Moved after the events are sent, it leaves
+ * rename, unless ns_exit() says only regular files moved, or the entry
+ * found it on a file system with no traced device (renames_elsewhere): a
+ * rename of a directory, or of what the tracer did not see, may have
+ * changed the path of any file below it. Moved after the events are sent, it leaves
  * a renamed directory's chain, just sent, to be sent again at the next
  * I/O below it.
  */
@@ -1348,15 +1415,17 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 	struct ns_op *op = scratch_op(), *p;
 	/* read once: clang may keep &ctx->ret, and the verifier refuses a load through an offset ctx */
 	long ret = ctx->ret;
-	bool files_only = false;
+	bool paths_kept = false;
 
 	p = bpf_map_lookup_elem(&ns_ops, &tid);
 	if (p && op) {
 		*op = *p;
 		drop_op(tid, op);
-		files_only = op->st.call == call && ns_exit(op, ret);
+		paths_kept = op->st.call == call && ns_exit(op, ret);
+	} else if (call > IOTRACE_VFS_UNLINKAT) {
+		paths_kept = !bpf_map_delete_elem(&renames_elsewhere, &tid);
 	}
-	if (ret == 0 && call > IOTRACE_VFS_UNLINKAT && !files_only)
+	if (ret == 0 && call > IOTRACE_VFS_UNLINKAT && !paths_kept)
 		__sync_fetch_and_add(&rename_epoch, 1);
 	return 0;
 }

@@ -69,7 +69,8 @@ const volatile __u32 page_shift = 12;
 /*
  * Bumped by every successful rename(2)/renameat(2)/renameat2(2) on the
  * node but those of regular files the file events resolved
- * (fs_events.bpf.h's handle_ns_exit(), which sends their new chains): a
+ * (fs_events.bpf.h's handle_ns_exit(), which sends their new chains) and
+ * those on file systems with no traced device (rename_elsewhere()): a
  * rename may change the path of any file below the renamed entry, so
  * every name chain is sent again (once) at the next I/O of its file.
  * Renames through io_uring pass no syscall tracepoint and are not seen.

@@ -10,13 +10,23 @@
 # that may have changed its path: one of a directory above it. A rename of
 # a regular file changes no other file's path; it used to have every
 # file's chain sent again at its next I/O all the same (11,804 name records
-# where 2,113 do, in README's example). On ext4, with /d/a, /d/b and /e/c:
+# where 2,113 do, in README's example). So did any rename on a file system
+# the trace has no file of (the root's, a tmpfs): journals and package
+# managers rename there all the time. On ext4, with /d/a, /d/b and /e/c:
 #   1. a and c are written (each named);
 #   2. b is renamed to b2, then a new file renamed onto b2 (an atomic
 #      save): their Moves and the replaced file's Delete;
-#   3. a and c are written again: no name sent again for either;
-#   4. the directory e is renamed to e2;
-#   5. c and a are written again: both named again, c under /e2.
+#   3. a file and a directory are renamed on the root file system and on
+#      /dev/shm (untraced), by absolute and relative paths;
+#   4. a and c are written again: no name sent again for either;
+#   5. the directory e is renamed to e2;
+#   6. c and a are written again: both named again, c under /e2;
+#   7. through an overlayfs whose upper layer is on the traced ext4 (its
+#      own device is not traced), /upper/u/f is written, the directory u
+#      renamed to u2, and f written again: named again, under /upper/u2;
+#   8. a traced btrfs is mounted while the collector is stopped (SIGSTOP),
+#      so before it learns of the mount (btrfs numbers itself apart): /d/f written there,
+#      the directory d renamed to e, f written again: named again, as /e/f.
 # Each of a and c is named exactly twice, and the writes are under the
 # paths of their time.
 #
@@ -29,18 +39,40 @@ set -u
 iotrace_test_binary "$@"
 iotrace_test_harness
 
-iotrace_require_root_bpf "loop devices, BPF" losetup mkfs.ext4 python3
+iotrace_require_root_bpf "loop devices, mount, BPF" losetup mkfs.ext4 mkfs.btrfs mount umount mountpoint python3
 iotrace_require_loop
+grep -qw overlay /proc/filesystems || die "the kernel has no overlayfs (not in /proc/filesystems)"
+grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
+
+OVL='' SHM='' IMG2='' LOOP2='' MNT2=''
+iotrace_test_undo() {
+	[ -n "$TRACER_PID" ] && kill -CONT "$TRACER_PID" 2>/dev/null
+	iotrace_undo_fs "$OVL" "" ""
+	[ -n "$SHM" ] && rm -rf "$SHM"
+	iotrace_undo_fs "$MNT2" "$LOOP2" "$IMG2"
+}
 
 iotrace_fs_test_start name-resend "traces"
 iotrace_quiet_ext4 64M name-resend "$T" || die "$SETUP_ERR"
 mkdir "$MNT/d" "$MNT/e" && touch "$MNT/d/a" "$MNT/d/b" "$MNT/e/c" || die "cannot make the files"
+mkdir -p "$MNT/lower" "$MNT/upper/u" "$MNT/work" && touch "$MNT/upper/u/f" ||
+	die "cannot make the overlay's layers"
 sync -f "$MNT"
+OVL=$(mktemp -d /tmp/iotrace-name-resend-ovl.XXXXXX) || die "cannot make a mount point"
+mount -t overlay overlay -o "lowerdir=$MNT/lower,upperdir=$MNT/upper,workdir=$MNT/work" "$OVL" ||
+	die "cannot mount an overlayfs over $MNT"
+SHM=$(mktemp -d /dev/shm/iotrace-name-resend.XXXXXX) || die "cannot make a directory in /dev/shm"
+mkdir "$T/x" "$SHM/x" && touch "$T/x/f" "$SHM/x/f" || die "cannot make the untraced files"
+IMG2=$(mktemp /dev/shm/iotrace-name-resend-2.XXXXXX.img) && truncate -s 256M "$IMG2" ||
+	die "cannot make a second image in /dev/shm"
+LOOP2=$(losetup -f --show "$IMG2") || { LOOP2=''; die "losetup cannot attach a second loop device"; }
+mkfs.btrfs -q -f "$LOOP2" >"$T/mkfs2.log" 2>&1 || die "mkfs.btrfs failed: $(cat "$T/mkfs2.log")"
+MNT2=$(mktemp -d /tmp/iotrace-name-resend-mnt2.XXXXXX) || die "cannot make a mount point"
 
-iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN"
-python3 - "$MNT" <<'PY' || die "the workload failed"
+iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN,${LOOP2#/dev/}"
+python3 - "$MNT" "$T" "$SHM" "$OVL" <<'PY' || die "the workload failed"
 import os, sys
-m = sys.argv[1]
+m, elsewhere, ovl = sys.argv[1], sys.argv[2:4], sys.argv[4]
 def write(p):
     fd = os.open(m + p, os.O_WRONLY)
     os.pwrite(fd, b"w" * 4096, 0)
@@ -51,12 +83,41 @@ write("/e/c")
 os.rename(m + "/d/b", m + "/d/b2")
 os.close(os.open(m + "/d/t", os.O_CREAT | os.O_WRONLY, 0o644))
 os.rename(m + "/d/t", m + "/d/b2")
+for top in elsewhere:
+    os.rename(top + "/x/f", top + "/x/g")
+    os.rename(top + "/x", top + "/y")
+    os.chdir(top)
+    os.rename("y/g", "y/f")
+    os.rename("y", "x")
 write("/d/a")
 write("/e/c")
 os.rename(m + "/e", m + "/e2")
 write("/e2/c")
 write("/d/a")
+m = ovl
+write("/u/f")
+os.rename(ovl + "/u", ovl + "/u2")
+write("/u2/f")
 PY
+kill -STOP "$TRACER_PID" || die "cannot stop the collector"
+mount -o noatime "$LOOP2" "$MNT2" || die "cannot mount $LOOP2"
+python3 - "$MNT2" <<'PY' || die "the workload on the second file system failed"
+import os, sys
+m = sys.argv[1]
+os.mkdir(m + "/d")
+for p in ("/d/f", "/e/f"):
+    fd = os.open(m + p, os.O_WRONLY | os.O_CREAT, 0o644)
+    os.pwrite(fd, b"w" * 4096, 0)
+    os.fsync(fd)
+    os.close(fd)
+    if p == "/d/f":
+        os.rename(m + "/d", m + "/e")
+PY
+said=$(grep -c "mounted from a traced device" "$T/err")
+check "the collector had not learned of the second mount yet (said $said times)" [ "$said" = 0 ]
+kill -CONT "$TRACER_PID"
+check "the collector learns of the second mount" \
+	iotrace_wait_said "$T/err" "mounted from a traced device, is traced from now on"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
 
 "$BIN" -P --io --raw -p "$TRACE" >"$T/raw.jsonl" 2>"$T/parse.err"
@@ -84,7 +145,7 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 print(" ".join(r["file.path"] for r in rows if r["io.lba"] and r["io.operation"] == "Write"
                and r["file.path"] and r["io.flags.metadata"] == "false"))' "$T/io.csv")
 check "the writes under the paths of their time ($got)" \
-	[ "$got" = "/d/a /e/c /d/a /e/c /e2/c /d/a" ]
+	[ "$got" = "/d/a /e/c /d/a /e/c /e2/c /d/a /upper/u/f /upper/u2/f /d/f /e/f" ]
 got=$(python3 -c '
 import csv, sys
 print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
