@@ -377,7 +377,9 @@ static __always_inline void read_args(struct vfs_state *st, __u32 call,
 		st->size = a[2];
 		st->flags = a[3];
 		break;
+	/* (fd_in, *off_in, fd_out, *off_out, len, flags), both */
 	case IOTRACE_VFS_COPY_FILE_RANGE:
+	case IOTRACE_VFS_SPLICE:
 		st->offset = user_off(a[1]);
 		st->fd2 = (__s32)a[2];
 		st->offset2 = user_off(a[3]);
@@ -390,13 +392,6 @@ static __always_inline void read_args(struct vfs_state *st, __u32 call,
 		st->fd = (__s32)a[1];
 		st->offset = user_off(a[2]);
 		st->size = a[3];
-		break;
-	case IOTRACE_VFS_SPLICE:
-		st->offset = user_off(a[1]);
-		st->fd2 = (__s32)a[2];
-		st->offset2 = user_off(a[3]);
-		st->size = a[4];
-		st->flags = a[5];
 		break;
 	default:
 		break;
