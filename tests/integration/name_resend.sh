@@ -24,13 +24,15 @@
 #   7. through an overlayfs whose upper layer is on the traced ext4 (its
 #      own device is not traced), /upper/u/f is written, the directory u
 #      renamed to u2, and f written again: named again, under /upper/u2;
-#   8. a traced btrfs is mounted while the collector is stopped (SIGSTOP),
-#      so before it learns of the mount (btrfs numbers itself apart): /d/f written there,
-#      the directory d renamed to e, f written again: named again, as /e/f.
+#   8. while the collector is stopped (SIGSTOP), so before it learns of
+#      them, a traced btrfs is mounted (btrfs numbers itself apart), and
+#      an ext4 on a partition made then on a third traced device: on each
+#      /d/f is written, the directory d renamed to e, f written again:
+#      named again, as /e/f.
 # Each of a and c is named exactly twice, and the writes are under the
 # paths of their time.
 #
-# Needs root, BTF, loop devices and mkfs.ext4; a missing one is a
+# Needs root, BTF, loop devices, overlayfs, btrfs, addpart; a missing one is a
 # failure, not a skip. Everything set up is torn down at exit, also on
 # failure.
 set -u
@@ -39,17 +41,23 @@ set -u
 iotrace_test_binary "$@"
 iotrace_test_harness
 
-iotrace_require_root_bpf "loop devices, mount, BPF" losetup mkfs.ext4 mkfs.btrfs mount umount mountpoint python3
+iotrace_require_root_bpf "loop devices, mount, BPF" losetup addpart partx mkfs.ext4 mkfs.btrfs mount umount mountpoint python3
 iotrace_require_loop
 grep -qw overlay /proc/filesystems || die "the kernel has no overlayfs (not in /proc/filesystems)"
 grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
 
-OVL='' SHM='' IMG2='' LOOP2='' MNT2=''
+OVL='' SHM='' IMG2='' LOOP2='' MNT2='' IMG3='' LOOP3='' MNT3=''
 iotrace_test_undo() {
 	[ -n "$TRACER_PID" ] && kill -CONT "$TRACER_PID" 2>/dev/null
 	iotrace_undo_fs "$OVL" "" ""
 	[ -n "$SHM" ] && rm -rf "$SHM"
 	iotrace_undo_fs "$MNT2" "$LOOP2" "$IMG2"
+	if [ -n "$MNT3" ]; then
+		mountpoint -q "$MNT3" && umount "$MNT3"
+		rmdir "$MNT3"
+	fi
+	[ -n "$LOOP3" ] && partx -d "$LOOP3" 2>/dev/null
+	iotrace_undo_fs "" "$LOOP3" "$IMG3"
 }
 
 iotrace_fs_test_start name-resend "traces"
@@ -68,8 +76,12 @@ IMG2=$(mktemp /dev/shm/iotrace-name-resend-2.XXXXXX.img) && truncate -s 256M "$I
 LOOP2=$(losetup -f --show "$IMG2") || { LOOP2=''; die "losetup cannot attach a second loop device"; }
 mkfs.btrfs -q -f "$LOOP2" >"$T/mkfs2.log" 2>&1 || die "mkfs.btrfs failed: $(cat "$T/mkfs2.log")"
 MNT2=$(mktemp -d /tmp/iotrace-name-resend-mnt2.XXXXXX) || die "cannot make a mount point"
+IMG3=$(mktemp /dev/shm/iotrace-name-resend-3.XXXXXX.img) && truncate -s 80M "$IMG3" ||
+	die "cannot make a third image in /dev/shm"
+LOOP3=$(losetup -f --show "$IMG3") || { LOOP3=''; die "losetup cannot attach a third loop device"; }
+MNT3=$(mktemp -d /tmp/iotrace-name-resend-mnt3.XXXXXX) || die "cannot make a mount point"
 
-iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN,${LOOP2#/dev/}"
+iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN,${LOOP2#/dev/},${LOOP3#/dev/}"
 python3 - "$MNT" "$T" "$SHM" "$OVL" <<'PY' || die "the workload failed"
 import os, sys
 m, elsewhere, ovl = sys.argv[1], sys.argv[2:4], sys.argv[4]
@@ -101,23 +113,28 @@ write("/u2/f")
 PY
 kill -STOP "$TRACER_PID" || die "cannot stop the collector"
 mount -o noatime "$LOOP2" "$MNT2" || die "cannot mount $LOOP2"
-python3 - "$MNT2" <<'PY' || die "the workload on the second file system failed"
+addpart "$LOOP3" 1 2048 $((76 * 2048)) || die "addpart cannot add a partition to $LOOP3"
+mkfs.ext4 -q -F "${LOOP3}p1" >"$T/mkfs3.log" 2>&1 || die "mkfs.ext4 failed: $(cat "$T/mkfs3.log")"
+mount -o noatime "${LOOP3}p1" "$MNT3" || die "cannot mount ${LOOP3}p1"
+python3 - "$MNT2" "$MNT3" <<'PY' || die "the workload on the new file systems failed"
 import os, sys
-m = sys.argv[1]
-os.mkdir(m + "/d")
-for p in ("/d/f", "/e/f"):
-    fd = os.open(m + p, os.O_WRONLY | os.O_CREAT, 0o644)
-    os.pwrite(fd, b"w" * 4096, 0)
-    os.fsync(fd)
-    os.close(fd)
-    if p == "/d/f":
-        os.rename(m + "/d", m + "/e")
+for m in sys.argv[1:]:
+    os.mkdir(m + "/d")
+    for p in ("/d/f", "/e/f"):
+        fd = os.open(m + p, os.O_WRONLY | os.O_CREAT, 0o644)
+        os.pwrite(fd, b"w" * 4096, 0)
+        os.fsync(fd)
+        os.close(fd)
+        if p == "/d/f":
+            os.rename(m + "/d", m + "/e")
 PY
-said=$(grep -c "mounted from a traced device" "$T/err")
-check "the collector had not learned of the second mount yet (said $said times)" [ "$said" = 0 ]
+said=$(grep -c "traced from now on" "$T/err")
+check "the collector had not learned of the new file systems yet (said $said times)" [ "$said" = 0 ]
 kill -CONT "$TRACER_PID"
-check "the collector learns of the second mount" \
+check "the collector learns of the btrfs" \
 	iotrace_wait_said "$T/err" "mounted from a traced device, is traced from now on"
+check "the collector learns of the partition" \
+	iotrace_wait_said "$T/err" "partition ${LOOP3#/dev/}p1"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
 
 "$BIN" -P --io --raw -p "$TRACE" >"$T/raw.jsonl" 2>"$T/parse.err"
@@ -145,7 +162,7 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 print(" ".join(r["file.path"] for r in rows if r["io.lba"] and r["io.operation"] == "Write"
                and r["file.path"] and r["io.flags.metadata"] == "false"))' "$T/io.csv")
 check "the writes under the paths of their time ($got)" \
-	[ "$got" = "/d/a /e/c /d/a /e/c /e2/c /d/a /upper/u/f /upper/u2/f /d/f /e/f" ]
+	[ "$got" = "/d/a /e/c /d/a /e/c /e2/c /d/a /upper/u/f /upper/u2/f /d/f /e/f /d/f /e/f" ]
 got=$(python3 -c '
 import csv, sys
 print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
