@@ -862,26 +862,27 @@ static __always_inline struct super_block *walked_sb(struct dentry *d)
 /*
  * A rename on sb changes no path the trace holds: none of its devices is
  * traced, and it is not stacked on another file system (overlayfs renames
- * in its upper layer). Its own device is asked as well as the file
- * systems user space has learned, which lag a mount: a file system on a
- * partition made since the start may have had files named by their block
- * I/O already. One on block devices that keeps none in s_bdev (btrfs) is
- * judged by the learned list alone, so it never counts as elsewhere.
+ * in its upper layer). Its devices are asked as well as the file systems
+ * user space has learned, which lag a mount: a file system on a partition
+ * made since the start may have had files named by their block I/O
+ * already. btrfs keeps no device in s_bdev, but a list of its own; any
+ * other file system on block devices that keeps none there is judged by
+ * the learned list alone, so it never counts as elsewhere.
  */
 static __always_inline bool rename_elsewhere(struct super_block *sb)
 {
 	struct block_device *bdev;
-	__u32 dev, part;
 
 	if (!sb)
 		return false;
 	bdev = BPF_CORE_READ(sb, s_bdev);
 	if (fs_dev_traced(BPF_CORE_READ(sb, s_dev)) || BPF_CORE_READ(sb, s_stack_depth))
 		return false;
-	if (!bdev)
-		return !(BPF_CORE_READ(sb, s_type, fs_flags) & IOTRACE_FS_REQUIRES_DEV);
-	iotrace_bdev_devs_probed(bdev, &dev, &part);
-	return !dev_traced(dev, part);
+	if (bdev)
+		return !bdev_traced_global((__u64)bdev);
+	if (BPF_CORE_READ(sb, s_magic) == IOTRACE_BTRFS_MAGIC)
+		return !iotrace_btrfs_traced(sb);
+	return !(BPF_CORE_READ(sb, s_type, fs_flags) & IOTRACE_FS_REQUIRES_DEV);
 }
 
 SEC("tracepoint")

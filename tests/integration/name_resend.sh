@@ -16,8 +16,9 @@
 #   1. a and c are written (each named);
 #   2. b is renamed to b2, then a new file renamed onto b2 (an atomic
 #      save): their Moves and the replaced file's Delete;
-#   3. a file and a directory are renamed on the root file system and on
-#      /dev/shm (untraced), by absolute and relative paths;
+#   3. a file and a directory are renamed on the root file system, on
+#      /dev/shm and on a btrfs of an untraced loop device, by absolute and
+#      relative paths;
 #   4. a and c are written again: no name sent again for either;
 #   5. the directory e is renamed to e2;
 #   6. c and a are written again: both named again, c under /e2;
@@ -46,12 +47,13 @@ iotrace_require_loop
 grep -qw overlay /proc/filesystems || die "the kernel has no overlayfs (not in /proc/filesystems)"
 grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
 
-OVL='' SHM='' IMG2='' LOOP2='' MNT2='' IMG3='' LOOP3='' MNT3=''
+OVL='' SHM='' IMG2='' LOOP2='' MNT2='' IMG3='' LOOP3='' MNT3='' IMG4='' LOOP4='' MNT4=''
 iotrace_test_undo() {
 	[ -n "$TRACER_PID" ] && kill -CONT "$TRACER_PID" 2>/dev/null
 	iotrace_undo_fs "$OVL" "" ""
 	[ -n "$SHM" ] && rm -rf "$SHM"
 	iotrace_undo_fs "$MNT2" "$LOOP2" "$IMG2"
+	iotrace_undo_fs "$MNT4" "$LOOP4" "$IMG4"
 	if [ -n "$MNT3" ]; then
 		mountpoint -q "$MNT3" && umount "$MNT3"
 		rmdir "$MNT3"
@@ -70,7 +72,14 @@ OVL=$(mktemp -d /tmp/iotrace-name-resend-ovl.XXXXXX) || die "cannot make a mount
 mount -t overlay overlay -o "lowerdir=$MNT/lower,upperdir=$MNT/upper,workdir=$MNT/work" "$OVL" ||
 	die "cannot mount an overlayfs over $MNT"
 SHM=$(mktemp -d /dev/shm/iotrace-name-resend.XXXXXX) || die "cannot make a directory in /dev/shm"
-mkdir "$T/x" "$SHM/x" && touch "$T/x/f" "$SHM/x/f" || die "cannot make the untraced files"
+IMG4=$(mktemp /dev/shm/iotrace-name-resend-4.XXXXXX.img) && truncate -s 256M "$IMG4" ||
+	die "cannot make an untraced image in /dev/shm"
+LOOP4=$(losetup -f --show "$IMG4") || { LOOP4=''; die "losetup cannot attach an untraced loop device"; }
+mkfs.btrfs -q -f "$LOOP4" >"$T/mkfs4.log" 2>&1 || die "mkfs.btrfs failed: $(cat "$T/mkfs4.log")"
+MNT4=$(mktemp -d /tmp/iotrace-name-resend-mnt4.XXXXXX) || die "cannot make a mount point"
+mount -o noatime "$LOOP4" "$MNT4" || die "cannot mount $LOOP4"
+mkdir "$T/x" "$SHM/x" "$MNT4/x" && touch "$T/x/f" "$SHM/x/f" "$MNT4/x/f" ||
+	die "cannot make the untraced files"
 IMG2=$(mktemp /dev/shm/iotrace-name-resend-2.XXXXXX.img) && truncate -s 256M "$IMG2" ||
 	die "cannot make a second image in /dev/shm"
 LOOP2=$(losetup -f --show "$IMG2") || { LOOP2=''; die "losetup cannot attach a second loop device"; }
@@ -82,9 +91,9 @@ LOOP3=$(losetup -f --show "$IMG3") || { LOOP3=''; die "losetup cannot attach a t
 MNT3=$(mktemp -d /tmp/iotrace-name-resend-mnt3.XXXXXX) || die "cannot make a mount point"
 
 iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN,${LOOP2#/dev/},${LOOP3#/dev/}"
-python3 - "$MNT" "$T" "$SHM" "$OVL" <<'PY' || die "the workload failed"
+python3 - "$MNT" "$OVL" "$T" "$SHM" "$MNT4" <<'PY' || die "the workload failed"
 import os, sys
-m, elsewhere, ovl = sys.argv[1], sys.argv[2:4], sys.argv[4]
+m, ovl, elsewhere = sys.argv[1], sys.argv[2], sys.argv[3:]
 def write(p):
     fd = os.open(m + p, os.O_WRONLY)
     os.pwrite(fd, b"w" * 4096, 0)
