@@ -73,6 +73,11 @@ struct path_walk {
 	__u32 defer;
 	/* the walk stopped there: d is the directory, comp the name left */
 	__u32 deferred;
+	/*
+	 * a mount with more children than cross_mounts() looks through was
+	 * met: the walk may have missed one, and be on the file system below
+	 */
+	__u32 mounts_cut;
 };
 
 struct {
@@ -473,6 +478,8 @@ static __always_inline void cross_mounts(struct path_walk *w)
 		w->mhead = (void *)((char *)m + bpf_core_field_offset(struct mount, mnt_mounts));
 		w->mnode = BPF_CORE_READ(m, mnt_mounts.next);
 		bpf_loop(IOTRACE_MAX_CHILD_MOUNTS, mount_cb, NULL, 0);
+		if (w->mnode && w->mnode != w->mhead)
+			w->mounts_cut = 1;
 		m = w->next_m;
 		if (!m)
 			return;
@@ -597,6 +604,7 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u3
 	w->done = 0;
 	w->defer = defer;
 	w->deferred = 0;
+	w->mounts_cut = 0;
 	bpf_loop(IOTRACE_MAX_COMPONENTS, component_cb, NULL, 0);
 	/* the last name of a path cut short is not the path's: not one to match */
 	if (n >= IOTRACE_PATH_LEN)
@@ -844,16 +852,18 @@ static __always_inline struct inode *start_on(struct ns_op *op, struct dentry *d
  * The file system of a path resolve() walked: that of d, what it found,
  * or where it left the last name to the file system or to the exit (the
  * name's directory: a call on a name is made there). NULL where the walk
- * failed before: an uncached link on the way may lead anywhere.
+ * failed before (an uncached link on the way may lead anywhere), or may
+ * have missed a mount on the way.
  */
 static __always_inline struct super_block *walked_sb(struct dentry *d)
 {
-	struct path_walk *w;
+	struct path_walk *w = walk_state();
 
+	if (!w || w->mounts_cut)
+		return NULL;
 	if (d)
 		return BPF_CORE_READ(d, d_sb);
-	w = walk_state();
-	if (!w || !w->deferred)
+	if (!w->deferred)
 		return NULL;
 	d = w->d;
 	return BPF_CORE_READ(d, d_sb);

@@ -29,7 +29,12 @@
 #      them, a traced btrfs is mounted (btrfs numbers itself apart), and
 #      an ext4 on a partition made then on a third traced device: on each
 #      /d/f is written, the directory d renamed to e, f written again:
-#      named again, as /e/f.
+#      named again, as /e/f;
+#   9. with 300 more file systems mounted on the root one, more than the
+#      programs look through for a mount, /q of the traced ext4 is bound
+#      on /tmp after them: /q/r/f written through it, r renamed to s, f
+#      written again: named again, as /q/s/f (the walk may have missed
+#      the bind mount, so it cannot say the rename was elsewhere).
 # Each of a and c is named exactly twice, and the writes are under the
 # paths of their time.
 #
@@ -47,9 +52,18 @@ iotrace_require_loop
 grep -qw overlay /proc/filesystems || die "the kernel has no overlayfs (not in /proc/filesystems)"
 grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
 
-OVL='' SHM='' IMG2='' LOOP2='' MNT2='' IMG3='' LOOP3='' MNT3='' IMG4='' LOOP4='' MNT4=''
+CROWD='' LATE='' OVL='' SHM='' IMG2='' LOOP2='' MNT2='' IMG3='' LOOP3='' MNT3='' IMG4='' LOOP4='' MNT4=''
 iotrace_test_undo() {
+	local c
+
 	[ -n "$TRACER_PID" ] && kill -CONT "$TRACER_PID" 2>/dev/null
+	iotrace_undo_fs "$LATE" "" ""
+	if [ -n "$CROWD" ]; then
+		for c in "$CROWD"/*; do
+			mountpoint -q "$c" && umount "$c"
+		done
+		rm -rf "$CROWD"
+	fi
 	iotrace_undo_fs "$OVL" "" ""
 	[ -n "$SHM" ] && rm -rf "$SHM"
 	iotrace_undo_fs "$MNT2" "$LOOP2" "$IMG2"
@@ -67,6 +81,7 @@ iotrace_quiet_ext4 64M name-resend "$T" || die "$SETUP_ERR"
 mkdir "$MNT/d" "$MNT/e" && touch "$MNT/d/a" "$MNT/d/b" "$MNT/e/c" || die "cannot make the files"
 mkdir -p "$MNT/lower" "$MNT/upper/u" "$MNT/work" && touch "$MNT/upper/u/f" ||
 	die "cannot make the overlay's layers"
+mkdir -p "$MNT/q/r" && touch "$MNT/q/r/f" || die "cannot make /q/r/f"
 sync -f "$MNT"
 OVL=$(mktemp -d /tmp/iotrace-name-resend-ovl.XXXXXX) || die "cannot make a mount point"
 mount -t overlay overlay -o "lowerdir=$MNT/lower,upperdir=$MNT/upper,workdir=$MNT/work" "$OVL" ||
@@ -120,6 +135,23 @@ write("/u/f")
 os.rename(ovl + "/u", ovl + "/u2")
 write("/u2/f")
 PY
+CROWD=$(mktemp -d /tmp/iotrace-name-resend-crowd.XXXXXX) || die "cannot make a directory"
+for i in $(seq 300); do
+	mkdir "$CROWD/$i" && mount -t tmpfs -o size=64k tmpfs "$CROWD/$i" || die "cannot mount tmpfs $i on $CROWD"
+done
+LATE=$(mktemp -d /tmp/iotrace-name-resend-late.XXXXXX) || die "cannot make a mount point"
+mount --bind "$MNT/q" "$LATE" || die "cannot bind $MNT/q on $LATE"
+python3 - "$LATE" <<'PY' || die "the workload through the bind mount failed"
+import os, sys
+m = sys.argv[1]
+for p in ("/r/f", "/s/f"):
+    fd = os.open(m + p, os.O_WRONLY)
+    os.pwrite(fd, b"w" * 4096, 0)
+    os.fsync(fd)
+    os.close(fd)
+    if p == "/r/f":
+        os.rename(m + "/r", m + "/s")
+PY
 kill -STOP "$TRACER_PID" || die "cannot stop the collector"
 mount -o noatime "$LOOP2" "$MNT2" || die "cannot mount $LOOP2"
 addpart "$LOOP3" 1 2048 $((76 * 2048)) || die "addpart cannot add a partition to $LOOP3"
@@ -171,7 +203,7 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 print(" ".join(r["file.path"] for r in rows if r["io.lba"] and r["io.operation"] == "Write"
                and r["file.path"] and r["io.flags.metadata"] == "false"))' "$T/io.csv")
 check "the writes under the paths of their time ($got)" \
-	[ "$got" = "/d/a /e/c /d/a /e/c /e2/c /d/a /upper/u/f /upper/u2/f /d/f /e/f /d/f /e/f" ]
+	[ "$got" = "/d/a /e/c /d/a /e/c /e2/c /d/a /upper/u/f /upper/u2/f /q/r/f /q/s/f /d/f /e/f /d/f /e/f" ]
 got=$(python3 -c '
 import csv, sys
 print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
