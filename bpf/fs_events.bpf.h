@@ -461,18 +461,35 @@ static __always_inline bool follow_link(struct path_walk *w)
 }
 
 /*
+ * DCACHE_MOUNTED, set on a dentry while something is mounted on it in
+ * any namespace: 0x10000 from 2.6.38 until the flags became enum
+ * dentry_flags, which renumbered them (1 << 15 on 6.18).
+ */
+static __always_inline __u32 dcache_mounted(void)
+{
+	if (bpf_core_enum_value_exists(enum dentry_flags, DCACHE_MOUNTED))
+		return bpf_core_enum_value(enum dentry_flags, DCACHE_MOUNTED);
+	return 0x10000;
+}
+
+/*
  * Into what is mounted on w->d in w->m, if anything. A mount on a mount
  * point goes on the root of the mount already there (stacked tmpfs on
  * /dev/shm, a container's mounts): so again from that root, as the
- * kernel's lookup does.
+ * kernel's lookup does. The mount's children are looked through only
+ * where the dentry is a mount point: a host of containers has hundreds.
  */
 static __always_inline void cross_mounts(struct path_walk *w)
 {
+	struct dentry *d;
 	struct mount *m;
 	int k;
 
 	for (k = 0; k < IOTRACE_MAX_STACKED; k++) {
-		/* a local: CO-RE reads start from a kernel type */
+		/* locals: CO-RE reads start from a kernel type */
+		d = w->d;
+		if (!(BPF_CORE_READ(d, d_flags) & dcache_mounted()))
+			return;
 		m = w->m;
 		w->next_m = NULL;
 		w->mhead = (void *)((char *)m + bpf_core_field_offset(struct mount, mnt_mounts));
