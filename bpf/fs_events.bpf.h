@@ -27,7 +27,7 @@
 #define IOTRACE_FS_EVENTS_BPF_H
 
 #define IOTRACE_MAX_SIBLINGS 4096
-#define IOTRACE_MAX_CHILD_MOUNTS 256
+#define IOTRACE_MAX_CHILD_MOUNTS 4096
 #define IOTRACE_MAX_STACKED 4
 #define IOTRACE_PATH_LEN 256
 #define IOTRACE_AT_FDCWD -100
@@ -472,17 +472,53 @@ static __always_inline __u32 dcache_mounted(void)
 	return 0x10000;
 }
 
+struct mount_key {
+	__u64 parent;
+	__u64 mountpoint;
+};
+
+/*
+ * The mounts walks have crossed into, by parent mount and mount point:
+ * the kernel finds one through a hash table BPF cannot reach, a walk by
+ * looking through the parent's children, which a host of containers has
+ * by the hundred (40 to 50 ns each).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct mount_key);
+	__type(value, __u64);
+} mounts_crossed SEC(".maps");
+
+/*
+ * The mount on d in m a walk crossed into before, if it is still there.
+ * An unmounted one is its own parent (the kernel's unhash_mnt()); memory
+ * freed and reused, read by probes, would have to hold both pointers.
+ */
+static __always_inline struct mount *crossed_before(struct mount *m, struct dentry *d)
+{
+	struct mount_key key = { (__u64)m, (__u64)d };
+	__u64 *v = bpf_map_lookup_elem(&mounts_crossed, &key);
+	struct mount *c = v ? (struct mount *)*v : NULL;
+
+	if (!c || BPF_CORE_READ(c, mnt_parent) != m || BPF_CORE_READ(c, mnt_mountpoint) != d)
+		return NULL;
+	return c;
+}
+
 /*
  * Into what is mounted on w->d in w->m, if anything. A mount on a mount
  * point goes on the root of the mount already there (stacked tmpfs on
  * /dev/shm, a container's mounts): so again from that root, as the
  * kernel's lookup does. The mount's children are looked through only
- * where the dentry is a mount point: a host of containers has hundreds.
+ * where the dentry is a mount point, and not again for one crossed
+ * before (mounts_crossed).
  */
 static __always_inline void cross_mounts(struct path_walk *w)
 {
+	struct mount_key key;
 	struct dentry *d;
-	struct mount *m;
+	struct mount *m, *next;
 	int k;
 
 	for (k = 0; k < IOTRACE_MAX_STACKED; k++) {
@@ -491,17 +527,23 @@ static __always_inline void cross_mounts(struct path_walk *w)
 		if (!(BPF_CORE_READ(d, d_flags) & dcache_mounted()))
 			return;
 		m = w->m;
-		w->next_m = NULL;
-		w->mhead = (void *)((char *)m + bpf_core_field_offset(struct mount, mnt_mounts));
-		w->mnode = BPF_CORE_READ(m, mnt_mounts.next);
-		bpf_loop(IOTRACE_MAX_CHILD_MOUNTS, mount_cb, NULL, 0);
-		if (w->mnode && w->mnode != w->mhead)
-			w->mounts_cut = 1;
-		m = w->next_m;
-		if (!m)
-			return;
-		w->m = m;
-		w->d = BPF_CORE_READ(m, mnt.mnt_root);
+		next = crossed_before(m, d);
+		if (!next) {
+			w->next_m = NULL;
+			w->mhead = (void *)((char *)m + bpf_core_field_offset(struct mount, mnt_mounts));
+			w->mnode = BPF_CORE_READ(m, mnt_mounts.next);
+			bpf_loop(IOTRACE_MAX_CHILD_MOUNTS, mount_cb, NULL, 0);
+			if (w->mnode && w->mnode != w->mhead)
+				w->mounts_cut = 1;
+			next = w->next_m;
+			if (!next)
+				return;
+			key.parent = (__u64)m;
+			key.mountpoint = (__u64)d;
+			bpf_map_update_elem(&mounts_crossed, &key, &next, BPF_ANY);
+		}
+		w->m = next;
+		w->d = BPF_CORE_READ(next, mnt.mnt_root);
 	}
 }
 

@@ -30,11 +30,16 @@
 #      an ext4 on a partition made then on a third traced device: on each
 #      /d/f is written, the directory d renamed to e, f written again:
 #      named again, as /e/f;
-#   9. with 300 more file systems mounted on the root one, more than the
-#      programs look through for a mount, /q of the traced ext4 is bound
-#      on /tmp after them: /q/r/f written through it, r renamed to s, f
+#   9. in a tmpfs, 4,200 more are mounted, and /q of the traced ext4 is
+#      bound there twice: after the first 300 (more than the walk looked
+#      through before 28aeade) and after all of them (more than the 4,096
+#      it looks through now). Through the first, g is renamed to h: its
+#      Moves. Through the second, /q/r/f is written, r renamed to s, f
 #      written again: named again, as /q/s/f (the walk may have missed
-#      the bind mount, so it cannot say the rename was elsewhere).
+#      the mount, so it cannot say the rename was elsewhere). Then, on
+#      /tmp, /q is bound and h renamed to h2 through it, the bind mount
+#      replaced by one of /e2, and k renamed to k2 through that: the walk
+#      does not keep to the mount it crossed into there before.
 # Each of a and c is named exactly twice, and the writes are under the
 # paths of their time.
 #
@@ -52,17 +57,14 @@ iotrace_require_loop
 grep -qw overlay /proc/filesystems || die "the kernel has no overlayfs (not in /proc/filesystems)"
 grep -qw btrfs /proc/filesystems || die "the kernel has no btrfs (not in /proc/filesystems)"
 
-CROWD='' LATE='' OVL='' SHM='' IMG2='' LOOP2='' MNT2='' IMG3='' LOOP3='' MNT3='' IMG4='' LOOP4='' MNT4=''
+CROWD='' OVL='' SHM='' IMG2='' LOOP2='' MNT2='' IMG3='' LOOP3='' MNT3='' IMG4='' LOOP4='' MNT4=''
 iotrace_test_undo() {
-	local c
-
 	[ -n "$TRACER_PID" ] && kill -CONT "$TRACER_PID" 2>/dev/null
-	iotrace_undo_fs "$LATE" "" ""
+	[ -n "${T:-}" ] && mountpoint -q "$T/rebind" && umount "$T/rebind"
+	# lazily: one call takes the whole tree down
 	if [ -n "$CROWD" ]; then
-		for c in "$CROWD"/*; do
-			mountpoint -q "$c" && umount "$c"
-		done
-		rm -rf "$CROWD"
+		mountpoint -q "$CROWD" && umount -l "$CROWD"
+		rmdir "$CROWD"
 	fi
 	iotrace_undo_fs "$OVL" "" ""
 	[ -n "$SHM" ] && rm -rf "$SHM"
@@ -78,10 +80,10 @@ iotrace_test_undo() {
 
 iotrace_fs_test_start name-resend "traces"
 iotrace_quiet_ext4 64M name-resend "$T" || die "$SETUP_ERR"
-mkdir "$MNT/d" "$MNT/e" && touch "$MNT/d/a" "$MNT/d/b" "$MNT/e/c" || die "cannot make the files"
+mkdir "$MNT/d" "$MNT/e" && touch "$MNT/d/a" "$MNT/d/b" "$MNT/e/c" "$MNT/e/k" || die "cannot make the files"
 mkdir -p "$MNT/lower" "$MNT/upper/u" "$MNT/work" && touch "$MNT/upper/u/f" ||
 	die "cannot make the overlay's layers"
-mkdir -p "$MNT/q/r" && touch "$MNT/q/r/f" || die "cannot make /q/r/f"
+mkdir -p "$MNT/q/r" && touch "$MNT/q/r/f" "$MNT/q/g" || die "cannot make /q/r/f and /q/g"
 sync -f "$MNT"
 OVL=$(mktemp -d /tmp/iotrace-name-resend-ovl.XXXXXX) || die "cannot make a mount point"
 mount -t overlay overlay -o "lowerdir=$MNT/lower,upperdir=$MNT/upper,workdir=$MNT/work" "$OVL" ||
@@ -136,21 +138,51 @@ os.rename(ovl + "/u", ovl + "/u2")
 write("/u2/f")
 PY
 CROWD=$(mktemp -d /tmp/iotrace-name-resend-crowd.XXXXXX) || die "cannot make a directory"
-for i in $(seq 300); do
-	mkdir "$CROWD/$i" && mount -t tmpfs -o size=64k tmpfs "$CROWD/$i" || die "cannot mount tmpfs $i on $CROWD"
-done
-LATE=$(mktemp -d /tmp/iotrace-name-resend-late.XXXXXX) || die "cannot make a mount point"
-mount --bind "$MNT/q" "$LATE" || die "cannot bind $MNT/q on $LATE"
-python3 - "$LATE" <<'PY' || die "the workload through the bind mount failed"
-import os, sys
-m = sys.argv[1]
+mount -t tmpfs -o size=4m tmpfs "$CROWD" && mkdir "$CROWD/mid" "$CROWD/late" "$CROWD/m" ||
+	die "cannot mount a tmpfs on $CROWD"
+# by mount(2) from one process: a mount(8) each would take half a minute
+python3 - "$CROWD" "$MNT/q" <<'PY' || die "cannot mount the crowd of file systems"
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+crowd, q = sys.argv[1], sys.argv[2]
+MS_BIND = 4096
+def mount(src, dst, fstype, flags, data):
+    if libc.mount(src.encode(), dst.encode(), fstype and fstype.encode(), flags, data and data.encode()):
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e), dst)
+for i in range(4200):
+    if i == 300:
+        mount(q, crowd + "/mid", None, MS_BIND, None)
+    d = "%s/m/%d" % (crowd, i)
+    os.mkdir(d)
+    mount("tmpfs", d, "tmpfs", 0, "size=16k")
+mount(q, crowd + "/late", None, MS_BIND, None)
+PY
+mkdir "$T/rebind" || die "cannot make $T/rebind"
+python3 - "$CROWD" "$MNT" "$T/rebind" <<'PY' || die "the workload through the bind mounts failed"
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+mid, late = sys.argv[1] + "/mid", sys.argv[1] + "/late"
+def bind(src, dst):
+    if libc.mount(src.encode(), dst.encode(), None, 4096, None):
+        sys.exit("cannot bind %s on %s: %s" % (src, dst, os.strerror(ctypes.get_errno())))
+os.rename(mid + "/g", mid + "/h")
 for p in ("/r/f", "/s/f"):
-    fd = os.open(m + p, os.O_WRONLY)
+    fd = os.open(late + p, os.O_WRONLY)
     os.pwrite(fd, b"w" * 4096, 0)
     os.fsync(fd)
     os.close(fd)
     if p == "/r/f":
-        os.rename(m + "/r", m + "/s")
+        os.rename(late + "/r", late + "/s")
+m, rb = sys.argv[2], sys.argv[3]
+bind(m + "/q", rb)
+os.rename(rb + "/h", rb + "/h2")
+if libc.umount2(rb.encode(), 0):
+    sys.exit("cannot unmount %s: %s" % (rb, os.strerror(ctypes.get_errno())))
+bind(m + "/e2", rb)
+os.rename(rb + "/k", rb + "/k2")
+if libc.umount2(rb.encode(), 0):
+    sys.exit("cannot unmount %s: %s" % (rb, os.strerror(ctypes.get_errno())))
 PY
 kill -STOP "$TRACER_PID" || die "cannot stop the collector"
 mount -o noatime "$LOOP2" "$MNT2" || die "cannot mount $LOOP2"
@@ -209,6 +241,6 @@ import csv, sys
 print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
                if r["file.eventType"] in ("Delete", "MoveFrom", "MoveTo")))' "$T/io.csv")
 check "the renames' events ($got)" \
-	[ "$got" = "MoveFrom:/d/b MoveTo:/d/b2 Delete:/d/b2 MoveFrom:/d/t MoveTo:/d/b2" ]
+	[ "$got" = "MoveFrom:/d/b MoveTo:/d/b2 Delete:/d/b2 MoveFrom:/d/t MoveTo:/d/b2 MoveFrom:/q/g MoveTo:/q/h MoveFrom:/q/h MoveTo:/q/h2 MoveFrom:/e2/k MoveTo:/e2/k2" ]
 
 finish
