@@ -64,8 +64,12 @@ struct path_walk {
 	struct hlist_node *sib;
 	struct list_head *mnode;
 	struct list_head *mhead;
+	/* FNV-1a of comp's clen bytes */
+	__u64 chash;
 	__u32 pos;
 	__u32 clen;
+	/* child_cb() met the component's hashed dentry (positive or negative) */
+	__u32 matched;
 	__u32 fail;
 	/* the walk reached the path's end (not the loop's) */
 	__u32 done;
@@ -304,6 +308,7 @@ static long copy_cb(__u32 i, void *ctx)
 		return 1;
 	w->comp[idx(w->clen)] = c;
 	w->clen++;
+	w->chash = (w->chash ^ (__u8)c) * 0x100000001b3ull;
 	w->pos = p + 1;
 	return 0;
 }
@@ -358,6 +363,7 @@ static long child_cb(__u32 i, void *ctx)
 		return 0;
 	if (child->d_inode)
 		w->found = (struct dentry *)node;
+	w->matched = 1;
 	return 1;
 }
 
@@ -369,10 +375,87 @@ static __always_inline struct dentry *cached_child(struct path_walk *w, struct d
 						  __u32 max)
 {
 	w->found = NULL;
+	w->matched = 0;
 	w->sib = NULL;
 	if (bpf_core_field_exists(struct dentry, d_children))
 		w->sib = BPF_CORE_READ(d, d_children.first);
 	bpf_loop(max, child_cb, NULL, 0);
+	return w->found;
+}
+
+/* entries a walk looks through before it asks names_found */
+#define IOTRACE_NEAR_SIBLINGS 16
+
+struct name_key {
+	__u64 parent;
+	__u64 hash;
+	__u32 len;
+	__u32 pad;
+};
+
+/*
+ * Components walks found past the newest IOTRACE_NEAR_SIBLINGS entries
+ * of their directory, by directory and name: the kernel finds a name
+ * through a hash table BPF cannot reach, a walk by looking through the
+ * directory's cached entries, newest first, and /tmp of a busy host has
+ * thousands (12 ns each).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct name_key);
+	__type(value, __u64);
+} names_found SEC(".maps");
+
+/*
+ * Whether c, a dentry names_found kept for w's component in d, still is
+ * its positive dentry there: a rename or removal moves, unhashes or
+ * empties it, and one freed and reused, read by probes, would have to
+ * be another dentry of that name in d.
+ */
+static __always_inline bool still_found(struct path_walk *w, struct dentry *d, struct dentry *c)
+{
+	__u32 len = BPF_CORE_READ(c, d_name.len);
+	const unsigned char *name = BPF_CORE_READ(c, d_name.name);
+
+	if (BPF_CORE_READ(c, d_parent) != d || len != w->clen || !BPF_CORE_READ(c, d_hash.pprev) ||
+	    !BPF_CORE_READ(c, d_inode))
+		return false;
+	if (head_word(iotrace_word_at(name, false), len) != *(__u64 *)w->comp)
+		return false;
+	if (len <= 8)
+		return true;
+	clear_buf(w->cname);
+	return bpf_probe_read_kernel_str(w->cname, sizeof(w->cname), name) >= 0 &&
+	       same_buf(w->cname, w->comp);
+}
+
+/*
+ * cached_child() for a walk's component, w->comp in d: the newest
+ * entries first, then names_found, then the rest. The name kept is
+ * taken where the kernel's lookup would take it, also past the newest
+ * IOTRACE_MAX_SIBLINGS, as long as it is there.
+ */
+static __always_inline struct dentry *walk_child(struct path_walk *w, struct dentry *d)
+{
+	struct name_key key = { .parent = (__u64)d, .hash = w->chash, .len = w->clen };
+	struct dentry *c;
+	__u64 *v, found;
+
+	cached_child(w, d, IOTRACE_NEAR_SIBLINGS);
+	if (w->matched || !w->sib)
+		return w->found;
+	v = bpf_map_lookup_elem(&names_found, &key);
+	c = v ? (struct dentry *)*v : NULL;
+	if (c && still_found(w, d, c)) {
+		w->found = c;
+		return c;
+	}
+	bpf_loop(IOTRACE_MAX_SIBLINGS - IOTRACE_NEAR_SIBLINGS, child_cb, NULL, 0);
+	if (w->found) {
+		found = (__u64)w->found;
+		bpf_map_update_elem(&names_found, &key, &found, BPF_ANY);
+	}
 	return w->found;
 }
 
@@ -560,6 +643,7 @@ static long component_cb(__u32 i, void *ctx)
 	bpf_loop(IOTRACE_PATH_LEN, skip_cb, NULL, 0);
 	clear_buf(w->comp);
 	w->clen = 0;
+	w->chash = 0xcbf29ce484222325ull;
 	bpf_loop(IOTRACE_PATH_LEN, copy_cb, NULL, 0);
 	len = w->clen;
 	if (!len) {
@@ -596,7 +680,7 @@ static long component_cb(__u32 i, void *ctx)
 		w->fail = 1;
 		return 1;
 	}
-	d = cached_child(w, d, IOTRACE_MAX_SIBLINGS);
+	d = walk_child(w, d);
 	if (!d) {
 		w->fail = 1;
 		return 1;

@@ -39,7 +39,12 @@
 #      the mount, so it cannot say the rename was elsewhere). Then, on
 #      /tmp, /q is bound and h renamed to h2 through it, the bind mount
 #      replaced by one of /e2, and k renamed to k2 through that: the walk
-#      does not keep to the mount it crossed into there before.
+#      does not keep to the mount it crossed into there before;
+#  10. /w/d/x is renamed to y, with 40 entries made in /w after d (past
+#      the 16 newest, where the walk asks what it found before), then d
+#      renamed to d0, and a new d made with an x, 40 more entries after
+#      it, and x renamed to y again: the Moves name /w/d both times (the
+#      walk does not keep to the d it found before, now d0).
 # Each of a and c is named exactly twice, and the writes are under the
 # paths of their time.
 #
@@ -184,6 +189,25 @@ os.rename(rb + "/k", rb + "/k2")
 if libc.umount2(rb.encode(), 0):
     sys.exit("cannot unmount %s: %s" % (rb, os.strerror(ctypes.get_errno())))
 PY
+python3 - "$MNT/w" <<'PY' || die "the workload in /w failed"
+import os, sys
+w = sys.argv[1]
+def make(p):
+    os.close(os.open(p, os.O_CREAT | os.O_WRONLY, 0o644))
+def fill(tag):
+    for i in range(40):
+        make("%s/%s%d" % (w, tag, i))
+os.mkdir(w)
+os.mkdir(w + "/d")
+make(w + "/d/x")
+fill("a")
+os.rename(w + "/d/x", w + "/d/y")
+os.rename(w + "/d", w + "/d0")
+os.mkdir(w + "/d")
+make(w + "/d/x")
+fill("b")
+os.rename(w + "/d/x", w + "/d/y")
+PY
 kill -STOP "$TRACER_PID" || die "cannot stop the collector"
 mount -o noatime "$LOOP2" "$MNT2" || die "cannot mount $LOOP2"
 addpart "$LOOP3" 1 2048 $((76 * 2048)) || die "addpart cannot add a partition to $LOOP3"
@@ -241,6 +265,6 @@ import csv, sys
 print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
                if r["file.eventType"] in ("Delete", "MoveFrom", "MoveTo")))' "$T/io.csv")
 check "the renames' events ($got)" \
-	[ "$got" = "MoveFrom:/d/b MoveTo:/d/b2 Delete:/d/b2 MoveFrom:/d/t MoveTo:/d/b2 MoveFrom:/q/g MoveTo:/q/h MoveFrom:/q/h MoveTo:/q/h2 MoveFrom:/e2/k MoveTo:/e2/k2" ]
+	[ "$got" = "MoveFrom:/d/b MoveTo:/d/b2 Delete:/d/b2 MoveFrom:/d/t MoveTo:/d/b2 MoveFrom:/q/g MoveTo:/q/h MoveFrom:/q/h MoveTo:/q/h2 MoveFrom:/e2/k MoveTo:/e2/k2 MoveFrom:/w/d/x MoveTo:/w/d/y MoveFrom:/w/d/x MoveTo:/w/d/y" ]
 
 finish
