@@ -25,14 +25,9 @@
 #   7. through an overlayfs whose upper layer is on the traced ext4 (its
 #      own device is not traced), /upper/u/f is written, the directory u
 #      renamed to u2, and f written again: named again, under /upper/u2;
-#   8. while the collector is stopped (SIGSTOP), so before it learns of
-#      them, a traced btrfs is mounted (btrfs numbers itself apart), and
-#      an ext4 on a partition made then on a third traced device: on each
-#      /d/f is written, the directory d renamed to e, f written again:
-#      named again, as /e/f;
-#   9. in a tmpfs, 4,200 more are mounted, and /q of the traced ext4 is
+#   8. in a tmpfs, 4,200 more are mounted, and /q of the traced ext4 is
 #      bound there twice: after the first 300 (more than the walk looked
-#      through before 28aeade) and after all of them (more than the 4,096
+#      through before 938d45b) and after all of them (more than the 4,096
 #      it looks through now). Through the first, g is renamed to h: its
 #      Moves. Through the second, /q/r/f is written, r renamed to s, f
 #      written again: named again, as /q/s/f (the walk may have missed
@@ -40,17 +35,22 @@
 #      /tmp, /q is bound and h renamed to h2 through it, the bind mount
 #      replaced by one of /e2, and k renamed to k2 through that: the walk
 #      does not keep to the mount it crossed into there before;
-#  10. /w/d/x is renamed to y, with 40 entries made in /w after d (past
+#   9. /w/d/x is renamed to y, with 40 entries made in /w after d (past
 #      the 16 newest, where the walk asks what it found before), then d
 #      renamed to d0, and a new d made with an x, 40 more entries after
 #      it, and x renamed to y again: the Moves name /w/d both times (the
-#      walk does not keep to the d it found before, now d0).
+#      walk does not keep to the d it found before, now d0);
+#  10. while the collector is stopped (SIGSTOP), so before it learns of
+#      them, a traced btrfs is mounted (btrfs numbers itself apart), and
+#      an ext4 on a partition made then on a third traced device: on each
+#      /d/f is written, the directory d renamed to e, f written again:
+#      named again, as /e/f.
 # Each of a and c is named exactly twice, and the writes are under the
 # paths of their time.
 #
-# Needs root, BTF, loop devices, overlayfs, btrfs, addpart; a missing one is a
-# failure, not a skip. Everything set up is torn down at exit, also on
-# failure.
+# Needs root, BTF, loop devices, overlayfs, btrfs and addpart; a missing
+# one is a failure, not a skip. Everything set up is torn down at exit,
+# also on failure.
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
