@@ -387,11 +387,9 @@ static __always_inline bool rename_elsewhere(struct super_block *sb)
 {
 	struct block_device *bdev;
 
-	if (!sb)
+	if (!sb || fs_dev_traced(BPF_CORE_READ(sb, s_dev)) || BPF_CORE_READ(sb, s_stack_depth))
 		return false;
 	bdev = BPF_CORE_READ(sb, s_bdev);
-	if (fs_dev_traced(BPF_CORE_READ(sb, s_dev)) || BPF_CORE_READ(sb, s_stack_depth))
-		return false;
 	if (bdev)
 		return !bdev_traced_global((__u64)bdev);
 	if (BPF_CORE_READ(sb, s_magic) == IOTRACE_BTRFS_MAGIC)
