@@ -357,6 +357,9 @@ iotrace_test_fs() {
 # --list-failures: finish also repeats the failed names ("failed: NAME"),
 # for the long tests where they scroll away.
 iotrace_test_harness() {
+	# the test's python, its heredocs' too, imports helpers kept beside it (fsync_write.py)
+	PYTHONPATH="$(dirname "$(realpath "$0")")${PYTHONPATH:+:$PYTHONPATH}"
+	export PYTHONPATH
 	PASS=0
 	FAIL=0
 	FAILED_NAMES=()

@@ -115,12 +115,10 @@ MNT3=$(mktemp -d /tmp/iotrace-name-resend-mnt3.XXXXXX) || die "cannot make a mou
 iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN,${LOOP2#/dev/},${LOOP3#/dev/}"
 python3 - "$MNT" "$OVL" "$T" "$SHM" "$MNT4" <<'PY' || die "the workload failed"
 import os, sys
+import fsync_write
 m, ovl, elsewhere = sys.argv[1], sys.argv[2], sys.argv[3:]
 def write(p):
-    fd = os.open(m + p, os.O_WRONLY)
-    os.pwrite(fd, b"w" * 4096, 0)
-    os.fsync(fd)
-    os.close(fd)
+    fsync_write.write(m + p)
 write("/d/a")
 write("/e/c")
 os.rename(m + "/d/b", m + "/d/b2")
@@ -166,6 +164,7 @@ PY
 mkdir "$T/rebind" || die "cannot make $T/rebind"
 python3 - "$CROWD" "$MNT" "$T/rebind" <<'PY' || die "the workload through the bind mounts failed"
 import ctypes, os, sys
+from fsync_write import write
 libc = ctypes.CDLL(None, use_errno=True)
 mid, late = sys.argv[1] + "/mid", sys.argv[1] + "/late"
 def bind(src, dst):
@@ -173,10 +172,7 @@ def bind(src, dst):
         sys.exit("cannot bind %s on %s: %s" % (src, dst, os.strerror(ctypes.get_errno())))
 os.rename(mid + "/g", mid + "/h")
 for p in ("/r/f", "/s/f"):
-    fd = os.open(late + p, os.O_WRONLY)
-    os.pwrite(fd, b"w" * 4096, 0)
-    os.fsync(fd)
-    os.close(fd)
+    write(late + p)
     if p == "/r/f":
         os.rename(late + "/r", late + "/s")
 m, rb = sys.argv[2], sys.argv[3]
@@ -215,13 +211,11 @@ mkfs.ext4 -q -F "${LOOP3}p1" >"$T/mkfs3.log" 2>&1 || die "mkfs.ext4 failed: $(ca
 mount -o noatime "${LOOP3}p1" "$MNT3" || die "cannot mount ${LOOP3}p1"
 python3 - "$MNT2" "$MNT3" <<'PY' || die "the workload on the new file systems failed"
 import os, sys
+from fsync_write import write
 for m in sys.argv[1:]:
     os.mkdir(m + "/d")
     for p in ("/d/f", "/e/f"):
-        fd = os.open(m + p, os.O_WRONLY | os.O_CREAT, 0o644)
-        os.pwrite(fd, b"w" * 4096, 0)
-        os.fsync(fd)
-        os.close(fd)
+        write(m + p, create=True)
         if p == "/d/f":
             os.rename(m + "/d", m + "/e")
 PY

@@ -94,16 +94,12 @@ PY
 rename_files() {
 	python3 - "$MNT" <<'PY'
 import ctypes, os, sys
+from fsync_write import write
 mnt = sys.argv[1]
 def exchange(a, b):
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.renameat2(-100, a.encode(), -100, b.encode(), 2) != 0:
         raise OSError(ctypes.get_errno(), "renameat2 exchange " + a)
-def write(p):
-    fd = os.open(p, os.O_WRONLY)
-    os.pwrite(fd, b"w" * 4096, 0)
-    os.fsync(fd)
-    os.close(fd)
 write(mnt + "/big/known")
 write(mnt + "/dir/in")
 os.rename(mnt + "/big/old", mnt + "/big/old.new")
@@ -174,15 +170,11 @@ done
 stale_calls() {
 	python3 - "$MNT" <<'PY'
 import os, sys
+from fsync_write import write
 mnt = sys.argv[1]
 # more than the tracer's 256-byte path buffer: the exit cannot walk it
 def long(name):
     return mnt + "/st/" + "./" * 140 + name
-def write(p):
-    fd = os.open(p, os.O_WRONLY)
-    os.pwrite(fd, b"w" * 4096, 0)
-    os.fsync(fd)
-    os.close(fd)
 write(mnt + "/st/a")
 os.rename(mnt + "/st/a", long("a2"))
 os.rename(mnt + "/st/a2", mnt + "/st/a3")
