@@ -309,7 +309,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	/*
 	 * a kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS off)
 	 * traces without them; handle_ns_exit moves the rename epoch itself,
-	 * past renames of files only
+	 * for the renames that may have changed other files' paths
 	 */
 	rename_exits(skel, renames);
 	for (i = 0; i < NRENAMES; i++) {
