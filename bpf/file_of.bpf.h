@@ -335,7 +335,7 @@ static __always_inline void send_chain_from(struct dentry *d, struct dentry *dir
  * What a file's name is: its dentry's parent and name (hash and length).
  * A rename changes it, also one that no rename(2) made, which the rename
  * epoch misses: overlayfs moving a copied-up file from its work directory
- * into place, nfsd, io_uring's IORING_OP_RENAMEAT. 0: no dentry.
+ * into place, nfsd. 0: no dentry.
  */
 static __always_inline __u64 name_sig(struct dentry *d, const bool cast)
 {

@@ -25,7 +25,6 @@
 #define IOTRACE_FS_EVENTS_BPF_H
 
 #define IOTRACE_RENAME_EXCHANGE 2
-#define IOTRACE_AT_REMOVEDIR 0x200
 /* file_system_type.fs_flags: on block devices (include/linux/fs.h) */
 #define IOTRACE_FS_REQUIRES_DEV 1
 

@@ -24,6 +24,16 @@ struct {
 #define IOTRACE_IORING_OP_WRITE_FIXED 5
 #define IOTRACE_IORING_OP_READ 22
 #define IOTRACE_IORING_OP_WRITE 23
+#define IOTRACE_IORING_OP_OPENAT 18
+#define IOTRACE_IORING_OP_OPENAT2 28
+#define IOTRACE_IORING_OP_RENAMEAT 35
+#define IOTRACE_IORING_OP_UNLINKAT 36
+#define IOTRACE_O_CREAT 0100
+
+static __always_inline bool uring_opens(__u8 op)
+{
+	return op == IOTRACE_IORING_OP_OPENAT || op == IOTRACE_IORING_OP_OPENAT2;
+}
 
 /*
  * A request prepared from its SQE: io_submit_sqe() fires this after
@@ -66,6 +76,9 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 		break;
 	default:
 		st.call = IOTRACE_VFS_URING_OTHER;
+		/* an open's flags, as a syscall's record has them; its fd is the result's */
+		if (uring_opens(op))
+			st.flags = BPF_CORE_READ((struct io_open *)&req->cmd, how.flags);
 		break;
 	}
 	if (st.call == IOTRACE_VFS_URING_READ || st.call == IOTRACE_VFS_URING_WRITE) {
@@ -83,25 +96,127 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 	return 0;
 }
 
+/*
+ * Unlinks and renames io_uring made, successful, on any file system: no
+ * Delete or Move is sent for them (the path walk is the syscall entry's,
+ * which they never pass), so the summary counts them. So are opens with
+ * O_CREAT straight into a fixed file slot, whose file no fd names.
+ */
+__u64 uring_unfollowed = 0;
+
+/*
+ * Requests that may create, remove or rename a file, by address, from
+ * their hand-off to io-wq (handle_uring_queue()) to their completion: the
+ * kernel never runs them inline (io_openat_force_async(), and the prep of
+ * unlinkat and renameat, set REQ_F_FORCE_ASYNC), so every one passes
+ * io_uring_queue_async_work, which the fast path of reads and writes
+ * does not.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} uring_ns_reqs SEC(".maps");
+
+/* entries in uring_ns_reqs: while there are none, a completion reads this and returns */
+__u64 uring_ns_pending = 0;
+
+SEC("tp_btf/io_uring_queue_async_work")
+int BPF_PROG(handle_uring_queue, struct io_kiocb *req, int rw)
+{
+	struct io_open *open = (void *)&req->cmd;
+	__u64 key = (__u64)req;
+	__u8 op = req->opcode;
+
+	if (uring_opens(op)) {
+		if (!(BPF_CORE_READ(open, how.flags) & IOTRACE_O_CREAT))
+			return 0;
+	} else if (op != IOTRACE_IORING_OP_RENAMEAT && op != IOTRACE_IORING_OP_UNLINKAT) {
+		return 0;
+	}
+	/* a request handed off again (a retry) is counted once */
+	if (!bpf_map_update_elem(&uring_ns_reqs, &key, &op, BPF_NOEXIST))
+		__sync_fetch_and_add(&uring_ns_pending, 1);
+	return 0;
+}
+
+/*
+ * The file events of request r, op, which returned res. An open runs
+ * where its fd is the task's (an io-wq worker and an SQPOLL thread share
+ * the submitter's table, and a deferred completion runs in the submitter),
+ * so it is judged as a syscall's (on_open_exit()), with st its --vfs
+ * record if there is one. A rename moves the rename epoch on: a directory
+ * renamed has every chain below it sent again, as a syscall rename does
+ * that the walk does not resolve.
+ */
+static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __s32 res,
+					      struct vfs_state *st)
+{
+	struct io_open *open = (void *)&r->cmd;
+	struct io_unlink *un = (void *)&r->cmd;
+
+	if (uring_opens(op)) {
+		if (!BPF_CORE_READ(open, file_slot))
+			on_open_exit(st, res);
+		else if (res >= 0 && (BPF_CORE_READ(open, how.flags) & IOTRACE_O_CREAT))
+			__sync_fetch_and_add(&uring_unfollowed, 1);
+		return;
+	}
+	if (res != 0)
+		return;
+	if (op == IOTRACE_IORING_OP_RENAMEAT)
+		__sync_fetch_and_add(&rename_epoch, 1);
+	else if (op != IOTRACE_IORING_OP_UNLINKAT ||
+		 (BPF_CORE_READ(un, flags) & IOTRACE_AT_REMOVEDIR))
+		return;
+	__sync_fetch_and_add(&uring_unfollowed, 1);
+}
+
+/*
+ * Loaded for the file events, with --vfs or without (without, attached
+ * with the syscall programs, vfs_attach.c). An auxiliary CQE (multishot,
+ * msg_ring) has no request.
+ */
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(handle_uring_complete, struct io_ring_ctx *rctx, void *req,
 	     struct io_uring_cqe *cqe)
 {
 	struct io_kiocb *r = req;
 	__u64 key = (__u64)req;
-	struct vfs_state st, *p;
+	struct vfs_state st, *p = NULL;
+	bool marked = false;
 	struct file *file;
+	__s32 res;
+	__u8 op;
 
-	p = bpf_map_lookup_elem(&uring_reqs, &key);
-	if (!p)
+	if (!r)
 		return 0;
-	st = *p;
-	bpf_map_delete_elem(&uring_reqs, &key);
+	if (vfs_enabled) {
+		p = bpf_map_lookup_elem(&uring_reqs, &key);
+		if (p) {
+			st = *p;
+			bpf_map_delete_elem(&uring_reqs, &key);
+		}
+	}
+	if (uring_ns_pending && !bpf_map_delete_elem(&uring_ns_reqs, &key)) {
+		__sync_fetch_and_sub(&uring_ns_pending, 1);
+		marked = true;
+	}
+	if (!p && !marked)
+		return 0;
+	res = cqe->res;
+	op = BPF_CORE_READ(r, opcode);
+	/* an open not marked (no O_CREAT): its --vfs record */
+	if (marked || uring_opens(op))
+		uring_file_events(r, op, res, p ? &st : NULL);
+	if (!p || uring_opens(op))
+		return 0;
 	file = BPF_CORE_READ(r, file);
 	if (file)
 		st.dev = traced_file(file, &st.file, false);
 	if (st.dev)
-		emit_vfs(&st, BPF_CORE_READ(cqe, res), 0);
+		emit_vfs(&st, res, 0);
 	return 0;
 }
 

@@ -22,6 +22,8 @@
 #define IOTRACE_MAX_SYSCALL_NR 512
 #define IOTRACE_MAX_FS_DEVS 64
 #define IOTRACE_MAX_FILTER 16
+/* unlinkat(2) flag: rmdir */
+#define IOTRACE_AT_REMOVEDIR 0x200
 
 /* --vfs given: trace calls, not only file creation */
 const volatile __u8 vfs_enabled = 0;

@@ -161,9 +161,9 @@ bool vfs_call__has_output(int32_t call)
 	return call == C(CopyFileRange) || call == C(Sendfile) || call == C(Splice);
 }
 
-bool vfs_call__opens(int32_t call)
+bool vfs_call__opens(int32_t call, uint32_t uring_op)
 {
-	return call == C(Open) || call == C(Openat) || call == C(Openat2) || call == C(Creat);
+	return vfs_call__op(call, uring_op) == VOP_OPEN;
 }
 
 #define E(x) [x] = #x

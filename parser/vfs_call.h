@@ -42,8 +42,8 @@ enum vfs_op vfs_call__op(int32_t call, uint32_t uring_op);
 
 /* Whether the call has an output file (fd2, offset2, fileId2). */
 bool vfs_call__has_output(int32_t call);
-/* Whether the call opens a file (EventVfs.created means something). */
-bool vfs_call__opens(int32_t call);
+/* Whether the call, or io_uring request, opens a file (EventVfs.created means something). */
+bool vfs_call__opens(int32_t call, uint32_t uring_op);
 /* Whether it is an io_uring request (EventVfs.uringOpcode means something). */
 bool vfs_call__is_uring(int32_t call);
 

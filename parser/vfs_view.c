@@ -146,7 +146,7 @@ static void json_vfs(struct line *l, const struct vfs_rec *r)
 	}
 	line_lit(l, ",\"flags\":");
 	line_u64(l, r->flags);
-	if (vfs_call__opens(r->call)) {
+	if (vfs_call__opens(r->call, r->uring_op)) {
 		line_lit(l, ",\"created\":");
 		line_bool(l, r->created);
 	}
@@ -254,7 +254,7 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 	line_lit(&l, ",");
 	line_u64(&l, r->flags);
 	line_lit(&l, ",");
-	if (vfs_call__opens(r->call))
+	if (vfs_call__opens(r->call, r->uring_op))
 		line_bool(&l, r->created);
 	line_lit(&l, ",");
 	if (out) {

@@ -270,6 +270,10 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
 		cli_note("%llu unlink or rename calls were not resolved to their file while traced: "
 			 "their Delete or Move events are not in this trace",
 			 (unsigned long long)s->unresolved_file_events);
+	if ((ops->join_flags & JOIN_PATHS) && s->uring_unfollowed)
+		cli_note("%llu unlinks, renames or creating opens were made through io_uring while "
+			 "traced: any Delete, Move or Create of theirs is not in this trace",
+			 (unsigned long long)s->uring_unfollowed);
 	if (s->devices_gone[0])
 		cli_note("devices removed, emptied or given a new medium while traced: %s; their "
 			 "I/O after that is not in this trace",

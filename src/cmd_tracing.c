@@ -455,6 +455,11 @@ int cmd_tracing(int argc, char **argv)
 			 "their file: their Delete or Move events are not in the trace (see "
 			 "tags.unresolvedFileEvents in the README)",
 			 (unsigned long long)s.unresolved_file_events);
+	if (s.uring_unfollowed)
+		cli_warn("%llu unlinks, renames or creating opens were made through io_uring, on any "
+			 "file system: the tracer sends no Delete, Move or Create for them (see "
+			 "tags.uringCallsNotFollowed in the README)",
+			 (unsigned long long)s.uring_unfollowed);
 cleanup:
 	collector__free(c);
 	store__unlock(lock);

@@ -54,6 +54,12 @@ struct summary {
 	 */
 	uint64_t unresolved_file_events;
 	/*
+	 * unlinks and renames io_uring made (any file system), and its opens
+	 * with O_CREAT into fixed file slots: no Delete, Move or Create is
+	 * sent for them; written only when not 0
+	 */
+	uint64_t uring_unfollowed;
+	/*
 	 * stopped by the size limit or a write error: the files hold every
 	 * event below incomplete_from_sid, and not all of those from it on
 	 * (written only when incomplete)

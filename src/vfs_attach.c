@@ -257,7 +257,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	/* --no-file-events: no syscall program loads; a start without them is shorter too */
 	bool files = !cfg->no_file_events;
 	struct bpf_program *renames[NRENAMES];
-	bool uring, ns, cast;
+	bool uring, uring_files, ns, cast;
 	size_t i;
 	int err;
 
@@ -302,10 +302,19 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	/* the file systems' own unlinks and renames, for what the walk leaves to them */
 	fs_ns_configure(skel, vmlinux, ns);
 	/* the v6.x prototypes; older kernels trace io_uring without them */
-	uring = cfg->vfs && probe__tp_btf_args(vmlinux, "io_uring_submit_req") == 1 &&
+	uring = probe__tp_btf_args(vmlinux, "io_uring_submit_req") == 1 &&
 		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
-	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring);
-	bpf_program__set_autoload(skel->progs.handle_uring_complete, uring);
+	bpf_program__set_autoload(skel->progs.handle_uring_submit, cfg->vfs && uring);
+	/*
+	 * io_uring's opens, unlinks and renames for the file events too;
+	 * without --vfs attached with them (vfs__attach()), not at the start
+	 */
+	uring_files = files && uring &&
+		      probe__tp_btf_args(vmlinux, "io_uring_queue_async_work") == 2;
+	bpf_program__set_autoload(skel->progs.handle_uring_complete, (cfg->vfs && uring) || uring_files);
+	bpf_program__set_autoload(skel->progs.handle_uring_queue, uring_files);
+	bpf_program__set_autoattach(skel->progs.handle_uring_complete, cfg->vfs);
+	bpf_program__set_autoattach(skel->progs.handle_uring_queue, cfg->vfs);
 	/*
 	 * a kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS off)
 	 * traces without them; handle_ns_exit moves the rename epoch itself,
@@ -357,6 +366,20 @@ static int attach_one(struct bpf_program *prog, const char *dir, const char *tp,
 	return 0;
 }
 
+/* prog, if it was loaded, attached where its section says */
+static int attach_loaded(struct bpf_program *prog, struct vfs_links *l)
+{
+	if (!bpf_program__autoload(prog))
+		return 0;
+	if (l->n >= sizeof(l->link) / sizeof(l->link[0]))
+		return -E2BIG;
+	l->link[l->n] = bpf_program__attach(prog);
+	if (!l->link[l->n])
+		return -errno;
+	l->n++;
+	return 0;
+}
+
 int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 {
 	struct bpf_program *enter = bpf_program__autoload(skel->progs.handle_sys_enter_cast) ?
@@ -367,26 +390,18 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 
 	memset(l, 0, sizeof(*l));
 	rename_exits(skel, renames);
-	for (i = 0; i < NRENAMES; i++) {
-		if (!bpf_program__autoload(renames[i]))
-			continue;
-		l->link[l->n] = bpf_program__attach(renames[i]);
-		if (!l->link[l->n])
-			return -errno;
-		l->n++;
-	}
-	for (i = 0; i < NFS_NS; i++) {
-		struct bpf_program *prog = fs_ns_prog(skel, i);
-
-		if (!bpf_program__autoload(prog))
-			continue;
-		if (l->n >= sizeof(l->link) / sizeof(l->link[0]))
-			return -E2BIG;
-		l->link[l->n] = bpf_program__attach(prog);
-		if (!l->link[l->n])
-			return -errno;
-		l->n++;
-	}
+	err = 0;
+	for (i = 0; i < NRENAMES && !err; i++)
+		err = attach_loaded(renames[i], l);
+	for (i = 0; i < NFS_NS && !err; i++)
+		err = attach_loaded(fs_ns_prog(skel, i), l);
+	/* with --vfs they are attached at the start, for the calls; the completion first */
+	if (!vfs && !err)
+		err = attach_loaded(skel->progs.handle_uring_complete, l);
+	if (!vfs && !err)
+		err = attach_loaded(skel->progs.handle_uring_queue, l);
+	if (err)
+		return err;
 	for (i = 0; i < NCALLS && bpf_program__autoload(skel->progs.handle_ns_enter); i++) {
 		if (!is_ns(calls[i].call))
 			continue;

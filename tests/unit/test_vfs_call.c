@@ -78,8 +78,11 @@ static void test_kinds(void **state)
 	assert_true(vfs_call__has_output(VFS(Sendfile)));
 	assert_true(vfs_call__has_output(VFS(Splice)));
 	assert_false(vfs_call__has_output(VFS(Pread64)));
-	assert_true(vfs_call__opens(VFS(Openat)));
-	assert_false(vfs_call__opens(VFS(UringOther)));
+	assert_true(vfs_call__opens(VFS(Openat), 0));
+	assert_true(vfs_call__opens(VFS(UringOther), 18));
+	assert_true(vfs_call__opens(VFS(UringOther), 28));
+	assert_false(vfs_call__opens(VFS(UringOther), 19));
+	assert_false(vfs_call__opens(VFS(UringRead), 18));
 	assert_true(vfs_call__is_uring(VFS(UringFsync)));
 	assert_false(vfs_call__is_uring(VFS(Splice)));
 	assert_string_equal(vfs_op_name[VOP_SEEK], "seek");
