@@ -63,4 +63,16 @@ int BPF_PROG(floor_rq_complete, struct request *rq, blk_status_t error, unsigned
 	return 0;
 }
 
+/*
+ * iotrace's completion program runs on every io_uring completion once a
+ * traced device's file system is mounted (bpf/uring.bpf.h): its floor.
+ * No block workload of bench/overhead passes it.
+ */
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(floor_uring_complete, struct io_ring_ctx *rctx, void *req, struct io_uring_cqe *cqe)
+{
+	count(FLOOR_URING);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -3,7 +3,8 @@
  * bench/floor DEVICE [TOGGLE_MS]: attach the counting-only programs of
  * floor.bpf.c to one device until SIGINT/SIGTERM, then print "hits N"
  * (tracepoint hits on that device) and "queue N issue N complete N", the
- * hits of each. With TOGGLE_MS, the programs are attached only in the odd
+ * hits of each, then "uring N": io_uring completions, of any device or
+ * none. With TOGGLE_MS, the programs are attached only in the odd
  * TOGGLE_MS windows of the wall clock, as the tracer's are with
  * IOTRACE_BENCH_TOGGLE_MS (src/bench_toggle.h). Used by bench/overhead and
  * bench/overhead-toggle; built only for benchmarks.
@@ -115,11 +116,13 @@ int main(int argc, char **argv)
 			continue;
 		for (i = 0; i < ncpus; i++)
 			counts[which] += vals[i];
-		total += counts[which];
+		if (which != FLOOR_URING)
+			total += counts[which];
 	}
-	printf("hits %llu\nqueue %llu issue %llu complete %llu\n", (unsigned long long)total,
-	       (unsigned long long)counts[FLOOR_QUEUE], (unsigned long long)counts[FLOOR_ISSUE],
-	       (unsigned long long)counts[FLOOR_COMPLETE]);
+	printf("hits %llu\nqueue %llu issue %llu complete %llu\nuring %llu\n",
+	       (unsigned long long)total, (unsigned long long)counts[FLOOR_QUEUE],
+	       (unsigned long long)counts[FLOOR_ISSUE], (unsigned long long)counts[FLOOR_COMPLETE],
+	       (unsigned long long)counts[FLOOR_URING]);
 	free(vals);
 	floor__destroy(skel);
 	return 0;

@@ -7,6 +7,7 @@ enum floor_count {
 	FLOOR_QUEUE,	/* block_bio_queue */
 	FLOOR_ISSUE,	/* block_rq_issue */
 	FLOOR_COMPLETE, /* block_rq_complete */
+	FLOOR_URING,	/* io_uring_complete (bench/uring-files) */
 	FLOOR_NR_COUNTS,
 };
 
