@@ -31,19 +31,16 @@ nor a call: up to UNRESOLVED of them may be missing, each whole, and
 nothing else. It prints what differs first and exits 1.
 """
 import csv
-import ctypes
 import json
 import os
 import random
 import sys
 
-RENAME_EXCHANGE = 2
-AT_FDCWD = -100
+from exchange import exchange
 
 
 def run(mnt, seed, nops, drop, log_path, tops):
     rnd = random.Random(seed)
-    libc = ctypes.CDLL(None, use_errno=True)
     dirs = [mnt + "/" + t for t in tops]
     subdirs = sorted(d + "/" + n for d in dirs for n in os.listdir(d) if os.path.isdir(d + "/" + n))
     live = sorted(os.path.join(top, n) for d in dirs for top, _, names in os.walk(d) for n in names)
@@ -74,9 +71,7 @@ def run(mnt, seed, nops, drop, log_path, tops):
             live.remove(p)
             log.append(["onto", p, q])
         elif op < 0.72:
-            if libc.renameat2(AT_FDCWD, p.encode(), AT_FDCWD, q.encode(), RENAME_EXCHANGE):
-                err = ctypes.get_errno()
-                raise OSError(err, "renameat2 exchange: " + os.strerror(err))
+            exchange(p, q)
             log.append(["exchange", p, q])
         elif op < 0.87:
             os.unlink(p)

@@ -84,11 +84,8 @@ rm "$S/g" || die "rm of the last link failed"
 rm "$S/o" || die "rm of a first name failed"
 dd if=/dev/zero of="$S/p" bs=4k count=1 oflag=direct conv=notrunc status=none ||
 	die "direct write to p failed"
-python3 -c 'import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-# RENAME_EXCHANGE
-if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2):
-    sys.exit(os.strerror(ctypes.get_errno()))' "$S/i" "$S/j" || die "renameat2 RENAME_EXCHANGE failed"
+python3 -c 'import sys, exchange; exchange.exchange(sys.argv[1], sys.argv[2])' "$S/i" "$S/j" ||
+	die "renameat2 RENAME_EXCHANGE failed"
 rm "$T/stack/abs/k" || die "rm through an absolute link failed"
 mv "$T/stack/abs/l" "$T/stack/abs/l2" || die "mv through an absolute link failed"
 (cd "$T/stack" && rm rel/m) || die "rm through a relative link failed"

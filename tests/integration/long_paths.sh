@@ -209,7 +209,8 @@ make_cold() {
 # (mv looks its names up first)
 cold_calls() {
 	python3 - "$MNT/cold" <<'PY'
-import ctypes, os, sys
+import os, sys
+from exchange import exchange
 c = sys.argv[1] + "/"
 # renames onto a file in a directory not cached: the walk of the new name
 # stops short of it; from one such directory, and from a cached one
@@ -217,10 +218,7 @@ os.rename(c[:-1] + "2/r_g", c[:-1] + "2/r_h")
 os.rename(c + "r_a", c + "r_b")
 os.rename(c + "r_i", c[:-1] + "3/r_j")
 os.rename(c + "r_c", c + "r_d")
-libc = ctypes.CDLL(None, use_errno=True)
-# RENAME_EXCHANGE
-if libc.renameat2(-100, (c + "r_e").encode(), -100, (c + "r_f").encode(), 2):
-    sys.exit(os.strerror(ctypes.get_errno()))
+exchange(c + "r_e", c + "r_f")
 os.unlink(c + "h1")
 os.unlink(c + "sl")
 PY

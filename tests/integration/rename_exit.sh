@@ -93,13 +93,10 @@ PY
 # the calls, under trace
 rename_files() {
 	python3 - "$MNT" <<'PY'
-import ctypes, os, sys
+import os, sys
+from exchange import exchange
 from fsync_write import write
 mnt = sys.argv[1]
-def exchange(a, b):
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.renameat2(-100, a.encode(), -100, b.encode(), 2) != 0:
-        raise OSError(ctypes.get_errno(), "renameat2 exchange " + a)
 write(mnt + "/big/known")
 write(mnt + "/dir/in")
 os.rename(mnt + "/big/old", mnt + "/big/old.new")

@@ -64,12 +64,9 @@ PY
 # the calls after the held rename, under trace
 more_renames() {
 	python3 - "$MNT" "$T" <<'PY'
-import ctypes, errno, os, sys
+import errno, os, sys
+from exchange import exchange
 mnt, other = sys.argv[1] + "/d", sys.argv[2]
-libc = ctypes.CDLL(None, use_errno=True)
-def exchange(a, b):
-    if libc.renameat2(-100, a.encode(), -100, b.encode(), 2) != 0:
-        raise OSError(ctypes.get_errno(), "renameat2 exchange " + a)
 def fails(code, call, *args):
     try:
         call(*args)
