@@ -90,10 +90,8 @@ rm "$T/stack/abs/k" || die "rm through an absolute link failed"
 mv "$T/stack/abs/l" "$T/stack/abs/l2" || die "mv through an absolute link failed"
 (cd "$T/stack" && rm rel/m) || die "rm through a relative link failed"
 rm "$T/stack/chain/n" || die "rm through a link to a link failed"
-python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-os.write(fd, b"q" * 4096)
-os.fsync(fd)' "$S/dir1/q" || die "write to dir1/q failed"
+python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1])' "$S/dir1/q" ||
+	die "write to dir1/q failed"
 mv "$S/dir1" "$S/dir2" || die "mv of a directory failed"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
 

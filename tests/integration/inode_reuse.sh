@@ -35,13 +35,11 @@ sync -f "$MNT"
 iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN"
 python3 - "$MNT/reuse" <<'PY' || die "the file workload failed"
 import os, sys
+from fsync_write import write
 # no stat(): asking for the ctime makes the kernel's next one fine-grained
 for i in range(200):
     p = "%s/tmp%03d" % (sys.argv[1], i)
-    fd = os.open(p, os.O_CREAT | os.O_WRONLY, 0o644)
-    os.write(fd, b"r" * 4096)
-    os.fsync(fd)
-    os.close(fd)
+    write(p, create=True)
     os.unlink(p)
 PY
 iotrace_test_stop_tracer "" "$T/out" "$T/err"

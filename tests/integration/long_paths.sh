@@ -146,16 +146,12 @@ PY
 remove_files() {
 	python3 - "$MNT" "${NAME[@]}" <<'PY'
 import os, sys
+from fsync_write import write
 mnt = sys.argv[1]
 victim, _, dest, _, gone, bottom = (mnt + n for n in sys.argv[2:])
-def write(p, off):
-    fd = os.open(p, os.O_WRONLY)
-    os.pwrite(fd, b"w" * 4096, off)
-    os.fsync(fd)
-    os.close(fd)
-write(mnt + "/links/a", 0)
+write(mnt + "/links/a")
 os.unlink(mnt + "/links/a")
-write(mnt + "/links2/b", 4096)
+write(mnt + "/links2/b", offset=4096)
 os.rename(mnt + "/onto/s", mnt + "/onto/t")
 os.rename(mnt + "/onto/s2", mnt + "/onto/u")
 os.unlink(victim)
@@ -166,10 +162,7 @@ os.unlink(gone)
 os.unlink(bottom)
 os.chdir(mnt + "/lp")
 os.unlink("./" * 60 + "dotted")
-fd = os.open(mnt + "/deep/0/1/2/3/4/5/shallow", os.O_CREAT | os.O_WRONLY, 0o644)
-os.write(fd, b"s" * 4096)
-os.fsync(fd)
-os.close(fd)
+write(mnt + "/deep/0/1/2/3/4/5/shallow", create=True)
 for i in range(4500):
     os.unlink(mnt + "/many/%d" % i)
 for i in range(4500):
