@@ -119,7 +119,11 @@ struct {
 	__type(value, __u8);
 } uring_ns_reqs SEC(".maps");
 
-/* entries in uring_ns_reqs: while there are none, a completion reads this and returns */
+/*
+ * Entries in uring_ns_reqs: while there are none, a completion reads this
+ * and returns. One the LRU drops (4096 such requests in flight) leaves it
+ * high for good: every completion then pays a failed delete.
+ */
 __u64 uring_ns_pending = 0;
 
 SEC("tp_btf/io_uring_queue_async_work")

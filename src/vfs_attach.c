@@ -306,10 +306,12 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
 	bpf_program__set_autoload(skel->progs.handle_uring_submit, cfg->vfs && uring);
 	/*
-	 * io_uring's opens, unlinks and renames for the file events too;
+	 * io_uring's opens, unlinks and renames for the file events too,
+	 * where the system calls' are traced (not without tracefs: a trace
+	 * would have the Creates of io_uring and not those of open(2));
 	 * without --vfs attached with them (vfs__attach()), not at the start
 	 */
-	uring_files = files && uring &&
+	uring_files = bpf_program__autoload(skel->progs.handle_sys_exit) && uring &&
 		      probe__tp_btf_args(vmlinux, "io_uring_queue_async_work") == 2;
 	bpf_program__set_autoload(skel->progs.handle_uring_complete, (cfg->vfs && uring) || uring_files);
 	bpf_program__set_autoload(skel->progs.handle_uring_queue, uring_files);
