@@ -4,7 +4,10 @@
 
   churn.py run MNT SEED OPS DROP LOG [TOP...]
       the churn, under trace, in MNT/TOP (default: a and b), dropping the
-      kernel's caches every DROP operations (0: never); LOG: what it did
+      kernel's caches every DROP operations (0: never); LOG: what it did.
+      With IOTRACE_URING_NS set (the path of tests/integration/uring_ns.c),
+      a quarter of its renames, renames onto files, unlinks and directory
+      renames go through io_uring
   churn.py check MNT CSV VFS UNRESOLVED LOG...
       the trace's -P --io CSV against the LOGs, and its -P --vfs CSV (a
       --vfs trace's; - for none); LOGs of churns run at once, each in
@@ -17,12 +20,16 @@ in them: fsynced 4 KiB writes, renames to new names, renames onto other
 files, exchanges (RENAME_EXCHANGE), unlinks, creates, and renames of
 those directories, and drops the kernel's caches every DROP operations,
 so that the tracer's walk of the dentry cache meets cold directories too.
+Which calls go through io_uring is drawn apart, from SEED + 1: the churn
+is the same with them or without.
 
 The check wants, exactly and in order (per LOG, where there are
 several): a Delete for each unlink and each file a rename replaced, a
 MoveFrom and MoveTo for each file moved (both files of an exchange),
-each under the path the file had then, none for a directory; and each
-fsynced write's data I/O under the path its file had at that time. In
+each under the path the file had then, none for a directory, none for
+what io_uring did (the tracer counts those, tags.uringCallsNotFollowed,
+which prints); and each fsynced write's data I/O under the path its
+file had at that time, after io_uring's renames too. In
 the --vfs view, each write, rename, exchange and unlink call in order,
 under the path its file had when the call returned (an unlinked file's
 last); a directory's rename is no file's call. An
@@ -34,6 +41,7 @@ import csv
 import json
 import os
 import random
+import subprocess
 import sys
 
 from exchange import exchange
@@ -41,6 +49,19 @@ from exchange import exchange
 
 def run(mnt, seed, nops, drop, log_path, tops):
     rnd = random.Random(seed)
+    uring_ns = os.environ.get("IOTRACE_URING_NS")
+    via = random.Random(seed + 1)
+
+    def call(kind, *paths):
+        """kind (rename or unlink) of paths, through io_uring a time in four: the log's name"""
+        if uring_ns and via.random() < 0.25:
+            subprocess.run([uring_ns, kind, *paths], check=True)
+            return "uring_"
+        if kind == "rename":
+            os.rename(*paths)
+        else:
+            os.unlink(*paths)
+        return ""
     dirs = [mnt + "/" + t for t in tops]
     subdirs = sorted(d + "/" + n for d in dirs for n in os.listdir(d) if os.path.isdir(d + "/" + n))
     live = sorted(os.path.join(top, n) for d in dirs for top, _, names in os.walk(d) for n in names)
@@ -63,20 +84,20 @@ def run(mnt, seed, nops, drop, log_path, tops):
         elif op < 0.47 or (op < 0.72 and q == p):
             serial += 1
             q = "%s/n%d" % (rnd.choice(dirs), serial)
-            os.rename(p, q)
+            via_uring = call("rename", p, q)
             live[live.index(p)] = q
-            log.append(["rename", p, q])
+            log.append([via_uring + "rename", p, q])
         elif op < 0.62:
-            os.rename(p, q)
+            via_uring = call("rename", p, q)
             live.remove(p)
-            log.append(["onto", p, q])
+            log.append([via_uring + "onto", p, q])
         elif op < 0.72:
             exchange(p, q)
             log.append(["exchange", p, q])
         elif op < 0.87:
-            os.unlink(p)
+            via_uring = call("unlink", p)
             live.remove(p)
-            log.append(["unlink", p])
+            log.append([via_uring + "unlink", p])
         elif op < 0.97 or not subdirs:
             serial += 1
             q = "%s/n%d" % (rnd.choice(dirs), serial)
@@ -87,10 +108,10 @@ def run(mnt, seed, nops, drop, log_path, tops):
             d = rnd.choice(subdirs)
             serial += 1
             q = "%s/d%d" % (rnd.choice(dirs), serial)
-            os.rename(d, q)
+            via_uring = call("rename", d, q)
             subdirs[subdirs.index(d)] = q
             live = [q + f[len(d):] if f.startswith(d + "/") else f for f in live]
-            log.append(["dirmove", d, q])
+            log.append([via_uring + "dirmove", d, q])
         live.sort()
     with open(log_path, "w") as f:
         json.dump(log, f)
@@ -120,9 +141,11 @@ def check(mnt, csv_path, vfs_path, unresolved, log_paths):
     rows.sort(key=lambda r: int(r["header.sid"]))
     ok = True
     missed = 0
+    uring_calls = 0
     for log_path in log_paths:
         with open(log_path) as f:
             log = json.load(f)
+        uring_calls += sum(op[0].startswith("uring_") for op in log)
         tops = tuple(sorted(set("/" + p[len(mnt):].split("/")[1] + "/"
                                 for op in log for p in op[1:])))
         if len(log_paths) > 1:
@@ -132,6 +155,7 @@ def check(mnt, csv_path, vfs_path, unresolved, log_paths):
         missed += one_missed
     if unresolved:
         print("%d unlinks and renames missing, %d counted unresolved" % (missed, unresolved))
+    print("%d io_uring calls" % uring_calls)
     return 0 if ok else 1
 
 
