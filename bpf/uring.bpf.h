@@ -2,8 +2,10 @@
 /*
  * io_uring requests, part of iotrace.bpf.c (after vfs.bpf.h, whose
  * records and helpers they use). They never pass a syscall tracepoint of
- * their own: a request is followed from io_uring_submit_req, in the
- * submitting task, to io_uring_complete.
+ * their own. With --vfs a request is followed from io_uring_submit_req,
+ * in the submitting task, to io_uring_complete; for the file events, one
+ * that may create, remove or rename a file from its hand-off to io-wq
+ * (io_uring_queue_async_work) to io_uring_complete.
  */
 #ifndef IOTRACE_URING_BPF_H
 #define IOTRACE_URING_BPF_H
@@ -22,9 +24,9 @@ struct {
 #define IOTRACE_IORING_OP_FSYNC 3
 #define IOTRACE_IORING_OP_READ_FIXED 4
 #define IOTRACE_IORING_OP_WRITE_FIXED 5
+#define IOTRACE_IORING_OP_OPENAT 18
 #define IOTRACE_IORING_OP_READ 22
 #define IOTRACE_IORING_OP_WRITE 23
-#define IOTRACE_IORING_OP_OPENAT 18
 #define IOTRACE_IORING_OP_OPENAT2 28
 #define IOTRACE_IORING_OP_RENAMEAT 35
 #define IOTRACE_IORING_OP_UNLINKAT 36
