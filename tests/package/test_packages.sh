@@ -307,7 +307,8 @@ check "rpm Name/Version/Release: iotrace $VERSION 1" test "$(q '%{NAME} %{VERSIO
 check "rpm License: BSD-3-Clause" test "$(q '%{LICENSE}')" = BSD-3-Clause
 check "rpm Arch: $(uname -m)" test "$(q '%{ARCH}')" = "$(uname -m)"
 check "rpm Packager is the deb Maintainer" test "$(q '%{PACKAGER}')" = "$(f Maintainer)"
-check "rpm Summary" test "$(q '%{SUMMARY}')" = "$(dpkg-deb -f "$DEB" Description | head -1)"
+# sed, not head: dpkg-deb killed by SIGPIPE would leave its /tmp/dpkg-deb.* behind
+check "rpm Summary" test "$(q '%{SUMMARY}')" = "$(dpkg-deb -f "$DEB" Description | sed -n 1p)"
 check "rpm Description is the long text" bash -c "rpm -qp --qf '%{DESCRIPTION}' '$RPM' | grep -q 'tracepoints only'"
 rpm -qpR "$RPM" >"$T/rpm.req" 2>/dev/null
 note "Requires: $(grep -v '^rpmlib(' "$T/rpm.req" | sort -u | tr '\n' ' ')"
