@@ -43,7 +43,11 @@ struct name_at {
 	__u32 len;
 };
 
-/* An unlink or rename in progress, by thread id. */
+/*
+ * An unlink or rename in progress, by thread id; an unlink io_uring makes,
+ * by request address (uring.bpf.h), from its hand-off to io-wq, where the
+ * file system's own tracepoints meet it (ns_key()).
+ */
 struct ns_op {
 	struct vfs_state st;
 	struct dentry *dentry;
@@ -87,9 +91,32 @@ struct ns_op {
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, struct ns_op);
 } ns_ops SEC(".maps");
+
+/* task_struct.flags (include/linux/sched.h): an io_uring worker thread */
+#define IOTRACE_PF_IO_WORKER 0x10
+
+/*
+ * The key in ns_ops of the call the current task is in: its thread id, or
+ * in an io-wq worker the address of the request it runs (a kernel
+ * address, never a thread id), the io_uring call's own key.
+ */
+static __always_inline __u64 ns_key(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct io_worker *worker;
+	struct io_wq_work *work;
+
+	if (!(task->flags & IOTRACE_PF_IO_WORKER))
+		return task->pid;
+	worker = task->worker_private;
+	work = BPF_CORE_READ(worker, cur_work);
+	if (!work)
+		return task->pid;
+	return (__u64)work - bpf_core_field_offset(struct io_kiocb, work);
+}
 
 /*
  * Threads in a rename that handle_ns_enter() found on a file system the
@@ -131,21 +158,21 @@ __u64 ns_unresolved = 0;
 __u64 ns_deferred = 0;
 
 /* Keeps op as the thread's call in progress. */
-static __always_inline void store_op(__u32 tid, struct ns_op *op)
+static __always_inline void store_op(__u64 key, struct ns_op *op)
 {
 	if (!op->gated && (op->old_at.dir || op->new_at.dir || op->new_short)) {
 		op->gated = true;
 		__sync_fetch_and_add(&ns_deferred, 1);
 	}
-	bpf_map_update_elem(&ns_ops, &tid, op, BPF_ANY);
+	bpf_map_update_elem(&ns_ops, &key, op, BPF_ANY);
 }
 
 /* The thread's call in progress, op (a copy), is over. */
-static __always_inline void drop_op(__u32 tid, const struct ns_op *op)
+static __always_inline void drop_op(__u64 key, const struct ns_op *op)
 {
 	if (op->gated)
 		__sync_fetch_and_sub(&ns_deferred, 1);
-	bpf_map_delete_elem(&ns_ops, &tid);
+	bpf_map_delete_elem(&ns_ops, &key);
 }
 
 static __always_inline bool is_ns_call(__u32 call)
@@ -490,8 +517,8 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
  */
 static __always_inline struct ns_op *pending_op(bool rename)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct ns_op *p = bpf_map_lookup_elem(&ns_ops, &tid);
+	__u64 key = ns_key();
+	struct ns_op *p = bpf_map_lookup_elem(&ns_ops, &key);
 
 	if (!p || (p->st.call > IOTRACE_VFS_UNLINKAT) != rename)
 		return NULL;
@@ -510,7 +537,7 @@ static __always_inline struct ns_op *pending_op(bool rename)
  */
 static __always_inline struct ns_op *start_late(const struct ns_op *p, struct dentry *d)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 key = ns_key();
 	struct ns_op *op = scratch_op();
 
 	if (!op || !d)
@@ -519,14 +546,14 @@ static __always_inline struct ns_op *start_late(const struct ns_op *p, struct de
 	*op = *p;
 	op->unresolved = false;
 	if (start_on(op, d, op->st.call)) {
-		store_op(tid, op);
-		return bpf_map_lookup_elem(&ns_ops, &tid);
+		store_op(key, op);
+		return bpf_map_lookup_elem(&ns_ops, &key);
 	}
 	if (op->dir_moved)
-		store_op(tid, op);
+		store_op(key, op);
 	else if (!ns_target(d))
 		/* a directory not named, or no regular file: nothing was missed */
-		drop_op(tid, op);
+		drop_op(key, op);
 	return NULL;
 }
 
@@ -591,10 +618,11 @@ int BPF_PROG(handle_ext4_dirty, struct inode *inode, unsigned long ip)
 {
 	struct ns_op *p;
 	struct dentry *d;
-	__u32 tid;
+	__u64 tid;
 
 	if (!ns_deferred)
 		return 0;
+	/* renames only: those of io_uring have no entry */
 	tid = (__u32)bpf_get_current_pid_tgid();
 	p = bpf_map_lookup_elem(&ns_ops, &tid);
 	if (!p || p->st.call <= IOTRACE_VFS_UNLINKAT)
@@ -699,8 +727,9 @@ __noinline int name_by_path_global(__s32 dfd, __u64 upath, struct iotrace_file_i
 static __always_inline bool name_by_path(const struct file_seen *f, __s32 dfd,
 					 const char *upath, struct iotrace_file_id *fid)
 {
+	/* an io_uring call's path is the kernel's, gone by then: none */
 	return f->sent_epoch == rename_epoch + 1 ||
-	       name_by_path_global(dfd, (__u64)upath, fid);
+	       (upath && name_by_path_global(dfd, (__u64)upath, fid));
 }
 
 /*
@@ -928,11 +957,12 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 	/* read once: clang may keep &ctx->ret, and the verifier refuses a load through an offset ctx */
 	long ret = ctx->ret;
 	bool paths_kept = false;
+	__u64 key = tid;
 
-	p = bpf_map_lookup_elem(&ns_ops, &tid);
+	p = bpf_map_lookup_elem(&ns_ops, &key);
 	if (p && op) {
 		*op = *p;
-		drop_op(tid, op);
+		drop_op(key, op);
 		paths_kept = op->st.call == call && ns_exit(op, ret);
 	} else if (call > IOTRACE_VFS_UNLINKAT) {
 		paths_kept = !bpf_map_delete_elem(&renames_elsewhere, &tid);

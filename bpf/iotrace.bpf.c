@@ -262,12 +262,12 @@ static __always_inline void task_ids(struct task_struct *t, __u32 *pid, __u32 *t
 }
 
 #include "vfs.bpf.h"
-#include "uring.bpf.h"
 #include "btrfs_devs.bpf.h"
 #include "path_walk.bpf.h"
 #include "fs_events.bpf.h"
 #include "xfs_events.bpf.h"
 #include "btrfs_events.bpf.h"
+#include "uring.bpf.h"
 
 static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 {

@@ -583,6 +583,9 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u3
 
 	if (!w)
 		return NULL;
+	/* what a caller reads of the walk (walked_sb(), names left) is never a walk before */
+	w->deferred = 0;
+	w->mounts_cut = 0;
 	n = bpf_probe_read_user_str(w->path, sizeof(w->path), upath);
 	if (n <= 0)
 		return NULL;
@@ -611,8 +614,6 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u3
 	w->fail = 0;
 	w->done = 0;
 	w->defer = defer;
-	w->deferred = 0;
-	w->mounts_cut = 0;
 	bpf_loop(IOTRACE_MAX_COMPONENTS, component_cb, NULL, 0);
 	/* the last name of a path cut short is not the path's: not one to match */
 	if (n >= IOTRACE_PATH_LEN)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
 /*
  * io_uring requests, part of iotrace.bpf.c (after vfs.bpf.h, whose
- * records and helpers they use). They never pass a syscall tracepoint of
+ * records and helpers they use, and fs_events.bpf.h, whose unlinks). They never pass a syscall tracepoint of
  * their own. With --vfs a request is followed from io_uring_submit_req,
  * in the submitting task, to io_uring_complete; for the file events, one
  * that may create, remove or rename a file from its hand-off to io-wq
@@ -99,10 +99,11 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 }
 
 /*
- * Unlinks and renames io_uring made, successful, on any file system: no
- * Delete or Move is sent for them (the path walk is the syscall entry's,
- * which they never pass), so the summary counts them. So are opens with
- * O_CREAT straight into a fixed file slot, whose file no fd names.
+ * Calls io_uring made, successful, whose file events are not sent, on
+ * any file system: renames (the path walk is the syscall entry's, which
+ * they never pass), unlinks whose file no tracepoint of the file system
+ * named (uring_unlink_done()), and opens with O_CREAT straight into a
+ * fixed file slot, whose file no fd names. The summary counts them.
  */
 __u64 uring_unfollowed = 0;
 
@@ -128,10 +129,32 @@ struct {
  */
 __u64 uring_ns_pending = 0;
 
+/*
+ * An unlink io_uring hands to io-wq (key: the request), kept in ns_ops as
+ * a system call's is at its entry, but unresolved: its path is not
+ * walked. The file system's tracepoints, which meet it in the worker
+ * (ns_key()), name its file as they do a syscall's the walk did not
+ * resolve: ext4's and xfs's; btrfs's eviction if the trace has named the
+ * file since the rename epoch last moved (no user path to walk).
+ */
+static __always_inline void uring_unlink_start(__u64 key)
+{
+	struct ns_op *op = scratch_op();
+
+	if (!op)
+		return;
+	__builtin_memset(op, 0, sizeof(*op));
+	start_call(op, IOTRACE_VFS_UNLINKAT);
+	op->unresolved = true;
+	op->odfd = IOTRACE_AT_FDCWD;
+	store_op(key, op);
+}
+
 SEC("tp_btf/io_uring_queue_async_work")
 int BPF_PROG(handle_uring_queue, struct io_kiocb *req, int rw)
 {
 	struct io_open *open = (void *)&req->cmd;
+	struct io_unlink *un = (void *)&req->cmd;
 	__u64 key = (__u64)req;
 	__u8 op = req->opcode;
 
@@ -142,9 +165,45 @@ int BPF_PROG(handle_uring_queue, struct io_kiocb *req, int rw)
 		return 0;
 	}
 	/* a request handed off again (a retry) is counted once */
-	if (!bpf_map_update_elem(&uring_ns_reqs, &key, &op, BPF_NOEXIST))
-		__sync_fetch_and_add(&uring_ns_pending, 1);
+	if (bpf_map_update_elem(&uring_ns_reqs, &key, &op, BPF_NOEXIST))
+		return 0;
+	__sync_fetch_and_add(&uring_ns_pending, 1);
+	/* an rmdir removes no file */
+	if (op == IOTRACE_IORING_OP_UNLINKAT && !(BPF_CORE_READ(un, flags) & IOTRACE_AT_REMOVEDIR))
+		uring_unlink_start(key);
 	return 0;
+}
+
+/*
+ * The end of the unlink io_uring made as request key (res: its result):
+ * its Delete, or its file named again if it has other links, where the
+ * file system named the file; nothing where it found no regular file of
+ * a traced device there (it dropped the entry: nothing was missed);
+ * otherwise counted in uring_unfollowed.
+ */
+static __always_inline void uring_unlink_done(__u64 key, __s32 res)
+{
+	struct ns_op *p = bpf_map_lookup_elem(&ns_ops, &key), *op = scratch_op();
+	struct file_seen *f;
+
+	if (!p || !op)
+		return;
+	*op = *p;
+	drop_op(key, op);
+	if (res != 0)
+		return;
+	if (op->evicted && !op->evict_named) {
+		f = seen_file(&op->st.file);
+		/* a Delete with a stale path, or none, is not sent (as ns_exit()) */
+		if (f && f->sent_epoch != rename_epoch + 1)
+			op->unresolved = true;
+	}
+	if (op->unresolved)
+		__sync_fetch_and_add(&uring_unfollowed, 1);
+	else if (!op->link_only)
+		emit_fs_event(&op->st.file, IOTRACE_FS_DELETE);
+	else
+		name_again(&op->st.file);
 }
 
 /*
@@ -160,23 +219,19 @@ static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __s32
 					      struct vfs_state *st)
 {
 	struct io_open *open = (void *)&r->cmd;
-	struct io_unlink *un = (void *)&r->cmd;
 
 	if (uring_opens(op)) {
 		if (!BPF_CORE_READ(open, file_slot))
 			on_open_exit(st, res);
 		else if (res >= 0 && (BPF_CORE_READ(open, how.flags) & IOTRACE_O_CREAT))
 			__sync_fetch_and_add(&uring_unfollowed, 1);
-		return;
-	}
-	if (res != 0)
-		return;
-	if (op == IOTRACE_IORING_OP_RENAMEAT)
+	} else if (op == IOTRACE_IORING_OP_UNLINKAT) {
+		/* an rmdir has no entry */
+		uring_unlink_done((__u64)r, res);
+	} else if (op == IOTRACE_IORING_OP_RENAMEAT && res == 0) {
 		__sync_fetch_and_add(&rename_epoch, 1);
-	else if (op != IOTRACE_IORING_OP_UNLINKAT ||
-		 (BPF_CORE_READ(un, flags) & IOTRACE_AT_REMOVEDIR))
-		return;
-	__sync_fetch_and_add(&uring_unfollowed, 1);
+		__sync_fetch_and_add(&uring_unfollowed, 1);
+	}
 }
 
 /*

@@ -271,8 +271,8 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
 			 "their Delete or Move events are not in this trace",
 			 (unsigned long long)s->unresolved_file_events);
 	if ((ops->join_flags & JOIN_PATHS) && s->uring_unfollowed)
-		cli_note("%llu unlinks, renames or creating opens were made through io_uring while "
-			 "traced: any Delete, Move or Create of theirs is not in this trace",
+		cli_note("%llu renames, unlinks or creating opens made through io_uring while traced "
+			 "were not followed: any Move, Delete or Create of theirs is not in this trace",
 			 (unsigned long long)s->uring_unfollowed);
 	if (s->devices_gone[0])
 		cli_note("devices removed, emptied or given a new medium while traced: %s; their "

@@ -54,9 +54,10 @@ struct summary {
 	 */
 	uint64_t unresolved_file_events;
 	/*
-	 * unlinks and renames io_uring made (any file system), and its opens
-	 * with O_CREAT into fixed file slots: no Delete, Move or Create is
-	 * sent for them; written only when not 0
+	 * renames io_uring made (any file system), its unlinks whose file the
+	 * file system's tracepoints did not name, and its opens with O_CREAT
+	 * into fixed file slots: no Move, Delete or Create was sent for them;
+	 * written only when not 0
 	 */
 	uint64_t uring_unfollowed;
 	/*

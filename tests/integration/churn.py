@@ -26,9 +26,11 @@ is the same with them or without.
 The check wants, exactly and in order (per LOG, where there are
 several): a Delete for each unlink and each file a rename replaced, a
 MoveFrom and MoveTo for each file moved (both files of an exchange),
-each under the path the file had then, none for a directory, none for
-what io_uring did (the tracer counts those, tags.uringCallsNotFollowed,
-which prints); and each fsynced write's data I/O under the path its
+each under the path the file had then, none for a directory; for what
+io_uring did, a Delete for an unlink where the file system's tracepoint
+named the file, else nothing (it prints how many of its calls left no
+event, which the tracer counts in tags.uringCallsNotFollowed, and how many
+of its unlinks did); and each fsynced write's data I/O under the path its
 file had at that time, after io_uring's renames too. In
 the --vfs view, each write, rename, exchange and unlink call in order,
 under the path its file had when the call returned (an unlinked file's
@@ -141,21 +143,24 @@ def check(mnt, csv_path, vfs_path, unresolved, log_paths):
     rows.sort(key=lambda r: int(r["header.sid"]))
     ok = True
     missed = 0
-    uring_calls = 0
+    uring_calls = uring_unlinks = uring_followed = 0
     for log_path in log_paths:
         with open(log_path) as f:
             log = json.load(f)
         uring_calls += sum(op[0].startswith("uring_") for op in log)
+        uring_unlinks += sum(op[0] == "uring_unlink" for op in log)
         tops = tuple(sorted(set("/" + p[len(mnt):].split("/")[1] + "/"
                                 for op in log for p in op[1:])))
         if len(log_paths) > 1:
             print("%s (%s):" % (log_path, " ".join(tops)))
-        one_ok, one_missed = check_one(mnt, log, rows, vfs, tops, unresolved - missed)
+        one_ok, one_missed, followed = check_one(mnt, log, rows, vfs, tops, unresolved - missed)
         ok = one_ok and ok
         missed += one_missed
+        uring_followed += followed
     if unresolved:
         print("%d unlinks and renames missing, %d counted unresolved" % (missed, unresolved))
-    print("%d io_uring calls" % uring_calls)
+    print("%d io_uring calls, %d not followed; %d of %d unlinks followed"
+          % (uring_calls, uring_calls - uring_followed, uring_followed, uring_unlinks))
     return 0 if ok else 1
 
 
@@ -181,10 +186,11 @@ def expected(mnt, op):
 
 def check_one(mnt, log, rows, vfs, tops, may_miss):
     """
-    The trace against one churn's log: True if it matches, and how many of
-    the log's unlinks and renames it lacks. A call the tracer counted as
-    unresolved leaves no event and no record; up to may_miss such calls
-    may be missing, each whole, and nothing else.
+    The trace against one churn's log: True if it matches, how many of the
+    log's unlinks and renames it lacks, and how many of io_uring's unlinks
+    it has the Delete of. A call the tracer counted as unresolved leaves no
+    event and no record; up to may_miss such calls may be missing, each
+    whole, and nothing else.
     """
     got_events = [(r["file.eventType"], r["file.path"]) for r in rows
                   if r["file.eventType"] in ("Delete", "MoveFrom", "MoveTo")
@@ -195,12 +201,20 @@ def check_one(mnt, log, rows, vfs, tops, may_miss):
                      if r["vfs.call"] in CALLS.values() and r["file.path"].startswith(tops)]
     want_events, want_calls, want_writes = [], [], []
     ie = ic = 0
-    missed = 0
+    missed = followed = 0
     ok = True
     for op in log:
         events, call = expected(mnt, op)
         if op[0] == "write":
             want_writes.append(op[1][len(mnt):])
+        if op[0] == "uring_unlink":
+            # followed where the file system named the file, else counted
+            delete = [("Delete", op[1][len(mnt):])]
+            if got_events[ie:ie + 1] == delete:
+                want_events += delete
+                ie += 1
+                followed += 1
+            continue
         there = got_events[ie:ie + len(events)] == events and (
             got_calls is None or call is None or got_calls[ic:ic + 1] == [call])
         if not there and events and missed < may_miss:
@@ -230,7 +244,7 @@ def check_one(mnt, log, rows, vfs, tops, may_miss):
     print("%d file events, %d writes (%d files in a row)%s"
           % (len(want_events), len(want_writes), len(merged),
              ", %d calls" % len(want_calls) if got_calls is not None else ""))
-    return ok, missed
+    return ok, missed, followed
 
 
 if __name__ == "__main__":
