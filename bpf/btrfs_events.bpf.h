@@ -40,7 +40,8 @@ int BPF_PROG(handle_btrfs_evict, struct inode *inode)
 			p->st.dev = p->st.file.dev;
 			p->unresolved = false;
 			p->evicted = true;
-			p->evict_named = name_by_path(f, p->odfd, p->uold, &p->st.file);
+			p->evict_named = name_by_path(f, p->odfd, p->uold, p->kpaths,
+						      &p->st.file);
 		}
 		return 0;
 	}
@@ -52,7 +53,7 @@ int BPF_PROG(handle_btrfs_evict, struct inode *inode)
 	if (f) {
 		p->has_replaced = true;
 		p->replaced_evicted = true;
-		p->evict_named = name_by_path(f, p->ndfd, p->unew, &p->replaced);
+		p->evict_named = name_by_path(f, p->ndfd, p->unew, false, &p->replaced);
 	}
 	return 0;
 }

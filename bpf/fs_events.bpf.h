@@ -80,8 +80,13 @@ struct ns_op {
 	bool gated;
 	/* a rename's old and new names where the walk left them (dir NULL where not) */
 	struct name_at old_at, new_at;
-	/* a rename's paths, looked up again at its exit where still unresolved */
+	/*
+	 * a rename's paths, looked up again at its exit where still
+	 * unresolved; an io_uring unlink's path (uold) is in kernel memory
+	 * (kpaths), and only while the call runs
+	 */
 	const char *uold, *unew;
+	bool kpaths;
 	__s32 odfd, ndfd;
 	/* at a rename's exit, the directories of dentry and dentry2 and their inodes */
 	struct dentry *dir, *dir2;
@@ -701,14 +706,15 @@ static __always_inline bool send_old_name(struct path_walk *w, struct dentry *di
  * once per program: inlined at each of its three callers, the walk made
  * the exit program the verifier's slowest. Use name_by_path().
  */
-__noinline int name_by_path_global(__s32 dfd, __u64 upath, struct iotrace_file_id *fid)
+__noinline int name_by_path_global(__s32 dfd, __u64 path, __u32 kernel,
+				   struct iotrace_file_id *fid)
 {
 	bool ignored = false;
 	struct path_walk *w;
 
 	if (!fid)	/* the verifier's due for a pointer argument */
 		return 0;
-	resolve(dfd, (const char *)upath, IOTRACE_WALK_PARENT, &ignored);
+	resolve_at(dfd, (const char *)path, kernel, IOTRACE_WALK_PARENT, &ignored);
 	w = walk_state();
 	return w && w->deferred && send_old_name(w, w->d, fid);
 }
@@ -725,11 +731,11 @@ __noinline int name_by_path_global(__s32 dfd, __u64 upath, struct iotrace_file_i
  * failed: the event would show a stale path, or none.
  */
 static __always_inline bool name_by_path(const struct file_seen *f, __s32 dfd,
-					 const char *upath, struct iotrace_file_id *fid)
+					 const char *upath, bool kernel,
+					 struct iotrace_file_id *fid)
 {
-	/* an io_uring call's path is the kernel's, gone by then: none */
 	return f->sent_epoch == rename_epoch + 1 ||
-	       (upath && name_by_path_global(dfd, (__u64)upath, fid));
+	       name_by_path_global(dfd, (__u64)upath, kernel, fid);
 }
 
 /*
@@ -753,7 +759,7 @@ static __always_inline struct file_seen *moved_file(struct dentry *d, __s32 dfd,
 
 	*dentry = t;
 	f = t ? file_entry(BPF_CORE_READ(t, d_inode), fid) : NULL;
-	if (f && t == d && !name_by_path(f, dfd, upath, fid))
+	if (f && t == d && !name_by_path(f, dfd, upath, false, fid))
 		return NULL;
 	return f;
 }
@@ -915,7 +921,7 @@ static __always_inline bool ns_exit(struct ns_op *op, long ret)
 
 		/* a Delete with a stale path, or none, is not sent: counted */
 		if (f && !op->evict_named &&
-		    !name_by_path(f, r ? op->ndfd : op->odfd, r ? op->unew : op->uold, fid)) {
+		    !name_by_path(f, r ? op->ndfd : op->odfd, r ? op->unew : op->uold, false, fid)) {
 			__sync_fetch_and_add(&ns_unresolved, 1);
 			return false;
 		}

@@ -566,14 +566,16 @@ static long component_cb(__u32 i, void *ctx)
 }
 
 /*
- * The dentry the current task's path (dfd, upath) names, or NULL; NULL
+ * The dentry the current task's path (dfd, path) names, or NULL; NULL
  * too where the file system of its directory names defer (fs_names()).
- * The dentry is only used while it is pinned by the cache and read with
- * probe reads and guarded loads: a race with another CPU's rename yields
- * a wrong name or nothing, never a fault.
+ * kernel: path is in kernel memory (an io_uring request's), not the
+ * task's. The dentry is only used while it is pinned by the cache and
+ * read with probe reads and guarded loads: a race with another CPU's
+ * rename yields a wrong name or nothing, never a fault. Use resolve()
+ * for a system call's path.
  */
-static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u32 defer,
-					      bool *unresolved)
+static __always_inline struct dentry *resolve_at(__s32 dfd, const char *path, bool kernel,
+						 __u32 defer, bool *unresolved)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
 	struct path_walk *w = walk_state();
@@ -586,7 +588,8 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u3
 	/* what a caller reads of the walk (walked_sb(), names left) is never a walk before */
 	w->deferred = 0;
 	w->mounts_cut = 0;
-	n = bpf_probe_read_user_str(w->path, sizeof(w->path), upath);
+	n = kernel ? bpf_probe_read_kernel_str(w->path, sizeof(w->path), path) :
+		     bpf_probe_read_user_str(w->path, sizeof(w->path), path);
 	if (n <= 0)
 		return NULL;
 	mnt = BPF_CORE_READ(task, fs, root.mnt);
@@ -631,6 +634,12 @@ static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u3
 		return NULL;
 	}
 	return w->d;
+}
+
+static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u32 defer,
+					      bool *unresolved)
+{
+	return resolve_at(dfd, upath, false, defer, unresolved);
 }
 
 /*

@@ -130,14 +130,16 @@ struct {
 __u64 uring_ns_pending = 0;
 
 /*
- * An unlink io_uring hands to io-wq (key: the request), kept in ns_ops as
- * a system call's is at its entry, but unresolved: its path is not
- * walked. The file system's tracepoints, which meet it in the worker
- * (ns_key()), name its file as they do a syscall's the walk did not
- * resolve: ext4's and xfs's; btrfs's eviction if the trace has named the
- * file since the rename epoch last moved (no user path to walk).
+ * An unlink io_uring hands to io-wq (key: the request, un its command),
+ * kept in ns_ops as a system call's is at its entry, but unresolved: its
+ * path is not walked. The file system's tracepoints, which meet it in
+ * the worker (ns_key()), name its file as they do a syscall's the walk
+ * did not resolve: ext4's and xfs's, and btrfs's eviction, which walks
+ * the request's path (in kernel memory, freed by the unlink as it ends,
+ * after the eviction) in the worker, which shares the submitter's root,
+ * working directory and files.
  */
-static __always_inline void uring_unlink_start(__u64 key)
+static __always_inline void uring_unlink_start(__u64 key, struct io_unlink *un)
 {
 	struct ns_op *op = scratch_op();
 
@@ -146,7 +148,9 @@ static __always_inline void uring_unlink_start(__u64 key)
 	__builtin_memset(op, 0, sizeof(*op));
 	start_call(op, IOTRACE_VFS_UNLINKAT);
 	op->unresolved = true;
-	op->odfd = IOTRACE_AT_FDCWD;
+	op->odfd = BPF_CORE_READ(un, dfd);
+	op->uold = BPF_CORE_READ(un, filename, name);
+	op->kpaths = true;
 	store_op(key, op);
 }
 
@@ -170,7 +174,7 @@ int BPF_PROG(handle_uring_queue, struct io_kiocb *req, int rw)
 	__sync_fetch_and_add(&uring_ns_pending, 1);
 	/* an rmdir removes no file */
 	if (op == IOTRACE_IORING_OP_UNLINKAT && !(BPF_CORE_READ(un, flags) & IOTRACE_AT_REMOVEDIR))
-		uring_unlink_start(key);
+		uring_unlink_start(key, un);
 	return 0;
 }
 
@@ -194,7 +198,7 @@ static __always_inline void uring_unlink_done(__u64 key, __s32 res)
 		return;
 	if (op->evicted && !op->evict_named) {
 		f = seen_file(&op->st.file);
-		/* a Delete with a stale path, or none, is not sent (as ns_exit()) */
+		/* a Delete with a stale path, or none, is not sent (as ns_exit()): its path is gone */
 		if (f && f->sent_epoch != rename_epoch + 1)
 			op->unresolved = true;
 	}

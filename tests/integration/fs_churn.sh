@@ -23,11 +23,9 @@
 # summary counts, and nothing else may differ. In every churn a quarter
 # of the renames, renames onto files, unlinks and directory renames are
 # made through io_uring (uring_ns, a test helper): no file event for
-# the renames, a Delete for each unlink on ext4 and xfs (whose
-# tracepoints name the file) and for some on btrfs (where its eviction
-# finds the file named since the last rename); each call without its
-# events counted in tags.uringCallsNotFollowed, and each write after them
-# under its file's new path.
+# the renames, a Delete for each unlink (the file systems' tracepoints
+# name the file); the renames counted in tags.uringCallsNotFollowed, and
+# each write after them under its file's new path.
 #
 # Cold caches found defects the fixed cases did not, none counted:
 #   - ext4 lost a replaced file's Delete when the new name's directory was
@@ -131,13 +129,9 @@ for fs in ext4 xfs btrfs; do
 	[ -n "$made" ] && [ "$made" -gt 0 ] && [ "$unfollowed" = "${counted:-0}" ] && same=yes
 	check "$at: the summary counts the io_uring calls that left no event (${made:-?} made, ${unfollowed:-?} without, ${counted:-none} counted)" \
 		[ "$same" = yes ]
-	# btrfs names a file at its eviction only from a name of this rename epoch
-	if [ "$fs" != btrfs ]; then
-		all=no
-		[ -n "$unlinks" ] && [ "$unlinks" -gt 0 ] && [ "$unlinked" = "$unlinks" ] && all=yes
-		check "$at: every io_uring unlink has its Delete (${unlinked:-?} of ${unlinks:-?})" \
-			[ "$all" = yes ]
-	fi
+	all=no
+	[ -n "$unlinks" ] && [ "$unlinks" -gt 0 ] && [ "$unlinked" = "$unlinks" ] && all=yes
+	check "$at: every io_uring unlink has its Delete (${unlinked:-?} of ${unlinks:-?})" [ "$all" = yes ]
 	iotrace_teardown_fs
 done
 done
