@@ -23,7 +23,9 @@
 #      Deletes (ext4's tracepoint names the file, in the io-wq worker).
 #      The summary counts the fixed open and the renames (d's too, and
 #      the one on /tmp: the count is of any file system), 4, not the
-#      rmdir; the tracer and the parser say so.
+#      rmdir; the tracer and the parser say so;
+#   5. through a ring with a kernel thread of its own (SQPOLL): /e/s
+#      created, written and unlinked: its Create, write and Delete.
 # On xfs, then btrfs: /u, written, and /v, not, are unlinked through
 # io_uring: their Deletes, nothing counted (xfs's tracepoints name the
 # files; btrfs names a file only at its eviction, in the worker, where
@@ -64,6 +66,7 @@ python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1])' "$MNT/e/f" 
 "$URING_NS" create "$MNT/e/n" create-fixed "$MNT/e/x" rename "$MNT/e/n" "$MNT/e/m" \
 	unlink "$MNT/e/m" unlink "$MNT/v" rmdir "$MNT/z" rename "$T/x/g" "$T/x/h" ||
 	die "uring_ns failed"
+"$URING_NS" --sqpoll create "$MNT/e/s" unlink "$MNT/e/s" || die "uring_ns --sqpoll failed"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
 
 said=$(grep -c "^iotrace: warning: 4 renames, unlinks or creating opens were made through io_uring" "$T/err")
@@ -78,13 +81,13 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 print(" ".join(r["file.path"] for r in rows if r["io.lba"] and r["io.operation"] == "Write"
                and r["file.path"] and r["io.flags.metadata"] == "false"))' "$T/io.csv")
-check "the writes under the paths of their time ($got)" [ "$got" = "/d/f /e/f /e/n" ]
+check "the writes under the paths of their time ($got)" [ "$got" = "/d/f /e/f /e/n /e/s" ]
 got=$(python3 -c '
 import csv, sys
 print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
                if r["file.eventType"] not in ("", "Access")))' "$T/io.csv")
-check "the file events: the Creates of f and n, the Deletes of m and v ($got)" \
-	[ "$got" = "Create:/d/f Create:/e/n Delete:/e/m Delete:/v" ]
+check "the file events: the Creates of f and n, the Deletes of m and v, s's Create and Delete ($got)" \
+	[ "$got" = "Create:/d/f Create:/e/n Delete:/e/m Delete:/v Create:/e/s Delete:/e/s" ]
 
 iotrace_test_start_tracer "--vfs " "$T/out2" "$T/err2" -S -d "$LN" --vfs
 "$URING_NS" create "$MNT/e/o" open "$MNT/e/f" || die "uring_ns failed with --vfs"

@@ -4,7 +4,7 @@
  * io_uring requests (raw system calls, no liburing), one at a time, each
  * waited for.
  *
- *   uring_ns OP ARGS [OP ARGS ...]
+ *   uring_ns [--sqpoll] OP ARGS [OP ARGS ...]
  *     create PATH        IORING_OP_OPENAT, O_CREAT|O_EXCL|O_WRONLY; then
  *                        4 KiB written at offset 0 and fsynced (system calls)
  *     create-fixed PATH  the same open into fixed file slot 0 (nothing written)
@@ -14,6 +14,8 @@
  *     rmdir PATH         IORING_OP_UNLINKAT, AT_REMOVEDIR
  *     rename OLD NEW     IORING_OP_RENAMEAT
  *
+ * --sqpoll: the ring has a kernel thread of its own that takes the
+ * requests (IORING_SETUP_SQPOLL), as high-rate applications set it up.
  * Exits 0 if every request succeeded; else says which failed, and why,
  * and exits 1 (2: io_uring could not be set up).
  */
@@ -31,6 +33,7 @@
 
 struct ring {
 	int fd;
+	int sqpoll;
 	unsigned *sq_tail, *sq_mask, *sq_array;
 	unsigned *cq_head, *cq_tail, *cq_mask;
 	struct io_uring_sqe *sqes;
@@ -51,6 +54,10 @@ static int ring_setup(struct ring *r)
 	int fd = -1;
 
 	memset(&p, 0, sizeof(p));
+	if (r->sqpoll) {
+		p.flags = IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = 1000;
+	}
 	r->fd = (int)syscall(__NR_io_uring_setup, 4, &p);
 	if (r->fd < 0)
 		return -errno;
@@ -82,7 +89,9 @@ static int run(struct ring *r, const struct io_uring_sqe *sqe)
 	r->sqes[idx] = *sqe;
 	r->sq_array[idx] = idx;
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+	/* with SQPOLL the kernel's thread takes it: woken, if asleep, and waited for */
+	if (syscall(__NR_io_uring_enter, r->fd, 1, 1,
+		    IORING_ENTER_GETEVENTS | (r->sqpoll ? IORING_ENTER_SQ_WAKEUP : 0), NULL, 0) < 0)
 		return -errno;
 	head = *r->cq_head;
 	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
@@ -151,24 +160,28 @@ static int do_rename(struct ring *r, const char *old, const char *new)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: uring_ns {create|create-fixed|open|unlink|rmdir PATH | "
+	fprintf(stderr, "usage: uring_ns [--sqpoll] {create|create-fixed|open|unlink|rmdir PATH | "
 			"rename OLD NEW} ...\n");
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	struct ring r;
-	int i, res, err;
+	struct ring r = { 0 };
+	int i = 1, res, err;
 
-	if (argc < 3)
+	if (argc > 1 && !strcmp(argv[1], "--sqpoll")) {
+		r.sqpoll = 1;
+		i = 2;
+	}
+	if (argc < i + 2)
 		return usage();
 	err = ring_setup(&r);
 	if (err) {
 		fprintf(stderr, "uring_ns: cannot set up io_uring: %s\n", strerror(-err));
 		return 2;
 	}
-	for (i = 1; i < argc; i++) {
+	for (; i < argc; i++) {
 		const char *op = argv[i];
 
 		if (i + 1 >= argc)
