@@ -114,7 +114,15 @@ static __always_inline __u64 ns_key(void)
 	struct io_worker *worker;
 	struct io_wq_work *work;
 
-	if (!(task->flags & IOTRACE_PF_IO_WORKER))
+	/*
+	 * a kernel without io_uring (CONFIG_IO_URING off) has none of these:
+	 * the reads below, which it could not relocate, are then never made
+	 * (the verifier drops them), and the file systems' programs still load
+	 */
+	if (!bpf_core_field_exists(struct task_struct, worker_private) ||
+	    !bpf_core_field_exists(struct io_worker, cur_work) ||
+	    !bpf_core_field_exists(struct io_kiocb, work) ||
+	    !(task->flags & IOTRACE_PF_IO_WORKER))
 		return task->pid;
 	worker = task->worker_private;
 	work = BPF_CORE_READ(worker, cur_work);
