@@ -188,6 +188,18 @@ static __always_inline void drop_op(__u64 key, const struct ns_op *op)
 	bpf_map_delete_elem(&ns_ops, &key);
 }
 
+/* The call in progress under key, ended: a copy (the scratch op), out of ns_ops; NULL if none. */
+static __always_inline struct ns_op *take_op(__u64 key)
+{
+	struct ns_op *p = bpf_map_lookup_elem(&ns_ops, &key), *op = scratch_op();
+
+	if (!p || !op)
+		return NULL;
+	*op = *p;
+	drop_op(key, op);
+	return op;
+}
+
 static __always_inline bool is_ns_call(__u32 call)
 {
 	return call >= IOTRACE_VFS_UNLINK && call <= IOTRACE_VFS_RENAMEAT2;
@@ -304,6 +316,18 @@ static __always_inline void name_again(const struct iotrace_file_id *id)
 
 	if (f)
 		f->sent_epoch = 0;
+}
+
+/*
+ * The events of the successful unlink op, resolved: its file's Delete,
+ * or, where the file lives on under another link, its name sent again.
+ */
+static __always_inline void unlink_events(struct ns_op *op)
+{
+	if (!op->link_only)
+		emit_fs_event(&op->st.file, IOTRACE_FS_DELETE);
+	else
+		name_again(&op->st.file);
 }
 
 /*
@@ -936,10 +960,7 @@ static __always_inline bool ns_exit(struct ns_op *op, long ret)
 	}
 	if (ret == 0) {
 		if (op->st.call <= IOTRACE_VFS_UNLINKAT) {
-			if (!op->link_only)
-				emit_fs_event(&op->st.file, IOTRACE_FS_DELETE);
-			else
-				name_again(&op->st.file);
+			unlink_events(op);
 		} else {
 			if (op->has_replaced && !op->exchange)
 				emit_fs_event(&op->replaced, IOTRACE_FS_DELETE);
@@ -967,16 +988,13 @@ SEC("tracepoint")
 int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), call = call_of(ctx->id);
-	struct ns_op *op = scratch_op(), *p;
 	/* read once: clang may keep &ctx->ret, and the verifier refuses a load through an offset ctx */
 	long ret = ctx->ret;
 	bool paths_kept = false;
-	__u64 key = tid;
+	struct ns_op *op;
 
-	p = bpf_map_lookup_elem(&ns_ops, &key);
-	if (p && op) {
-		*op = *p;
-		drop_op(key, op);
+	op = take_op(tid);
+	if (op) {
 		paths_kept = op->st.call == call && ns_exit(op, ret);
 	} else if (call > IOTRACE_VFS_UNLINKAT) {
 		paths_kept = !bpf_map_delete_elem(&renames_elsewhere, &tid);

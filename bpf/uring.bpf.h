@@ -187,14 +187,10 @@ int BPF_PROG(handle_uring_queue, struct io_kiocb *req, int rw)
  */
 static __always_inline void uring_unlink_done(__u64 key, __s32 res)
 {
-	struct ns_op *p = bpf_map_lookup_elem(&ns_ops, &key), *op = scratch_op();
+	struct ns_op *op = take_op(key);
 	struct file_seen *f;
 
-	if (!p || !op)
-		return;
-	*op = *p;
-	drop_op(key, op);
-	if (res != 0)
+	if (!op || res != 0)
 		return;
 	if (op->evicted && !op->evict_named) {
 		f = seen_file(&op->st.file);
@@ -204,10 +200,8 @@ static __always_inline void uring_unlink_done(__u64 key, __s32 res)
 	}
 	if (op->unresolved)
 		__sync_fetch_and_add(&uring_unfollowed, 1);
-	else if (!op->link_only)
-		emit_fs_event(&op->st.file, IOTRACE_FS_DELETE);
 	else
-		name_again(&op->st.file);
+		unlink_events(op);
 }
 
 /*

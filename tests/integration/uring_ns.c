@@ -112,15 +112,23 @@ static int write_sync(int fd)
 	return 0;
 }
 
-static int do_open(struct ring *r, const char *path, int flags, int fixed)
+/* A request of opcode on path, relative to the working directory; the rest 0. */
+static struct io_uring_sqe path_sqe(__u8 opcode, const char *path)
 {
 	struct io_uring_sqe sqe;
-	int res, err;
 
 	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_OPENAT;
+	sqe.opcode = opcode;
 	sqe.fd = AT_FDCWD;
 	sqe.addr = (uintptr_t)path;
+	return sqe;
+}
+
+static int do_open(struct ring *r, const char *path, int flags, int fixed)
+{
+	struct io_uring_sqe sqe = path_sqe(IORING_OP_OPENAT, path);
+	int res, err;
+
 	sqe.len = 0644;
 	sqe.open_flags = (unsigned)flags;
 	/* slot 0 is asked for as 1 */
@@ -135,24 +143,16 @@ static int do_open(struct ring *r, const char *path, int flags, int fixed)
 
 static int do_unlink(struct ring *r, const char *path, int flags)
 {
-	struct io_uring_sqe sqe;
+	struct io_uring_sqe sqe = path_sqe(IORING_OP_UNLINKAT, path);
 
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_UNLINKAT;
-	sqe.fd = AT_FDCWD;
-	sqe.addr = (uintptr_t)path;
 	sqe.unlink_flags = (unsigned)flags;
 	return run(r, &sqe);
 }
 
 static int do_rename(struct ring *r, const char *old, const char *new)
 {
-	struct io_uring_sqe sqe;
+	struct io_uring_sqe sqe = path_sqe(IORING_OP_RENAMEAT, old);
 
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_RENAMEAT;
-	sqe.fd = AT_FDCWD;
-	sqe.addr = (uintptr_t)old;
 	sqe.len = (unsigned)AT_FDCWD;
 	sqe.addr2 = (uintptr_t)new;
 	return run(r, &sqe);
