@@ -574,28 +574,29 @@ static long component_cb(__u32 i, void *ctx)
  * rename yields a wrong name or nothing, never a fault. Use resolve()
  * for a system call's path.
  */
-static __always_inline struct dentry *resolve_at(__s32 dfd, const char *path, bool kernel,
-						 __u32 defer, bool *unresolved)
+__noinline __u64 resolve_global(__s32 dfd, __u64 upath, __u32 kernel, __u32 defer,
+				bool *unresolved)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
+	const char *path = (const char *)upath;
 	struct path_walk *w = walk_state();
 	struct vfsmount *mnt;
 	struct file *file;
 	long n;
 
-	if (!w)
-		return NULL;
+	if (!w || !unresolved)	/* the verifier's due for a pointer argument */
+		return 0;
 	/* what a caller reads of the walk (walked_sb(), names left) is never a walk before */
 	w->deferred = 0;
 	w->mounts_cut = 0;
 	n = kernel ? bpf_probe_read_kernel_str(w->path, sizeof(w->path), path) :
 		     bpf_probe_read_user_str(w->path, sizeof(w->path), path);
 	if (n <= 0)
-		return NULL;
+		return 0;
 	mnt = BPF_CORE_READ(task, fs, root.mnt);
 	w->root_d = BPF_CORE_READ(task, fs, root.dentry);
 	if (!mnt || !w->root_d)
-		return NULL;
+		return 0;
 	w->root_m = real_mount(mnt);
 	w->links = 0;
 	if (w->path[0] == '/') {
@@ -606,12 +607,12 @@ static __always_inline struct dentry *resolve_at(__s32 dfd, const char *path, bo
 	} else {
 		file = fd_file(dfd, false);
 		if (!file)
-			return NULL;
+			return 0;
 		mnt = BPF_CORE_READ(file, f_path.mnt);
 		w->d = BPF_CORE_READ(file, f_path.dentry);
 	}
 	if (!mnt || !w->d)
-		return NULL;
+		return 0;
 	w->m = real_mount(mnt);
 	w->pos = 0;
 	w->fail = 0;
@@ -631,10 +632,23 @@ static __always_inline struct dentry *resolve_at(__s32 dfd, const char *path, bo
 		 * there, not before
 		 */
 		*unresolved = at && fs_dev_traced(BPF_CORE_READ(at, d_sb, s_dev));
-		return NULL;
+		return 0;
 	}
-	return w->d;
+	return (__u64)w->d;
 }
+
+/*
+ * resolve_global()'s dentry: a global function, verified once per
+ * program, not at each of the walks a program makes (up to four in the
+ * exit of a rename).
+ */
+static __always_inline struct dentry *resolve_at(__s32 dfd, const char *path, bool kernel,
+						 __u32 defer, bool *unresolved)
+{
+	return (struct dentry *)resolve_global(dfd, (__u64)path, kernel, defer, unresolved);
+}
+
+
 
 static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u32 defer,
 					      bool *unresolved)
