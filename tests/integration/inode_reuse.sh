@@ -49,8 +49,9 @@ check "-P --io --final-names exit 0" [ $? = 0 ]
 read -r writes inodes write_ids creates create_ids same wrong < <(python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-w = [r for r in rows if r["io.operation"] == "Write" and r["file.path"].startswith("/reuse/")
-     and r["io.flags.metadata"] == "false"]
+# by sid: an I/O whose completion the trace lacks is listed last
+w = sorted((r for r in rows if r["io.operation"] == "Write" and r["file.path"].startswith("/reuse/")
+            and r["io.flags.metadata"] == "false"), key=lambda r: int(r["header.sid"]))
 c = [r for r in rows if r["file.eventType"] == "Create"]
 fid = lambda r: (r["file.id"], r["file.creationDate"])
 wrong = sum(r["file.path"] != "/reuse/tmp%03d" % i for i, r in enumerate(w))
