@@ -53,7 +53,7 @@ int BPF_PROG(handle_btrfs_evict, struct inode *inode)
 	if (f) {
 		p->has_replaced = true;
 		p->replaced_evicted = true;
-		p->evict_named = name_by_path(f, p->ndfd, p->unew, false, &p->replaced);
+		p->evict_named = name_by_path(f, p->ndfd, p->unew, p->kpaths, &p->replaced);
 	}
 	return 0;
 }

@@ -44,8 +44,8 @@ struct name_at {
 };
 
 /*
- * An unlink or rename in progress, by thread id; an unlink io_uring makes,
- * by request address (uring.bpf.h), from its hand-off to io-wq, where the
+ * An unlink or rename in progress, by thread id; one io_uring makes, by
+ * request address (uring.bpf.h), from its hand-off to io-wq, where the
  * file system's own tracepoints meet it (ns_key()).
  */
 struct ns_op {
@@ -82,8 +82,8 @@ struct ns_op {
 	struct name_at old_at, new_at;
 	/*
 	 * a rename's paths, looked up again at its exit where still
-	 * unresolved; an io_uring unlink's path (uold) is in kernel memory
-	 * (kpaths), and only while the call runs
+	 * unresolved; io_uring's are in kernel memory (kpaths): the
+	 * request's while it runs, then a rename's copies (uring.bpf.h)
 	 */
 	const char *uold, *unew;
 	bool kpaths;
@@ -162,6 +162,23 @@ static __always_inline struct ns_op *scratch_op(void)
 
 /* unlink/rename paths on traced file systems not resolved through the dentry cache */
 __u64 ns_unresolved = 0;
+
+/*
+ * Calls io_uring made whose file events are not sent (uring.bpf.h):
+ * unlinks and renames that succeeded and whose file was not found (by
+ * the walk at their hand-off, the file system's tracepoints, or a
+ * rename's lookup at its completion), those that post no completion if
+ * they succeed (counted either way), and opens with O_CREAT straight into
+ * a fixed file slot, whose file no fd names. The summary counts them
+ * apart from ns_unresolved.
+ */
+__u64 uring_unfollowed = 0;
+
+/* A call not followed: io_uring's (uring) or a syscall's. */
+static __always_inline void count_unfollowed(bool uring)
+{
+	__sync_fetch_and_add(uring ? &uring_unfollowed : &ns_unresolved, 1);
+}
 
 /*
  * Renames in progress with a name left to ext4's program (note_name_at()):
@@ -260,8 +277,8 @@ static __always_inline void note_replaced(struct ns_op *op, struct dentry *t,
  */
 static __always_inline struct dentry *new_name(const struct ns_op *op, bool *cut)
 {
-	return resolve(op->ndfd, op->unew,
-		       op->exchange ? IOTRACE_NAMES_RENAMED : IOTRACE_NAMES_REPLACED, cut);
+	return resolve_at(op->ndfd, op->unew, op->kpaths,
+			  op->exchange ? IOTRACE_NAMES_RENAMED : IOTRACE_NAMES_REPLACED, cut);
 }
 
 /*
@@ -460,49 +477,33 @@ static __always_inline bool rename_elsewhere(struct super_block *sb)
 	return !(BPF_CORE_READ(sb, s_type, fs_flags) & IOTRACE_FS_REQUIRES_DEV);
 }
 
-SEC("tracepoint")
-int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
+/*
+ * Starts op, the unlink or rename call made by the current task (its
+ * paths, in op->odfd, uold, ndfd and unew, in kernel memory if kernel,
+ * and op->exchange set), kept under key if there is more to do. False for
+ * a rename on a file system the trace holds no name of (rename_elsewhere()).
+ */
+static __always_inline bool ns_enter(struct ns_op *op, __u64 key, __u32 call, bool kernel)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), call;
-	struct ns_op *op = scratch_op();
 	struct dentry *d;
+	__u32 defer;
 	struct inode *inode;
-	unsigned long a[5];
-	__s32 dfd = IOTRACE_AT_FDCWD;
-	const char *upath;
 
-	call = call_of(ctx->id);
-	if (!is_ns_call(call) || !op)
-		return 0;
-	__builtin_memset(op, 0, sizeof(*op));
-	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
-	/* an rmdir removes no file */
-	if (call == IOTRACE_VFS_UNLINKAT && (a[2] & IOTRACE_AT_REMOVEDIR))
-		return 0;
-	/* kept for a file system's own rename tracepoint too */
-	op->exchange = call == IOTRACE_VFS_RENAMEAT2 && (a[4] & IOTRACE_RENAME_EXCHANGE);
-	upath = (const char *)a[0];
-	if (call == IOTRACE_VFS_UNLINKAT || call >= IOTRACE_VFS_RENAMEAT) {
-		dfd = (__s32)a[0];
-		upath = (const char *)a[1];
-	}
-	op->odfd = dfd;
-	op->uold = upath;
-	op->ndfd = IOTRACE_AT_FDCWD;
-	op->unew = (const char *)a[1];
-	if (call >= IOTRACE_VFS_RENAMEAT) {
-		op->ndfd = (__s32)a[2];
-		op->unew = (const char *)a[3];
-	}
-	d = resolve(dfd, upath,
-		    call <= IOTRACE_VFS_UNLINKAT ? IOTRACE_NAMES_UNLINKED : IOTRACE_WALK_EXIT,
-		    &op->unresolved);
-	if (call > IOTRACE_VFS_UNLINKAT && rename_elsewhere(walked_sb(d))) {
-		__u8 one = 1;
-
-		bpf_map_update_elem(&renames_elsewhere, &tid, &one, BPF_ANY);
-		return 0;
-	}
+	op->kpaths = kernel;
+	/*
+	 * a syscall's renamed file is looked for at its exit, cheaply (first
+	 * among the children of its new directory); io_uring's now, under
+	 * the name it has: its completion may come long after the rename (a
+	 * ring that completes in its task's work), when its new name may
+	 * name another file
+	 */
+	if (call <= IOTRACE_VFS_UNLINKAT)
+		defer = IOTRACE_NAMES_UNLINKED;
+	else
+		defer = kernel ? IOTRACE_NAMES_RENAMED : IOTRACE_WALK_EXIT;
+	d = resolve_at(op->odfd, op->uold, kernel, defer, &op->unresolved);
+	if (call > IOTRACE_VFS_UNLINKAT && rename_elsewhere(walked_sb(d)))
+		return false;
 	inode = d ? start_on(op, d, call) : NULL;
 	if (d && !inode && !op->dir_moved && !BPF_CORE_READ(d, d_inode)) {
 		/*
@@ -518,7 +519,7 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 		 * fails (no such file) missed no event
 		 */
 		if (!op->unresolved)
-			return 0;
+			return true;
 		start_call(op, call);
 		if (call > IOTRACE_VFS_UNLINKAT) {
 			/*
@@ -529,28 +530,63 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 			note_name_at(&op->old_at);
 			note_new_name(op, NULL);
 		}
-		store_op(tid, op);
-		return 0;
+		store_op(key, op);
+		return true;
 	}
 	if (!inode) {
 		if (op->dir_moved)
-			store_op(tid, op);
-		return 0;
+			store_op(key, op);
+		return true;
 	}
 	if (call > IOTRACE_VFS_UNLINKAT)
 		note_new_name(op, inode);
-	store_op(tid, op);
+	store_op(key, op);
+	return true;
+}
+
+SEC("tracepoint")
+int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), call;
+	struct ns_op *op = scratch_op();
+	unsigned long a[5];
+	__u8 one = 1;
+
+	call = call_of(ctx->id);
+	if (!is_ns_call(call) || !op)
+		return 0;
+	__builtin_memset(op, 0, sizeof(*op));
+	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
+	/* an rmdir removes no file */
+	if (call == IOTRACE_VFS_UNLINKAT && (a[2] & IOTRACE_AT_REMOVEDIR))
+		return 0;
+	/* kept for a file system's own rename tracepoint too */
+	op->exchange = call == IOTRACE_VFS_RENAMEAT2 && (a[4] & IOTRACE_RENAME_EXCHANGE);
+	op->odfd = IOTRACE_AT_FDCWD;
+	op->uold = (const char *)a[0];
+	if (call == IOTRACE_VFS_UNLINKAT || call >= IOTRACE_VFS_RENAMEAT) {
+		op->odfd = (__s32)a[0];
+		op->uold = (const char *)a[1];
+	}
+	op->ndfd = IOTRACE_AT_FDCWD;
+	op->unew = (const char *)a[1];
+	if (call >= IOTRACE_VFS_RENAMEAT) {
+		op->ndfd = (__s32)a[2];
+		op->unew = (const char *)a[3];
+	}
+	if (!ns_enter(op, tid, call, false))
+		bpf_map_update_elem(&renames_elsewhere, &tid, &one, BPF_ANY);
 	return 0;
 }
 
 /*
  * A file system's own tracepoint names what an unlink or a rename removes
- * or renames, inside the call (ns_ops has it by thread: an unlink of
- * io_uring's, or the file system's own, has none). The ns_op in progress
- * of the current thread for the call (rename or not) if its path was not
- * resolved (not cached, in a directory of more cached entries than the
- * walk looks at, too long), or, for a rename, if the file at its new name
- * was not found; NULL if there is nothing to add.
+ * or renames, inside the call (ns_ops has it by ns_key(): the file
+ * system's own unlinks, such as an overlayfs whiteout's, have none). The
+ * ns_op in progress of the current thread for the call (rename or not)
+ * if its path was not resolved (not cached, in a directory of more
+ * cached entries than the walk looks at, too long), or, for a rename, if
+ * the file at its new name was not found; NULL if there is nothing to add.
  */
 static __always_inline struct ns_op *pending_op(bool rename)
 {
@@ -655,13 +691,13 @@ int BPF_PROG(handle_ext4_dirty, struct inode *inode, unsigned long ip)
 {
 	struct ns_op *p;
 	struct dentry *d;
-	__u64 tid;
+	__u64 key;
 
 	if (!ns_deferred)
 		return 0;
-	/* renames only: those of io_uring have no entry */
-	tid = (__u32)bpf_get_current_pid_tgid();
-	p = bpf_map_lookup_elem(&ns_ops, &tid);
+	/* a syscall's rename, or io_uring's in its io-wq worker */
+	key = ns_key();
+	p = bpf_map_lookup_elem(&ns_ops, &key);
 	if (!p || p->st.call <= IOTRACE_VFS_UNLINKAT)
 		return 0;
 	d = iotrace_inode_alias(inode, false);
@@ -684,9 +720,10 @@ int BPF_PROG(handle_ext4_dirty, struct inode *inode, unsigned long ip)
  * on. Named again if the trace knows it, with the call's VFS record under
  * its FileId. True if nothing was missed.
  */
-static __always_inline bool link_gone(struct ns_op *op)
+static __always_inline bool link_gone(struct ns_op *op, bool uring)
 {
-	bool record = vfs_enabled && task_selected(op->st.pid);
+	/* io_uring's call has its record from its request (uring.bpf.h) */
+	bool record = !uring && vfs_enabled && task_selected(op->st.pid);
 	struct file_seen *f;
 
 	if (!op->st.file.ino)
@@ -782,7 +819,7 @@ static __always_inline bool name_by_path(const struct file_seen *f, __s32 dfd,
  * would have a stale path or none, so the call is unresolved.
  */
 static __always_inline struct file_seen *moved_file(struct dentry *d, __s32 dfd,
-						    const char *upath,
+						    const char *upath, bool kernel,
 						    struct iotrace_file_id *fid,
 						    struct dentry **dentry)
 {
@@ -791,7 +828,7 @@ static __always_inline struct file_seen *moved_file(struct dentry *d, __s32 dfd,
 
 	*dentry = t;
 	f = t ? file_entry(BPF_CORE_READ(t, d_inode), fid) : NULL;
-	if (f && t == d && !name_by_path(f, dfd, upath, false, fid))
+	if (f && t == d && !name_by_path(f, dfd, upath, kernel, fid))
 		return NULL;
 	return f;
 }
@@ -807,7 +844,7 @@ static __always_inline int resolve_moved(struct ns_op *op)
 	bool ignored = false;
 	struct dentry *d;
 
-	d = resolve(op->ndfd, op->unew, 0, &ignored);
+	d = resolve_at(op->ndfd, op->unew, op->kpaths, 0, &ignored);
 	if (!d)
 		return -1;
 	if (note_dir_move(op, d)) {
@@ -820,7 +857,7 @@ static __always_inline int resolve_moved(struct ns_op *op)
 	 */
 	if (!BPF_CORE_READ(d, d_inode))
 		return -1;
-	if (!moved_file(d, op->odfd, op->uold, &op->st.file, &op->dentry))
+	if (!moved_file(d, op->odfd, op->uold, op->kpaths, &op->st.file, &op->dentry))
 		return op->dentry ? -1 : 0;
 	op->st.dev = op->st.file.dev;
 	op->unresolved = false;
@@ -836,9 +873,9 @@ static __always_inline int resolve_moved(struct ns_op *op)
 static __always_inline bool exchanged_file(struct ns_op *op)
 {
 	bool ignored = false;
-	struct dentry *d = resolve(op->odfd, op->uold, 0, &ignored);
+	struct dentry *d = resolve_at(op->odfd, op->uold, op->kpaths, 0, &ignored);
 
-	if (moved_file(d, op->ndfd, op->unew, &op->replaced, &op->dentry2))
+	if (moved_file(d, op->ndfd, op->unew, op->kpaths, &op->replaced, &op->dentry2))
 		op->has_replaced = true;
 	/* no inode: as in resolve_moved() */
 	else if (!d || !BPF_CORE_READ(d, d_inode) || op->dentry2)
@@ -856,7 +893,7 @@ static __always_inline bool exchanged_file(struct ns_op *op)
  * show its old path.
  */
 static __always_inline struct dentry *moved_dentry(struct dentry *d, __u64 ino, __s32 dfd,
-						   const char *upath, bool dir)
+						   const char *upath, bool kernel, bool dir)
 {
 	bool ignored = false;
 	struct inode *inode = d ? BPF_CORE_READ(d, d_inode) : NULL;
@@ -864,7 +901,7 @@ static __always_inline struct dentry *moved_dentry(struct dentry *d, __u64 ino, 
 	/* a kill unhashes a dentry first, and a reused one is another file's */
 	if (inode && BPF_CORE_READ(d, d_hash.pprev) && BPF_CORE_READ(inode, i_ino) == ino)
 		return d;
-	d = resolve(dfd, upath, 0, &ignored);
+	d = resolve_at(dfd, upath, kernel, 0, &ignored);
 	/* through an overlayfs, a file's is the upper one's (ns_target()) */
 	if (!dir)
 		d = ns_target(d);
@@ -878,9 +915,9 @@ static __always_inline struct dentry *moved_dentry(struct dentry *d, __u64 ino, 
  */
 static __always_inline bool take_moved(struct dentry **dentry, struct dentry **dir,
 				       struct inode **dir_inode, __u64 ino, __s32 dfd,
-				       const char *upath, bool is_dir)
+				       const char *upath, bool kernel, bool is_dir)
 {
-	struct dentry *d = moved_dentry(*dentry, ino, dfd, upath, is_dir);
+	struct dentry *d = moved_dentry(*dentry, ino, dfd, upath, kernel, is_dir);
 
 	if (!d)
 		return false;
@@ -899,19 +936,21 @@ static __always_inline bool take_moved(struct dentry **dentry, struct dentry **d
 static __always_inline bool moves_named(struct ns_op *op)
 {
 	if (!take_moved(&op->dentry, &op->dir, &op->dir_inode, op->st.file.ino, op->ndfd,
-			op->unew, op->dir_moved))
+			op->unew, op->kpaths, op->dir_moved))
 		return false;
 	return !op->has_replaced || !op->exchange ||
 	       take_moved(&op->dentry2, &op->dir2, &op->dir_inode2, op->replaced.ino, op->odfd,
-			  op->uold, false);
+			  op->uold, op->kpaths, false);
 }
 
 /*
  * The events of the unlink or rename op at its exit (ret: its result).
  * True if it was a rename of regular files only, on traced devices, whose
- * new name chains were sent here: no other file's path changed.
+ * new name chains were sent here: no other file's path changed. uring:
+ * io_uring's call, at its completion: counted apart, and its record is its
+ * request's; its paths, if kept, are copies (uring.bpf.h).
  */
-static __always_inline bool ns_exit(struct ns_op *op, long ret)
+static __always_inline bool ns_exit(struct ns_op *op, long ret, bool uring)
 {
 	if (op->unresolved && ret == 0 && op->st.call > IOTRACE_VFS_UNLINKAT) {
 		int r = resolve_moved(op);
@@ -919,23 +958,23 @@ static __always_inline bool ns_exit(struct ns_op *op, long ret)
 		if (!r)
 			return false;
 		if (r < 0) {
-			__sync_fetch_and_add(&ns_unresolved, 1);
+			count_unfollowed(uring);
 			return false;
 		}
 	}
 	/* still unresolved: an unlink (a directory moved is resolved) */
 	if (op->unresolved) {
-		if (ret == 0 && !link_gone(op))
-			__sync_fetch_and_add(&ns_unresolved, 1);
+		if (ret == 0 && !link_gone(op, uring))
+			count_unfollowed(uring);
 		return false;
 	}
 	if (ret == 0 && op->exchange && !op->has_replaced && !op->dir_moved &&
 	    !exchanged_file(op)) {
-		__sync_fetch_and_add(&ns_unresolved, 1);
+		count_unfollowed(uring);
 		return false;
 	}
 	if (ret == 0 && op->st.call > IOTRACE_VFS_UNLINKAT && !moves_named(op)) {
-		__sync_fetch_and_add(&ns_unresolved, 1);
+		count_unfollowed(uring);
 		return false;
 	}
 	if (op->dir_moved) {
@@ -953,8 +992,9 @@ static __always_inline bool ns_exit(struct ns_op *op, long ret)
 
 		/* a Delete with a stale path, or none, is not sent: counted */
 		if (f && !op->evict_named &&
-		    !name_by_path(f, r ? op->ndfd : op->odfd, r ? op->unew : op->uold, false, fid)) {
-			__sync_fetch_and_add(&ns_unresolved, 1);
+		    !name_by_path(f, r ? op->ndfd : op->odfd, r ? op->unew : op->uold, op->kpaths,
+				  fid)) {
+			count_unfollowed(uring);
 			return false;
 		}
 	}
@@ -969,7 +1009,7 @@ static __always_inline bool ns_exit(struct ns_op *op, long ret)
 				emit_move(&op->replaced, op->dentry2, op->dir2, op->dir_inode2);
 		}
 	}
-	if (vfs_enabled && task_selected(op->st.pid))
+	if (!uring && vfs_enabled && task_selected(op->st.pid))
 		emit_vfs(&op->st, ret, 0);
 	/* an exchange's other entry, not found as a file, may be a directory */
 	return !op->exchange || op->has_replaced;
@@ -995,7 +1035,7 @@ int handle_ns_exit(struct trace_event_raw_sys_exit *ctx)
 
 	op = take_op(tid);
 	if (op) {
-		paths_kept = op->st.call == call && ns_exit(op, ret);
+		paths_kept = op->st.call == call && ns_exit(op, ret, false);
 	} else if (call > IOTRACE_VFS_UNLINKAT) {
 		paths_kept = !bpf_map_delete_elem(&renames_elsewhere, &tid);
 	}

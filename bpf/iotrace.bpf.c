@@ -73,8 +73,8 @@ const volatile __u32 page_shift = 12;
  * those on file systems with no traced device (rename_elsewhere()): a
  * rename may change the path of any file below the renamed entry, so
  * every name chain is sent again (once) at the next I/O of its file.
- * Renames through io_uring pass no syscall tracepoint: every one bumps it
- * at its completion (uring.bpf.h).
+ * Renames through io_uring are judged alike at their completion
+ * (uring.bpf.h's uring_ns_done()).
  */
 __u64 rename_epoch = 0;
 

@@ -99,21 +99,15 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 }
 
 /*
- * Calls io_uring made, successful, whose file events are not sent, on
- * any file system: renames (the path walk is the syscall entry's, which
- * they never pass), unlinks whose file no tracepoint of the file system
- * named (uring_unlink_done()), and opens with O_CREAT straight into a
- * fixed file slot, whose file no fd names. The summary counts them.
- */
-__u64 uring_unfollowed = 0;
-
-/*
  * Requests that may create, remove or rename a file, by address, from
  * their hand-off to io-wq (handle_uring_queue()) to their completion: the
  * kernel never runs them inline (io_openat_force_async(), and the prep of
  * unlinkat and renameat, set REQ_F_FORCE_ASYNC), so every one passes
  * io_uring_queue_async_work, which the fast path of reads and writes
- * does not.
+ * does not; but for one linked after another request (IOSQE_IO_LINK),
+ * which the io-wq worker that ran that one may run next, handed to no
+ * one: it is marked where it is linked (handle_uring_link()). The value
+ * is where it was started (enum uring_mark).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -121,6 +115,13 @@ struct {
 	__type(key, __u64);
 	__type(value, __u8);
 } uring_ns_reqs SEC(".maps");
+
+enum uring_mark {
+	/* at its hand-off, its paths walked as a syscall's at its entry */
+	URING_HANDED = 1,
+	/* where it was linked: left to the file system's tracepoints and its completion */
+	URING_LINKED = 2,
+};
 
 /*
  * Entries in uring_ns_reqs: while there are none, a completion reads this
@@ -130,78 +131,213 @@ struct {
 __u64 uring_ns_pending = 0;
 
 /*
- * An unlink io_uring hands to io-wq (key: the request, un its command),
- * kept in ns_ops as a system call's is at its entry, but unresolved: its
- * path is not walked. The file system's tracepoints, which meet it in
- * the worker (ns_key()), name its file as they do a syscall's the walk
- * did not resolve: ext4's and xfs's, and btrfs's eviction, which walks
- * the request's path (in kernel memory, freed by the unlink as it ends,
- * after the eviction) in the worker, which shares the submitter's root,
- * working directory and files.
+ * io_init_req() copies IOSQE_CQE_SKIP_SUCCESS into req->flags, at the
+ * same bit (REQ_F_CQE_SKIP_BIT = IOSQE_CQE_SKIP_SUCCESS_BIT, a uapi bit):
+ * such a request that succeeds posts no completion, and io_uring_complete
+ * never fires for it.
  */
-static __always_inline void uring_unlink_start(__u64 key, struct io_unlink *un)
-{
-	struct ns_op *op = scratch_op();
+#define IOTRACE_REQ_F_CQE_SKIP (1ULL << 6)
 
-	if (!op)
+/*
+ * Requests without a completion (IOTRACE_REQ_F_CQE_SKIP) counted where
+ * they were linked, so that a hand-off later does not count them again.
+ * One the io-wq worker ran instead stays until the LRU drops it: a later
+ * such request at its address would not be counted.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u8);
+} uring_skip_counted SEC(".maps");
+
+/*
+ * A rename's paths, copied where it is handed off or linked: its own are
+ * freed as it ends, before its completion, where what was not resolved
+ * yet is looked up as at a syscall's exit (ns_exit()).
+ */
+struct uring_paths {
+	char old[IOTRACE_PATH_LEN];
+	char new[IOTRACE_PATH_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct uring_paths);
+} uring_paths SEC(".maps");
+
+/* A struct uring_paths being built: too large for the stack */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uring_paths);
+} uring_paths_scratch SEC(".maps");
+
+/* Keeps copies of rename request key's paths (ren) until its completion. */
+static __always_inline void uring_copy_paths(__u64 key, struct io_rename *ren)
+{
+	__u32 zero = 0;
+	struct uring_paths *p = bpf_map_lookup_elem(&uring_paths_scratch, &zero);
+
+	if (!p)
 		return;
-	__builtin_memset(op, 0, sizeof(*op));
-	start_call(op, IOTRACE_VFS_UNLINKAT);
-	op->unresolved = true;
-	op->odfd = BPF_CORE_READ(un, dfd);
-	op->uold = BPF_CORE_READ(un, filename, name);
-	op->kpaths = true;
-	store_op(key, op);
-}
-
-SEC("tp_btf/io_uring_queue_async_work")
-int BPF_PROG(handle_uring_queue, struct io_kiocb *req, int rw)
-{
-	struct io_open *open = (void *)&req->cmd;
-	struct io_unlink *un = (void *)&req->cmd;
-	__u64 key = (__u64)req;
-	__u8 op = req->opcode;
-
-	if (uring_opens(op)) {
-		if (!(BPF_CORE_READ(open, how.flags) & IOTRACE_O_CREAT))
-			return 0;
-	} else if (op != IOTRACE_IORING_OP_RENAMEAT && op != IOTRACE_IORING_OP_UNLINKAT) {
-		return 0;
-	}
-	/* a request handed off again (a retry) is counted once */
-	if (bpf_map_update_elem(&uring_ns_reqs, &key, &op, BPF_NOEXIST))
-		return 0;
-	__sync_fetch_and_add(&uring_ns_pending, 1);
-	/* an rmdir removes no file */
-	if (op == IOTRACE_IORING_OP_UNLINKAT && !(BPF_CORE_READ(un, flags) & IOTRACE_AT_REMOVEDIR))
-		uring_unlink_start(key, un);
-	return 0;
+	if (bpf_probe_read_kernel_str(p->old, sizeof(p->old), BPF_CORE_READ(ren, oldpath, name)) > 0 &&
+	    bpf_probe_read_kernel_str(p->new, sizeof(p->new), BPF_CORE_READ(ren, newpath, name)) > 0)
+		bpf_map_update_elem(&uring_paths, &key, p, BPF_ANY);
+	else
+		/* none: not another request's, at the same address, that had no completion */
+		bpf_map_delete_elem(&uring_paths, &key);
 }
 
 /*
- * The end of the unlink io_uring made as request key (res: its result):
- * its Delete, or its file named again if it has other links, where the
- * file system named the file; nothing where it found no regular file of
- * a traced device there (it dropped the entry: nothing was missed);
- * otherwise counted in uring_unfollowed.
+ * The unlink or rename request key (its command: un or ren) io_uring
+ * hands to io-wq or links, started as a system call's is at its entry
+ * (ns_enter()) on its paths, in kernel memory, which live until it ends.
+ * At the hand-off the task is the submitter, or its SQPOLL thread, which
+ * shares its root, working directory and files, and nothing ahead of it
+ * in a link chain is left to run. Where it is linked (not walk), its
+ * paths may not lead to its files yet (a chain that creates, then
+ * renames): it is started unresolved, left to the file system's
+ * tracepoints, and a rename to its completion too. Those meet it in the
+ * worker (ns_key()); btrfs's eviction walks its path there. False for a
+ * rename on a file system the trace holds no name of.
  */
-static __always_inline void uring_unlink_done(__u64 key, __s32 res)
+static __always_inline bool uring_ns_start(__u64 key, __u8 opcode, void *cmd, bool walk)
 {
-	struct ns_op *op = take_op(key);
-	struct file_seen *f;
+	struct io_unlink *un = cmd;
+	struct io_rename *ren = cmd;
+	struct ns_op *op = scratch_op();
+	__u32 call = IOTRACE_VFS_UNLINKAT;
 
-	if (!op || res != 0)
-		return;
-	if (op->evicted && !op->evict_named) {
-		f = seen_file(&op->st.file);
-		/* a Delete with a stale path, or none, is not sent (as ns_exit()): its path is gone */
-		if (f && f->sent_epoch != rename_epoch + 1)
-			op->unresolved = true;
+	if (!op)
+		return true;
+	__builtin_memset(op, 0, sizeof(*op));
+	if (opcode == IOTRACE_IORING_OP_UNLINKAT) {
+		op->odfd = BPF_CORE_READ(un, dfd);
+		op->uold = BPF_CORE_READ(un, filename, name);
+	} else {
+		call = IOTRACE_VFS_RENAMEAT2;
+		op->exchange = BPF_CORE_READ(ren, flags) & IOTRACE_RENAME_EXCHANGE;
+		op->odfd = BPF_CORE_READ(ren, old_dfd);
+		op->uold = BPF_CORE_READ(ren, oldpath, name);
+		op->ndfd = BPF_CORE_READ(ren, new_dfd);
+		op->unew = BPF_CORE_READ(ren, newpath, name);
+		uring_copy_paths(key, ren);
 	}
-	if (op->unresolved)
-		__sync_fetch_and_add(&uring_unfollowed, 1);
-	else
-		unlink_events(op);
+	if (walk)
+		return ns_enter(op, key, call, true);
+	start_call(op, call);
+	op->unresolved = true;
+	op->kpaths = true;
+	store_op(key, op);
+	return true;
+}
+
+/* Whether request req, op, may create, remove or rename a file. */
+static __always_inline bool uring_names(struct io_kiocb *req, __u8 op)
+{
+	if (uring_opens(op))
+		return BPF_CORE_READ((struct io_open *)&req->cmd, how.flags) & IOTRACE_O_CREAT;
+	if (op == IOTRACE_IORING_OP_UNLINKAT)
+		/* an rmdir removes no file */
+		return !(BPF_CORE_READ((struct io_unlink *)&req->cmd, flags) & IOTRACE_AT_REMOVEDIR);
+	return op == IOTRACE_IORING_OP_RENAMEAT;
+}
+
+/*
+ * Request req, op, which has no completion if it succeeds: counted once,
+ * where it is linked, or at its hand-off (linked: where).
+ */
+static __always_inline void uring_skipped(__u64 key, bool linked)
+{
+	__u8 one = 1;
+
+	if (linked)
+		bpf_map_update_elem(&uring_skip_counted, &key, &one, BPF_ANY);
+	else if (!bpf_map_delete_elem(&uring_skip_counted, &key))
+		return;
+	__sync_fetch_and_add(&uring_unfollowed, 1);
+}
+
+/*
+ * Marks request req, which io_uring hands to io-wq or links after
+ * another (linked), if it may create, remove or rename a file, and starts
+ * an unlink or rename (uring_ns_start()): at its hand-off, once (a retry
+ * hands it off again), or again if it was started where it was linked.
+ * Without ns (the unlink and rename programs do not load here), only
+ * marks it.
+ */
+static __always_inline void uring_mark(struct io_kiocb *req, bool linked, bool ns)
+{
+	__u8 op = BPF_CORE_READ(req, opcode), mark = linked ? URING_LINKED : URING_HANDED, *m;
+	__u64 key = (__u64)req;
+	struct ns_op *stale;
+
+	if (!uring_names(req, op))
+		return;
+	if (BPF_CORE_READ(req, flags) & IOTRACE_REQ_F_CQE_SKIP) {
+		uring_skipped(key, linked);
+		return;
+	}
+	m = bpf_map_lookup_elem(&uring_ns_reqs, &key);
+	if (m) {
+		if (linked || *m != URING_LINKED)
+			return;
+		*m = URING_HANDED;
+	} else {
+		if (bpf_map_update_elem(&uring_ns_reqs, &key, &mark, BPF_NOEXIST))
+			return;
+		__sync_fetch_and_add(&uring_ns_pending, 1);
+	}
+	if (uring_opens(op) || !ns)
+		return;
+	/* the link's start, or one a request at this address left (no completion) */
+	stale = bpf_map_lookup_elem(&ns_ops, &key);
+	if (stale)
+		drop_op(key, stale);
+	if (!uring_ns_start(key, op, &req->cmd, !linked)) {
+		/* a rename elsewhere: it moves no path the trace holds */
+		bpf_map_delete_elem(&uring_ns_reqs, &key);
+		__sync_fetch_and_sub(&uring_ns_pending, 1);
+	}
+}
+
+/*
+ * The end of the unlink or rename io_uring made as request key (res: its
+ * result): its events as a syscall's at its exit (ns_exit()), a rename's
+ * looked up on the copies of its paths; an unlink's path is freed, and
+ * what its file system did not name is counted. A rename that succeeds
+ * moves the rename epoch on unless only regular files moved, as
+ * handle_ns_exit() says. A global function: verified on its own, not in
+ * every state of the completion program, whose record and opens multiply
+ * them.
+ */
+__noinline int uring_ns_done(__u64 key, __s32 res, __u32 rename)
+{
+	struct uring_paths *p = rename ? bpf_map_lookup_elem(&uring_paths, &key) : NULL;
+	struct ns_op *op = take_op(key);
+	bool paths_kept = false;
+
+	if (op) {
+		/* NULL: a walk fails at once, never reads freed memory */
+		op->uold = p ? p->old : NULL;
+		op->unew = p ? p->new : NULL;
+		/*
+		 * read back as numbers, as a syscall's are: a walk reads them
+		 * with probe reads, and takes no map pointer (resolve_global())
+		 */
+		op->uold = *(const char *volatile *)&op->uold;
+		op->unew = *(const char *volatile *)&op->unew;
+		paths_kept = ns_exit(op, res, true);
+	}
+	if (p)
+		bpf_map_delete_elem(&uring_paths, &key);
+	if (rename && res == 0 && !paths_kept)
+		__sync_fetch_and_add(&rename_epoch, 1);
+	return 0;
 }
 
 /*
@@ -209,12 +345,11 @@ static __always_inline void uring_unlink_done(__u64 key, __s32 res)
  * where its fd is the task's (an io-wq worker and an SQPOLL thread share
  * the submitter's table, and a deferred completion runs in the submitter),
  * so it is judged as a syscall's (on_open_exit()), with st its --vfs
- * record if there is one. A rename moves the rename epoch on: a directory
- * renamed has every chain below it sent again, as a syscall rename does
- * that the walk does not resolve.
+ * record if there is one. An unlink's or a rename's events are sent as a
+ * syscall's are at its exit (uring_ns_done()).
  */
 static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __s32 res,
-					      struct vfs_state *st)
+					      struct vfs_state *st, bool ns)
 {
 	struct io_open *open = (void *)&r->cmd;
 
@@ -223,23 +358,23 @@ static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __s32
 			on_open_exit(st, res);
 		else if (res >= 0 && (BPF_CORE_READ(open, how.flags) & IOTRACE_O_CREAT))
 			__sync_fetch_and_add(&uring_unfollowed, 1);
-	} else if (op == IOTRACE_IORING_OP_UNLINKAT) {
-		/* an rmdir has no entry */
-		uring_unlink_done((__u64)r, res);
-	} else if (op == IOTRACE_IORING_OP_RENAMEAT && res == 0) {
-		__sync_fetch_and_add(&rename_epoch, 1);
-		__sync_fetch_and_add(&uring_unfollowed, 1);
+	} else if (op == IOTRACE_IORING_OP_UNLINKAT || op == IOTRACE_IORING_OP_RENAMEAT) {
+		if (ns) {
+			uring_ns_done((__u64)r, res, op == IOTRACE_IORING_OP_RENAMEAT);
+		} else if (res == 0) {
+			/* not followed without ns: counted; a rename moves the epoch */
+			__sync_fetch_and_add(&uring_unfollowed, 1);
+			if (op == IOTRACE_IORING_OP_RENAMEAT)
+				__sync_fetch_and_add(&rename_epoch, 1);
+		}
 	}
 }
 
 /*
- * Loaded for the file events, with --vfs or without (without, attached
- * with the syscall programs, vfs_attach.c). An auxiliary CQE (multishot,
- * msg_ring) has no request.
+ * A completion, with ns or without (uring_mark()). An auxiliary CQE
+ * (multishot, msg_ring) has no request.
  */
-SEC("tp_btf/io_uring_complete")
-int BPF_PROG(handle_uring_complete, struct io_ring_ctx *rctx, void *req,
-	     struct io_uring_cqe *cqe)
+static __always_inline void uring_complete(void *req, struct io_uring_cqe *cqe, bool ns)
 {
 	struct io_kiocb *r = req;
 	__u64 key = (__u64)req;
@@ -250,7 +385,7 @@ int BPF_PROG(handle_uring_complete, struct io_ring_ctx *rctx, void *req,
 	__u8 op;
 
 	if (!r)
-		return 0;
+		return;
 	if (vfs_enabled) {
 		p = bpf_map_lookup_elem(&uring_reqs, &key);
 		if (p) {
@@ -263,21 +398,55 @@ int BPF_PROG(handle_uring_complete, struct io_ring_ctx *rctx, void *req,
 		marked = true;
 	}
 	if (!p && !marked)
-		return 0;
+		return;
 	res = cqe->res;
 	op = BPF_CORE_READ(r, opcode);
 	/* an open not marked (no O_CREAT): its --vfs record */
 	if (marked || uring_opens(op))
-		uring_file_events(r, op, res, p ? &st : NULL);
+		uring_file_events(r, op, res, p ? &st : NULL, ns);
 	if (!p || uring_opens(op))
-		return 0;
+		return;
 	file = BPF_CORE_READ(r, file);
 	if (file)
 		st.dev = traced_file(file, &st.file, false);
 	if (st.dev)
 		emit_vfs(&st, res, 0);
-	return 0;
 }
+
+/*
+ * The programs on the hand-off, the link and the completion, loaded for
+ * the file events, with --vfs or without (without, attached with the
+ * syscall programs, vfs_attach.c): with ns where the unlink and rename
+ * programs load (bpf_loop, bpf_rdonly_cast()), else the _nowalk ones,
+ * which hold no call of the walk: a kernel before v6.8 verifies every
+ * global function a program holds, reached or not.
+ */
+#define IOTRACE_URING_PROGS(suffix, ns)						\
+	SEC("tp_btf/io_uring_queue_async_work")					\
+	int BPF_PROG(handle_uring_queue##suffix, struct io_kiocb *req, int rw)	\
+	{									\
+		uring_mark(req, false, ns);					\
+		return 0;							\
+	}									\
+	SEC("tp_btf/io_uring_link")						\
+	int BPF_PROG(handle_uring_link##suffix, struct io_kiocb *req,		\
+		     struct io_kiocb *target)					\
+	{									\
+		uring_mark(req, true, ns);					\
+		return 0;							\
+	}									\
+	SEC("tp_btf/io_uring_complete")						\
+	int BPF_PROG(handle_uring_complete##suffix, struct io_ring_ctx *rctx,	\
+		     void *req, struct io_uring_cqe *cqe)			\
+	{									\
+		uring_complete(req, cqe, ns);					\
+		return 0;							\
+	}
+
+IOTRACE_URING_PROGS(, true)
+IOTRACE_URING_PROGS(_nowalk, false)
+
+
 
 /*
  * The io_uring request an iomap direct I/O (bio_iomap_dio()) belongs to:

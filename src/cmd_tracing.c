@@ -456,8 +456,8 @@ int cmd_tracing(int argc, char **argv)
 			 "tags.unresolvedFileEvents in the README)",
 			 (unsigned long long)s.unresolved_file_events);
 	if (s.uring_unfollowed)
-		cli_warn("%llu renames, unlinks or creating opens were made through io_uring, on any "
-			 "file system, whose Move, Delete or Create the tracer could not send (see "
+		cli_warn("%llu renames, unlinks or creating opens were made through io_uring "
+			 "whose Move, Delete or Create the tracer could not send (see "
 			 "tags.uringCallsNotFollowed in the README)",
 			 (unsigned long long)s.uring_unfollowed);
 cleanup:

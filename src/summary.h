@@ -54,10 +54,10 @@ struct summary {
 	 */
 	uint64_t unresolved_file_events;
 	/*
-	 * renames io_uring made (any file system), its unlinks whose file the
-	 * file system's tracepoints did not name, and its opens with O_CREAT
-	 * into fixed file slots: no Move, Delete or Create was sent for them;
-	 * written only when not 0
+	 * unlinks and renames io_uring made whose file the tracer did not
+	 * find, those with no completion, and its opens with O_CREAT into
+	 * fixed file slots: no Move, Delete or Create was sent for them
+	 * (bpf/uring.bpf.h); written only when not 0
 	 */
 	uint64_t uring_unfollowed;
 	/*

@@ -188,6 +188,40 @@ static void fs_ns_configure(struct iotrace *skel, const struct btf *vmlinux, boo
 	ro->xfs_names = fs_names(skel, "xfs");
 }
 
+#define NURING 3
+
+/*
+ * io_uring's programs on its completion (first: attached first), hand-off
+ * and link: those that walk paths (walk), or those that hold no walk, for
+ * kernels where the unlink and rename programs do not load (uring.bpf.h).
+ */
+static void uring_progs(const struct iotrace *skel, bool walk, struct bpf_program *p[NURING])
+{
+	p[0] = walk ? skel->progs.handle_uring_complete : skel->progs.handle_uring_complete_nowalk;
+	p[1] = walk ? skel->progs.handle_uring_queue : skel->progs.handle_uring_queue_nowalk;
+	p[2] = walk ? skel->progs.handle_uring_link : skel->progs.handle_uring_link_nowalk;
+}
+
+/*
+ * Loads io_uring's completion program if complete (for --vfs records or
+ * file events), its hand-off and link programs if files: those that walk
+ * where ns, else the others. With --vfs they are attached at the start.
+ */
+static void uring_configure(struct iotrace *skel, bool complete, bool files, bool ns, bool vfs)
+{
+	struct bpf_program *p[NURING];
+	size_t i;
+	int walk;
+
+	for (walk = 0; walk < 2; walk++) {
+		uring_progs(skel, walk, p);
+		for (i = 0; i < NURING; i++) {
+			bpf_program__set_autoload(p[i], walk == ns && (i == 0 ? complete : files));
+			bpf_program__set_autoattach(p[i], vfs);
+		}
+	}
+}
+
 bool vfs__watch_renames(const struct iotrace *skel)
 {
 	struct bpf_program *r[NRENAMES];
@@ -312,11 +346,9 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	 * without --vfs attached with them (vfs__attach()), not at the start
 	 */
 	uring_files = bpf_program__autoload(skel->progs.handle_sys_exit) && uring &&
-		      probe__tp_btf_args(vmlinux, "io_uring_queue_async_work") == 2;
-	bpf_program__set_autoload(skel->progs.handle_uring_complete, (cfg->vfs && uring) || uring_files);
-	bpf_program__set_autoload(skel->progs.handle_uring_queue, uring_files);
-	bpf_program__set_autoattach(skel->progs.handle_uring_complete, cfg->vfs);
-	bpf_program__set_autoattach(skel->progs.handle_uring_queue, cfg->vfs);
+		      probe__tp_btf_args(vmlinux, "io_uring_queue_async_work") == 2 &&
+		      probe__tp_btf_args(vmlinux, "io_uring_link") == 2;
+	uring_configure(skel, (cfg->vfs && uring) || uring_files, uring_files, ns, cfg->vfs);
 	/*
 	 * a kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS off)
 	 * traces without them; handle_ns_exit moves the rename epoch itself,
@@ -386,9 +418,9 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 {
 	struct bpf_program *enter = bpf_program__autoload(skel->progs.handle_sys_enter_cast) ?
 		skel->progs.handle_sys_enter_cast : skel->progs.handle_sys_enter;
-	struct bpf_program *renames[NRENAMES];
+	struct bpf_program *renames[NRENAMES], *uring[NURING];
 	size_t i;
-	int err;
+	int err, walk;
 
 	memset(l, 0, sizeof(*l));
 	rename_exits(skel, renames);
@@ -398,10 +430,11 @@ int vfs__attach(struct iotrace *skel, bool vfs, struct vfs_links *l)
 	for (i = 0; i < NFS_NS && !err; i++)
 		err = attach_loaded(fs_ns_prog(skel, i), l);
 	/* with --vfs they are attached at the start, for the calls; the completion first */
-	if (!vfs && !err)
-		err = attach_loaded(skel->progs.handle_uring_complete, l);
-	if (!vfs && !err)
-		err = attach_loaded(skel->progs.handle_uring_queue, l);
+	for (walk = 0; walk < 2 && !vfs && !err; walk++) {
+		uring_progs(skel, walk, uring);
+		for (i = 0; i < NURING && !err; i++)
+			err = attach_loaded(uring[i], l);
+	}
 	if (err)
 		return err;
 	for (i = 0; i < NCALLS && bpf_program__autoload(skel->progs.handle_ns_enter); i++) {

@@ -6,8 +6,8 @@
       the churn, under trace, in MNT/TOP (default: a and b), dropping the
       kernel's caches every DROP operations (0: never); LOG: what it did.
       With IOTRACE_URING_NS set (the path of tests/integration/uring_ns.c),
-      a quarter of its renames, renames onto files, unlinks and directory
-      renames go through io_uring
+      a quarter of its renames, renames onto files, exchanges, unlinks and
+      directory renames go through io_uring
   churn.py check MNT CSV VFS UNRESOLVED LOG...
       the trace's -P --io CSV against the LOGs, and its -P --vfs CSV (a
       --vfs trace's; - for none); LOGs of churns run at once, each in
@@ -27,14 +27,16 @@ The check wants, exactly and in order (per LOG, where there are
 several): a Delete for each unlink and each file a rename replaced, a
 MoveFrom and MoveTo for each file moved (both files of an exchange),
 each under the path the file had then, none for a directory; for what
-io_uring did, a Delete for an unlink where the file system's tracepoint
-named the file, else nothing (it prints how many of its calls left no
-event, which the tracer counts in tags.uringCallsNotFollowed, and how many
-of its unlinks did); and each fsynced write's data I/O under the path its
+io_uring did, those events, or none at all (it prints how many of its
+calls other than directory renames left no event, which the tracer
+counts in tags.uringCallsNotFollowed, with those of its directory
+renames it could not resolve, and how many of its unlinks and renames
+had their events); and each fsynced write's data I/O under the path its
 file had at that time, after io_uring's renames too. In
 the --vfs view, each write, rename, exchange and unlink call in order,
 under the path its file had when the call returned (an unlinked file's
-last); a directory's rename is no file's call. An
+last); a directory's rename is no file's call, and io_uring's calls have
+none there. An
 unlink or rename the tracer counted as unresolved leaves neither events
 nor a call: up to UNRESOLVED of them may be missing, each whole, and
 nothing else. It prints what differs first and exits 1.
@@ -55,12 +57,15 @@ def run(mnt, seed, nops, drop, log_path, tops):
     via = random.Random(seed + 1)
 
     def call(kind, *paths):
-        """kind (rename or unlink) of paths, through io_uring a time in four: the log's name"""
+        """kind (rename, exchange or unlink) of paths, through io_uring a time in four:
+        the log's prefix"""
         if uring_ns and via.random() < 0.25:
             subprocess.run([uring_ns, kind, *paths], check=True)
             return "uring_"
         if kind == "rename":
             os.rename(*paths)
+        elif kind == "exchange":
+            exchange(*paths)
         else:
             os.unlink(*paths)
         return ""
@@ -94,8 +99,8 @@ def run(mnt, seed, nops, drop, log_path, tops):
             live.remove(p)
             log.append([via_uring + "onto", p, q])
         elif op < 0.72:
-            exchange(p, q)
-            log.append(["exchange", p, q])
+            via_uring = call("exchange", p, q)
+            log.append([via_uring + "exchange", p, q])
         elif op < 0.87:
             via_uring = call("unlink", p)
             live.remove(p)
@@ -143,12 +148,17 @@ def check(mnt, csv_path, vfs_path, unresolved, log_paths):
     rows.sort(key=lambda r: int(r["header.sid"]))
     ok = True
     missed = 0
-    uring_calls = uring_unlinks = uring_followed = 0
+    uring_calls = uring_dirmoves = 0
+    uring_followed = {"unlink": 0, "rename": 0}
+    uring_made = {"unlink": 0, "rename": 0}
     for log_path in log_paths:
         with open(log_path) as f:
             log = json.load(f)
         uring_calls += sum(op[0].startswith("uring_") for op in log)
-        uring_unlinks += sum(op[0] == "uring_unlink" for op in log)
+        uring_dirmoves += sum(op[0] == "uring_dirmove" for op in log)
+        for op in log:
+            if op[0].startswith("uring_") and op[0] != "uring_dirmove":
+                uring_made["unlink" if op[0] == "uring_unlink" else "rename"] += 1
         tops = tuple(sorted(set("/" + p[len(mnt):].split("/")[1] + "/"
                                 for op in log for p in op[1:])))
         if len(log_paths) > 1:
@@ -156,11 +166,15 @@ def check(mnt, csv_path, vfs_path, unresolved, log_paths):
         one_ok, one_missed, followed = check_one(mnt, log, rows, vfs, tops, unresolved - missed)
         ok = one_ok and ok
         missed += one_missed
-        uring_followed += followed
+        for k in followed:
+            uring_followed[k] += followed[k]
     if unresolved:
         print("%d unlinks and renames missing, %d counted unresolved" % (missed, unresolved))
-    print("%d io_uring calls, %d not followed; %d of %d unlinks followed"
-          % (uring_calls, uring_calls - uring_followed, uring_followed, uring_unlinks))
+    without = sum(uring_made.values()) - sum(uring_followed.values())
+    print("%d io_uring calls, %d without events, %d directory renames; "
+          "%d of %d unlinks and %d of %d renames followed"
+          % (uring_calls, without, uring_dirmoves, uring_followed["unlink"], uring_made["unlink"],
+             uring_followed["rename"], uring_made["rename"]))
     return 0 if ok else 1
 
 
@@ -188,7 +202,8 @@ def check_one(mnt, log, rows, vfs, tops, may_miss):
     """
     The trace against one churn's log: True if it matches, how many of the
     log's unlinks and renames it lacks, and how many of io_uring's unlinks
-    it has the Delete of. A call the tracer counted as unresolved leaves no
+    and renames (exchanges and renames onto files too) it has the events
+    of, by kind ("unlink", "rename"). A call the tracer counted as unresolved leaves no
     event and no record; up to may_miss such calls may be missing, each
     whole, and nothing else.
     """
@@ -201,19 +216,20 @@ def check_one(mnt, log, rows, vfs, tops, may_miss):
                      if r["vfs.call"] in CALLS.values() and r["file.path"].startswith(tops)]
     want_events, want_calls, want_writes = [], [], []
     ie = ic = 0
-    missed = followed = 0
+    missed = 0
+    followed = {"unlink": 0, "rename": 0}
     ok = True
     for op in log:
-        events, call = expected(mnt, op)
+        uring = op[0].startswith("uring_")
+        events, call = expected(mnt, [op[0][len("uring_"):] if uring else op[0]] + op[1:])
         if op[0] == "write":
             want_writes.append(op[1][len(mnt):])
-        if op[0] == "uring_unlink":
-            # followed where the file system named the file, else counted
-            delete = [("Delete", op[1][len(mnt):])]
-            if got_events[ie:ie + 1] == delete:
-                want_events += delete
-                ie += 1
-                followed += 1
+        if uring:
+            # the events of a call io_uring made, or none (counted); no --vfs record
+            if events and got_events[ie:ie + len(events)] == events:
+                want_events += events
+                ie += len(events)
+                followed["unlink" if op[0] == "uring_unlink" else "rename"] += 1
             continue
         there = got_events[ie:ie + len(events)] == events and (
             got_calls is None or call is None or got_calls[ic:ic + 1] == [call])

@@ -9,27 +9,39 @@
 # io_uring requests pass no syscall tracepoint. Before, an open that
 # created a file through io_uring sent no Create, a directory renamed
 # through it kept its old name in the chains of the files below it, and
-# its unlinks and renames were neither followed nor counted. On a traced
+# its unlinks and renames were neither followed nor counted; then its
+# renames sent no Moves, and a request linked after another, which the
+# io-wq worker runs next without handing it off, was missed. On a traced
 # ext4, without --vfs, uring_ns (a test helper) and python make:
 #   1. /d/f, created and written (python);
 #   2. d renamed to e through io_uring, then f written again: f is named
-#      again, as /e/f (the rename moved the rename epoch);
+#      again, as /e/f (the trace had named d: its chain is sent again);
 #   3. /e/n created through io_uring and written: its Create, its write
 #      under /e/n;
 #   4. /e/x created into a fixed file slot; /e/n renamed to /e/m, then
 #      unlinked; /v, made before the trace and never named in it,
 #      unlinked; an empty /z removed (AT_REMOVEDIR); a file renamed in a
-#      directory of /tmp: all through io_uring. The unlinks send their
-#      Deletes (ext4's tracepoint names the file, in the io-wq worker).
-#      The summary counts the fixed open and the renames (d's too, and
-#      the one on /tmp: the count is of any file system), 4, not the
-#      rmdir; the tracer and the parser say so;
+#      directory of /tmp: all through io_uring. The rename sends its
+#      Moves, the unlinks their Deletes; the fixed open is counted, not
+#      the rmdir, nor the rename on /tmp, which changes no traced path;
 #   5. through a ring with a kernel thread of its own (SQPOLL): /e/s
-#      created, written and unlinked: its Create, write and Delete.
-# On xfs, then btrfs: /u, written, and /v, not, are unlinked through
-# io_uring: their Deletes, nothing counted (xfs's tracepoints name the
-# files; btrfs names a file only at its eviction, in the worker, where
-# the request's path is walked for the one the trace had not named).
+#      created, written and unlinked: its Create, write and Delete;
+#   6. /e/p and /e/q created, exchanged, then p renamed onto q: the
+#      exchange's four Moves, then q's Delete and p's Moves;
+#   7. linked requests: /e/b unlinked after /e/a (the worker runs it:
+#      ext4's tracepoint names the file), /e/c after a nop (handed off):
+#      their Deletes; /e/g unlinked with no completion (CQE_SKIP_SUCCESS):
+#      counted; /e/h renamed to /e/i, then, linked, to /e/j (in the worker,
+#      not walked where it was linked: looked up at its completion, on a
+#      copy of its paths), then /e/j to /e/k after a nop: the Moves of all
+#      three, and a write of /e/k under its name. The summary counts 2
+#      calls, and the tracer and the parser say so.
+# On xfs, then btrfs: /u, written, renamed to /w, and, linked, to /y (in
+# the worker); then /y and /v, never written, unlinked, all through
+# io_uring: the Moves of both renames, nothing counted, and the Deletes
+# (xfs's tracepoints name the files; btrfs names a file only at its
+# eviction, in the worker, where the request's path is walked for the one
+# the trace had not named).
 # Then, traced with --vfs: /e/o created through io_uring and /e/f opened
 # through it, each written: a Create for o, and an io_uring:openat record
 # for each, with its path, its fd, its open flags, and the created flag
@@ -67,27 +79,41 @@ python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1])' "$MNT/e/f" 
 	unlink "$MNT/e/m" unlink "$MNT/v" rmdir "$MNT/z" rename "$T/x/g" "$T/x/h" ||
 	die "uring_ns failed"
 "$URING_NS" --sqpoll create "$MNT/e/s" unlink "$MNT/e/s" || die "uring_ns --sqpoll failed"
+"$URING_NS" create "$MNT/e/p" create "$MNT/e/q" exchange "$MNT/e/p" "$MNT/e/q" \
+	rename "$MNT/e/p" "$MNT/e/q" || die "uring_ns failed to exchange and rename"
+"$URING_NS" create "$MNT/e/a" create "$MNT/e/b" create "$MNT/e/c" create "$MNT/e/g" \
+	create "$MNT/e/h" unlink "$MNT/e/a" +unlink "$MNT/e/b" nop +unlink "$MNT/e/c" \
+	unlink-quiet "$MNT/e/g" +nop rename "$MNT/e/h" "$MNT/e/i" +rename "$MNT/e/i" "$MNT/e/j" \
+	nop +rename "$MNT/e/j" "$MNT/e/k" || die "uring_ns failed on linked requests"
+python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1], offset=4096)' "$MNT/e/k" ||
+	die "cannot write /e/k"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
 
-said=$(grep -c "^iotrace: warning: 4 renames, unlinks or creating opens were made through io_uring" "$T/err")
-check "the tracer says 4 io_uring calls were not followed (said $said times)" [ "$said" = 1 ]
+said=$(grep -c "^iotrace: warning: 2 renames, unlinks or creating opens were made through io_uring" "$T/err")
+check "the tracer says 2 io_uring calls were not followed (said $said times)" [ "$said" = 1 ]
 got=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
-check "tags.uringCallsNotFollowed is 4 (got $got)" [ "$got" = 4 ]
+check "tags.uringCallsNotFollowed is 2 (got $got)" [ "$got" = 2 ]
 "$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
 check "-P --io exit 0" [ $? = 0 ]
-check "the parser notes the 4 calls" grep -q "^iotrace: 4 renames, unlinks or creating opens" "$T/parse.err"
+check "the parser notes the 2 calls" grep -q "^iotrace: 2 renames, unlinks or creating opens" "$T/parse.err"
 got=$(python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 print(" ".join(r["file.path"] for r in rows if r["io.lba"] and r["io.operation"] == "Write"
                and r["file.path"] and r["io.flags.metadata"] == "false"))' "$T/io.csv")
-check "the writes under the paths of their time ($got)" [ "$got" = "/d/f /e/f /e/n /e/s" ]
+check "the writes under the paths of their time ($got)" \
+	[ "$got" = "/d/f /e/f /e/n /e/s /e/p /e/q /e/a /e/b /e/c /e/g /e/h /e/k" ]
 got=$(python3 -c '
 import csv, sys
 print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
                if r["file.eventType"] not in ("", "Access")))' "$T/io.csv")
-check "the file events: the Creates of f and n, the Deletes of m and v, s's Create and Delete ($got)" \
-	[ "$got" = "Create:/d/f Create:/e/n Delete:/e/m Delete:/v Create:/e/s Delete:/e/s" ]
+want="Create:/d/f Create:/e/n MoveFrom:/e/n MoveTo:/e/m Delete:/e/m Delete:/v"
+want+=" Create:/e/s Delete:/e/s Create:/e/p Create:/e/q MoveFrom:/e/p MoveTo:/e/q"
+want+=" MoveFrom:/e/q MoveTo:/e/p Delete:/e/q MoveFrom:/e/p MoveTo:/e/q Create:/e/a Create:/e/b"
+want+=" Create:/e/c Create:/e/g Create:/e/h Delete:/e/a Delete:/e/b Delete:/e/c"
+want+=" MoveFrom:/e/h MoveTo:/e/i MoveFrom:/e/i MoveTo:/e/j MoveFrom:/e/j MoveTo:/e/k"
+check "the file events: Creates, Moves of renames and the exchange, Deletes, linked ones too ($got)" \
+	[ "$got" = "$want" ]
 
 iotrace_test_start_tracer "--vfs " "$T/out2" "$T/err2" -S -d "$LN" --vfs
 "$URING_NS" create "$MNT/e/o" open "$MNT/e/f" || die "uring_ns failed with --vfs"
@@ -120,7 +146,8 @@ for fs in xfs btrfs; do
 	iotrace_test_start_tracer "$fs: " "$T/out3" "$T/err3" -S -d "$LN"
 	python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1])' "$MNT/u" ||
 		die "cannot write /u on $fs"
-	"$URING_NS" unlink "$MNT/u" unlink "$MNT/v" || die "uring_ns failed on $fs"
+	"$URING_NS" rename "$MNT/u" "$MNT/w" +rename "$MNT/w" "$MNT/y" unlink "$MNT/y" \
+		unlink "$MNT/v" || die "uring_ns failed on $fs"
 	iotrace_test_stop_tracer "$fs: " "$T/out3" "$T/err3"
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io3.csv" 2>"$T/parse3.err"
 	got=$(python3 -c '
@@ -128,8 +155,9 @@ import csv, sys
 print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
                if r["file.eventType"] not in ("", "Access")))' "$T/io3.csv")
 	counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
-	check "$fs: the Deletes of u and v ($got), nothing counted (${counted:-none})" \
-		[ "$got ${counted:-none}" = "Delete:/u Delete:/v none" ]
+	want="MoveFrom:/u MoveTo:/w MoveFrom:/w MoveTo:/y Delete:/y Delete:/v none"
+	check "$fs: the Moves of the renames, the Deletes of y and v, what is counted ($got ${counted:-none})" \
+		[ "$got ${counted:-none}" = "$want" ]
 	iotrace_teardown_fs
 done
 

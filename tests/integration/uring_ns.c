@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Test helper for uring_files.sh: makes opens, unlinks and renames as
- * io_uring requests (raw system calls, no liburing), one at a time, each
- * waited for.
+ * io_uring requests (raw system calls, no liburing), one chain at a time,
+ * each waited for.
  *
  *   uring_ns [--sqpoll] OP ARGS [OP ARGS ...]
  *     create PATH        IORING_OP_OPENAT, O_CREAT|O_EXCL|O_WRONLY; then
@@ -11,8 +11,16 @@
  *     open PATH          IORING_OP_OPENAT of an existing file, O_WRONLY; then
  *                        4 KiB written and fsynced
  *     unlink PATH        IORING_OP_UNLINKAT
+ *     unlink-quiet PATH  the same, with no completion if it succeeds
+ *                        (IOSQE_CQE_SKIP_SUCCESS): link another after it
  *     rmdir PATH         IORING_OP_UNLINKAT, AT_REMOVEDIR
  *     rename OLD NEW     IORING_OP_RENAMEAT
+ *     exchange A B       IORING_OP_RENAMEAT, RENAME_EXCHANGE
+ *     nop                IORING_OP_NOP, done at once where it is submitted
+ *   +OP (not an open) is linked after the request before it (IOSQE_IO_LINK),
+ *   up to 4 in a chain, submitted at once: after an unlink or a rename,
+ *   which io-wq runs, it runs next in the same worker; after a nop, it is
+ *   handed to io-wq as it would be alone.
  *
  * --sqpoll: the ring has a kernel thread of its own that takes the
  * requests (IORING_SETUP_SQPOLL), as high-rate applications set it up.
@@ -80,25 +88,42 @@ static int ring_setup(struct ring *r)
 	return 0;
 }
 
+/*
+ * Submits the n (at most 4, the ring's size) requests sqe at once and
+ * waits for want completions: the first failure's result, else the
+ * last's.
+ */
+static int run_n(struct ring *r, const struct io_uring_sqe *sqe, unsigned n, unsigned want)
+{
+	unsigned tail = *r->sq_tail, head, i, idx;
+	int res = 0, one;
+
+	for (i = 0; i < n; i++) {
+		idx = (tail + i) & *r->sq_mask;
+		r->sqes[idx] = sqe[i];
+		r->sq_array[idx] = idx;
+	}
+	__atomic_store_n(r->sq_tail, tail + n, __ATOMIC_RELEASE);
+	/* with SQPOLL the kernel's thread takes them: woken, if asleep, and waited for */
+	if (syscall(__NR_io_uring_enter, r->fd, n, want,
+		    IORING_ENTER_GETEVENTS | (r->sqpoll ? IORING_ENTER_SQ_WAKEUP : 0), NULL, 0) < 0)
+		return -errno;
+	for (i = 0; i < want; i++) {
+		head = *r->cq_head;
+		if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+			return -EAGAIN;
+		one = r->cqes[head & *r->cq_mask].res;
+		__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+		if (res >= 0)
+			res = one;
+	}
+	return res;
+}
+
 /* Submits sqe and waits for its completion: the request's result. */
 static int run(struct ring *r, const struct io_uring_sqe *sqe)
 {
-	unsigned tail = *r->sq_tail, head, idx = tail & *r->sq_mask;
-	int res;
-
-	r->sqes[idx] = *sqe;
-	r->sq_array[idx] = idx;
-	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
-	/* with SQPOLL the kernel's thread takes it: woken, if asleep, and waited for */
-	if (syscall(__NR_io_uring_enter, r->fd, 1, 1,
-		    IORING_ENTER_GETEVENTS | (r->sqpoll ? IORING_ENTER_SQ_WAKEUP : 0), NULL, 0) < 0)
-		return -errno;
-	head = *r->cq_head;
-	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
-		return -EAGAIN;
-	res = r->cqes[head & *r->cq_mask].res;
-	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
-	return res;
+	return run_n(r, sqe, 1, 1);
 }
 
 /* 4 KiB at offset 0, fsynced, so that the file's block I/O is traced at once */
@@ -141,70 +166,116 @@ static int do_open(struct ring *r, const char *path, int flags, int fixed)
 	return err;
 }
 
-static int do_unlink(struct ring *r, const char *path, int flags)
+/*
+ * The request op names (unlink, unlink-quiet, rmdir, rename, exchange or
+ * nop) on its paths, into *sqe; its number of paths, or -1 if op is none
+ * of those.
+ */
+static int path_request(const char *op, char **paths, struct io_uring_sqe *sqe)
 {
-	struct io_uring_sqe sqe = path_sqe(IORING_OP_UNLINKAT, path);
-
-	sqe.unlink_flags = (unsigned)flags;
-	return run(r, &sqe);
+	if (!strcmp(op, "nop")) {
+		*sqe = path_sqe(IORING_OP_NOP, "");
+		return 0;
+	}
+	if (!strcmp(op, "unlink") || !strcmp(op, "unlink-quiet") || !strcmp(op, "rmdir")) {
+		*sqe = path_sqe(IORING_OP_UNLINKAT, paths[0]);
+		if (!strcmp(op, "rmdir"))
+			sqe->unlink_flags = AT_REMOVEDIR;
+		/* no completion if it succeeds */
+		if (!strcmp(op, "unlink-quiet"))
+			sqe->flags = IOSQE_CQE_SKIP_SUCCESS;
+		return 1;
+	}
+	if (!strcmp(op, "rename") || !strcmp(op, "exchange")) {
+		*sqe = path_sqe(IORING_OP_RENAMEAT, paths[0]);
+		sqe->len = (unsigned)AT_FDCWD;
+		sqe->addr2 = (uintptr_t)paths[1];
+		sqe->rename_flags = strcmp(op, "rename") ? RENAME_EXCHANGE : 0;
+		return 2;
+	}
+	return -1;
 }
 
-static int do_rename(struct ring *r, const char *old, const char *new)
-{
-	struct io_uring_sqe sqe = path_sqe(IORING_OP_RENAMEAT, old);
+/* A chain of requests linked one after another (IOSQE_IO_LINK), to submit at once. */
+struct chain {
+	struct io_uring_sqe sqe[4];
+	unsigned n;
+};
 
-	sqe.len = (unsigned)AT_FDCWD;
-	sqe.addr2 = (uintptr_t)new;
-	return run(r, &sqe);
+/*
+ * Submits the chain, its requests linked, and waits for the completions
+ * of those that have one; empties it. Its first failure, else 0.
+ */
+static int flush(struct ring *r, struct chain *c)
+{
+	unsigned i, want = 0;
+	int res;
+
+	for (i = 0; i < c->n; i++) {
+		if (i + 1 < c->n)
+			c->sqe[i].flags |= IOSQE_IO_LINK;
+		want += !(c->sqe[i].flags & IOSQE_CQE_SKIP_SUCCESS);
+	}
+	res = c->n ? run_n(r, c->sqe, c->n, want) : 0;
+	c->n = 0;
+	return res < 0 ? res : 0;
 }
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: uring_ns [--sqpoll] {create|create-fixed|open|unlink|rmdir PATH | "
-			"rename OLD NEW} ...\n");
+	fprintf(stderr, "usage: uring_ns [--sqpoll] {create|create-fixed|open|[+]unlink|"
+			"[+]unlink-quiet|[+]rmdir PATH | [+]{rename|exchange} PATH PATH | [+]nop} ...\n");
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
 	struct ring r = { 0 };
-	int i = 1, res, err;
+	struct chain c = { .n = 0 };
+	int i = 1, n, res, err;
 
 	if (argc > 1 && !strcmp(argv[1], "--sqpoll")) {
 		r.sqpoll = 1;
 		i = 2;
 	}
-	if (argc < i + 2)
+	if (argc < i + 1)
 		return usage();
 	err = ring_setup(&r);
 	if (err) {
 		fprintf(stderr, "uring_ns: cannot set up io_uring: %s\n", strerror(-err));
 		return 2;
 	}
-	for (; i < argc; i++) {
+	for (; i < argc; i += n + 1) {
 		const char *op = argv[i];
+		int linked = op[0] == '+';
 
-		if (i + 1 >= argc)
-			return usage();
-		if (!strcmp(op, "create"))
+		/* a request not linked to the one before starts a chain of its own */
+		res = linked ? 0 : flush(&r, &c);
+		op += linked;
+		n = 1;
+		if (res < 0)
+			;
+		else if (i + 1 < argc && !linked && !strcmp(op, "create"))
 			res = do_open(&r, argv[i + 1], O_CREAT | O_EXCL | O_WRONLY, 0);
-		else if (!strcmp(op, "create-fixed"))
+		else if (i + 1 < argc && !linked && !strcmp(op, "create-fixed"))
 			res = do_open(&r, argv[i + 1], O_CREAT | O_EXCL | O_WRONLY, 1);
-		else if (!strcmp(op, "open"))
+		else if (i + 1 < argc && !linked && !strcmp(op, "open"))
 			res = do_open(&r, argv[i + 1], O_WRONLY, 0);
-		else if (!strcmp(op, "unlink"))
-			res = do_unlink(&r, argv[i + 1], 0);
-		else if (!strcmp(op, "rmdir"))
-			res = do_unlink(&r, argv[i + 1], AT_REMOVEDIR);
-		else if (!strcmp(op, "rename") && i + 2 < argc)
-			res = do_rename(&r, argv[i + 1], argv[i + 2]);
-		else
+		else if (c.n == 4 || (linked && !c.n) ||
+			 (n = path_request(op, argv + i + 1, &c.sqe[c.n])) < 0 || i + n >= argc)
 			return usage();
+		else
+			c.n++;
 		if (res < 0) {
-			fprintf(stderr, "uring_ns: %s %s: %s\n", op, argv[i + 1], strerror(-res));
+			fprintf(stderr, "uring_ns: %s %s: %s\n", argv[i], n ? argv[i + 1] : "",
+				strerror(-res));
 			return 1;
 		}
-		i += strcmp(op, "rename") ? 1 : 2;
+	}
+	res = flush(&r, &c);
+	if (res < 0) {
+		fprintf(stderr, "uring_ns: the last requests: %s\n", strerror(-res));
+		return 1;
 	}
 	return 0;
 }
