@@ -311,9 +311,10 @@ static __always_inline void uring_mark(struct io_kiocb *req, bool linked, bool n
  * looked up on the copies of its paths; an unlink's path is freed, and
  * what its file system did not name is counted. A rename that succeeds
  * moves the rename epoch on unless only regular files moved, as
- * handle_ns_exit() says. A global function: verified on its own, not in
- * every state of the completion program, whose record and opens multiply
- * them.
+ * handle_ns_exit() says. 1 if the call's file is known: then scratch_op()
+ * holds it, for the request's --vfs record. A global function: verified
+ * on its own, not in every state of the completion program, whose record
+ * and opens multiply them.
  */
 __noinline int uring_ns_done(__u64 key, __s32 res, __u32 rename)
 {
@@ -337,7 +338,8 @@ __noinline int uring_ns_done(__u64 key, __s32 res, __u32 rename)
 		bpf_map_delete_elem(&uring_paths, &key);
 	if (rename && res == 0 && !paths_kept)
 		__sync_fetch_and_add(&rename_epoch, 1);
-	return 0;
+	/* a directory's rename is no file's call (st.dev not set) */
+	return op && op->st.dev;
 }
 
 /*
@@ -346,7 +348,8 @@ __noinline int uring_ns_done(__u64 key, __s32 res, __u32 rename)
  * the submitter's table, and a deferred completion runs in the submitter),
  * so it is judged as a syscall's (on_open_exit()), with st its --vfs
  * record if there is one. An unlink's or a rename's events are sent as a
- * syscall's are at its exit (uring_ns_done()).
+ * syscall's are at its exit (uring_ns_done()), and its record gets its
+ * file.
  */
 static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __s32 res,
 					      struct vfs_state *st, bool ns)
@@ -360,7 +363,14 @@ static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __s32
 			__sync_fetch_and_add(&uring_unfollowed, 1);
 	} else if (op == IOTRACE_IORING_OP_UNLINKAT || op == IOTRACE_IORING_OP_RENAMEAT) {
 		if (ns) {
-			uring_ns_done((__u64)r, res, op == IOTRACE_IORING_OP_RENAMEAT);
+			struct ns_op *o;
+
+			/* the --vfs record's file: the one unlinked or renamed */
+			if (uring_ns_done((__u64)r, res, op == IOTRACE_IORING_OP_RENAMEAT) && st &&
+			    (o = scratch_op())) {
+				st->file = o->st.file;
+				st->dev = o->st.dev;
+			}
 		} else if (res == 0) {
 			/* not followed without ns: counted; a rename moves the epoch */
 			__sync_fetch_and_add(&uring_unfollowed, 1);

@@ -43,9 +43,11 @@
 # eviction, in the worker, where the request's path is walked for the one
 # the trace had not named).
 # Then, traced with --vfs: /e/o created through io_uring and /e/f opened
-# through it, each written: a Create for o, and an io_uring:openat record
-# for each, with its path, its fd, its open flags, and the created flag
-# on o's only.
+# through it, each written, then o renamed to /e/r and unlinked through
+# it: o's Create, Moves and Delete; an io_uring:openat record for each
+# open, with its path, its fd, its open flags, and the created flag on
+# o's only; an io_uring:renameat and an io_uring:unlinkat record, on the
+# file's path when each returned.
 #
 # Needs root, BTF, loop devices, io_uring and python3; a missing one is a
 # failure, never a skip. Everything set up is torn down at exit, also on
@@ -116,7 +118,8 @@ check "the file events: Creates, Moves of renames and the exchange, Deletes, lin
 	[ "$got" = "$want" ]
 
 iotrace_test_start_tracer "--vfs " "$T/out2" "$T/err2" -S -d "$LN" --vfs
-"$URING_NS" create "$MNT/e/o" open "$MNT/e/f" || die "uring_ns failed with --vfs"
+"$URING_NS" create "$MNT/e/o" open "$MNT/e/f" rename "$MNT/e/o" "$MNT/e/r" unlink "$MNT/e/r" ||
+	die "uring_ns failed with --vfs"
 iotrace_test_stop_tracer "--vfs " "$T/out2" "$T/err2"
 "$BIN" -P --vfs -p "$TRACE" -f csv >"$T/vfs.csv" 2>"$T/parse2.err"
 check "-P --vfs exit 0" [ $? = 0 ]
@@ -132,12 +135,20 @@ for r in csv.DictReader(open(sys.argv[1])):
 print(" ".join(out))' "$T/vfs.csv")
 check "an io_uring:openat record for o and f: fd, flags, created for o ($got)" \
 	[ "$got" = "/e/o:True:creat:true /e/f:True:wronly:false" ]
+got=$(python3 -c '
+import csv, sys
+print(" ".join("%s:%s:%s" % (r["vfs.call"], r["file.path"], r["vfs.result"])
+               for r in csv.DictReader(open(sys.argv[1]))
+               if r["vfs.call"] in ("io_uring:renameat", "io_uring:unlinkat")))' "$T/vfs.csv")
+check "an io_uring:renameat and an io_uring:unlinkat record, on the file's path ($got)" \
+	[ "$got" = "io_uring:renameat:/e/r:0 io_uring:unlinkat:/e/r:0" ]
 "$BIN" -P --io -p "$TRACE" -f csv >"$T/io2.csv" 2>"$T/parse2.err"
 got=$(python3 -c '
 import csv, sys
 print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
                if r["file.eventType"] not in ("", "Access")))' "$T/io2.csv")
-check "with --vfs, o's Create ($got)" [ "$got" = "Create:/e/o" ]
+check "with --vfs, o's Create, Moves and Delete ($got)" \
+	[ "$got" = "Create:/e/o MoveFrom:/e/o MoveTo:/e/r Delete:/e/r" ]
 iotrace_teardown_fs
 
 for fs in xfs btrfs; do
