@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #include "kernel_probe.h"
 
@@ -92,4 +93,14 @@ bool probe__cast_loads(const struct btf *btf)
 	if (env && strcmp(env, "1") == 0)
 		return false;
 	return probe__rdonly_cast(btf);
+}
+
+bool probe__path_walk(const struct btf *btf)
+{
+	const char *env = getenv("IOTRACE_NO_PATH_WALK");
+
+	if (env && strcmp(env, "1") == 0)
+		return false;
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1 &&
+	       probe__rdonly_cast(btf);
 }

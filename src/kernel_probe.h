@@ -53,4 +53,12 @@ bool probe__rdonly_cast(const struct btf *vmlinux);
  */
 bool probe__cast_loads(const struct btf *vmlinux);
 
+/*
+ * Whether the file events' path walk can load (fs_events.bpf.h): the
+ * kernel has bpf_rdonly_cast() and bpf_loop(), and IOTRACE_NO_PATH_WALK=1
+ * does not ask to trace as a kernel without them does (for the tests of
+ * that case).
+ */
+bool probe__path_walk(const struct btf *vmlinux);
+
 #endif

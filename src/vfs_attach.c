@@ -329,8 +329,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	 * them from v6.8 on)
 	 */
 	ns = files && probe__tracepoint_exists("syscalls", "sys_enter_unlinkat") &&
-	     libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1 &&
-	     probe__rdonly_cast(vmlinux);
+	     probe__path_walk(vmlinux);
 	bpf_program__set_autoload(skel->progs.handle_ns_enter, ns);
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
 	/* the file systems' own unlinks and renames, for what the walk leaves to them */

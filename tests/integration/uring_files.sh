@@ -47,7 +47,11 @@
 # it: o's Create, Moves and Delete; an io_uring:openat record for each
 # open, with its path, its fd, its open flags, and the created flag on
 # o's only; an io_uring:renameat and an io_uring:unlinkat record, on the
-# file's path when each returned.
+# file's path when each returned. Then as a kernel before 6.2 traces
+# (IOTRACE_NO_PATH_WALK=1: the syscalls' unlinks and renames are not
+# followed either): /e/t created, renamed to /e/u and written, /e/f
+# unlinked after a nop: t's Create, its writes under the name of their
+# time, the rename and the unlink counted.
 #
 # Needs root, BTF, loop devices, io_uring and python3; a missing one is a
 # failure, never a skip. Everything set up is torn down at exit, also on
@@ -59,6 +63,23 @@ set -u
 URING_NS=$(realpath -e "$2") || { echo "FAIL: no uring_ns at '$2'" >&2; exit 1; }
 iotrace_test_binary "$1"
 iotrace_test_harness
+
+# file_events CSV: the file events of a -P --io CSV, as Type:path
+file_events() {
+	python3 -c '
+import csv, sys
+print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
+               if r["file.eventType"] not in ("", "Access")))' "$1"
+}
+
+# data_writes CSV: the paths of a -P --io CSV's data writes, in order
+data_writes() {
+	python3 -c '
+import csv, sys
+rows = sorted(csv.DictReader(open(sys.argv[1])), key=lambda r: int(r["header.sid"]))
+print(" ".join(r["file.path"] for r in rows if r["io.lba"] and r["io.operation"] == "Write"
+               and r["file.path"] and r["io.flags.metadata"] == "false"))' "$1"
+}
 
 iotrace_require_root_bpf "loop devices, mount, BPF" losetup mkfs.ext4 mkfs.xfs mkfs.btrfs mount umount python3
 iotrace_require_loop
@@ -98,17 +119,10 @@ check "tags.uringCallsNotFollowed is 2 (got $got)" [ "$got" = 2 ]
 "$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
 check "-P --io exit 0" [ $? = 0 ]
 check "the parser notes the 2 calls" grep -q "^iotrace: 2 renames, unlinks or creating opens" "$T/parse.err"
-got=$(python3 -c '
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-print(" ".join(r["file.path"] for r in rows if r["io.lba"] and r["io.operation"] == "Write"
-               and r["file.path"] and r["io.flags.metadata"] == "false"))' "$T/io.csv")
+got=$(data_writes "$T/io.csv")
 check "the writes under the paths of their time ($got)" \
 	[ "$got" = "/d/f /e/f /e/n /e/s /e/p /e/q /e/a /e/b /e/c /e/g /e/h /e/k" ]
-got=$(python3 -c '
-import csv, sys
-print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
-               if r["file.eventType"] not in ("", "Access")))' "$T/io.csv")
+got=$(file_events "$T/io.csv")
 want="Create:/d/f Create:/e/n MoveFrom:/e/n MoveTo:/e/m Delete:/e/m Delete:/v"
 want+=" Create:/e/s Delete:/e/s Create:/e/p Create:/e/q MoveFrom:/e/p MoveTo:/e/q"
 want+=" MoveFrom:/e/q MoveTo:/e/p Delete:/e/q MoveFrom:/e/p MoveTo:/e/q Create:/e/a Create:/e/b"
@@ -143,12 +157,24 @@ print(" ".join("%s:%s:%s" % (r["vfs.call"], r["file.path"], r["vfs.result"])
 check "an io_uring:renameat and an io_uring:unlinkat record, on the file's path ($got)" \
 	[ "$got" = "io_uring:renameat:/e/r:0 io_uring:unlinkat:/e/r:0" ]
 "$BIN" -P --io -p "$TRACE" -f csv >"$T/io2.csv" 2>"$T/parse2.err"
-got=$(python3 -c '
-import csv, sys
-print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
-               if r["file.eventType"] not in ("", "Access")))' "$T/io2.csv")
+got=$(file_events "$T/io2.csv")
 check "with --vfs, o's Create, Moves and Delete ($got)" \
 	[ "$got" = "Create:/e/o MoveFrom:/e/o MoveTo:/e/r Delete:/e/r" ]
+
+# as a kernel before 6.2 traces: no unlink or rename followed, io_uring's counted
+export IOTRACE_NO_PATH_WALK=1
+iotrace_test_start_tracer "no walk: " "$T/out4" "$T/err4" -S -d "$LN"
+unset IOTRACE_NO_PATH_WALK
+"$URING_NS" create "$MNT/e/t" rename "$MNT/e/t" "$MNT/e/u" nop +unlink "$MNT/e/f" ||
+	die "uring_ns failed without the walk"
+python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1], offset=4096)' "$MNT/e/u" ||
+	die "cannot write /e/u"
+iotrace_test_stop_tracer "no walk: " "$T/out4" "$T/err4"
+"$BIN" -P --io -p "$TRACE" -f csv >"$T/io4.csv" 2>"$T/parse4.err"
+got="$(file_events "$T/io4.csv") / $(data_writes "$T/io4.csv")"
+counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
+check "no walk: t's Create, its writes before and after its rename, 2 counted ($got, ${counted:-none})" \
+	[ "$got ${counted:-none}" = "Create:/e/t / /e/t /e/u 2" ]
 iotrace_teardown_fs
 
 for fs in xfs btrfs; do
@@ -161,10 +187,7 @@ for fs in xfs btrfs; do
 		unlink "$MNT/v" || die "uring_ns failed on $fs"
 	iotrace_test_stop_tracer "$fs: " "$T/out3" "$T/err3"
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io3.csv" 2>"$T/parse3.err"
-	got=$(python3 -c '
-import csv, sys
-print(" ".join("%s:%s" % (r["file.eventType"], r["file.path"]) for r in csv.DictReader(open(sys.argv[1]))
-               if r["file.eventType"] not in ("", "Access")))' "$T/io3.csv")
+	got=$(file_events "$T/io3.csv")
 	counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
 	want="MoveFrom:/u MoveTo:/w MoveFrom:/w MoveTo:/y Delete:/y Delete:/v none"
 	check "$fs: the Moves of the renames, the Deletes of y and v, what is counted ($got ${counted:-none})" \
