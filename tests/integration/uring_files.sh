@@ -34,8 +34,10 @@
 #      counted; /e/h renamed to /e/i, then, linked, to /e/j (in the worker,
 #      not walked where it was linked: looked up at its completion, on a
 #      copy of its paths), then /e/j to /e/k after a nop: the Moves of all
-#      three, and a write of /e/k under its name. The summary counts 2
-#      calls, and the tracer and the parser say so.
+#      three, and a write of /e/k under its name; /e/v1 unlinked with no
+#      completion after a nop (handed off) and /e/v3 after /e/v2's unlink
+#      (in the worker): each counted once, and v2's Delete. The summary
+#      counts 4 calls, and the tracer and the parser say so.
 # On xfs, then btrfs: /u, written, renamed to /w, and, linked, to /y (in
 # the worker); then /y and /v, never written, unlinked, all through
 # io_uring: the Moves of both renames, nothing counted, and the Deletes
@@ -108,26 +110,30 @@ python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1])' "$MNT/e/f" 
 	create "$MNT/e/h" unlink "$MNT/e/a" +unlink "$MNT/e/b" nop +unlink "$MNT/e/c" \
 	unlink-quiet "$MNT/e/g" +nop rename "$MNT/e/h" "$MNT/e/i" +rename "$MNT/e/i" "$MNT/e/j" \
 	nop +rename "$MNT/e/j" "$MNT/e/k" || die "uring_ns failed on linked requests"
+"$URING_NS" create "$MNT/e/v1" create "$MNT/e/v2" create "$MNT/e/v3" \
+	nop +unlink-quiet "$MNT/e/v1" +nop unlink "$MNT/e/v2" +unlink-quiet "$MNT/e/v3" +nop ||
+	die "uring_ns failed on linked requests with no completion"
 python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1], offset=4096)' "$MNT/e/k" ||
 	die "cannot write /e/k"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
 
-said=$(grep -c "^iotrace: warning: 2 renames, unlinks or creating opens were made through io_uring" "$T/err")
-check "the tracer says 2 io_uring calls were not followed (said $said times)" [ "$said" = 1 ]
+said=$(grep -c "^iotrace: warning: 4 renames, unlinks or creating opens were made through io_uring" "$T/err")
+check "the tracer says 4 io_uring calls were not followed (said $said times)" [ "$said" = 1 ]
 got=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
-check "tags.uringCallsNotFollowed is 2 (got $got)" [ "$got" = 2 ]
+check "tags.uringCallsNotFollowed is 4 (got $got)" [ "$got" = 4 ]
 "$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
 check "-P --io exit 0" [ $? = 0 ]
-check "the parser notes the 2 calls" grep -q "^iotrace: 2 renames, unlinks or creating opens" "$T/parse.err"
+check "the parser notes the 4 calls" grep -q "^iotrace: 4 renames, unlinks or creating opens" "$T/parse.err"
 got=$(data_writes "$T/io.csv")
 check "the writes under the paths of their time ($got)" \
-	[ "$got" = "/d/f /e/f /e/n /e/s /e/p /e/q /e/a /e/b /e/c /e/g /e/h /e/k" ]
+	[ "$got" = "/d/f /e/f /e/n /e/s /e/p /e/q /e/a /e/b /e/c /e/g /e/h /e/v1 /e/v2 /e/v3 /e/k" ]
 got=$(file_events "$T/io.csv")
 want="Create:/d/f Create:/e/n MoveFrom:/e/n MoveTo:/e/m Delete:/e/m Delete:/v"
 want+=" Create:/e/s Delete:/e/s Create:/e/p Create:/e/q MoveFrom:/e/p MoveTo:/e/q"
 want+=" MoveFrom:/e/q MoveTo:/e/p Delete:/e/q MoveFrom:/e/p MoveTo:/e/q Create:/e/a Create:/e/b"
 want+=" Create:/e/c Create:/e/g Create:/e/h Delete:/e/a Delete:/e/b Delete:/e/c"
 want+=" MoveFrom:/e/h MoveTo:/e/i MoveFrom:/e/i MoveTo:/e/j MoveFrom:/e/j MoveTo:/e/k"
+want+=" Create:/e/v1 Create:/e/v2 Create:/e/v3 Delete:/e/v2"
 check "the file events: Creates, Moves of renames and the exchange, Deletes, linked ones too ($got)" \
 	[ "$got" = "$want" ]
 
