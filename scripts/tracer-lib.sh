@@ -134,10 +134,10 @@ iotrace_test_binary() {
 # between two snapshots of a block device's stat file (discard 0 where the
 # kernel's stat has no discard fields)
 iotrace_stat_sectors() {
-	local -a b a
-	read -r -a b <"$1"
-	read -r -a a <"$2"
-	echo "$((a[2] - b[2])) $((a[6] - b[6])) $((${a[13]:-0} - ${b[13]:-0}))"
+	local -a was now
+	read -r -a was <"$1"
+	read -r -a now <"$2"
+	echo "$((now[2] - was[2])) $((now[6] - was[6])) $((${now[13]:-0} - ${was[13]:-0}))"
 }
 
 # iotrace_st_devt PATH: the device stat gives PATH (st_dev; on btrfs its
