@@ -25,7 +25,10 @@
 #      Moves, the unlinks their Deletes; the fixed open is counted, not
 #      the rmdir, nor the rename on /tmp, which changes no traced path;
 #   5. through a ring with a kernel thread of its own (SQPOLL): /e/s
-#      created, written and unlinked: its Create, write and Delete;
+#      created, written and unlinked: its Create, write and Delete; the
+#      same, with a rename between, through a ring whose completions run
+#      in its task when it waits (DEFER_TASKRUN), after the worker is done:
+#      /e/w1's Create, Moves to /e/w2 and Delete;
 #   6. /e/p and /e/q created, exchanged, then p renamed onto q: the
 #      exchange's four Moves, then q's Delete and p's Moves;
 #   7. linked requests: /e/b unlinked after /e/a (the worker runs it:
@@ -104,6 +107,8 @@ python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1])' "$MNT/e/f" 
 	unlink "$MNT/e/m" unlink "$MNT/v" rmdir "$MNT/z" rename "$T/x/g" "$T/x/h" ||
 	die "uring_ns failed"
 "$URING_NS" --sqpoll create "$MNT/e/s" unlink "$MNT/e/s" || die "uring_ns --sqpoll failed"
+"$URING_NS" --defer create "$MNT/e/w1" rename "$MNT/e/w1" "$MNT/e/w2" unlink "$MNT/e/w2" ||
+	die "uring_ns --defer failed"
 "$URING_NS" create "$MNT/e/p" create "$MNT/e/q" exchange "$MNT/e/p" "$MNT/e/q" \
 	rename "$MNT/e/p" "$MNT/e/q" || die "uring_ns failed to exchange and rename"
 "$URING_NS" create "$MNT/e/a" create "$MNT/e/b" create "$MNT/e/c" create "$MNT/e/g" \
@@ -126,10 +131,11 @@ check "-P --io exit 0" [ $? = 0 ]
 check "the parser notes the 4 calls" grep -q "^iotrace: 4 renames, unlinks or creating opens" "$T/parse.err"
 got=$(data_writes "$T/io.csv")
 check "the writes under the paths of their time ($got)" \
-	[ "$got" = "/d/f /e/f /e/n /e/s /e/p /e/q /e/a /e/b /e/c /e/g /e/h /e/v1 /e/v2 /e/v3 /e/k" ]
+	[ "$got" = "/d/f /e/f /e/n /e/s /e/w1 /e/p /e/q /e/a /e/b /e/c /e/g /e/h /e/v1 /e/v2 /e/v3 /e/k" ]
 got=$(file_events "$T/io.csv")
 want="Create:/d/f Create:/e/n MoveFrom:/e/n MoveTo:/e/m Delete:/e/m Delete:/v"
-want+=" Create:/e/s Delete:/e/s Create:/e/p Create:/e/q MoveFrom:/e/p MoveTo:/e/q"
+want+=" Create:/e/s Delete:/e/s Create:/e/w1 MoveFrom:/e/w1 MoveTo:/e/w2 Delete:/e/w2"
+want+=" Create:/e/p Create:/e/q MoveFrom:/e/p MoveTo:/e/q"
 want+=" MoveFrom:/e/q MoveTo:/e/p Delete:/e/q MoveFrom:/e/p MoveTo:/e/q Create:/e/a Create:/e/b"
 want+=" Create:/e/c Create:/e/g Create:/e/h Delete:/e/a Delete:/e/b Delete:/e/c"
 want+=" MoveFrom:/e/h MoveTo:/e/i MoveFrom:/e/i MoveTo:/e/j MoveFrom:/e/j MoveTo:/e/k"

@@ -4,7 +4,7 @@
  * io_uring requests (raw system calls, no liburing), one chain at a time,
  * each waited for.
  *
- *   uring_ns [--sqpoll] OP ARGS [OP ARGS ...]
+ *   uring_ns [--sqpoll|--defer] OP ARGS [OP ARGS ...]
  *     create PATH        IORING_OP_OPENAT, O_CREAT|O_EXCL|O_WRONLY; then
  *                        4 KiB written at offset 0 and fsynced (system calls)
  *     create-fixed PATH  the same open into fixed file slot 0 (nothing written)
@@ -24,6 +24,9 @@
  *
  * --sqpoll: the ring has a kernel thread of its own that takes the
  * requests (IORING_SETUP_SQPOLL), as high-rate applications set it up.
+ * --defer: the ring completes requests only in its task, when it waits
+ * for them (IORING_SETUP_DEFER_TASKRUN): io-wq's requests are done
+ * before their completion runs, in another thread.
  * Exits 0 if every request succeeded; else says which failed, and why,
  * and exits 1 (2: io_uring could not be set up).
  */
@@ -41,7 +44,7 @@
 
 struct ring {
 	int fd;
-	int sqpoll;
+	int sqpoll, defer;
 	unsigned *sq_tail, *sq_mask, *sq_array;
 	unsigned *cq_head, *cq_tail, *cq_mask;
 	struct io_uring_sqe *sqes;
@@ -66,6 +69,8 @@ static int ring_setup(struct ring *r)
 		p.flags = IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 1000;
 	}
+	if (r->defer)
+		p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
 	r->fd = (int)syscall(__NR_io_uring_setup, 4, &p);
 	if (r->fd < 0)
 		return -errno;
@@ -223,7 +228,7 @@ static int flush(struct ring *r, struct chain *c)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: uring_ns [--sqpoll] {create|create-fixed|open|[+]unlink|"
+	fprintf(stderr, "usage: uring_ns [--sqpoll|--defer] {create|create-fixed|open|[+]unlink|"
 			"[+]unlink-quiet|[+]rmdir PATH | [+]{rename|exchange} PATH PATH | [+]nop} ...\n");
 	return 1;
 }
@@ -236,6 +241,9 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--sqpoll")) {
 		r.sqpoll = 1;
+		i = 2;
+	} else if (argc > 1 && !strcmp(argv[1], "--defer")) {
+		r.defer = 1;
 		i = 2;
 	}
 	if (argc < i + 1)
