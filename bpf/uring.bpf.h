@@ -232,6 +232,13 @@ static __always_inline bool uring_ns_start(__u64 key, __u8 opcode, void *cmd, bo
 	start_call(op, call);
 	op->unresolved = true;
 	op->kpaths = true;
+	/*
+	 * the file a rename replaces is gone by its completion: on ext4, the
+	 * one dirtied with no link left (handle_ext4_dirty()), as for a new
+	 * name the walk did not reach; an exchange's other file is looked for
+	 * at the completion
+	 */
+	op->new_short = call != IOTRACE_VFS_UNLINKAT && !op->exchange;
 	store_op(key, op);
 	return true;
 }

@@ -7,7 +7,9 @@
       kernel's caches every DROP operations (0: never); LOG: what it did.
       With IOTRACE_URING_NS set (the path of tests/integration/uring_ns.c),
       a quarter of its renames, renames onto files, exchanges, unlinks and
-      directory renames go through io_uring
+      directory renames go through io_uring: a third of those alone, a
+      third linked after a nop, a third linked after an unlink of a file
+      in /dev/shm, which the io-wq worker runs first
   churn.py check MNT CSV VFS UNRESOLVED LOG...
       the trace's -P --io CSV against the LOGs, and its -P --vfs CSV (a
       --vfs trace's; - for none); LOGs of churns run at once, each in
@@ -56,11 +58,20 @@ def run(mnt, seed, nops, drop, log_path, tops):
     uring_ns = os.environ.get("IOTRACE_URING_NS")
     via = random.Random(seed + 1)
 
+    # a file elsewhere (no traced device) whose io_uring unlink goes first
+    scratch = "/dev/shm/churn-%d-%d" % (os.getpid(), seed)
+
     def call(kind, *paths):
         """kind (rename, exchange or unlink) of paths, through io_uring a time in four:
-        the log's prefix"""
+        the log's prefix. Of those, a third alone, a third linked after a nop (handed
+        off to io-wq as alone), a third linked after an unlink elsewhere (run next
+        by the worker that ran that, never handed off)."""
         if uring_ns and via.random() < 0.25:
-            subprocess.run([uring_ns, kind, *paths], check=True)
+            how = via.randrange(3)
+            if how == 2:
+                open(scratch, "w").close()
+            ahead = [[], ["nop"], ["unlink", scratch]][how]
+            subprocess.run([uring_ns, *ahead, ("+" if ahead else "") + kind, *paths], check=True)
             return "uring_"
         if kind == "rename":
             os.rename(*paths)

@@ -22,7 +22,9 @@
 # missing, each whole (its events and its record), as many as the
 # summary counts, and nothing else may differ. In every churn a quarter
 # of the renames, renames onto files, exchanges, unlinks and directory
-# renames are made through io_uring (uring_ns, a test helper): each has
+# renames are made through io_uring (uring_ns, a test helper; a third of
+# them alone, a third linked after a nop, a third linked after an unlink
+# in /dev/shm, which the io-wq worker runs before it): each has
 # the events a system call's would have (but for a drops run, where some
 # may be counted in tags.uringCallsNotFollowed instead), and the summary
 # counts those without, and each write after them is under its file's

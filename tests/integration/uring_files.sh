@@ -39,11 +39,15 @@
 #      copy of its paths), then /e/j to /e/k after a nop: the Moves of all
 #      three, and a write of /e/k under its name; /e/v1 unlinked with no
 #      completion after a nop (handed off) and /e/v3 after /e/v2's unlink
-#      (in the worker): each counted once, and v2's Delete. The summary
-#      counts 4 calls, and the tracer and the parser say so.
-# On xfs, then btrfs: /u, written, renamed to /w, and, linked, to /y (in
-# the worker); then /y and /v, never written, unlinked, all through
-# io_uring: the Moves of both renames, nothing counted, and the Deletes
+#      (in the worker): each counted once, and v2's Delete; /e/x2 renamed
+#      onto /e/x3 after /e/x1's unlink (in the worker, where ext4 names
+#      the file it replaces only as the one it dirties with no link left):
+#      x3's Delete and x2's Moves. The summary counts 4 calls, and the
+#      tracer and the parser say so.
+# On xfs, then btrfs: /u, written, renamed to /w, and, linked, onto /y
+# (in the worker), never written; then /y and /v, never written,
+# unlinked, all through io_uring: the Moves of both renames, the Delete
+# of the /y replaced, nothing counted, and the Deletes
 # (xfs's tracepoints name the files; btrfs names a file only at its
 # eviction, in the worker, where the request's path is walked for the one
 # the trace had not named).
@@ -118,6 +122,8 @@ python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1])' "$MNT/e/f" 
 "$URING_NS" create "$MNT/e/v1" create "$MNT/e/v2" create "$MNT/e/v3" \
 	nop +unlink-quiet "$MNT/e/v1" +nop unlink "$MNT/e/v2" +unlink-quiet "$MNT/e/v3" +nop ||
 	die "uring_ns failed on linked requests with no completion"
+"$URING_NS" create "$MNT/e/x1" create "$MNT/e/x2" create "$MNT/e/x3" \
+	unlink "$MNT/e/x1" +rename "$MNT/e/x2" "$MNT/e/x3" || die "uring_ns failed on a linked rename onto a file"
 python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1], offset=4096)' "$MNT/e/k" ||
 	die "cannot write /e/k"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
@@ -131,7 +137,7 @@ check "-P --io exit 0" [ $? = 0 ]
 check "the parser notes the 4 calls" grep -q "^iotrace: 4 renames, unlinks or creating opens" "$T/parse.err"
 got=$(data_writes "$T/io.csv")
 check "the writes under the paths of their time ($got)" \
-	[ "$got" = "/d/f /e/f /e/n /e/s /e/w1 /e/p /e/q /e/a /e/b /e/c /e/g /e/h /e/v1 /e/v2 /e/v3 /e/k" ]
+	[ "$got" = "/d/f /e/f /e/n /e/s /e/w1 /e/p /e/q /e/a /e/b /e/c /e/g /e/h /e/v1 /e/v2 /e/v3 /e/x1 /e/x2 /e/x3 /e/k" ]
 got=$(file_events "$T/io.csv")
 want="Create:/d/f Create:/e/n MoveFrom:/e/n MoveTo:/e/m Delete:/e/m Delete:/v"
 want+=" Create:/e/s Delete:/e/s Create:/e/w1 MoveFrom:/e/w1 MoveTo:/e/w2 Delete:/e/w2"
@@ -140,6 +146,7 @@ want+=" MoveFrom:/e/q MoveTo:/e/p Delete:/e/q MoveFrom:/e/p MoveTo:/e/q Create:/
 want+=" Create:/e/c Create:/e/g Create:/e/h Delete:/e/a Delete:/e/b Delete:/e/c"
 want+=" MoveFrom:/e/h MoveTo:/e/i MoveFrom:/e/i MoveTo:/e/j MoveFrom:/e/j MoveTo:/e/k"
 want+=" Create:/e/v1 Create:/e/v2 Create:/e/v3 Delete:/e/v2"
+want+=" Create:/e/x1 Create:/e/x2 Create:/e/x3 Delete:/e/x1 Delete:/e/x3 MoveFrom:/e/x2 MoveTo:/e/x3"
 check "the file events: Creates, Moves of renames and the exchange, Deletes, linked ones too ($got)" \
 	[ "$got" = "$want" ]
 
@@ -191,7 +198,7 @@ iotrace_teardown_fs
 
 for fs in xfs btrfs; do
 	iotrace_test_fs "$fs" uring-files "$T" || die "$SETUP_ERR"
-	touch "$MNT/u" "$MNT/v" && sync -f "$MNT" || die "cannot make the files on $fs"
+	touch "$MNT/u" "$MNT/v" "$MNT/y" && sync -f "$MNT" || die "cannot make the files on $fs"
 	iotrace_test_start_tracer "$fs: " "$T/out3" "$T/err3" -S -d "$LN"
 	python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1])' "$MNT/u" ||
 		die "cannot write /u on $fs"
@@ -201,8 +208,8 @@ for fs in xfs btrfs; do
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io3.csv" 2>"$T/parse3.err"
 	got=$(file_events "$T/io3.csv")
 	counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
-	want="MoveFrom:/u MoveTo:/w MoveFrom:/w MoveTo:/y Delete:/y Delete:/v none"
-	check "$fs: the Moves of the renames, the Deletes of y and v, what is counted ($got ${counted:-none})" \
+	want="MoveFrom:/u MoveTo:/w Delete:/y MoveFrom:/w MoveTo:/y Delete:/y Delete:/v none"
+	check "$fs: the Moves of the renames, the Deletes of the y replaced, the y unlinked and v, what is counted ($got ${counted:-none})" \
 		[ "$got ${counted:-none}" = "$want" ]
 	iotrace_teardown_fs
 done
