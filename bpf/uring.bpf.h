@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
 /*
  * io_uring requests, part of iotrace.bpf.c (after vfs.bpf.h, whose
- * records and helpers they use, and fs_events.bpf.h, whose unlinks). They never pass a syscall tracepoint of
- * their own. With --vfs a request is followed from io_uring_submit_req,
- * in the submitting task, to io_uring_complete; for the file events, one
- * that may create, remove or rename a file from its hand-off to io-wq
- * (io_uring_queue_async_work) to io_uring_complete.
+ * records and helpers they use, and fs_events.bpf.h, whose unlink and
+ * rename logic they share). They never pass a syscall tracepoint of their
+ * own. With --vfs a request is followed from io_uring_submit_req, in the
+ * submitting task, to io_uring_complete; for the file events, one that
+ * may create, remove or rename a file from its hand-off to io-wq
+ * (io_uring_queue_async_work), or where it is linked after another
+ * (io_uring_link), to io_uring_complete.
  */
 #ifndef IOTRACE_URING_BPF_H
 #define IOTRACE_URING_BPF_H
