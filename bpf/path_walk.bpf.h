@@ -571,8 +571,8 @@ static long component_cb(__u32 i, void *ctx)
  * kernel: path is in kernel memory (an io_uring request's), not the
  * task's. The dentry is only used while it is pinned by the cache and
  * read with probe reads and guarded loads: a race with another CPU's
- * rename yields a wrong name or nothing, never a fault. Use resolve()
- * for a system call's path.
+ * rename yields a wrong name or nothing, never a fault. Called through
+ * resolve_at().
  */
 __noinline __u64 resolve_global(__s32 dfd, __u64 upath, __u32 kernel, __u32 defer,
 				bool *unresolved)
@@ -648,16 +648,8 @@ static __always_inline struct dentry *resolve_at(__s32 dfd, const char *path, bo
 	return (struct dentry *)resolve_global(dfd, (__u64)path, kernel, defer, unresolved);
 }
 
-
-
-static __always_inline struct dentry *resolve(__s32 dfd, const char *upath, __u32 defer,
-					      bool *unresolved)
-{
-	return resolve_at(dfd, upath, false, defer, unresolved);
-}
-
 /*
- * The file system of a path resolve() walked: that of d, what it found,
+ * The file system of a path resolve_at() walked: that of d, what it found,
  * or where it left the last name to the file system or to the exit (the
  * name's directory: a call on a name is made there). NULL where the walk
  * failed before (an uncached link on the way may lead anywhere), or may

@@ -465,8 +465,6 @@ static __always_inline void uring_complete(void *req, struct io_uring_cqe *cqe, 
 IOTRACE_URING_PROGS(, true)
 IOTRACE_URING_PROGS(_nowalk, false)
 
-
-
 /*
  * The io_uring request an iomap direct I/O (bio_iomap_dio()) belongs to:
  * its kiocb is the one inside the request's io_rw, which overlays
