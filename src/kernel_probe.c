@@ -86,21 +86,22 @@ bool probe__rdonly_cast(const struct btf *btf)
 	return btf && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
 }
 
+/* Whether the environment variable name is "1": a test asks for an older kernel's way. */
+static bool asked(const char *name)
+{
+	const char *env = getenv(name);
+
+	return env && strcmp(env, "1") == 0;
+}
+
 bool probe__cast_loads(const struct btf *btf)
 {
-	const char *env = getenv("IOTRACE_PROBE_READS");
-
-	if (env && strcmp(env, "1") == 0)
-		return false;
-	return probe__rdonly_cast(btf);
+	return !asked("IOTRACE_PROBE_READS") && probe__rdonly_cast(btf);
 }
 
 bool probe__path_walk(const struct btf *btf)
 {
-	const char *env = getenv("IOTRACE_NO_PATH_WALK");
-
-	if (env && strcmp(env, "1") == 0)
-		return false;
-	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1 &&
+	return !asked("IOTRACE_NO_PATH_WALK") &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1 &&
 	       probe__rdonly_cast(btf);
 }
