@@ -93,9 +93,15 @@ struct ns_op {
 	struct inode *dir_inode, *dir_inode2;
 };
 
+/*
+ * Calls in progress: a syscall's, one per thread, and io_uring's, which
+ * a batch may hand to io-wq by the thousand (as uring_ns_reqs is sized):
+ * 5 MiB. An io_uring call's the LRU drops is counted at its end
+ * (uring_ns_done()).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct ns_op);
 } ns_ops SEC(".maps");

@@ -4,10 +4,11 @@
  * records and helpers they use, and fs_events.bpf.h, whose unlink and
  * rename logic they share). They never pass a syscall tracepoint of their
  * own. With --vfs a request is followed from io_uring_submit_req, in the
- * submitting task, to io_uring_complete; for the file events, one that
- * may create, remove or rename a file from its hand-off to io-wq
- * (io_uring_queue_async_work), or where it is linked after another
- * (io_uring_link), to io_uring_complete.
+ * submitting task, to io_uring_complete; for the file events, an unlink
+ * or a rename from its hand-off to io-wq (io_uring_queue_async_work), or
+ * where it is linked after another (io_uring_link), to io_uring_complete,
+ * or io_uring_cqe_overflow if the ring's completion queue is full; an
+ * open that creates a file at its completion.
  */
 #ifndef IOTRACE_URING_BPF_H
 #define IOTRACE_URING_BPF_H
@@ -100,37 +101,72 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 	return 0;
 }
 
-/*
- * Requests that may create, remove or rename a file, by address, from
- * their hand-off to io-wq (handle_uring_queue()) to their completion: the
- * kernel never runs them inline (io_openat_force_async(), and the prep of
- * unlinkat and renameat, set REQ_F_FORCE_ASYNC), so every one passes
- * io_uring_queue_async_work, which the fast path of reads and writes
- * does not; but for one linked after another request (IOSQE_IO_LINK),
- * which the io-wq worker that ran that one may run next, handed to no
- * one: it is marked where it is linked (handle_uring_link()). The value
- * is where it was started (enum uring_mark).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u64);
-	__type(value, __u8);
-} uring_ns_reqs SEC(".maps");
-
-enum uring_mark {
+enum uring_state {
 	/* at its hand-off, its paths walked as a syscall's at its entry */
 	URING_HANDED = 1,
 	/* where it was linked: left to the file system's tracepoints and its completion */
 	URING_LINKED = 2,
+	/* a rename on a file system the trace holds no name of: nothing to send */
+	URING_ELSEWHERE = 3,
+	/* the bits of the above */
+	URING_STATE = 3,
+	/* its ns_op is in ns_ops: none at the completion means the LRU dropped it */
+	URING_KEPT = 4,
 };
 
 /*
- * Entries in uring_ns_reqs: while there are none, a completion reads this
- * and returns. One the LRU drops (4096 such requests in flight) leaves it
- * high for good: every completion then pays a failed delete.
+ * A request's mark: where it was started (enum uring_state), and its
+ * user_data, which tells a mark a request left (its completion was an
+ * overflow that could not name it, uring_overflow()) from its own.
  */
-__u64 uring_ns_pending = 0;
+struct uring_mark {
+	__u64 user_data;
+	__u8 state;
+};
+
+/*
+ * Unlink and rename requests, by address, from their hand-off to io-wq
+ * (handle_uring_queue()) to their completion: the kernel never runs them
+ * inline (their prep sets REQ_F_FORCE_ASYNC), so every one passes
+ * io_uring_queue_async_work, which the fast path of reads and writes
+ * does not; but for one linked after another request (IOSQE_IO_LINK),
+ * which the io-wq worker that ran that one may run next, handed to no
+ * one: it is marked where it is linked (handle_uring_link()). Sized for
+ * a batch of thousands in flight (an rm -r through io_uring); a mark the
+ * LRU drops all the same leaves a completion with none, counted
+ * (uring_file_events()).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct uring_mark);
+} uring_ns_reqs SEC(".maps");
+
+/*
+ * The marked requests behind the completion a ring (ctx) posts with
+ * user_data: a completion that finds the ring's completion queue full is
+ * kept aside (an overflow), and the tracepoint it passes
+ * (io_uring_cqe_overflow) names only the ring and the CQE, not the
+ * request; io_uring_complete never fires for it.
+ */
+struct uring_cqe_key {
+	__u64 ctx;
+	__u64 user_data;
+};
+
+/* the marked requests in flight with a key: n, and the address of one (0: n > 1) */
+struct uring_cqe_reqs {
+	__u64 req;
+	__u64 n;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct uring_cqe_key);
+	__type(value, struct uring_cqe_reqs);
+} uring_by_cqe SEC(".maps");
 
 /*
  * io_init_req() copies IOSQE_CQE_SKIP_SUCCESS into req->flags, at the
@@ -272,17 +308,66 @@ static __always_inline void uring_skipped(__u64 key, bool linked)
 }
 
 /*
- * Marks request req, which io_uring hands to io-wq or links after
- * another (linked), if it may create, remove or rename a file, and starts
- * an unlink or rename (uring_ns_start()): at its hand-off, once (a retry
- * hands it off again), or again if it was started where it was linked.
- * Without ns (the unlink and rename programs do not load here), only
- * marks it.
+ * An overflow finds the completion of request req (key), which it posts
+ * with user_data, in uring_by_cqe.
+ */
+static __always_inline void uring_cqe_expect(struct io_kiocb *req, __u64 key, __u64 user_data)
+{
+	struct uring_cqe_key k = { (__u64)BPF_CORE_READ(req, ctx), user_data };
+	struct uring_cqe_reqs *w = bpf_map_lookup_elem(&uring_by_cqe, &k), one = { key, 1 };
+
+	if (!w) {
+		bpf_map_update_elem(&uring_by_cqe, &k, &one, BPF_ANY);
+		return;
+	}
+	/* a user_data the ring has in flight already: whose CQE overflows is unknown */
+	w->req = 0;
+	__sync_fetch_and_add(&w->n, 1);
+}
+
+/*
+ * The completion ring posted with user_data, of request key, marked (at
+ * its completion or its overflow), is no longer awaited: its entry in
+ * uring_by_cqe goes with the last request it stood for. The request it
+ * stood for, or 0 if that is not known.
+ */
+static __always_inline __u64 uring_cqe_done(__u64 ring, __u64 user_data)
+{
+	struct uring_cqe_key k = { ring, user_data };
+	struct uring_cqe_reqs *w = bpf_map_lookup_elem(&uring_by_cqe, &k);
+	__u64 req;
+
+	if (!w)
+		return 0;
+	req = w->req;
+	if (w->n <= 1) {
+		bpf_map_delete_elem(&uring_by_cqe, &k);
+	} else {
+		w->req = 0;
+		__sync_fetch_and_sub(&w->n, 1);
+	}
+	return req;
+}
+
+/*
+ * Marks request req, an unlink or a rename that io_uring hands to io-wq
+ * or links after another (linked), and with ns starts it
+ * (uring_ns_start()), at either, over what a request before it at its
+ * address may have left; but for its own mark where it was linked, which
+ * its hand-off finds, it is awaited once (uring_cqe_expect()). Without ns
+ * (the unlink and rename programs do not load here) it is marked only for
+ * an overflow of its completion to find. A request that may create,
+ * remove or rename a file and has no completion if it succeeds is
+ * counted.
  */
 static __always_inline void uring_mark(struct io_kiocb *req, bool linked, bool ns)
 {
-	__u8 op = BPF_CORE_READ(req, opcode), mark = linked ? URING_LINKED : URING_HANDED, *m;
+	__u8 op = BPF_CORE_READ(req, opcode);
 	__u64 key = (__u64)req;
+	struct uring_mark mark = {
+		.user_data = BPF_CORE_READ(req, cqe.user_data),
+		.state = linked ? URING_LINKED : URING_HANDED,
+	}, *m;
 	struct ns_op *stale;
 
 	if (!uring_names(req, op))
@@ -291,41 +376,38 @@ static __always_inline void uring_mark(struct io_kiocb *req, bool linked, bool n
 		uring_skipped(key, linked);
 		return;
 	}
-	m = bpf_map_lookup_elem(&uring_ns_reqs, &key);
-	if (m) {
-		if (linked || *m != URING_LINKED)
-			return;
-		*m = URING_HANDED;
-	} else {
-		if (bpf_map_update_elem(&uring_ns_reqs, &key, &mark, BPF_NOEXIST))
-			return;
-		__sync_fetch_and_add(&uring_ns_pending, 1);
-	}
-	if (uring_opens(op) || !ns)
+	/* an open is judged at its completion (uring_file_events()) */
+	if (uring_opens(op))
 		return;
-	/* the link's start, or one a request at this address left (no completion) */
-	stale = bpf_map_lookup_elem(&ns_ops, &key);
-	if (stale)
-		drop_op(key, stale);
-	if (!uring_ns_start(key, op, &req->cmd, !linked)) {
-		/* a rename elsewhere: it moves no path the trace holds */
-		bpf_map_delete_elem(&uring_ns_reqs, &key);
-		__sync_fetch_and_sub(&uring_ns_pending, 1);
+	m = bpf_map_lookup_elem(&uring_ns_reqs, &key);
+	if (!m || linked || (m->state & URING_STATE) != URING_LINKED ||
+	    m->user_data != mark.user_data)
+		uring_cqe_expect(req, key, mark.user_data);
+	if (ns) {
+		stale = bpf_map_lookup_elem(&ns_ops, &key);
+		if (stale)
+			drop_op(key, stale);
+		if (!uring_ns_start(key, op, &req->cmd, !linked))
+			mark.state = URING_ELSEWHERE;
+		else if (bpf_map_lookup_elem(&ns_ops, &key))
+			mark.state |= URING_KEPT;
 	}
+	bpf_map_update_elem(&uring_ns_reqs, &key, &mark, BPF_ANY);
 }
 
 /*
  * The end of the unlink or rename io_uring made as request key (res: its
  * result): its events as a syscall's at its exit (ns_exit()), a rename's
  * looked up on the copies of its paths; an unlink's path is freed, and
- * what its file system did not name is counted. A rename that succeeds
+ * what its file system did not name is counted, as is a call whose
+ * ns_op the LRU dropped (kept: it had one). A rename that succeeds
  * moves the rename epoch on unless only regular files moved, as
  * handle_ns_exit() says. 1 if the call's file is known: then scratch_op()
  * holds it, for the request's --vfs record. A global function: verified
  * on its own, not in every state of the completion program, whose record
  * and opens multiply them.
  */
-__noinline int uring_ns_done(__u64 key, __s32 res, __u32 rename)
+__noinline int uring_ns_done(__u64 key, __s32 res, __u32 rename, __u32 kept)
 {
 	struct uring_paths *p = rename ? bpf_map_lookup_elem(&uring_paths, &key) : NULL;
 	struct ns_op *op = take_op(key);
@@ -342,6 +424,8 @@ __noinline int uring_ns_done(__u64 key, __s32 res, __u32 rename)
 		op->uold = *(const char *volatile *)&op->uold;
 		op->unew = *(const char *volatile *)&op->unew;
 		paths_kept = ns_exit(op, res, true);
+	} else if (kept && res == 0) {
+		count_unfollowed(true);
 	}
 	if (p)
 		bpf_map_delete_elem(&uring_paths, &key);
@@ -352,55 +436,72 @@ __noinline int uring_ns_done(__u64 key, __s32 res, __u32 rename)
 }
 
 /*
- * The file events of request r, op, which returned res. An open runs
- * where its fd is the task's (an io-wq worker and an SQPOLL thread share
- * the submitter's table, and a deferred completion runs in the submitter),
- * so it is judged as a syscall's (on_open_exit()), with st its --vfs
- * record if there is one. An unlink's or a rename's events are sent as a
- * syscall's are at its exit (uring_ns_done()), and its record gets its
- * file.
+ * The file events of request r, op (an open, an unlink or a rename),
+ * which returned res in a completion ring posts with user_data. An open
+ * runs where its fd is the task's (an io-wq worker and an SQPOLL thread
+ * share the submitter's table, and a deferred completion runs in the
+ * submitter), so it is judged as a syscall's (on_open_exit()), with st
+ * its --vfs record if there is one. An unlink's or a rename's events are
+ * sent as a syscall's are at its exit (uring_ns_done()), and its record
+ * gets its file; without ns, or without a mark (the LRU dropped it, or it
+ * was handed off before the trace began), one that succeeded is counted.
  */
-static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __s32 res,
-					      struct vfs_state *st, bool ns)
+static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __u64 ring,
+					      __u64 user_data, __s32 res, struct vfs_state *st,
+					      bool ns)
 {
 	struct io_open *open = (void *)&r->cmd;
+	__u64 key = (__u64)r;
+	struct uring_mark *m;
+	__u8 state = 0;
+	struct ns_op *o;
 
 	if (uring_opens(op)) {
-		if (!BPF_CORE_READ(open, file_slot))
-			on_open_exit(st, res);
-		else if (res >= 0 && (BPF_CORE_READ(open, how.flags) & IOTRACE_O_CREAT))
-			__sync_fetch_and_add(&uring_unfollowed, 1);
-	} else if (op == IOTRACE_IORING_OP_UNLINKAT || op == IOTRACE_IORING_OP_RENAMEAT) {
-		if (ns) {
-			struct ns_op *o;
+		bool creat = BPF_CORE_READ(open, how.flags) & IOTRACE_O_CREAT;
 
-			/* the --vfs record's file: the one unlinked or renamed */
-			if (uring_ns_done((__u64)r, res, op == IOTRACE_IORING_OP_RENAMEAT) && st &&
-			    (o = scratch_op())) {
-				st->file = o->st.file;
-				st->dev = o->st.dev;
-			}
-		} else if (res == 0) {
-			/* not followed without ns: counted; a rename moves the epoch */
+		if (!BPF_CORE_READ(open, file_slot)) {
+			if (creat || st)
+				on_open_exit(st, res);
+		} else if (res >= 0 && creat) {
 			__sync_fetch_and_add(&uring_unfollowed, 1);
-			if (op == IOTRACE_IORING_OP_RENAMEAT)
-				__sync_fetch_and_add(&rename_epoch, 1);
 		}
+		return;
+	}
+	m = bpf_map_lookup_elem(&uring_ns_reqs, &key);
+	if (m) {
+		state = m->state;
+		bpf_map_delete_elem(&uring_ns_reqs, &key);
+		uring_cqe_done(ring, user_data);
+	}
+	if (ns && state) {
+		/* the --vfs record's file: the one unlinked or renamed */
+		if ((state & URING_STATE) != URING_ELSEWHERE &&
+		    uring_ns_done(key, res, op == IOTRACE_IORING_OP_RENAMEAT, state & URING_KEPT) &&
+		    st && (o = scratch_op())) {
+			st->file = o->st.file;
+			st->dev = o->st.dev;
+		}
+	} else if (res == 0 && uring_names(r, op)) {
+		__sync_fetch_and_add(&uring_unfollowed, 1);
+		/* it may have moved any path */
+		if (op == IOTRACE_IORING_OP_RENAMEAT)
+			__sync_fetch_and_add(&rename_epoch, 1);
 	}
 }
 
 /*
- * A completion, with ns or without (uring_mark()). An auxiliary CQE
- * (multishot, msg_ring) has no request.
+ * A completion of request req (NULL for an auxiliary CQE: multishot,
+ * msg_ring), res, posted by ring with user_data, with ns or without
+ * (uring_mark()); or one kept aside as an overflow. The opcode is read
+ * with a cast load with ns (core_fixes.bpf.h), a probe read without.
  */
-static __always_inline void uring_complete(void *req, struct io_uring_cqe *cqe, bool ns)
+static __always_inline void uring_complete(void *req, __u64 ring, __u64 user_data, __s32 res,
+					   bool ns)
 {
 	struct io_kiocb *r = req;
 	__u64 key = (__u64)req;
 	struct vfs_state st, *p = NULL;
-	bool marked = false;
 	struct file *file;
-	__s32 res;
 	__u8 op;
 
 	if (!r)
@@ -412,17 +513,10 @@ static __always_inline void uring_complete(void *req, struct io_uring_cqe *cqe, 
 			bpf_map_delete_elem(&uring_reqs, &key);
 		}
 	}
-	if (uring_ns_pending && !bpf_map_delete_elem(&uring_ns_reqs, &key)) {
-		__sync_fetch_and_sub(&uring_ns_pending, 1);
-		marked = true;
-	}
-	if (!p && !marked)
-		return;
-	res = cqe->res;
-	op = BPF_CORE_READ(r, opcode);
-	/* an open not marked (no O_CREAT): its --vfs record */
-	if (marked || uring_opens(op))
-		uring_file_events(r, op, res, p ? &st : NULL, ns);
+	op = IOTRACE_READ(ns, r, opcode);
+	if (uring_opens(op) || op == IOTRACE_IORING_OP_UNLINKAT ||
+	    op == IOTRACE_IORING_OP_RENAMEAT)
+		uring_file_events(r, op, ring, user_data, res, p ? &st : NULL, ns);
 	if (!p || uring_opens(op))
 		return;
 	file = BPF_CORE_READ(r, file);
@@ -430,6 +524,32 @@ static __always_inline void uring_complete(void *req, struct io_uring_cqe *cqe, 
 		st.dev = traced_file(file, &st.file, false);
 	if (st.dev)
 		emit_vfs(&st, res, 0);
+}
+
+/*
+ * A completion ring kept aside (the CQ was full) with user_data and res:
+ * a marked request's (uring_by_cqe), handled as at its completion,
+ * which never comes. One of several marked requests with its user_data
+ * is counted, as their CQEs cannot be told apart. A CQE that only shares
+ * a marked request's user_data (another request's, or an auxiliary one)
+ * is told from its own by its result, which the request holds.
+ */
+static __always_inline void uring_overflow(__u64 ring, __u64 user_data, __s32 res, bool ns)
+{
+	struct uring_cqe_key k = { ring, user_data };
+	struct uring_cqe_reqs *w = bpf_map_lookup_elem(&uring_by_cqe, &k);
+	struct io_kiocb *r;
+
+	if (!w)
+		return;
+	r = (struct io_kiocb *)w->req;
+	if (r && IOTRACE_READ(ns, r, cqe.res) != res)
+		return;
+	uring_cqe_done(ring, user_data);
+	if (r)
+		uring_complete(r, ring, user_data, res, ns);
+	else
+		__sync_fetch_and_add(&uring_unfollowed, 1);
 }
 
 /*
@@ -458,7 +578,14 @@ static __always_inline void uring_complete(void *req, struct io_uring_cqe *cqe, 
 	int BPF_PROG(handle_uring_complete##suffix, struct io_ring_ctx *rctx,	\
 		     void *req, struct io_uring_cqe *cqe)			\
 	{									\
-		uring_complete(req, cqe, ns);					\
+		uring_complete(req, (__u64)rctx, cqe->user_data, cqe->res, ns);	\
+		return 0;							\
+	}									\
+	SEC("tp_btf/io_uring_cqe_overflow")					\
+	int BPF_PROG(handle_uring_overflow##suffix, void *ring, __u64 user_data,	\
+		     __s32 res, __u32 cflags, void *ocqe)			\
+	{									\
+		uring_overflow((__u64)ring, user_data, res, ns);		\
 		return 0;							\
 	}
 

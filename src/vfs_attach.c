@@ -188,23 +188,25 @@ static void fs_ns_configure(struct iotrace *skel, const struct btf *vmlinux, boo
 	ro->xfs_names = fs_names(skel, "xfs");
 }
 
-#define NURING 3
+#define NURING 4
 
 /*
- * io_uring's programs on its completion (first: attached first), hand-off
- * and link: those that walk paths (walk), or those that hold no walk, for
- * kernels where the unlink and rename programs do not load (uring.bpf.h).
+ * io_uring's programs on its completion (first: attached first), hand-off,
+ * link and completion overflow: those that walk paths (walk), or those
+ * that hold no walk, for kernels where the unlink and rename programs do
+ * not load (uring.bpf.h).
  */
 static void uring_progs(const struct iotrace *skel, bool walk, struct bpf_program *p[NURING])
 {
 	p[0] = walk ? skel->progs.handle_uring_complete : skel->progs.handle_uring_complete_nowalk;
 	p[1] = walk ? skel->progs.handle_uring_queue : skel->progs.handle_uring_queue_nowalk;
 	p[2] = walk ? skel->progs.handle_uring_link : skel->progs.handle_uring_link_nowalk;
+	p[3] = walk ? skel->progs.handle_uring_overflow : skel->progs.handle_uring_overflow_nowalk;
 }
 
 /*
  * Loads io_uring's completion program if complete (for --vfs records or
- * file events), its hand-off and link programs if files: those that walk
+ * file events), its hand-off, link and overflow programs if files: those that walk
  * where ns, else the others. With --vfs they are attached at the start.
  */
 static void uring_configure(struct iotrace *skel, bool complete, bool files, bool ns, bool vfs)
@@ -346,7 +348,8 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	 */
 	uring_files = bpf_program__autoload(skel->progs.handle_sys_exit) && uring &&
 		      probe__tp_btf_args(vmlinux, "io_uring_queue_async_work") == 2 &&
-		      probe__tp_btf_args(vmlinux, "io_uring_link") == 2;
+		      probe__tp_btf_args(vmlinux, "io_uring_link") == 2 &&
+		      probe__tp_btf_args(vmlinux, "io_uring_cqe_overflow") == 5;
 	uring_configure(skel, (cfg->vfs && uring) || uring_files, uring_files, ns, cfg->vfs);
 	/*
 	 * a kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS off)

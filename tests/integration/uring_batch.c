@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Test helper for uring_batch.sh: unlinks or renames many files through
+ * io_uring at once, as a tool that removes a tree does (raw system calls,
+ * no liburing).
+ *
+ *   uring_batch [--cq N] [--same-data] unlink PREFIX COUNT
+ *   uring_batch [--cq N] [--same-data] rename PREFIX NEWPREFIX COUNT
+ *
+ * unlink removes PREFIX0 ... PREFIX{COUNT-1}; rename renames each PREFIXI
+ * to NEWPREFIXI. Every request is submitted before any completion is reaped, so
+ * all COUNT may be in flight at once. --cq N: the ring's completion queue
+ * holds N (a power of two): with fewer than COUNT, the kernel keeps the
+ * rest aside (a CQ overflow) until they are reaped. Each request's
+ * user_data is its index, or 0 for all with --same-data. With --cq, the
+ * completions are reaped only once every request is done, so that all
+ * but the first N overflow, and it is an error if none did.
+ * Exits 0 if every request succeeded; else says which failed, and why,
+ * and exits 1 (2: io_uring could not be set up). Gives up after 60 s.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct ring {
+	int fd;
+	unsigned sq_entries, cq_entries;
+	unsigned *sq_tail, *sq_mask, *sq_array, *sq_flags;
+	unsigned *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+static void *map(int fd, size_t len, off_t off)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, off);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A ring of up to sq submission entries and exactly cq completion entries. */
+static int ring_setup(struct ring *r, unsigned sq, unsigned cq)
+{
+	struct io_uring_params p;
+	char *s, *c;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.cq_entries = cq;
+	r->fd = (int)syscall(__NR_io_uring_setup, sq < cq ? sq : cq, &p);
+	if (r->fd < 0)
+		return -errno;
+	s = map(r->fd, p.sq_off.array + p.sq_entries * sizeof(unsigned), IORING_OFF_SQ_RING);
+	c = map(r->fd, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+		IORING_OFF_CQ_RING);
+	r->sqes = map(r->fd, p.sq_entries * sizeof(struct io_uring_sqe), IORING_OFF_SQES);
+	if (!s || !c || !r->sqes)
+		return -errno;
+	r->sq_entries = p.sq_entries;
+	r->cq_entries = p.cq_entries;
+	r->sq_tail = (unsigned *)(s + p.sq_off.tail);
+	r->sq_mask = (unsigned *)(s + p.sq_off.ring_mask);
+	r->sq_array = (unsigned *)(s + p.sq_off.array);
+	r->sq_flags = (unsigned *)(s + p.sq_off.flags);
+	r->cq_head = (unsigned *)(c + p.cq_off.head);
+	r->cq_tail = (unsigned *)(c + p.cq_off.tail);
+	r->cq_mask = (unsigned *)(c + p.cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)(c + p.cq_off.cqes);
+	return 0;
+}
+
+/* Submits the n requests queued in the SQ, however many calls that takes. */
+static int submit(struct ring *r, unsigned n)
+{
+	int done;
+
+	while (n) {
+		done = (int)syscall(__NR_io_uring_enter, r->fd, n, 0, 0, NULL, 0);
+		if (done < 0)
+			return -errno;
+		n -= (unsigned)done;
+	}
+	return 0;
+}
+
+/*
+ * Reaps count completions, waiting for each; the index of the first that
+ * failed, with its result in *res, else -1 (*res < 0 if the wait failed).
+ */
+static long reap(struct ring *r, unsigned count, int *res)
+{
+	long failed = -1;
+	unsigned head;
+
+	while (count) {
+		if (syscall(__NR_io_uring_enter, r->fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0 &&
+		    errno != EINTR) {
+			*res = -errno;
+			return -1;
+		}
+		for (head = *r->cq_head; count && head != __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE);
+		     head++, count--) {
+			struct io_uring_cqe *cqe = &r->cqes[head & *r->cq_mask];
+
+			if (cqe->res < 0 && failed < 0) {
+				failed = (long)cqe->user_data;
+				*res = cqe->res;
+			}
+		}
+		__atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
+	}
+	return failed;
+}
+
+/*
+ * Whether every request is done, as its file says: each PREFIXI gone, and
+ * for renames each NEWPREFIXI there. Waits up to 10 s.
+ */
+static int all_done(char (*old)[64], char (*new)[64], unsigned count, int rename)
+{
+	unsigned i = 0, tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		for (; i < count; i++)
+			if (!access(old[i], F_OK) || (rename && access(new[i], F_OK)))
+				break;
+		if (i == count)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: uring_batch [--cq N] [--same-data] "
+			"{unlink PREFIX | rename PREFIX NEWPREFIX} COUNT\n");
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned count, cq = 0, i, k, tail, idx, queued = 0;
+	int same = 0, cq_asked = 0, rename, res = 0, err;
+	char (*old)[64], (*new)[64];
+	struct ring r = { 0 };
+	long failed;
+
+	for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
+		if (!strcmp(argv[1], "--same-data")) {
+			same = 1;
+		} else if (!strcmp(argv[1], "--cq") && argc > 2) {
+			cq = (unsigned)strtoul(argv[2], NULL, 10);
+			cq_asked = 1;
+			argc--, argv++;
+		} else {
+			return usage();
+		}
+	}
+	rename = argc > 1 && !strcmp(argv[1], "rename");
+	if (argc != 4 + rename || (!rename && strcmp(argv[1], "unlink")))
+		return usage();
+	count = (unsigned)strtoul(argv[3 + rename], NULL, 10);
+	if (!count || count > 60000)
+		return usage();
+	old = calloc(count, sizeof(*old));
+	new = calloc(count, sizeof(*new));
+	if (!old || !new)
+		return 2;
+	for (i = 0; i < count; i++) {
+		snprintf(old[i], sizeof(old[i]), "%s%u", argv[2], i);
+		snprintf(new[i], sizeof(new[i]), "%s%u", rename ? argv[3] : "", i);
+	}
+	/* room in the CQ for every completion unless told otherwise */
+	if (!cq)
+		for (cq = 1; cq < count; cq <<= 1)
+			;
+	err = ring_setup(&r, count < 4096 ? count : 4096, cq);
+	if (err) {
+		fprintf(stderr, "uring_batch: cannot set up io_uring: %s\n", strerror(-err));
+		return 2;
+	}
+	alarm(60);
+	for (i = 0; i < count; i += k) {
+		tail = *r.sq_tail;
+		for (k = 0; k < r.sq_entries && i + k < count; k++) {
+			struct io_uring_sqe *sqe;
+
+			idx = (tail + k) & *r.sq_mask;
+			sqe = &r.sqes[idx];
+			memset(sqe, 0, sizeof(*sqe));
+			sqe->opcode = rename ? IORING_OP_RENAMEAT : IORING_OP_UNLINKAT;
+			sqe->fd = AT_FDCWD;
+			sqe->addr = (uintptr_t)old[i + k];
+			if (rename) {
+				sqe->len = (unsigned)AT_FDCWD;
+				sqe->addr2 = (uintptr_t)new[i + k];
+			}
+			sqe->user_data = same ? 0 : i + k;
+			r.sq_array[idx] = idx;
+		}
+		__atomic_store_n(r.sq_tail, tail + k, __ATOMIC_RELEASE);
+		err = submit(&r, k);
+		if (err) {
+			fprintf(stderr, "uring_batch: cannot submit: %s\n", strerror(-err));
+			return 1;
+		}
+		queued += k;
+	}
+	if (cq_asked) {
+		if (!all_done(old, new, count, rename)) {
+			fprintf(stderr, "uring_batch: the requests are not done after 10 s\n");
+			return 1;
+		}
+		/* their completions are posted just after */
+		usleep(100000);
+		if (!(__atomic_load_n(r.sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW)) {
+			fprintf(stderr, "uring_batch: no completion overflowed the CQ\n");
+			return 1;
+		}
+	}
+	failed = reap(&r, queued, &res);
+	if (res < 0) {
+		fprintf(stderr, "uring_batch: %s %s: %s\n", argv[1],
+			failed >= 0 && !same ? old[failed] : "(a request)", strerror(-res));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: io_uring unlinks and renames in bulk, and those
+# whose completion overflows the ring's completion queue.
+#
+#   usage: tests/integration/uring_batch.sh PATH/TO/iotrace PATH/TO/uring_batch
+#
+# Before, a batch of thousands of io_uring unlinks in flight at once (as a
+# tool that removes a tree makes) overran the maps that follow them: 20,000
+# unlinks on ext4 gave 4,339 Deletes, and the others were neither sent nor
+# counted. A completion that finds the ring's CQ full is kept aside by the
+# kernel and never passes io_uring_complete: its unlink or rename sent
+# nothing and was not counted either. On ext4, xfs and btrfs, traced
+# without --vfs, uring_batch (a test helper) makes, through io_uring:
+#   1. 10,000 renames /b/fI -> /b/gI, all submitted before any is reaped,
+#      then 10,000 unlinks of /b/gI: their Moves and Deletes, none counted;
+#   2. through a ring whose CQ holds 4: 12 renames /o/fI -> /o/gI, then 12
+#      unlinks of /o/gI, at least 8 of each overflowing: their Moves and
+#      Deletes, none counted;
+#   3. the same 12 unlinks of /s/fI, every request with user_data 0, so
+#      that an overflow cannot tell them apart: each one sends its Delete
+#      or is counted, and nothing else is sent.
+# Then, on ext4, as a kernel before 6.2 traces (IOTRACE_NO_PATH_WALK=1:
+# unlinks and renames are counted, not followed): 2. again, all 24 counted.
+#
+# Needs root, BTF, loop devices, io_uring and python3; a missing one is a
+# failure, never a skip. Everything set up is torn down at exit, also on
+# failure.
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+[ $# -eq 2 ] || { echo "usage: $0 PATH/TO/iotrace PATH/TO/uring_batch" >&2; exit 1; }
+URING_BATCH=$(realpath -e "$2") || { echo "FAIL: no uring_batch at '$2'" >&2; exit 1; }
+iotrace_test_binary "$1"
+iotrace_test_harness
+
+BIG=10000
+
+# make_files DIR COUNT: empty files DIR/f0 ... DIR/f{COUNT-1}, on disk
+make_files() {
+	mkdir "$1" && python3 -c '
+import sys
+for i in range(int(sys.argv[2])):
+    open("%s/f%d" % (sys.argv[1], i), "w").close()' "$1" "$2" && sync -f "$1"
+}
+
+# event_counts CSV DIR...: how many MoveFrom, MoveTo and Delete events of a
+# -P --io CSV are of files in each DIR (a path), one "DIR:MoveFrom=N MoveTo=N
+# Delete=N" word each, then "other=N": the events of other files
+event_counts() {
+	python3 -c '
+import csv, sys
+want = ("MoveFrom", "MoveTo", "Delete")
+dirs = {d: dict.fromkeys(want, 0) for d in sys.argv[2:]}
+other = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    t, d = r["file.eventType"], r["file.path"].rpartition("/")[0]
+    if t in want and d in dirs:
+        dirs[d][t] += 1
+    elif t not in ("", "Access"):
+        other += 1
+print(" ".join("%s:%s" % (d, ",".join("%s=%d" % (t, n[t]) for t in want)) for d, n in dirs.items()),
+      "other=%d" % other)' "$@"
+}
+
+iotrace_require_root_bpf "loop devices, mount, BPF" losetup mkfs.ext4 mkfs.xfs mkfs.btrfs mount umount python3
+iotrace_require_loop
+iotrace_fs_test_start uring-batch "traces"
+iotrace_tracefs || die "$SETUP_ERR"
+[ -e "$TRACEFS/events/io_uring/io_uring_cqe_overflow" ] ||
+	die "kernel has no io_uring tracepoints (CONFIG_IO_URING)"
+
+for fs in ext4 xfs btrfs; do
+	iotrace_test_fs "$fs" uring-batch "$T" || die "$SETUP_ERR"
+	make_files "$MNT/b" "$BIG" && make_files "$MNT/o" 12 && make_files "$MNT/s" 12 ||
+		die "cannot make the files on $fs"
+
+	iotrace_test_start_tracer "$fs: " "$T/out" "$T/err" -S -d "$LN"
+	"$URING_BATCH" rename "$MNT/b/f" "$MNT/b/g" "$BIG" && "$URING_BATCH" unlink "$MNT/b/g" "$BIG" ||
+		die "uring_batch failed on $fs"
+	"$URING_BATCH" --cq 4 rename "$MNT/o/f" "$MNT/o/g" 12 &&
+		"$URING_BATCH" --cq 4 unlink "$MNT/o/g" 12 ||
+		die "uring_batch --cq 4 failed on $fs"
+	"$URING_BATCH" --cq 4 --same-data unlink "$MNT/s/f" 12 ||
+		die "uring_batch --same-data failed on $fs"
+	iotrace_test_stop_tracer "$fs: " "$T/out" "$T/err"
+	counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
+	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err" ||
+		die "$fs: -P --io failed: $(tail -1 "$T/parse.err")"
+
+	read -r b o s other <<<"$(event_counts "$T/io.csv" /b /o /s)"
+	check "$fs: $BIG renames and $BIG unlinks at once: all their events ($b)" \
+		[ "$b" = "/b:MoveFrom=$BIG,MoveTo=$BIG,Delete=$BIG" ]
+	check "$fs: 12 renames and 12 unlinks overflowing a CQ of 4: all their events ($o)" \
+		[ "$o" = "/o:MoveFrom=12,MoveTo=12,Delete=12" ]
+	deletes=${s#/s:MoveFrom=0,MoveTo=0,Delete=}
+	check "$fs: 12 unlinks with one user_data overflowing: each one's Delete or counted, nothing else ($s, ${counted:-0} counted, $other)" \
+		[ "$((deletes + ${counted:-0})) $other" = "12 other=0" ]
+	iotrace_teardown_fs
+done
+
+iotrace_test_fs ext4 uring-batch "$T" || die "$SETUP_ERR"
+make_files "$MNT/o" 12 || die "cannot make the files"
+export IOTRACE_NO_PATH_WALK=1
+iotrace_test_start_tracer "no walk: " "$T/out" "$T/err" -S -d "$LN"
+unset IOTRACE_NO_PATH_WALK
+"$URING_BATCH" --cq 4 rename "$MNT/o/f" "$MNT/o/g" 12 &&
+	"$URING_BATCH" --cq 4 unlink "$MNT/o/g" 12 ||
+	die "uring_batch failed without the walk"
+iotrace_test_stop_tracer "no walk: " "$T/out" "$T/err"
+counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
+check "no walk: 12 renames and 12 unlinks overflowing a CQ of 4: all 24 counted (${counted:-none})" \
+	[ "${counted:-none}" = 24 ]
+iotrace_teardown_fs
+
+finish
