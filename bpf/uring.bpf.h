@@ -527,6 +527,20 @@ static __always_inline void uring_complete(void *req, __u64 ring, __u64 user_dat
 }
 
 /*
+ * With --vfs, completions of traced tasks kept aside (the CQ was full)
+ * that no marked request claimed (uring_overflow()): their requests'
+ * records are missing. An auxiliary CQE (a multishot request's) counts
+ * too, though its request's record was written at its first.
+ */
+__u64 uring_vfs_overflows = 0;
+
+static __always_inline void uring_overflow_unclaimed(void)
+{
+	if (vfs_enabled && task_selected(bpf_get_current_pid_tgid() >> 32))
+		__sync_fetch_and_add(&uring_vfs_overflows, 1);
+}
+
+/*
  * A completion ring kept aside (the CQ was full) with user_data and res:
  * a marked request's (uring_by_cqe), handled as at its completion,
  * which never comes. One of several marked requests with its user_data
@@ -540,16 +554,22 @@ static __always_inline void uring_overflow(__u64 ring, __u64 user_data, __s32 re
 	struct uring_cqe_reqs *w = bpf_map_lookup_elem(&uring_by_cqe, &k);
 	struct io_kiocb *r;
 
-	if (!w)
+	if (!w) {
+		uring_overflow_unclaimed();
 		return;
+	}
 	r = (struct io_kiocb *)w->req;
-	if (r && IOTRACE_READ(ns, r, cqe.res) != res)
+	if (r && IOTRACE_READ(ns, r, cqe.res) != res) {
+		uring_overflow_unclaimed();
 		return;
+	}
 	uring_cqe_done(ring, user_data);
-	if (r)
+	if (r) {
 		uring_complete(r, ring, user_data, res, ns);
-	else
+	} else {
 		__sync_fetch_and_add(&uring_unfollowed, 1);
+		uring_overflow_unclaimed();
+	}
 }
 
 /*

@@ -70,6 +70,10 @@ static void print_tags(struct tags_out *t, const struct summary *s)
 		jw__key(tags_jw(t), "uringCallsNotFollowed");
 		jw__uint_str(t->jw, s->uring_unfollowed);
 	}
+	if (s->uring_vfs_overflows) {
+		jw__key(tags_jw(t), "uringVfsOverflows");
+		jw__uint_str(t->jw, s->uring_vfs_overflows);
+	}
 	if (s->incomplete) {
 		jw__key(tags_jw(t), "incompleteFromSid");
 		jw__uint_str(t->jw, s->incomplete_from_sid);
@@ -581,6 +585,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_count(c, key, UINT64_MAX, &s->unresolved_file_events);
 		else if (!strcmp(key, "uringCallsNotFollowed"))
 			err = read_count(c, key, UINT64_MAX, &s->uring_unfollowed);
+		else if (!strcmp(key, "uringVfsOverflows"))
+			err = read_count(c, key, UINT64_MAX, &s->uring_vfs_overflows);
 		else if (!strcmp(key, "incompleteFromSid")) {
 			err = read_count(c, key, UINT64_MAX, &s->incomplete_from_sid);
 			s->incomplete = true;

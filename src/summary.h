@@ -61,6 +61,12 @@ struct summary {
 	 */
 	uint64_t uring_unfollowed;
 	/*
+	 * with --vfs, io_uring completions of traced tasks that found their
+	 * ring's CQ full: their requests' --vfs records are missing
+	 * (bpf/uring.bpf.h); written only when not 0
+	 */
+	uint64_t uring_vfs_overflows;
+	/*
 	 * stopped by the size limit or a write error: the files hold every
 	 * event below incomplete_from_sid, and not all of those from it on
 	 * (written only when incomplete)

@@ -6,15 +6,18 @@
  *
  *   uring_batch [--cq N] [--same-data] unlink PREFIX COUNT
  *   uring_batch [--cq N] [--same-data] rename PREFIX NEWPREFIX COUNT
+ *   uring_batch [--cq N] [--same-data] read PREFIX COUNT
  *
  * unlink removes PREFIX0 ... PREFIX{COUNT-1}; rename renames each PREFIXI
- * to NEWPREFIXI. Every request is submitted before any completion is reaped, so
+ * to NEWPREFIXI; read reads the first 4 KiB of each PREFIXI (opened with
+ * open(2), IORING_OP_READ). Every request is submitted before any completion is reaped, so
  * all COUNT may be in flight at once. --cq N: the ring's completion queue
  * holds N (a power of two): with fewer than COUNT, the kernel keeps the
  * rest aside (a CQ overflow) until they are reaped. Each request's
  * user_data is its index, or 0 for all with --same-data. With --cq, the
- * completions are reaped only once every request is done, so that all
- * but the first N overflow, and it is an error if none did.
+ * completions are reaped only once every request is done (as its file
+ * says; reads, 300 ms after), so that all but the first N overflow, and
+ * it is an error if none did.
  * Exits 0 if every request succeeded; else says which failed, and why,
  * and exits 1 (2: io_uring could not be set up). Gives up after 60 s.
  */
@@ -124,10 +127,14 @@ static long reap(struct ring *r, unsigned count, int *res)
  * Whether every request is done, as its file says: each PREFIXI gone, and
  * for renames each NEWPREFIXI there. Waits up to 10 s.
  */
-static int all_done(char (*old)[64], char (*new)[64], unsigned count, int rename)
+static int all_done(char (*old)[64], char (*new)[64], unsigned count, int rename, int *fds)
 {
 	unsigned i = 0, tries;
 
+	if (fds) {
+		usleep(300000);
+		return 1;
+	}
 	for (tries = 0; tries < 1000; tries++) {
 		for (; i < count; i++)
 			if (!access(old[i], F_OK) || (rename && access(new[i], F_OK)))
@@ -142,7 +149,7 @@ static int all_done(char (*old)[64], char (*new)[64], unsigned count, int rename
 static int usage(void)
 {
 	fprintf(stderr, "usage: uring_batch [--cq N] [--same-data] "
-			"{unlink PREFIX | rename PREFIX NEWPREFIX} COUNT\n");
+			"{unlink PREFIX | rename PREFIX NEWPREFIX | read PREFIX} COUNT\n");
 	return 1;
 }
 
@@ -150,7 +157,8 @@ int main(int argc, char **argv)
 {
 	unsigned count, cq = 0, i, k, tail, idx, queued = 0;
 	int same = 0, cq_asked = 0, rename, res = 0, err;
-	char (*old)[64], (*new)[64];
+	char (*old)[64], (*new)[64], *buf = NULL;
+	int *fds = NULL;
 	struct ring r = { 0 };
 	long failed;
 
@@ -166,7 +174,7 @@ int main(int argc, char **argv)
 		}
 	}
 	rename = argc > 1 && !strcmp(argv[1], "rename");
-	if (argc != 4 + rename || (!rename && strcmp(argv[1], "unlink")))
+	if (argc != 4 + rename || (!rename && strcmp(argv[1], "unlink") && strcmp(argv[1], "read")))
 		return usage();
 	count = (unsigned)strtoul(argv[3 + rename], NULL, 10);
 	if (!count || count > 60000)
@@ -178,6 +186,20 @@ int main(int argc, char **argv)
 	for (i = 0; i < count; i++) {
 		snprintf(old[i], sizeof(old[i]), "%s%u", argv[2], i);
 		snprintf(new[i], sizeof(new[i]), "%s%u", rename ? argv[3] : "", i);
+	}
+	if (!strcmp(argv[1], "read")) {
+		fds = calloc(count, sizeof(*fds));
+		buf = malloc((size_t)count * 4096);
+		if (!fds || !buf)
+			return 2;
+		for (i = 0; i < count; i++) {
+			fds[i] = open(old[i], O_RDONLY);
+			if (fds[i] < 0) {
+				fprintf(stderr, "uring_batch: cannot open %s: %s\n", old[i],
+					strerror(errno));
+				return 1;
+			}
+		}
 	}
 	/* room in the CQ for every completion unless told otherwise */
 	if (!cq)
@@ -200,7 +222,12 @@ int main(int argc, char **argv)
 			sqe->opcode = rename ? IORING_OP_RENAMEAT : IORING_OP_UNLINKAT;
 			sqe->fd = AT_FDCWD;
 			sqe->addr = (uintptr_t)old[i + k];
-			if (rename) {
+			if (fds) {
+				sqe->opcode = IORING_OP_READ;
+				sqe->fd = fds[i + k];
+				sqe->addr = (uintptr_t)(buf + (size_t)(i + k) * 4096);
+				sqe->len = 4096;
+			} else if (rename) {
 				sqe->len = (unsigned)AT_FDCWD;
 				sqe->addr2 = (uintptr_t)new[i + k];
 			}
@@ -216,7 +243,7 @@ int main(int argc, char **argv)
 		queued += k;
 	}
 	if (cq_asked) {
-		if (!all_done(old, new, count, rename)) {
+		if (!all_done(old, new, count, rename, fds)) {
 			fprintf(stderr, "uring_batch: the requests are not done after 10 s\n");
 			return 1;
 		}

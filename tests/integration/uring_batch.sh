@@ -21,8 +21,12 @@
 #   3. the same 12 unlinks of /s/fI, every request with user_data 0, so
 #      that an overflow cannot tell them apart: each one sends its Delete
 #      or is counted, and nothing else is sent.
-# Then, on ext4, as a kernel before 6.2 traces (IOTRACE_NO_PATH_WALK=1:
-# unlinks and renames are counted, not followed): 2. again, all 24 counted.
+# Then, on ext4, traced with --vfs: 12 io_uring reads through a ring whose
+# CQ holds 4: the 8 that overflow, whose records are missing, counted in
+# tags.uringVfsOverflows, and the tracer and the parser say so; the same
+# with 12 unlinks: their records and Deletes, none counted. Then as a
+# kernel before 6.2 traces (IOTRACE_NO_PATH_WALK=1: unlinks and renames
+# are counted, not followed): 2. again, all 24 counted.
 #
 # Needs root, BTF, loop devices, io_uring and python3; a missing one is a
 # failure, never a skip. Everything set up is torn down at exit, also on
@@ -101,6 +105,30 @@ for fs in ext4 xfs btrfs; do
 done
 
 iotrace_test_fs ext4 uring-batch "$T" || die "$SETUP_ERR"
+make_files "$MNT/v" 12 || die "cannot make the files"
+iotrace_test_start_tracer "--vfs: " "$T/out" "$T/err" -S -d "$LN" --vfs
+"$URING_BATCH" --cq 4 read "$MNT/v/f" 12 && "$URING_BATCH" --cq 4 unlink "$MNT/v/f" 12 ||
+	die "uring_batch failed with --vfs"
+iotrace_test_stop_tracer "--vfs: " "$T/out" "$T/err"
+counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringVfsOverflows)
+said=$(grep -c "^iotrace: warning: 8 io_uring completions found their ring's completion queue full" "$T/err")
+check "--vfs: 8 reads overflowing are counted, and the tracer says so (${counted:-none}, said $said)" \
+	[ "${counted:-none} $said" = "8 1" ]
+"$BIN" -P --vfs -p "$TRACE" -f csv >"$T/vfs.csv" 2>"$T/parse.err" ||
+	die "--vfs: -P --vfs failed: $(tail -1 "$T/parse.err")"
+check "--vfs: the parser notes the 8" grep -q "^iotrace: 8 io_uring completions found" "$T/parse.err"
+got=$(python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+reads = sum(r["vfs.call"] == "io_uring:read" for r in rows)
+unlinks = sorted(r["file.path"] for r in rows if r["vfs.call"] == "io_uring:unlinkat" and r["vfs.result"] == "0")
+print(reads, len(unlinks), len(set(unlinks)), all(p.startswith("/v/f") for p in unlinks))' "$T/vfs.csv")
+check "--vfs: the 4 reads that did not overflow, and all 12 unlinks with their files ($got)" \
+	[ "$got" = "4 12 12 True" ]
+"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
+read -r v other <<<"$(event_counts "$T/io.csv" /v)"
+check "--vfs: the 12 unlinks' Deletes ($v $other)" [ "$v $other" = "/v:MoveFrom=0,MoveTo=0,Delete=12 other=0" ]
+
 make_files "$MNT/o" 12 || die "cannot make the files"
 export IOTRACE_NO_PATH_WALK=1
 iotrace_test_start_tracer "no walk: " "$T/out" "$T/err" -S -d "$LN"
