@@ -125,9 +125,10 @@ struct uring_mark {
 };
 
 /*
- * Unlink and rename requests, by address, from their hand-off to io-wq
- * (handle_uring_queue()) to their completion: the kernel never runs them
- * inline (their prep sets REQ_F_FORCE_ASYNC), so every one passes
+ * Requests that may create, remove or rename a file, by address, from
+ * their hand-off to io-wq (handle_uring_queue()) to their completion: the
+ * kernel never runs them inline (io_openat_force_async(), and the prep of
+ * unlinkat and renameat, set REQ_F_FORCE_ASYNC), so every one passes
  * io_uring_queue_async_work, which the fast path of reads and writes
  * does not; but for one linked after another request (IOSQE_IO_LINK),
  * which the io-wq worker that ran that one may run next, handed to no
@@ -350,15 +351,14 @@ static __always_inline __u64 uring_cqe_done(__u64 ring, __u64 user_data)
 }
 
 /*
- * Marks request req, an unlink or a rename that io_uring hands to io-wq
- * or links after another (linked), and with ns starts it
- * (uring_ns_start()), at either, over what a request before it at its
- * address may have left; but for its own mark where it was linked, which
- * its hand-off finds, it is awaited once (uring_cqe_expect()). Without ns
- * (the unlink and rename programs do not load here) it is marked only for
- * an overflow of its completion to find. A request that may create,
- * remove or rename a file and has no completion if it succeeds is
- * counted.
+ * Marks request req, which io_uring hands to io-wq or links after
+ * another (linked), if it may create, remove or rename a file, for an
+ * overflow of its completion to find (uring_cqe_expect(): once, though
+ * its hand-off finds its own mark where it was linked), and with ns starts
+ * an unlink or a rename (uring_ns_start()), at either, over what a
+ * request before it at its address may have left. Without ns (the unlink
+ * and rename programs do not load here) it is only marked. One that has
+ * no completion if it succeeds is counted instead.
  */
 static __always_inline void uring_mark(struct io_kiocb *req, bool linked, bool ns)
 {
@@ -376,14 +376,12 @@ static __always_inline void uring_mark(struct io_kiocb *req, bool linked, bool n
 		uring_skipped(key, linked);
 		return;
 	}
-	/* an open is judged at its completion (uring_file_events()) */
-	if (uring_opens(op))
-		return;
 	m = bpf_map_lookup_elem(&uring_ns_reqs, &key);
 	if (!m || linked || (m->state & URING_STATE) != URING_LINKED ||
 	    m->user_data != mark.user_data)
 		uring_cqe_expect(req, key, mark.user_data);
-	if (ns) {
+	/* an open is judged at its completion (uring_file_events()) */
+	if (ns && !uring_opens(op)) {
 		stale = bpf_map_lookup_elem(&ns_ops, &key);
 		if (stale)
 			drop_op(key, stale);
@@ -456,6 +454,12 @@ static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __u64
 	__u8 state = 0;
 	struct ns_op *o;
 
+	m = bpf_map_lookup_elem(&uring_ns_reqs, &key);
+	if (m) {
+		state = m->state;
+		bpf_map_delete_elem(&uring_ns_reqs, &key);
+		uring_cqe_done(ring, user_data);
+	}
 	if (uring_opens(op)) {
 		bool creat = BPF_CORE_READ(open, how.flags) & IOTRACE_O_CREAT;
 
@@ -466,12 +470,6 @@ static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __u64
 			__sync_fetch_and_add(&uring_unfollowed, 1);
 		}
 		return;
-	}
-	m = bpf_map_lookup_elem(&uring_ns_reqs, &key);
-	if (m) {
-		state = m->state;
-		bpf_map_delete_elem(&uring_ns_reqs, &key);
-		uring_cqe_done(ring, user_data);
 	}
 	if (ns && state) {
 		/* the --vfs record's file: the one unlinked or renamed */

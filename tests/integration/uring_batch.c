@@ -7,10 +7,12 @@
  *   uring_batch [--cq N] [--same-data] unlink PREFIX COUNT
  *   uring_batch [--cq N] [--same-data] rename PREFIX NEWPREFIX COUNT
  *   uring_batch [--cq N] [--same-data] read PREFIX COUNT
+ *   uring_batch [--cq N] [--same-data] create PREFIX COUNT
  *
  * unlink removes PREFIX0 ... PREFIX{COUNT-1}; rename renames each PREFIXI
  * to NEWPREFIXI; read reads the first 4 KiB of each PREFIXI (opened with
- * open(2), IORING_OP_READ). Every request is submitted before any completion is reaped, so
+ * open(2), IORING_OP_READ); create makes each PREFIXI (IORING_OP_OPENAT,
+ * O_CREAT | O_EXCL, left open until exit). Every request is submitted before any completion is reaped, so
  * all COUNT may be in flight at once. --cq N: the ring's completion queue
  * holds N (a power of two): with fewer than COUNT, the kernel keeps the
  * rest aside (a CQ overflow) until they are reaped. Each request's
@@ -123,42 +125,105 @@ static long reap(struct ring *r, unsigned count, int *res)
 	return failed;
 }
 
+enum mode { UNLINK, RENAME, READ, CREATE };
+
+static const char *const modes[] = { "unlink", "rename", "read", "create" };
+
+/* The batch: its requests' paths (new: a rename's), and a read's fds and buffers. */
+struct batch {
+	enum mode mode;
+	unsigned count;
+	char (*old)[64], (*new)[64];
+	int *fds;
+	char *buf;
+};
+
+/* Request i of the batch, into sqe. */
+static void prep(const struct batch *b, unsigned i, struct io_uring_sqe *sqe)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (uintptr_t)b->old[i];
+	switch (b->mode) {
+	case UNLINK:
+		sqe->opcode = IORING_OP_UNLINKAT;
+		break;
+	case RENAME:
+		sqe->opcode = IORING_OP_RENAMEAT;
+		sqe->len = (unsigned)AT_FDCWD;
+		sqe->addr2 = (uintptr_t)b->new[i];
+		break;
+	case READ:
+		sqe->opcode = IORING_OP_READ;
+		sqe->fd = b->fds[i];
+		sqe->addr = (uintptr_t)(b->buf + (size_t)i * 4096);
+		sqe->len = 4096;
+		break;
+	case CREATE:
+		sqe->opcode = IORING_OP_OPENAT;
+		sqe->open_flags = O_CREAT | O_EXCL | O_WRONLY;
+		sqe->len = 0644;
+		break;
+	}
+}
+
 /*
- * Whether every request is done, as its file says: each PREFIXI gone, and
- * for renames each NEWPREFIXI there. Waits up to 10 s.
+ * Whether every request is done, as its file says (each PREFIXI gone, or
+ * there for a create; for renames each NEWPREFIXI there), or 300 ms after
+ * for reads. Waits up to 10 s.
  */
-static int all_done(char (*old)[64], char (*new)[64], unsigned count, int rename, int *fds)
+static int all_done(const struct batch *b)
 {
 	unsigned i = 0, tries;
 
-	if (fds) {
+	if (b->mode == READ) {
 		usleep(300000);
 		return 1;
 	}
 	for (tries = 0; tries < 1000; tries++) {
-		for (; i < count; i++)
-			if (!access(old[i], F_OK) || (rename && access(new[i], F_OK)))
+		for (; i < b->count; i++)
+			if (!access(b->old[i], F_OK) != (b->mode == CREATE) ||
+			    (b->mode == RENAME && access(b->new[i], F_OK)))
 				break;
-		if (i == count)
+		if (i == b->count)
 			return 1;
 		usleep(10000);
 	}
 	return 0;
 }
 
+/* Opens each file of a read batch, and its buffers: 0, else -1 (said why). */
+static int open_reads(struct batch *b)
+{
+	unsigned i;
+
+	b->fds = calloc(b->count, sizeof(*b->fds));
+	b->buf = malloc((size_t)b->count * 4096);
+	if (!b->fds || !b->buf)
+		return -1;
+	for (i = 0; i < b->count; i++) {
+		b->fds[i] = open(b->old[i], O_RDONLY);
+		if (b->fds[i] < 0) {
+			fprintf(stderr, "uring_batch: cannot open %s: %s\n", b->old[i],
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: uring_batch [--cq N] [--same-data] "
-			"{unlink PREFIX | rename PREFIX NEWPREFIX | read PREFIX} COUNT\n");
+	fprintf(stderr, "usage: uring_batch [--cq N] [--same-data] {unlink PREFIX | "
+			"rename PREFIX NEWPREFIX | read PREFIX | create PREFIX} COUNT\n");
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned count, cq = 0, i, k, tail, idx, queued = 0;
-	int same = 0, cq_asked = 0, rename, res = 0, err;
-	char (*old)[64], (*new)[64], *buf = NULL;
-	int *fds = NULL;
+	unsigned cq = 0, i, k, tail, idx, queued = 0;
+	int same = 0, cq_asked = 0, res = 0, err;
+	struct batch b = { .mode = UNLINK };
 	struct ring r = { 0 };
 	long failed;
 
@@ -173,65 +238,39 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	rename = argc > 1 && !strcmp(argv[1], "rename");
-	if (argc != 4 + rename || (!rename && strcmp(argv[1], "unlink") && strcmp(argv[1], "read")))
+	while (argc > 1 && b.mode <= CREATE && strcmp(argv[1], modes[b.mode]))
+		b.mode++;
+	if (argc < 2 || b.mode > CREATE || argc != 4 + (b.mode == RENAME))
 		return usage();
-	count = (unsigned)strtoul(argv[3 + rename], NULL, 10);
-	if (!count || count > 60000)
+	b.count = (unsigned)strtoul(argv[argc - 1], NULL, 10);
+	if (!b.count || b.count > 60000)
 		return usage();
-	old = calloc(count, sizeof(*old));
-	new = calloc(count, sizeof(*new));
-	if (!old || !new)
+	b.old = calloc(b.count, sizeof(*b.old));
+	b.new = calloc(b.count, sizeof(*b.new));
+	if (!b.old || !b.new)
 		return 2;
-	for (i = 0; i < count; i++) {
-		snprintf(old[i], sizeof(old[i]), "%s%u", argv[2], i);
-		snprintf(new[i], sizeof(new[i]), "%s%u", rename ? argv[3] : "", i);
+	for (i = 0; i < b.count; i++) {
+		snprintf(b.old[i], sizeof(b.old[i]), "%s%u", argv[2], i);
+		snprintf(b.new[i], sizeof(b.new[i]), "%s%u", b.mode == RENAME ? argv[3] : "", i);
 	}
-	if (!strcmp(argv[1], "read")) {
-		fds = calloc(count, sizeof(*fds));
-		buf = malloc((size_t)count * 4096);
-		if (!fds || !buf)
-			return 2;
-		for (i = 0; i < count; i++) {
-			fds[i] = open(old[i], O_RDONLY);
-			if (fds[i] < 0) {
-				fprintf(stderr, "uring_batch: cannot open %s: %s\n", old[i],
-					strerror(errno));
-				return 1;
-			}
-		}
-	}
+	if (b.mode == READ && open_reads(&b))
+		return 1;
 	/* room in the CQ for every completion unless told otherwise */
 	if (!cq)
-		for (cq = 1; cq < count; cq <<= 1)
+		for (cq = 1; cq < b.count; cq <<= 1)
 			;
-	err = ring_setup(&r, count < 4096 ? count : 4096, cq);
+	err = ring_setup(&r, b.count < 4096 ? b.count : 4096, cq);
 	if (err) {
 		fprintf(stderr, "uring_batch: cannot set up io_uring: %s\n", strerror(-err));
 		return 2;
 	}
 	alarm(60);
-	for (i = 0; i < count; i += k) {
+	for (i = 0; i < b.count; i += k) {
 		tail = *r.sq_tail;
-		for (k = 0; k < r.sq_entries && i + k < count; k++) {
-			struct io_uring_sqe *sqe;
-
+		for (k = 0; k < r.sq_entries && i + k < b.count; k++) {
 			idx = (tail + k) & *r.sq_mask;
-			sqe = &r.sqes[idx];
-			memset(sqe, 0, sizeof(*sqe));
-			sqe->opcode = rename ? IORING_OP_RENAMEAT : IORING_OP_UNLINKAT;
-			sqe->fd = AT_FDCWD;
-			sqe->addr = (uintptr_t)old[i + k];
-			if (fds) {
-				sqe->opcode = IORING_OP_READ;
-				sqe->fd = fds[i + k];
-				sqe->addr = (uintptr_t)(buf + (size_t)(i + k) * 4096);
-				sqe->len = 4096;
-			} else if (rename) {
-				sqe->len = (unsigned)AT_FDCWD;
-				sqe->addr2 = (uintptr_t)new[i + k];
-			}
-			sqe->user_data = same ? 0 : i + k;
+			prep(&b, i + k, &r.sqes[idx]);
+			r.sqes[idx].user_data = same ? 0 : i + k;
 			r.sq_array[idx] = idx;
 		}
 		__atomic_store_n(r.sq_tail, tail + k, __ATOMIC_RELEASE);
@@ -243,7 +282,7 @@ int main(int argc, char **argv)
 		queued += k;
 	}
 	if (cq_asked) {
-		if (!all_done(old, new, count, rename, fds)) {
+		if (!all_done(&b)) {
 			fprintf(stderr, "uring_batch: the requests are not done after 10 s\n");
 			return 1;
 		}
@@ -257,7 +296,7 @@ int main(int argc, char **argv)
 	failed = reap(&r, queued, &res);
 	if (res < 0) {
 		fprintf(stderr, "uring_batch: %s %s: %s\n", argv[1],
-			failed >= 0 && !same ? old[failed] : "(a request)", strerror(-res));
+			failed >= 0 && !same ? b.old[failed] : "(a request)", strerror(-res));
 		return 1;
 	}
 	return 0;

@@ -20,7 +20,9 @@
 #      Deletes, none counted;
 #   3. the same 12 unlinks of /s/fI, every request with user_data 0, so
 #      that an overflow cannot tell them apart: each one sends its Delete
-#      or is counted, and nothing else is sent.
+#      or is counted, and nothing else is sent;
+#   4. 12 opens creating /c/fI through a ring whose CQ holds 4: their
+#      Creates.
 # Then, on ext4, traced with --vfs: 12 io_uring reads through a ring whose
 # CQ holds 4: the 8 that overflow, whose records are missing, counted in
 # tags.uringVfsOverflows, and the tracer and the parser say so; the same
@@ -49,13 +51,14 @@ for i in range(int(sys.argv[2])):
     open("%s/f%d" % (sys.argv[1], i), "w").close()' "$1" "$2" && sync -f "$1"
 }
 
-# event_counts CSV DIR...: how many MoveFrom, MoveTo and Delete events of a
-# -P --io CSV are of files in each DIR (a path), one "DIR:MoveFrom=N MoveTo=N
-# Delete=N" word each, then "other=N": the events of other files
+# event_counts CSV DIR...: how many Create, MoveFrom, MoveTo and Delete
+# events of a -P --io CSV are of files in each DIR (a path), one
+# "DIR:Create=N,MoveFrom=N,MoveTo=N,Delete=N" word each, then "other=N":
+# the events of other files
 event_counts() {
 	python3 -c '
 import csv, sys
-want = ("MoveFrom", "MoveTo", "Delete")
+want = ("Create", "MoveFrom", "MoveTo", "Delete")
 dirs = {d: dict.fromkeys(want, 0) for d in sys.argv[2:]}
 other = 0
 for r in csv.DictReader(open(sys.argv[1])):
@@ -77,8 +80,8 @@ iotrace_tracefs || die "$SETUP_ERR"
 
 for fs in ext4 xfs btrfs; do
 	iotrace_test_fs "$fs" uring-batch "$T" || die "$SETUP_ERR"
-	make_files "$MNT/b" "$BIG" && make_files "$MNT/o" 12 && make_files "$MNT/s" 12 ||
-		die "cannot make the files on $fs"
+	make_files "$MNT/b" "$BIG" && make_files "$MNT/o" 12 && make_files "$MNT/s" 12 &&
+		make_files "$MNT/c" 0 || die "cannot make the files on $fs"
 
 	iotrace_test_start_tracer "$fs: " "$T/out" "$T/err" -S -d "$LN"
 	"$URING_BATCH" rename "$MNT/b/f" "$MNT/b/g" "$BIG" && "$URING_BATCH" unlink "$MNT/b/g" "$BIG" ||
@@ -88,17 +91,20 @@ for fs in ext4 xfs btrfs; do
 		die "uring_batch --cq 4 failed on $fs"
 	"$URING_BATCH" --cq 4 --same-data unlink "$MNT/s/f" 12 ||
 		die "uring_batch --same-data failed on $fs"
+	"$URING_BATCH" --cq 4 create "$MNT/c/f" 12 || die "uring_batch --cq 4 create failed on $fs"
 	iotrace_test_stop_tracer "$fs: " "$T/out" "$T/err"
 	counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
 	"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err" ||
 		die "$fs: -P --io failed: $(tail -1 "$T/parse.err")"
 
-	read -r b o s other <<<"$(event_counts "$T/io.csv" /b /o /s)"
+	read -r b o s c other <<<"$(event_counts "$T/io.csv" /b /o /s /c)"
 	check "$fs: $BIG renames and $BIG unlinks at once: all their events ($b)" \
-		[ "$b" = "/b:MoveFrom=$BIG,MoveTo=$BIG,Delete=$BIG" ]
+		[ "$b" = "/b:Create=0,MoveFrom=$BIG,MoveTo=$BIG,Delete=$BIG" ]
 	check "$fs: 12 renames and 12 unlinks overflowing a CQ of 4: all their events ($o)" \
-		[ "$o" = "/o:MoveFrom=12,MoveTo=12,Delete=12" ]
-	deletes=${s#/s:MoveFrom=0,MoveTo=0,Delete=}
+		[ "$o" = "/o:Create=0,MoveFrom=12,MoveTo=12,Delete=12" ]
+	check "$fs: 12 creating opens overflowing a CQ of 4: their Creates ($c)" \
+		[ "$c" = "/c:Create=12,MoveFrom=0,MoveTo=0,Delete=0" ]
+	deletes=${s#/s:Create=0,MoveFrom=0,MoveTo=0,Delete=}
 	check "$fs: 12 unlinks with one user_data overflowing: each one's Delete or counted, nothing else ($s, ${counted:-0} counted, $other)" \
 		[ "$((deletes + ${counted:-0})) $other" = "12 other=0" ]
 	iotrace_teardown_fs
@@ -127,7 +133,8 @@ check "--vfs: the 4 reads that did not overflow, and all 12 unlinks with their f
 	[ "$got" = "4 12 12 True" ]
 "$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
 read -r v other <<<"$(event_counts "$T/io.csv" /v)"
-check "--vfs: the 12 unlinks' Deletes ($v $other)" [ "$v $other" = "/v:MoveFrom=0,MoveTo=0,Delete=12 other=0" ]
+check "--vfs: the 12 unlinks' Deletes ($v $other)" \
+	[ "$v $other" = "/v:Create=0,MoveFrom=0,MoveTo=0,Delete=12 other=0" ]
 
 make_files "$MNT/o" 12 || die "cannot make the files"
 export IOTRACE_NO_PATH_WALK=1
