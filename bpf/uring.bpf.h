@@ -488,6 +488,17 @@ static __always_inline void uring_file_events(struct io_kiocb *r, __u8 op, __u64
 }
 
 /*
+ * With --vfs, io_uring requests of traced tasks whose records are
+ * missing: those on traced files whose submission's state was not kept
+ * (more in flight than uring_reqs holds) or came before the trace began
+ * (uring_complete()), and those whose completion was kept aside as the
+ * ring's CQ was full, unless a marked request's (uring_overflow(), with
+ * no file to judge by: an auxiliary CQE, as a multishot request's, counts
+ * too).
+ */
+__u64 uring_vfs_missing = 0;
+
+/*
  * A completion of request req (NULL for an auxiliary CQE: multishot,
  * msg_ring), res, posted by ring with user_data, with ns or without
  * (uring_mark()); or one kept aside as an overflow. The opcode is read
@@ -515,27 +526,27 @@ static __always_inline void uring_complete(void *req, __u64 ring, __u64 user_dat
 	if (uring_opens(op) || op == IOTRACE_IORING_OP_UNLINKAT ||
 	    op == IOTRACE_IORING_OP_RENAMEAT)
 		uring_file_events(r, op, ring, user_data, res, p ? &st : NULL, ns);
-	if (!p || uring_opens(op))
+	if (!vfs_enabled || uring_opens(op))
 		return;
+	if (!p) {
+		st.dev = 0;
+		if (!task_selected(bpf_get_current_pid_tgid() >> 32))
+			return;
+	}
+	/* an unlink's or a rename's file is the one uring_file_events() found */
 	file = BPF_CORE_READ(r, file);
 	if (file)
 		st.dev = traced_file(file, &st.file, false);
-	if (st.dev)
+	if (st.dev && p)
 		emit_vfs(&st, res, 0);
+	else if (st.dev)
+		__sync_fetch_and_add(&uring_vfs_missing, 1);
 }
-
-/*
- * With --vfs, completions of traced tasks kept aside (the CQ was full)
- * that no marked request claimed (uring_overflow()): their requests'
- * records are missing. An auxiliary CQE (a multishot request's) counts
- * too, though its request's record was written at its first.
- */
-__u64 uring_vfs_overflows = 0;
 
 static __always_inline void uring_overflow_unclaimed(void)
 {
 	if (vfs_enabled && task_selected(bpf_get_current_pid_tgid() >> 32))
-		__sync_fetch_and_add(&uring_vfs_overflows, 1);
+		__sync_fetch_and_add(&uring_vfs_missing, 1);
 }
 
 /*

@@ -274,10 +274,11 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
 		cli_note("%llu renames, unlinks or creating opens made through io_uring while traced "
 			 "were not followed: any Move, Delete or Create of theirs is not in this trace",
 			 (unsigned long long)s->uring_unfollowed);
-	if (ops->vfs && s->uring_vfs_overflows)
-		cli_note("%llu io_uring completions found their ring's completion queue full while "
-			 "traced: the records of their requests are not in this trace",
-			 (unsigned long long)s->uring_vfs_overflows);
+	if (ops->vfs && s->uring_vfs_missing)
+		cli_note("%llu io_uring requests on traced files have no record in this trace: their "
+			 "completion found the ring's completion queue full, or more were in flight "
+			 "than the tracer holds",
+			 (unsigned long long)s->uring_vfs_missing);
 	if (s->devices_gone[0])
 		cli_note("devices removed, emptied or given a new medium while traced: %s; their "
 			 "I/O after that is not in this trace",

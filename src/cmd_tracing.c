@@ -460,11 +460,11 @@ int cmd_tracing(int argc, char **argv)
 			 "whose Move, Delete or Create the tracer could not send (see "
 			 "tags.uringCallsNotFollowed in the README)",
 			 (unsigned long long)s.uring_unfollowed);
-	if (s.uring_vfs_overflows)
-		cli_warn("%llu io_uring completions found their ring's completion queue full: "
-			 "the --vfs records of their requests are missing (see "
-			 "tags.uringVfsOverflows in the README)",
-			 (unsigned long long)s.uring_vfs_overflows);
+	if (s.uring_vfs_missing)
+		cli_warn("%llu io_uring requests on traced files have no --vfs record: their "
+			 "completion found the ring's completion queue full, or more were in flight "
+			 "than the tracer holds (see tags.uringVfsRecordsMissing in the README)",
+			 (unsigned long long)s.uring_vfs_missing);
 cleanup:
 	collector__free(c);
 	store__unlock(lock);

@@ -70,9 +70,9 @@ static void print_tags(struct tags_out *t, const struct summary *s)
 		jw__key(tags_jw(t), "uringCallsNotFollowed");
 		jw__uint_str(t->jw, s->uring_unfollowed);
 	}
-	if (s->uring_vfs_overflows) {
-		jw__key(tags_jw(t), "uringVfsOverflows");
-		jw__uint_str(t->jw, s->uring_vfs_overflows);
+	if (s->uring_vfs_missing) {
+		jw__key(tags_jw(t), "uringVfsRecordsMissing");
+		jw__uint_str(t->jw, s->uring_vfs_missing);
 	}
 	if (s->incomplete) {
 		jw__key(tags_jw(t), "incompleteFromSid");
@@ -585,8 +585,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_count(c, key, UINT64_MAX, &s->unresolved_file_events);
 		else if (!strcmp(key, "uringCallsNotFollowed"))
 			err = read_count(c, key, UINT64_MAX, &s->uring_unfollowed);
-		else if (!strcmp(key, "uringVfsOverflows"))
-			err = read_count(c, key, UINT64_MAX, &s->uring_vfs_overflows);
+		else if (!strcmp(key, "uringVfsRecordsMissing"))
+			err = read_count(c, key, UINT64_MAX, &s->uring_vfs_missing);
 		else if (!strcmp(key, "incompleteFromSid")) {
 			err = read_count(c, key, UINT64_MAX, &s->incomplete_from_sid);
 			s->incomplete = true;

@@ -65,7 +65,7 @@ struct summary {
 	 * ring's CQ full: their requests' --vfs records are missing
 	 * (bpf/uring.bpf.h); written only when not 0
 	 */
-	uint64_t uring_vfs_overflows;
+	uint64_t uring_vfs_missing;
 	/*
 	 * stopped by the size limit or a write error: the files hold every
 	 * event below incomplete_from_sid, and not all of those from it on

@@ -152,7 +152,7 @@ void tdir__fill_summary(struct collector *c, struct summary *s, uint64_t start_n
 	s->dropped_events = count_dropped(c, s->dropped_per_queue, sizeof(s->dropped_per_queue));
 	s->unresolved_file_events = c->skel->bss->ns_unresolved;
 	s->uring_unfollowed = c->skel->bss->uring_unfollowed;
-	s->uring_vfs_overflows = c->skel->bss->uring_vfs_overflows;
+	s->uring_vfs_missing = c->skel->bss->uring_vfs_missing;
 	s->incomplete = c->first_refused_sid != UINT64_MAX;
 	s->incomplete_from_sid = c->first_refused_sid;
 }

@@ -12,7 +12,10 @@
  * unlink removes PREFIX0 ... PREFIX{COUNT-1}; rename renames each PREFIXI
  * to NEWPREFIXI; read reads the first 4 KiB of each PREFIXI (opened with
  * open(2), IORING_OP_READ); create makes each PREFIXI (IORING_OP_OPENAT,
- * O_CREAT | O_EXCL, left open until exit). Every request is submitted before any completion is reaped, so
+ * O_CREAT | O_EXCL, left open until exit); pipe-read makes COUNT chains
+ * of a 1-byte read of an empty pipe and a 4 KiB read of FILE linked after
+ * it, then writes COUNT bytes to the pipe: every file read is in flight
+ * at once before any runs. Every request is submitted before any completion is reaped, so
  * all COUNT may be in flight at once. --cq N: the ring's completion queue
  * holds N (a power of two): with fewer than COUNT, the kernel keeps the
  * rest aside (a CQ overflow) until they are reaped. Each request's
@@ -125,25 +128,30 @@ static long reap(struct ring *r, unsigned count, int *res)
 	return failed;
 }
 
-enum mode { UNLINK, RENAME, READ, CREATE };
+enum mode { UNLINK, RENAME, READ, CREATE, PIPE_READ };
 
-static const char *const modes[] = { "unlink", "rename", "read", "create" };
+static const char *const modes[] = { "unlink", "rename", "read", "create", "pipe-read" };
 
-/* The batch: its requests' paths (new: a rename's), and a read's fds and buffers. */
+/*
+ * The batch: its requests' paths (new: a rename's), and a read's fds and
+ * buffers; for pipe-read, the pipe (pipe[0] read, pipe[1] written) and
+ * the file (fds[0]).
+ */
 struct batch {
 	enum mode mode;
 	unsigned count;
 	char (*old)[64], (*new)[64];
 	int *fds;
 	char *buf;
+	int pipe[2];
 };
 
-/* Request i of the batch, into sqe. */
+/* Request i of the batch, into sqe: for pipe-read, 2 requests an item. */
 static void prep(const struct batch *b, unsigned i, struct io_uring_sqe *sqe)
 {
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->fd = AT_FDCWD;
-	sqe->addr = (uintptr_t)b->old[i];
+	sqe->addr = (uintptr_t)b->old[i % b->count];
 	switch (b->mode) {
 	case UNLINK:
 		sqe->opcode = IORING_OP_UNLINKAT;
@@ -164,6 +172,14 @@ static void prep(const struct batch *b, unsigned i, struct io_uring_sqe *sqe)
 		sqe->open_flags = O_CREAT | O_EXCL | O_WRONLY;
 		sqe->len = 0644;
 		break;
+	case PIPE_READ:
+		/* a byte of the pipe, then the file's first 4 KiB linked after it */
+		sqe->opcode = IORING_OP_READ;
+		sqe->fd = i % 2 ? b->fds[0] : b->pipe[0];
+		sqe->addr = (uintptr_t)b->buf;
+		sqe->len = i % 2 ? 4096 : 1;
+		sqe->flags = i % 2 ? 0 : IOSQE_IO_LINK;
+		break;
 	}
 }
 
@@ -176,7 +192,7 @@ static int all_done(const struct batch *b)
 {
 	unsigned i = 0, tries;
 
-	if (b->mode == READ) {
+	if (b->mode == READ || b->mode == PIPE_READ) {
 		usleep(300000);
 		return 1;
 	}
@@ -192,16 +208,23 @@ static int all_done(const struct batch *b)
 	return 0;
 }
 
-/* Opens each file of a read batch, and its buffers: 0, else -1 (said why). */
+/*
+ * Opens each file of a read batch (pipe-read: its one file, and the
+ * pipe), and its buffers: 0, else -1 (said why).
+ */
 static int open_reads(struct batch *b)
 {
-	unsigned i;
+	unsigned i, n = b->mode == PIPE_READ ? 1 : b->count;
 
-	b->fds = calloc(b->count, sizeof(*b->fds));
-	b->buf = malloc((size_t)b->count * 4096);
+	b->fds = calloc(n, sizeof(*b->fds));
+	b->buf = malloc((size_t)n * 4096);
 	if (!b->fds || !b->buf)
 		return -1;
-	for (i = 0; i < b->count; i++) {
+	if (b->mode == PIPE_READ && pipe(b->pipe)) {
+		fprintf(stderr, "uring_batch: cannot make a pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
 		b->fds[i] = open(b->old[i], O_RDONLY);
 		if (b->fds[i] < 0) {
 			fprintf(stderr, "uring_batch: cannot open %s: %s\n", b->old[i],
@@ -215,13 +238,13 @@ static int open_reads(struct batch *b)
 static int usage(void)
 {
 	fprintf(stderr, "usage: uring_batch [--cq N] [--same-data] {unlink PREFIX | "
-			"rename PREFIX NEWPREFIX | read PREFIX | create PREFIX} COUNT\n");
+			"rename PREFIX NEWPREFIX | read PREFIX | create PREFIX | pipe-read FILE} COUNT\n");
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned cq = 0, i, k, tail, idx, queued = 0;
+	unsigned cq = 0, i, k, tail, idx, queued = 0, requests;
 	int same = 0, cq_asked = 0, res = 0, err;
 	struct batch b = { .mode = UNLINK };
 	struct ring r = { 0 };
@@ -238,9 +261,9 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	while (argc > 1 && b.mode <= CREATE && strcmp(argv[1], modes[b.mode]))
+	while (argc > 1 && b.mode <= PIPE_READ && strcmp(argv[1], modes[b.mode]))
 		b.mode++;
-	if (argc < 2 || b.mode > CREATE || argc != 4 + (b.mode == RENAME))
+	if (argc < 2 || b.mode > PIPE_READ || argc != 4 + (b.mode == RENAME))
 		return usage();
 	b.count = (unsigned)strtoul(argv[argc - 1], NULL, 10);
 	if (!b.count || b.count > 60000)
@@ -253,21 +276,25 @@ int main(int argc, char **argv)
 		snprintf(b.old[i], sizeof(b.old[i]), "%s%u", argv[2], i);
 		snprintf(b.new[i], sizeof(b.new[i]), "%s%u", b.mode == RENAME ? argv[3] : "", i);
 	}
-	if (b.mode == READ && open_reads(&b))
+	if (b.mode == PIPE_READ)
+		snprintf(b.old[0], sizeof(b.old[0]), "%s", argv[2]);
+	if ((b.mode == READ || b.mode == PIPE_READ) && open_reads(&b))
 		return 1;
+	requests = b.mode == PIPE_READ ? 2 * b.count : b.count;
 	/* room in the CQ for every completion unless told otherwise */
 	if (!cq)
-		for (cq = 1; cq < b.count; cq <<= 1)
+		for (cq = 1; cq < requests; cq <<= 1)
 			;
-	err = ring_setup(&r, b.count < 4096 ? b.count : 4096, cq);
+	err = ring_setup(&r, requests < 4096 ? requests : 4096, cq);
 	if (err) {
 		fprintf(stderr, "uring_batch: cannot set up io_uring: %s\n", strerror(-err));
 		return 2;
 	}
 	alarm(60);
-	for (i = 0; i < b.count; i += k) {
+	/* a chain is cut at the end of a submission: pipe-read's are of 2, the SQ's size even */
+	for (i = 0; i < requests; i += k) {
 		tail = *r.sq_tail;
-		for (k = 0; k < r.sq_entries && i + k < b.count; k++) {
+		for (k = 0; k < r.sq_entries && i + k < requests; k++) {
 			idx = (tail + k) & *r.sq_mask;
 			prep(&b, i + k, &r.sqes[idx]);
 			r.sqes[idx].user_data = same ? 0 : i + k;
@@ -280,6 +307,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		queued += k;
+	}
+	/* every chain in flight, its file read waiting for a byte of the pipe */
+	if (b.mode == PIPE_READ) {
+		for (i = 0; i < b.count; i++)
+			b.buf[i % 4096] = 'p';
+		for (i = 0; i < b.count; i += (unsigned)err) {
+			err = (int)write(b.pipe[1], b.buf, b.count - i < 4096 ? b.count - i : 4096);
+			if (err <= 0) {
+				fprintf(stderr, "uring_batch: cannot write the pipe: %s\n",
+					strerror(errno));
+				return 1;
+			}
+		}
 	}
 	if (cq_asked) {
 		if (!all_done(&b)) {
@@ -296,7 +336,7 @@ int main(int argc, char **argv)
 	failed = reap(&r, queued, &res);
 	if (res < 0) {
 		fprintf(stderr, "uring_batch: %s %s: %s\n", argv[1],
-			failed >= 0 && !same ? b.old[failed] : "(a request)", strerror(-res));
+			failed >= 0 && !same ? b.old[failed % b.count] : "(a request)", strerror(-res));
 		return 1;
 	}
 	return 0;

@@ -97,7 +97,7 @@ static void test_round_trip(void **state)
 	assert_string_equal(out.options, in.options);
 	assert_int_equal(out.unresolved_file_events, 0);
 	assert_int_equal(out.uring_unfollowed, 0);
-	assert_int_equal(out.uring_vfs_overflows, 0);
+	assert_int_equal(out.uring_vfs_missing, 0);
 	assert_false(out.incomplete);
 	assert_true(out.has_traced_events);
 
@@ -111,10 +111,10 @@ static void test_round_trip(void **state)
 	assert_int_equal(summary__read(dir, &out), 0);
 	assert_int_equal(out.uring_unfollowed, 5);
 	assert_int_equal(out.unresolved_file_events, 3);
-	in.uring_vfs_overflows = 9;
+	in.uring_vfs_missing = 9;
 	assert_int_equal(summary__write(dir, &in), 0);
 	assert_int_equal(summary__read(dir, &out), 0);
-	assert_int_equal(out.uring_vfs_overflows, 9);
+	assert_int_equal(out.uring_vfs_missing, 9);
 	assert_int_equal(out.uring_unfollowed, 5);
 
 	/* ... and where the size limit or a write error stopped the streams */
