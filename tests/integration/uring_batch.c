@@ -29,64 +29,27 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/io_uring.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-struct ring {
-	int fd;
-	unsigned sq_entries, cq_entries;
-	unsigned *sq_tail, *sq_mask, *sq_array, *sq_flags;
-	unsigned *cq_head, *cq_tail, *cq_mask;
-	struct io_uring_sqe *sqes;
-	struct io_uring_cqe *cqes;
-};
-
-static void *map(int fd, size_t len, off_t off)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, off);
-
-	return p == MAP_FAILED ? NULL : p;
-}
+#include "uring_ring.h"
 
 /* A ring of up to sq submission entries and exactly cq completion entries. */
-static int ring_setup(struct ring *r, unsigned sq, unsigned cq)
+static int ring_setup(struct uring_ring *r, unsigned sq, unsigned cq)
 {
 	struct io_uring_params p;
-	char *s, *c;
 
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_CQSIZE;
 	p.cq_entries = cq;
-	r->fd = (int)syscall(__NR_io_uring_setup, sq < cq ? sq : cq, &p);
-	if (r->fd < 0)
-		return -errno;
-	s = map(r->fd, p.sq_off.array + p.sq_entries * sizeof(unsigned), IORING_OFF_SQ_RING);
-	c = map(r->fd, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
-		IORING_OFF_CQ_RING);
-	r->sqes = map(r->fd, p.sq_entries * sizeof(struct io_uring_sqe), IORING_OFF_SQES);
-	if (!s || !c || !r->sqes)
-		return -errno;
-	r->sq_entries = p.sq_entries;
-	r->cq_entries = p.cq_entries;
-	r->sq_tail = (unsigned *)(s + p.sq_off.tail);
-	r->sq_mask = (unsigned *)(s + p.sq_off.ring_mask);
-	r->sq_array = (unsigned *)(s + p.sq_off.array);
-	r->sq_flags = (unsigned *)(s + p.sq_off.flags);
-	r->cq_head = (unsigned *)(c + p.cq_off.head);
-	r->cq_tail = (unsigned *)(c + p.cq_off.tail);
-	r->cq_mask = (unsigned *)(c + p.cq_off.ring_mask);
-	r->cqes = (struct io_uring_cqe *)(c + p.cq_off.cqes);
-	return 0;
+	return uring_ring_setup(r, sq < cq ? sq : cq, &p);
 }
 
 /* Submits the n requests queued in the SQ, however many calls that takes. */
-static int submit(struct ring *r, unsigned n)
+static int submit(struct uring_ring *r, unsigned n)
 {
 	int done;
 
@@ -103,7 +66,7 @@ static int submit(struct ring *r, unsigned n)
  * Reaps count completions, waiting for each; the index of the first that
  * failed, with its result in *res, else -1 (*res < 0 if the wait failed).
  */
-static long reap(struct ring *r, unsigned count, int *res)
+static long reap(struct uring_ring *r, unsigned count, int *res)
 {
 	long failed = -1;
 	unsigned head;
@@ -247,7 +210,7 @@ int main(int argc, char **argv)
 	unsigned cq = 0, i, k, tail, idx, queued = 0, requests;
 	int same = 0, cq_asked = 0, res = 0, err;
 	struct batch b = { .mode = UNLINK };
-	struct ring r = { 0 };
+	struct uring_ring r = { 0 };
 	long failed;
 
 	for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {

@@ -33,61 +33,31 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/io_uring.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-struct ring {
-	int fd;
-	int sqpoll, defer;
-	unsigned *sq_tail, *sq_mask, *sq_array;
-	unsigned *cq_head, *cq_tail, *cq_mask;
-	struct io_uring_sqe *sqes;
-	struct io_uring_cqe *cqes;
-};
+#include "uring_ring.h"
 
-static void *map(int fd, size_t len, off_t off)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, off);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static int ring_setup(struct ring *r)
+/* A ring of 4 entries, as sqpoll and defer ask, with one sparse fixed file slot. */
+static int ring_setup(struct uring_ring *r, int sqpoll, int defer)
 {
 	struct io_uring_params p;
-	char *sq, *cq;
-	int fd = -1;
+	int fd = -1, err;
 
 	memset(&p, 0, sizeof(p));
-	if (r->sqpoll) {
+	if (sqpoll) {
 		p.flags = IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 1000;
 	}
-	if (r->defer)
+	if (defer)
 		p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-	r->fd = (int)syscall(__NR_io_uring_setup, 4, &p);
-	if (r->fd < 0)
-		return -errno;
-	sq = map(r->fd, p.sq_off.array + p.sq_entries * sizeof(unsigned), IORING_OFF_SQ_RING);
-	cq = map(r->fd, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
-		 IORING_OFF_CQ_RING);
-	r->sqes = map(r->fd, p.sq_entries * sizeof(struct io_uring_sqe), IORING_OFF_SQES);
-	if (!sq || !cq || !r->sqes)
-		return -errno;
-	r->sq_tail = (unsigned *)(sq + p.sq_off.tail);
-	r->sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
-	r->sq_array = (unsigned *)(sq + p.sq_off.array);
-	r->cq_head = (unsigned *)(cq + p.cq_off.head);
-	r->cq_tail = (unsigned *)(cq + p.cq_off.tail);
-	r->cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
-	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
-	/* one sparse slot, for create-fixed */
+	err = uring_ring_setup(r, 4, &p);
+	if (err)
+		return err;
+	/* for create-fixed */
 	if (syscall(__NR_io_uring_register, r->fd, IORING_REGISTER_FILES, &fd, 1) < 0)
 		return -errno;
 	return 0;
@@ -98,7 +68,7 @@ static int ring_setup(struct ring *r)
  * waits for want completions: the first failure's result, else the
  * last's.
  */
-static int run_n(struct ring *r, const struct io_uring_sqe *sqe, unsigned n, unsigned want)
+static int run_n(struct uring_ring *r, const struct io_uring_sqe *sqe, unsigned n, unsigned want)
 {
 	unsigned tail = *r->sq_tail, head, i, idx;
 	int res = 0, one;
@@ -111,7 +81,8 @@ static int run_n(struct ring *r, const struct io_uring_sqe *sqe, unsigned n, uns
 	__atomic_store_n(r->sq_tail, tail + n, __ATOMIC_RELEASE);
 	/* with SQPOLL the kernel's thread takes them: woken, if asleep, and waited for */
 	if (syscall(__NR_io_uring_enter, r->fd, n, want,
-		    IORING_ENTER_GETEVENTS | (r->sqpoll ? IORING_ENTER_SQ_WAKEUP : 0), NULL, 0) < 0)
+		    IORING_ENTER_GETEVENTS |
+			    (r->flags & IORING_SETUP_SQPOLL ? IORING_ENTER_SQ_WAKEUP : 0), NULL, 0) < 0)
 		return -errno;
 	for (i = 0; i < want; i++) {
 		head = *r->cq_head;
@@ -126,7 +97,7 @@ static int run_n(struct ring *r, const struct io_uring_sqe *sqe, unsigned n, uns
 }
 
 /* Submits sqe and waits for its completion: the request's result. */
-static int run(struct ring *r, const struct io_uring_sqe *sqe)
+static int run(struct uring_ring *r, const struct io_uring_sqe *sqe)
 {
 	return run_n(r, sqe, 1, 1);
 }
@@ -154,7 +125,7 @@ static struct io_uring_sqe path_sqe(__u8 opcode, const char *path)
 	return sqe;
 }
 
-static int do_open(struct ring *r, const char *path, int flags, int fixed)
+static int do_open(struct uring_ring *r, const char *path, int flags, int fixed)
 {
 	struct io_uring_sqe sqe = path_sqe(IORING_OP_OPENAT, path);
 	int res, err;
@@ -211,7 +182,7 @@ struct chain {
  * Submits the chain, its requests linked, and waits for the completions
  * of those that have one; empties it. Its first failure, else 0.
  */
-static int flush(struct ring *r, struct chain *c)
+static int flush(struct uring_ring *r, struct chain *c)
 {
 	unsigned i, want = 0;
 	int res;
@@ -235,20 +206,20 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	struct ring r = { 0 };
+	struct uring_ring r = { 0 };
 	struct chain c = { .n = 0 };
-	int i = 1, n, res, err;
+	int i = 1, n, res, err, sqpoll = 0, defer = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "--sqpoll")) {
-		r.sqpoll = 1;
+		sqpoll = 1;
 		i = 2;
 	} else if (argc > 1 && !strcmp(argv[1], "--defer")) {
-		r.defer = 1;
+		defer = 1;
 		i = 2;
 	}
 	if (argc < i + 1)
 		return usage();
-	err = ring_setup(&r);
+	err = ring_setup(&r, sqpoll, defer);
 	if (err) {
 		fprintf(stderr, "uring_ns: cannot set up io_uring: %s\n", strerror(-err));
 		return 2;
