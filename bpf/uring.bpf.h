@@ -193,7 +193,10 @@ struct {
 /*
  * A rename's paths, copied where it is handed off or linked: its own are
  * freed as it ends, before its completion, where what was not resolved
- * yet is looked up as at a syscall's exit (ns_exit()).
+ * yet is looked up as at a syscall's exit (ns_exit()). As many as
+ * uring_ns_reqs (9 MiB): a batch of renames of names not cached (the
+ * walk finds nothing) on btrfs needs each one's (10,000 at once: 5,761
+ * counted with 1,024 entries).
  */
 struct uring_paths {
 	char old[IOTRACE_PATH_LEN];
@@ -202,7 +205,7 @@ struct uring_paths {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct uring_paths);
 } uring_paths SEC(".maps");

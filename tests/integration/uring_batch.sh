@@ -13,8 +13,10 @@
 # kernel and never passes io_uring_complete: its unlink or rename sent
 # nothing and was not counted either. On ext4, xfs and btrfs, traced
 # without --vfs, uring_batch (a test helper) makes, through io_uring:
-#   1. 10,000 renames /b/fI -> /b/gI, all submitted before any is reaped,
-#      then 10,000 unlinks of /b/gI: their Moves and Deletes, none counted;
+#   1. 10,000 renames /b/fI -> /b/gI, all submitted before any is reaped
+#      with no name cached (so that on btrfs each one's paths are kept to
+#      be looked up again at its end), then 10,000 unlinks of /b/gI: their
+#      Moves and Deletes, none counted;
 #   2. through a ring whose CQ holds 4: 12 renames /o/fI -> /o/gI, then 12
 #      unlinks of /o/gI, at least 8 of each overflowing: their Moves and
 #      Deletes, none counted;
@@ -86,6 +88,8 @@ for fs in ext4 xfs btrfs; do
 		make_files "$MNT/c" 0 || die "cannot make the files on $fs"
 
 	iotrace_test_start_tracer "$fs: " "$T/out" "$T/err" -S -d "$LN"
+	# no name cached: the walks find nothing, and the renames are looked up again at their ends
+	echo 3 >/proc/sys/vm/drop_caches
 	"$URING_BATCH" rename "$MNT/b/f" "$MNT/b/g" "$BIG" && "$URING_BATCH" unlink "$MNT/b/g" "$BIG" ||
 		die "uring_batch failed on $fs"
 	"$URING_BATCH" --cq 4 rename "$MNT/o/f" "$MNT/o/g" 12 &&
