@@ -96,7 +96,7 @@ struct ns_op {
 /*
  * Calls in progress: a syscall's, one per thread, and io_uring's, which
  * a batch may hand to io-wq by the thousand (as uring_ns_reqs is sized):
- * 5 MiB. An io_uring call's the LRU drops is counted at its end
+ * 6 MiB. An io_uring call's the LRU drops is counted at its end
  * (uring_ns_done()).
  */
 struct {

@@ -61,9 +61,9 @@ struct summary {
 	 */
 	uint64_t uring_unfollowed;
 	/*
-	 * with --vfs, io_uring completions of traced tasks that found their
-	 * ring's CQ full: their requests' --vfs records are missing
-	 * (bpf/uring.bpf.h); written only when not 0
+	 * with --vfs, io_uring requests of traced tasks with no record: their
+	 * completion found the ring's CQ full, or more were in flight than
+	 * the tracer holds (bpf/uring.bpf.h); written only when not 0
 	 */
 	uint64_t uring_vfs_missing;
 	/*
