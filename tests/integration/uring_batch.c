@@ -1,28 +1,39 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Test helper for uring_batch.sh: unlinks or renames many files through
- * io_uring at once, as a tool that removes a tree does (raw system calls,
- * no liburing).
+ * Test helper for uring_batch.sh: unlinks, renames, reads or creates many
+ * files through io_uring at once, as a tool that removes a tree does (raw
+ * system calls, no liburing).
  *
- *   uring_batch [--cq N] [--same-data] unlink PREFIX COUNT
- *   uring_batch [--cq N] [--same-data] rename PREFIX NEWPREFIX COUNT
- *   uring_batch [--cq N] [--same-data] read PREFIX COUNT
- *   uring_batch [--cq N] [--same-data] create PREFIX COUNT
+ *   uring_batch [OPTIONS] unlink PREFIX COUNT
+ *   uring_batch [OPTIONS] rename PREFIX NEWPREFIX COUNT
+ *   uring_batch [OPTIONS] read FILE COUNT
+ *   uring_batch [OPTIONS] create PREFIX COUNT
  *
  * unlink removes PREFIX0 ... PREFIX{COUNT-1}; rename renames each PREFIXI
- * to NEWPREFIXI; read reads the first 4 KiB of each PREFIXI (opened with
- * open(2), IORING_OP_READ); create makes each PREFIXI (IORING_OP_OPENAT,
- * O_CREAT | O_EXCL, left open until exit); pipe-read makes COUNT chains
- * of a 1-byte read of an empty pipe and a 4 KiB read of FILE linked after
- * it, then writes COUNT bytes to the pipe: every file read is in flight
- * at once before any runs. Every request is submitted before any completion is reaped, so
- * all COUNT may be in flight at once. --cq N: the ring's completion queue
- * holds N (a power of two): with fewer than COUNT, the kernel keeps the
- * rest aside (a CQ overflow) until they are reaped. Each request's
- * user_data is its index, or 0 for all with --same-data. With --cq, the
- * completions are reaped only once every request is done (as its file
- * says; reads, 300 ms after), so that all but the first N overflow, and
- * it is an error if none did.
+ * to NEWPREFIXI; read reads the first 4 KiB of FILE COUNT times (opened
+ * with open(2), IORING_OP_READ); create makes each PREFIXI
+ * (IORING_OP_OPENAT, O_CREAT | O_EXCL, left open until exit). Every
+ * request is submitted before any completion is reaped, so all COUNT may
+ * be in flight at once. Each request's user_data is its index.
+ *
+ * Options:
+ *   --cq N       the ring's completion queue holds N (a power of two):
+ *                with fewer than COUNT, the kernel keeps the rest aside
+ *                (a CQ overflow) until they are reaped. The completions
+ *                are reaped only once every request is done (as its file
+ *                says; reads, 300 ms after), so that all but the first N
+ *                overflow, and it is an error if none did.
+ *   --same-data  user_data 0 for every request
+ *   --pipe       each request linked after a 1-byte read of an empty pipe
+ *                (IOSQE_IO_LINK), and COUNT bytes written to the pipe once
+ *                all are submitted: every one is in flight before any runs
+ *   --splice     with --pipe, the byte is spliced to /dev/null
+ *                (IORING_OP_SPLICE), which an io-wq worker waits in: the
+ *                request linked after it runs next in that worker, handed
+ *                to no one
+ *   --hold FILE  with --pipe, prints "submitted" once all are, and writes
+ *                the bytes only once FILE exists
+ *
  * Exits 0 if every request succeeded; else says which failed, and why,
  * and exits 1 (2: io_uring could not be set up). Gives up after 60 s.
  */
@@ -91,30 +102,50 @@ static long reap(struct uring_ring *r, unsigned count, int *res)
 	return failed;
 }
 
-enum mode { UNLINK, RENAME, READ, CREATE, PIPE_READ };
+enum mode { UNLINK, RENAME, READ, CREATE };
 
-static const char *const modes[] = { "unlink", "rename", "read", "create", "pipe-read" };
+static const char *const modes[] = { "unlink", "rename", "read", "create" };
 
 /*
- * The batch: its requests' paths (new: a rename's), and a read's fds and
- * buffers; for pipe-read, the pipe (pipe[0] read, pipe[1] written) and
- * the file (fds[0]).
+ * The batch: its requests' paths (new: a rename's), a read's fd and
+ * buffer; with --pipe the pipe (pipe[0] read, pipe[1] written).
  */
 struct batch {
 	enum mode mode;
 	unsigned count;
 	char (*old)[64], (*new)[64];
-	int *fds;
-	char *buf;
-	int pipe[2];
+	int fd;
+	char buf[4096];
+	int piped, pipe[2];
+	/* --splice, and /dev/null, where the bytes go */
+	int splice, null;
 };
 
-/* Request i of the batch, into sqe: for pipe-read, 2 requests an item. */
+/* Request i of the batch, into sqe: with --pipe, 2 an item. */
 static void prep(const struct batch *b, unsigned i, struct io_uring_sqe *sqe)
 {
 	memset(sqe, 0, sizeof(*sqe));
+	if (b->piped && i % 2 == 0) {
+		sqe->opcode = IORING_OP_READ;
+		sqe->fd = b->pipe[0];
+		sqe->addr = (uintptr_t)b->buf;
+		sqe->len = 1;
+		sqe->flags = IOSQE_IO_LINK;
+		if (b->splice) {
+			/* not polled: an io-wq worker waits in it */
+			sqe->opcode = IORING_OP_SPLICE;
+			sqe->splice_fd_in = b->pipe[0];
+			/* over addr: no offset in the pipe */
+			sqe->splice_off_in = (__u64)-1;
+			sqe->fd = b->null;
+			sqe->off = (__u64)-1;
+		}
+		return;
+	}
+	if (b->piped)
+		i /= 2;
 	sqe->fd = AT_FDCWD;
-	sqe->addr = (uintptr_t)b->old[i % b->count];
+	sqe->addr = (uintptr_t)b->old[i];
 	switch (b->mode) {
 	case UNLINK:
 		sqe->opcode = IORING_OP_UNLINKAT;
@@ -126,22 +157,14 @@ static void prep(const struct batch *b, unsigned i, struct io_uring_sqe *sqe)
 		break;
 	case READ:
 		sqe->opcode = IORING_OP_READ;
-		sqe->fd = b->fds[i];
-		sqe->addr = (uintptr_t)(b->buf + (size_t)i * 4096);
-		sqe->len = 4096;
+		sqe->fd = b->fd;
+		sqe->addr = (uintptr_t)b->buf;
+		sqe->len = sizeof(b->buf);
 		break;
 	case CREATE:
 		sqe->opcode = IORING_OP_OPENAT;
 		sqe->open_flags = O_CREAT | O_EXCL | O_WRONLY;
 		sqe->len = 0644;
-		break;
-	case PIPE_READ:
-		/* a byte of the pipe, then the file's first 4 KiB linked after it */
-		sqe->opcode = IORING_OP_READ;
-		sqe->fd = i % 2 ? b->fds[0] : b->pipe[0];
-		sqe->addr = (uintptr_t)b->buf;
-		sqe->len = i % 2 ? 4096 : 1;
-		sqe->flags = i % 2 ? 0 : IOSQE_IO_LINK;
 		break;
 	}
 }
@@ -155,7 +178,7 @@ static int all_done(const struct batch *b)
 {
 	unsigned i = 0, tries;
 
-	if (b->mode == READ || b->mode == PIPE_READ) {
+	if (b->mode == READ) {
 		usleep(300000);
 		return 1;
 	}
@@ -171,27 +194,25 @@ static int all_done(const struct batch *b)
 	return 0;
 }
 
-/*
- * Opens each file of a read batch (pipe-read: its one file, and the
- * pipe), and its buffers: 0, else -1 (said why).
- */
-static int open_reads(struct batch *b)
+/* Once hold exists (if given), writes count bytes to the pipe: 0, else -1 (said why). */
+static int release(struct batch *b, const char *hold)
 {
-	unsigned i, n = b->mode == PIPE_READ ? 1 : b->count;
+	unsigned i;
+	ssize_t n;
 
-	b->fds = calloc(n, sizeof(*b->fds));
-	b->buf = malloc((size_t)n * 4096);
-	if (!b->fds || !b->buf)
-		return -1;
-	if (b->mode == PIPE_READ && pipe(b->pipe)) {
-		fprintf(stderr, "uring_batch: cannot make a pipe: %s\n", strerror(errno));
-		return -1;
+	if (hold) {
+		/* for the caller, which waits for this to act before the release */
+		printf("submitted\n");
+		fflush(stdout);
 	}
-	for (i = 0; i < n; i++) {
-		b->fds[i] = open(b->old[i], O_RDONLY);
-		if (b->fds[i] < 0) {
-			fprintf(stderr, "uring_batch: cannot open %s: %s\n", b->old[i],
-				strerror(errno));
+	while (hold && access(hold, F_OK))
+		usleep(10000);
+	memset(b->buf, 'p', sizeof(b->buf));
+	for (i = 0; i < b->count; i += (unsigned)n) {
+		n = write(b->pipe[1], b->buf,
+			  b->count - i < sizeof(b->buf) ? b->count - i : sizeof(b->buf));
+		if (n <= 0) {
+			fprintf(stderr, "uring_batch: cannot write the pipe: %s\n", strerror(errno));
 			return -1;
 		}
 	}
@@ -200,8 +221,9 @@ static int open_reads(struct batch *b)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: uring_batch [--cq N] [--same-data] {unlink PREFIX | "
-			"rename PREFIX NEWPREFIX | read PREFIX | create PREFIX | pipe-read FILE} COUNT\n");
+	fprintf(stderr, "usage: uring_batch [--cq N] [--same-data] [--pipe [--splice] [--hold FILE]] "
+			"{unlink PREFIX | rename PREFIX NEWPREFIX | read FILE | create PREFIX} "
+			"COUNT\n");
 	return 1;
 }
 
@@ -209,27 +231,36 @@ int main(int argc, char **argv)
 {
 	unsigned cq = 0, i, k, tail, idx, queued = 0, requests;
 	int same = 0, cq_asked = 0, res = 0, err;
-	struct batch b = { .mode = UNLINK };
+	static struct batch b = { .mode = UNLINK };
+	const char *hold = NULL;
 	struct uring_ring r = { 0 };
 	long failed;
 
 	for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
 		if (!strcmp(argv[1], "--same-data")) {
 			same = 1;
+		} else if (!strcmp(argv[1], "--pipe")) {
+			b.piped = 1;
+		} else if (!strcmp(argv[1], "--splice")) {
+			b.splice = 1;
 		} else if (!strcmp(argv[1], "--cq") && argc > 2) {
 			cq = (unsigned)strtoul(argv[2], NULL, 10);
 			cq_asked = 1;
+			argc--, argv++;
+		} else if (!strcmp(argv[1], "--hold") && argc > 2) {
+			hold = argv[2];
 			argc--, argv++;
 		} else {
 			return usage();
 		}
 	}
-	while (argc > 1 && b.mode <= PIPE_READ && strcmp(argv[1], modes[b.mode]))
+	while (argc > 1 && b.mode <= CREATE && strcmp(argv[1], modes[b.mode]))
 		b.mode++;
-	if (argc < 2 || b.mode > PIPE_READ || argc != 4 + (b.mode == RENAME))
+	if (argc < 2 || b.mode > CREATE || argc != 4 + (b.mode == RENAME) ||
+	    ((hold || b.splice) && !b.piped) || (cq_asked && b.piped))
 		return usage();
 	b.count = (unsigned)strtoul(argv[argc - 1], NULL, 10);
-	if (!b.count || b.count > 60000)
+	if (!b.count || b.count > 30000)
 		return usage();
 	b.old = calloc(b.count, sizeof(*b.old));
 	b.new = calloc(b.count, sizeof(*b.new));
@@ -239,11 +270,15 @@ int main(int argc, char **argv)
 		snprintf(b.old[i], sizeof(b.old[i]), "%s%u", argv[2], i);
 		snprintf(b.new[i], sizeof(b.new[i]), "%s%u", b.mode == RENAME ? argv[3] : "", i);
 	}
-	if (b.mode == PIPE_READ)
-		snprintf(b.old[0], sizeof(b.old[0]), "%s", argv[2]);
-	if ((b.mode == READ || b.mode == PIPE_READ) && open_reads(&b))
+	if (b.mode == READ && (b.fd = open(argv[2], O_RDONLY)) < 0) {
+		fprintf(stderr, "uring_batch: cannot open %s: %s\n", argv[2], strerror(errno));
 		return 1;
-	requests = b.mode == PIPE_READ ? 2 * b.count : b.count;
+	}
+	if (b.piped && (pipe(b.pipe) || (b.null = open("/dev/null", O_WRONLY)) < 0)) {
+		fprintf(stderr, "uring_batch: cannot make a pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	requests = b.piped ? 2 * b.count : b.count;
 	/* room in the CQ for every completion unless told otherwise */
 	if (!cq)
 		for (cq = 1; cq < requests; cq <<= 1)
@@ -253,8 +288,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uring_batch: cannot set up io_uring: %s\n", strerror(-err));
 		return 2;
 	}
-	alarm(60);
-	/* a chain is cut at the end of a submission: pipe-read's are of 2, the SQ's size even */
+	/* a chain is cut at the end of a submission: --pipe's are of 2, the SQ's size even */
 	for (i = 0; i < requests; i += k) {
 		tail = *r.sq_tail;
 		for (k = 0; k < r.sq_entries && i + k < requests; k++) {
@@ -271,19 +305,9 @@ int main(int argc, char **argv)
 		}
 		queued += k;
 	}
-	/* every chain in flight, its file read waiting for a byte of the pipe */
-	if (b.mode == PIPE_READ) {
-		for (i = 0; i < b.count; i++)
-			b.buf[i % 4096] = 'p';
-		for (i = 0; i < b.count; i += (unsigned)err) {
-			err = (int)write(b.pipe[1], b.buf, b.count - i < 4096 ? b.count - i : 4096);
-			if (err <= 0) {
-				fprintf(stderr, "uring_batch: cannot write the pipe: %s\n",
-					strerror(errno));
-				return 1;
-			}
-		}
-	}
+	alarm(60);
+	if (b.piped && release(&b, hold))
+		return 1;
 	if (cq_asked) {
 		if (!all_done(&b)) {
 			fprintf(stderr, "uring_batch: the requests are not done after 10 s\n");
@@ -298,8 +322,12 @@ int main(int argc, char **argv)
 	}
 	failed = reap(&r, queued, &res);
 	if (res < 0) {
-		fprintf(stderr, "uring_batch: %s %s: %s\n", argv[1],
-			failed >= 0 && !same ? b.old[failed % b.count] : "(a request)", strerror(-res));
+		if (failed >= 0 && !same)
+			fprintf(stderr, "uring_batch: %s %s: %s\n", argv[1],
+				b.old[b.piped ? failed / 2 : failed], strerror(-res));
+		else
+			fprintf(stderr, "uring_batch: %s: a request failed: %s\n", argv[1],
+				strerror(-res));
 		return 1;
 	}
 	return 0;

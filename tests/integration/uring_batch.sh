@@ -30,7 +30,10 @@
 # tags.uringVfsRecordsMissing; 10,000 reads of /v/big, each linked after
 # a read of an empty pipe, all in flight before any runs: those the tracer could not
 # hold counted too, and the tracer and the parser say how many; 12
-# unlinks through a CQ of 4: their records and Deletes. Then as a
+# unlinks through a CQ of 4: their records and Deletes. Then 12 unlinks
+# submitted before the trace began, each linked after a splice from an
+# empty pipe that an io-wq worker waits in, and run by that worker once
+# the tracer runs: no program saw them start; counted. Then as a
 # kernel before 6.2 traces (IOTRACE_NO_PATH_WALK=1: unlinks and renames
 # are counted, not followed): 2. again, all 24 counted.
 #
@@ -120,7 +123,7 @@ iotrace_test_fs ext4 uring-batch "$T" || die "$SETUP_ERR"
 make_files "$MNT/v" 12 && head -c 4096 /dev/zero >"$MNT/v/big" && sync -f "$MNT" ||
 	die "cannot make the files"
 iotrace_test_start_tracer "--vfs: " "$T/out" "$T/err" -S -d "$LN" --vfs
-"$URING_BATCH" --cq 4 read "$MNT/v/f" 12 && "$URING_BATCH" pipe-read "$MNT/v/big" "$BIG" &&
+"$URING_BATCH" --cq 4 read "$MNT/v/f0" 12 && "$URING_BATCH" --pipe read "$MNT/v/big" "$BIG" &&
 	"$URING_BATCH" --cq 4 unlink "$MNT/v/f" 12 || die "uring_batch failed with --vfs"
 iotrace_test_stop_tracer "--vfs: " "$T/out" "$T/err"
 missing=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringVfsRecordsMissing)
@@ -146,6 +149,27 @@ check "--vfs: all 12 unlinks through a CQ of 4 have their records, with their fi
 read -r v other <<<"$(event_counts "$T/io.csv" /v)"
 check "--vfs: the 12 unlinks' Deletes ($v $other)" \
 	[ "$v $other" = "/v:Create=0,MoveFrom=0,MoveTo=0,Delete=12 other=0" ]
+
+# unlinks linked before the trace began, run in it by io-wq workers
+make_files "$MNT/h" 12 || die "cannot make the files"
+"$URING_BATCH" --pipe --splice --hold "$T/go" unlink "$MNT/h/f" 12 >"$T/held" &
+HELD=$!
+# the helper waits for go, and its io-wq workers in the splices, until it is killed
+iotrace_test_undo() { kill "$HELD" 2>/dev/null; wait "$HELD" 2>/dev/null; }
+for _ in $(seq 100); do
+	grep -q submitted "$T/held" && break
+	sleep 0.1
+done
+iotrace_test_start_tracer "held: " "$T/out" "$T/err" -S -d "$LN"
+touch "$T/go"
+wait "$HELD" || die "uring_batch --pipe --splice --hold failed"
+unset -f iotrace_test_undo
+iotrace_test_stop_tracer "held: " "$T/out" "$T/err"
+counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
+"$BIN" -P --io -p "$TRACE" -f csv >"$T/io.csv" 2>"$T/parse.err"
+read -r h other <<<"$(event_counts "$T/io.csv" /h)"
+check "12 unlinks submitted before the trace, run in it: counted (${counted:-none}; $h $other)" \
+	[ "${counted:-none} $h $other" = "12 /h:Create=0,MoveFrom=0,MoveTo=0,Delete=0 other=0" ]
 
 make_files "$MNT/o" 12 || die "cannot make the files"
 export IOTRACE_NO_PATH_WALK=1
