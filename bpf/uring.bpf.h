@@ -297,8 +297,8 @@ static __always_inline bool uring_names(struct io_kiocb *req, __u8 op)
 }
 
 /*
- * Request req, op, which has no completion if it succeeds: counted once,
- * where it is linked, or at its hand-off (linked: where).
+ * Request key, which has no completion if it succeeds: counted once,
+ * where it is linked (linked), or at its hand-off if it was not.
  */
 static __always_inline void uring_skipped(__u64 key, bool linked)
 {
@@ -330,27 +330,23 @@ static __always_inline void uring_cqe_expect(struct io_kiocb *req, __u64 key, __
 }
 
 /*
- * The completion ring posted with user_data, of request key, marked (at
- * its completion or its overflow), is no longer awaited: its entry in
- * uring_by_cqe goes with the last request it stood for. The request it
- * stood for, or 0 if that is not known.
+ * The completion ring posts with user_data for a marked request (at its
+ * completion or its overflow) is no longer awaited: its entry in
+ * uring_by_cqe goes with the last request it stood for.
  */
-static __always_inline __u64 uring_cqe_done(__u64 ring, __u64 user_data)
+static __always_inline void uring_cqe_done(__u64 ring, __u64 user_data)
 {
 	struct uring_cqe_key k = { ring, user_data };
 	struct uring_cqe_reqs *w = bpf_map_lookup_elem(&uring_by_cqe, &k);
-	__u64 req;
 
 	if (!w)
-		return 0;
-	req = w->req;
+		return;
 	if (w->n <= 1) {
 		bpf_map_delete_elem(&uring_by_cqe, &k);
 	} else {
 		w->req = 0;
 		__sync_fetch_and_sub(&w->n, 1);
 	}
-	return req;
 }
 
 /*
@@ -585,10 +581,11 @@ static __always_inline void uring_overflow(__u64 ring, __u64 user_data, __s32 re
 }
 
 /*
- * The programs on the hand-off, the link and the completion, loaded for
- * the file events, with --vfs or without (without, attached with the
- * syscall programs, vfs_attach.c): with ns where the unlink and rename
- * programs load (bpf_loop, bpf_rdonly_cast()), else the _nowalk ones,
+ * The programs on the hand-off, the link, the completion and its
+ * overflow, loaded for the file events, with --vfs or without (without,
+ * attached with the syscall programs, vfs_attach.c): with ns where the
+ * unlink and rename programs load (bpf_loop, bpf_rdonly_cast()), else
+ * the _nowalk ones,
  * which hold no call of the walk: a kernel before v6.8 verifies every
  * global function a program holds, reached or not.
  */
