@@ -13,6 +13,13 @@
 #ifndef IOTRACE_URING_BPF_H
 #define IOTRACE_URING_BPF_H
 
+/*
+ * --vfs, on a kernel with io_uring_submit_req (v6.3): requests are
+ * recorded. Older kernels trace io_uring's file events (from v6.2) but
+ * not its calls.
+ */
+const volatile __u8 uring_vfs_enabled = 0;
+
 /* io_uring requests in flight, by request address */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -55,7 +62,7 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 	struct io_rw *rw = (void *)&req->cmd;
 	__u8 op;
 
-	if (!vfs_enabled)
+	if (!uring_vfs_enabled)
 		return 0;
 	if (!task_selected(task->tgid))
 		return 0;
@@ -514,7 +521,7 @@ static __always_inline void uring_complete(void *req, __u64 ring, __u64 user_dat
 
 	if (!r)
 		return;
-	if (vfs_enabled) {
+	if (uring_vfs_enabled) {
 		p = bpf_map_lookup_elem(&uring_reqs, &key);
 		if (p) {
 			st = *p;
@@ -525,7 +532,7 @@ static __always_inline void uring_complete(void *req, __u64 ring, __u64 user_dat
 	if (uring_opens(op) || op == IOTRACE_IORING_OP_UNLINKAT ||
 	    op == IOTRACE_IORING_OP_RENAMEAT)
 		uring_file_events(r, op, ring, user_data, res, p ? &st : NULL, ns);
-	if (!vfs_enabled || uring_opens(op))
+	if (!uring_vfs_enabled || uring_opens(op))
 		return;
 	if (!p) {
 		st.dev = 0;
@@ -544,7 +551,7 @@ static __always_inline void uring_complete(void *req, __u64 ring, __u64 user_dat
 
 static __always_inline void uring_overflow_unclaimed(void)
 {
-	if (vfs_enabled && task_selected(bpf_get_current_pid_tgid() >> 32))
+	if (uring_vfs_enabled && task_selected(bpf_get_current_pid_tgid() >> 32))
 		__sync_fetch_and_add(&uring_vfs_missing, 1);
 }
 
@@ -583,11 +590,14 @@ static __always_inline void uring_overflow(__u64 ring, __u64 user_data, __s32 re
 /*
  * The programs on the hand-off, the link, the completion and its
  * overflow, loaded for the file events, with --vfs or without (without,
- * attached with the syscall programs, vfs_attach.c): with ns where the
- * unlink and rename programs load (bpf_loop, bpf_rdonly_cast()), else
- * the _nowalk ones,
- * which hold no call of the walk: a kernel before v6.8 verifies every
- * global function a program holds, reached or not.
+ * attached with the syscall programs, vfs_attach.c). The completion's
+ * tp_btf program needs the prototype of v6.13 (ctx, req, cqe); before,
+ * from v5.19, the tracepoint passed the CQE's fields one by one, which
+ * the classic tracepoint's record (_tp) holds under the same names on
+ * every such kernel. With ns where the unlink and rename programs load
+ * (bpf_loop, bpf_rdonly_cast()), else the _nowalk ones, which hold no
+ * call of the walk: a kernel before v6.8 verifies every global function
+ * a program holds, reached or not.
  */
 #define IOTRACE_URING_PROGS(suffix, ns)						\
 	SEC("tp_btf/io_uring_queue_async_work")					\
@@ -608,6 +618,14 @@ static __always_inline void uring_overflow(__u64 ring, __u64 user_data, __s32 re
 		     void *req, struct io_uring_cqe *cqe)			\
 	{									\
 		uring_complete(req, (__u64)rctx, cqe->user_data, cqe->res, ns);	\
+		return 0;							\
+	}									\
+	SEC("tracepoint/io_uring/io_uring_complete")				\
+	int handle_uring_complete_tp##suffix(					\
+		struct trace_event_raw_io_uring_complete *tp)			\
+	{									\
+		uring_complete(tp->req, (__u64)tp->ctx, tp->user_data, tp->res,	\
+			       ns);						\
 		return 0;							\
 	}									\
 	SEC("tp_btf/io_uring_cqe_overflow")					\

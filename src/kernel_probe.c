@@ -94,6 +94,41 @@ static bool asked(const char *name)
 	return env && strcmp(env, "1") == 0;
 }
 
+/* Whether struct name in btf has each of the members, NULL-ended. */
+static bool has_members(const struct btf *btf, const char *name, const char *const *members)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, i, found;
+
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (!t)
+		return false;
+	for (; *members; members++) {
+		m = btf_members(t);
+		for (i = 0, found = 0; i < btf_vlen(t) && !found; i++, m++)
+			found = strcmp(btf__name_by_offset(btf, m->name_off), *members) == 0;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+enum probe_uring_complete probe__uring_complete(const struct btf *btf)
+{
+	static const char *const fields[] = { "ctx", "req", "user_data", "res", NULL };
+
+	if (!btf)
+		return PROBE_URING_COMPLETE_NONE;
+	if (!asked("IOTRACE_URING_TRACEPOINT") && probe__tp_btf_args(btf, "io_uring_complete") == 3)
+		return PROBE_URING_COMPLETE_BTF;
+	if (probe__tracepoint_exists("io_uring", "io_uring_complete") &&
+	    has_members(btf, "trace_event_raw_io_uring_complete", fields))
+		return PROBE_URING_COMPLETE_TRACEPOINT;
+	return PROBE_URING_COMPLETE_NONE;
+}
+
 bool probe__cast_loads(const struct btf *btf)
 {
 	return !asked("IOTRACE_PROBE_READS") && probe__rdonly_cast(btf);

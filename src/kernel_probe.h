@@ -31,6 +31,22 @@ struct btf *probe__module_btf(const struct btf *vmlinux, const char *module);
 /* A classic tracepoint category:name in tracefs (either mount point). */
 bool probe__tracepoint_exists(const char *category, const char *name);
 
+enum probe_uring_complete {
+	PROBE_URING_COMPLETE_NONE,
+	/* tp_btf, io_uring_complete(ctx, req, cqe): v6.13 and later */
+	PROBE_URING_COMPLETE_BTF,
+	/* the classic tracepoint, whose record names ctx, req, user_data, res: v5.19 and later */
+	PROBE_URING_COMPLETE_TRACEPOINT,
+};
+
+/*
+ * Which program io_uring's completion can have: the tp_btf one where the
+ * kernel's prototype is the one it is written for, else the classic
+ * tracepoint (slower: the kernel fills its record first), the only one
+ * with IOTRACE_URING_TRACEPOINT=1, which tests it on a newer kernel.
+ */
+enum probe_uring_complete probe__uring_complete(const struct btf *vmlinux);
+
 /*
  * Classic tracepoints (system calls, rename exits) are found and attached
  * through tracefs, which a node booted without systemd may not have

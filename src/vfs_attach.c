@@ -188,37 +188,52 @@ static void fs_ns_configure(struct iotrace *skel, const struct btf *vmlinux, boo
 	ro->xfs_names = fs_names(skel, "xfs");
 }
 
-#define NURING 4
+#define NURING 5
+/* the completion's two programs in uring_progs(): one of them loads */
+#define URING_COMPLETE_BTF 0
+#define URING_COMPLETE_TP 1
 
 /*
- * io_uring's programs on its completion (first: attached first), hand-off,
- * link and completion overflow: those that walk paths (walk), or those
- * that hold no walk, for kernels where the unlink and rename programs do
- * not load (uring.bpf.h).
+ * io_uring's programs on its completion (first: attached first; tp_btf
+ * or classic tracepoint), hand-off, link and completion overflow: those
+ * that walk paths (walk), or those that hold no walk, for kernels where
+ * the unlink and rename programs do not load (uring.bpf.h).
  */
 static void uring_progs(const struct iotrace *skel, bool walk, struct bpf_program *p[NURING])
 {
-	p[0] = walk ? skel->progs.handle_uring_complete : skel->progs.handle_uring_complete_nowalk;
-	p[1] = walk ? skel->progs.handle_uring_queue : skel->progs.handle_uring_queue_nowalk;
-	p[2] = walk ? skel->progs.handle_uring_link : skel->progs.handle_uring_link_nowalk;
-	p[3] = walk ? skel->progs.handle_uring_overflow : skel->progs.handle_uring_overflow_nowalk;
+	p[URING_COMPLETE_BTF] = walk ? skel->progs.handle_uring_complete :
+				       skel->progs.handle_uring_complete_nowalk;
+	p[URING_COMPLETE_TP] = walk ? skel->progs.handle_uring_complete_tp :
+				      skel->progs.handle_uring_complete_tp_nowalk;
+	p[2] = walk ? skel->progs.handle_uring_queue : skel->progs.handle_uring_queue_nowalk;
+	p[3] = walk ? skel->progs.handle_uring_link : skel->progs.handle_uring_link_nowalk;
+	p[4] = walk ? skel->progs.handle_uring_overflow : skel->progs.handle_uring_overflow_nowalk;
 }
 
 /*
- * Loads io_uring's completion program if complete (for --vfs records or
- * file events), its hand-off, link and overflow programs if files: those that walk
- * where ns, else the others. With --vfs they are attached at the start.
+ * Loads io_uring's completion program of kind (for --vfs records or file
+ * events; none if NONE), its hand-off, link and overflow programs if
+ * files: those that walk where ns, else the others. With --vfs they are
+ * attached at the start.
  */
-static void uring_configure(struct iotrace *skel, bool complete, bool files, bool ns, bool vfs)
+static void uring_configure(struct iotrace *skel, enum probe_uring_complete kind, bool files,
+			    bool ns, bool vfs)
 {
 	struct bpf_program *p[NURING];
+	bool load;
 	size_t i;
 	int walk;
 
 	for (walk = 0; walk < 2; walk++) {
 		uring_progs(skel, walk, p);
 		for (i = 0; i < NURING; i++) {
-			bpf_program__set_autoload(p[i], walk == ns && (i == 0 ? complete : files));
+			if (i == URING_COMPLETE_BTF)
+				load = kind == PROBE_URING_COMPLETE_BTF;
+			else if (i == URING_COMPLETE_TP)
+				load = kind == PROBE_URING_COMPLETE_TRACEPOINT;
+			else
+				load = files;
+			bpf_program__set_autoload(p[i], walk == ns && load);
 			bpf_program__set_autoattach(p[i], vfs);
 		}
 	}
@@ -293,6 +308,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	/* --no-file-events: no syscall program loads; a start without them is shorter too */
 	bool files = !cfg->no_file_events;
 	struct bpf_program *renames[NRENAMES];
+	enum probe_uring_complete complete;
 	bool uring, uring_files, ns, cast;
 	size_t i;
 	int err;
@@ -336,21 +352,25 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
 	/* the file systems' own unlinks and renames, for what the walk leaves to them */
 	fs_ns_configure(skel, vmlinux, ns);
-	/* the v6.x prototypes; older kernels trace io_uring without them */
-	uring = probe__tp_btf_args(vmlinux, "io_uring_submit_req") == 1 &&
-		probe__tp_btf_args(vmlinux, "io_uring_complete") == 3;
-	bpf_program__set_autoload(skel->progs.handle_uring_submit, cfg->vfs && uring);
+	/* io_uring's calls with --vfs: from v6.3, older kernels trace them not */
+	complete = probe__uring_complete(vmlinux);
+	uring = cfg->vfs && complete != PROBE_URING_COMPLETE_NONE &&
+		probe__tp_btf_args(vmlinux, "io_uring_submit_req") == 1;
+	ro->uring_vfs_enabled = uring;
+	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring);
 	/*
-	 * io_uring's opens, unlinks and renames for the file events too,
-	 * where the system calls' are traced (not without tracefs: a trace
-	 * would have the Creates of io_uring and not those of open(2));
+	 * io_uring's opens, unlinks and renames for the file events too (from
+	 * v6.2), where the system calls' are traced (not without tracefs: a
+	 * trace would have the Creates of io_uring and not those of open(2));
 	 * without --vfs attached with them (vfs__attach()), not at the start
 	 */
-	uring_files = bpf_program__autoload(skel->progs.handle_sys_exit) && uring &&
+	uring_files = bpf_program__autoload(skel->progs.handle_sys_exit) &&
+		      complete != PROBE_URING_COMPLETE_NONE &&
 		      probe__tp_btf_args(vmlinux, "io_uring_queue_async_work") == 2 &&
 		      probe__tp_btf_args(vmlinux, "io_uring_link") == 2 &&
 		      probe__tp_btf_args(vmlinux, "io_uring_cqe_overflow") == 5;
-	uring_configure(skel, (cfg->vfs && uring) || uring_files, uring_files, ns, cfg->vfs);
+	uring_configure(skel, uring || uring_files ? complete : PROBE_URING_COMPLETE_NONE,
+			uring_files, ns, cfg->vfs);
 	/*
 	 * a kernel without syscall tracepoints (CONFIG_FTRACE_SYSCALLS off)
 	 * traces without them; handle_ns_exit moves the rename epoch itself,
