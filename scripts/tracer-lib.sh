@@ -515,6 +515,24 @@ iotrace_check_program() {
 	check "program $want is the one loaded" bash -c "bpftool prog show | grep -qw 'name $want'"
 }
 
+# iotrace_check_uring_complete LABEL [_nowalk]: a check
+# (iotrace_test_harness), while a tracer runs, that io_uring's completion
+# has the program it should, and only that one: the classic tracepoint's
+# with IOTRACE_URING_TRACEPOINT=1 (as kernels 5.19 to 6.12 have it), else
+# the tp_btf one (uring.bpf.h); _nowalk: their twin without the path
+# walk. Needs bpftool.
+iotrace_check_uring_complete() {
+	local want=handle_uring_complete not=handle_uring_complete_tp progs
+	if [ "${IOTRACE_URING_TRACEPOINT:-}" = 1 ]; then
+		want=handle_uring_complete_tp
+		not=handle_uring_complete
+	fi
+	want=$want${2:-}
+	progs=$(bpftool prog show | grep -oE "name handle_uring_complete[a-z_]*" | sort -u | tr '\n' ' ')
+	check "${1}io_uring's completion program is $want, not $not ($progs)" \
+		bash -c "grep -q 'name $want ' <<<'$progs' && ! grep -qE 'name $not(_nowalk)? ' <<<'$progs'"
+}
+
 # iotrace_kill_wait PID...: kills (SIGKILL) and reaps each of a test's
 # workload processes; empty and gone PIDs are fine, so cleanup code can
 # call it whatever state the test was left in.

@@ -123,6 +123,7 @@ iotrace_test_fs ext4 uring-batch "$T" || die "$SETUP_ERR"
 make_files "$MNT/v" 12 && head -c 4096 /dev/zero >"$MNT/v/big" && sync -f "$MNT" ||
 	die "cannot make the files"
 iotrace_test_start_tracer "--vfs: " "$T/out" "$T/err" -S -d "$LN" --vfs
+iotrace_check_uring_complete "--vfs: "
 "$URING_BATCH" --cq 4 read "$MNT/v/f0" 12 && "$URING_BATCH" --pipe read "$MNT/v/big" "$BIG" &&
 	"$URING_BATCH" --cq 4 unlink "$MNT/v/f" 12 || die "uring_batch failed with --vfs"
 iotrace_test_stop_tracer "--vfs: " "$T/out" "$T/err"
@@ -175,6 +176,7 @@ make_files "$MNT/o" 12 || die "cannot make the files"
 export IOTRACE_NO_PATH_WALK=1
 iotrace_test_start_tracer "no walk: " "$T/out" "$T/err" -S -d "$LN"
 unset IOTRACE_NO_PATH_WALK
+iotrace_check_uring_complete "no walk: " _nowalk
 "$URING_BATCH" --cq 4 rename "$MNT/o/f" "$MNT/o/g" 12 &&
 	"$URING_BATCH" --cq 4 unlink "$MNT/o/g" 12 ||
 	die "uring_batch failed without the walk"

@@ -102,6 +102,7 @@ mkdir "$MNT/d" "$MNT/z" "$T/x" && touch "$T/x/g" "$MNT/v" || die "cannot make th
 sync -f "$MNT"
 
 iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$LN"
+iotrace_check_uring_complete ""
 python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1], create=True)' "$MNT/d/f" ||
 	die "cannot write /d/f"
 "$URING_NS" rename "$MNT/d" "$MNT/e" || die "uring_ns cannot rename d"
@@ -184,6 +185,7 @@ check "with --vfs, o's Create, Moves and Delete ($got)" \
 export IOTRACE_NO_PATH_WALK=1
 iotrace_test_start_tracer "no walk: " "$T/out4" "$T/err4" -S -d "$LN"
 unset IOTRACE_NO_PATH_WALK
+iotrace_check_uring_complete "no walk: " _nowalk
 "$URING_NS" create "$MNT/e/t" rename "$MNT/e/t" "$MNT/e/u" nop +unlink "$MNT/e/f" ||
 	die "uring_ns failed without the walk"
 python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1], offset=4096)' "$MNT/e/u" ||

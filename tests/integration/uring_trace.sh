@@ -52,6 +52,7 @@ uring_run() {
 
 	iotrace_test_start_tracer "$fs: " "$T/$fs.trace.out" "$T/$fs.trace.err" \
 		-S -d "$LN" --vfs -l "uring-$fs"
+	iotrace_check_uring_complete "$fs: "
 
 	fio --name=r --filename="$MNT/u.dat" --ioengine=io_uring --rw=randread --bs=4k --size=4M \
 		--io_size=64k --direct=1 --iodepth=4 --norandommap --output="$T/$fs.fio-r.out" ||
