@@ -18,7 +18,7 @@
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
-BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '${1:-}'" >&2; exit 1; }
+iotrace_test_binary "$@"
 iotrace_test_harness
 
 iotrace_require_root_bpf "loop devices, BPF" losetup

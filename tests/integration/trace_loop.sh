@@ -281,7 +281,7 @@ if want_run 1 && kernel_record && start_tracer run1 -l integration --dispatch; t
 	check "run1: the trace has octf.summary and octf.trace.* files" \
 		test -f "$TDIR/octf.summary" -a -n "$(find "$TDIR" -name 'octf.trace.*' -print -quit)"
 	# compressed by default: delta records in zstd frames, marked at the start
-	names=$(cd "$TDIR" && ls octf.trace.* | grep -cvE '^octf\.trace\.[0-9]+\.zst$')
+	names=$(find "$TDIR" -maxdepth 1 -name 'octf.trace.*' -printf '%f\n' | grep -cvE '^octf\.trace\.[0-9]+\.zst$')
 	check "run1: every stream is octf.trace.<cpu>.zst ($names others)" [ "$names" = 0 ]
 	bad=$(for f in "$TDIR"/octf.trace.*; do iotrace_has_delta_header "$f" || echo "$f"; done)
 	check "run1: every stream starts with the delta header${bad:+ (not: $bad)}" [ -z "$bad" ]
@@ -321,7 +321,7 @@ if want_run 5 && sync && sleep 1 && kernel_record && start_tracer run5 --compres
 	cat "/sys/block/$LN/stat" >"$T/stat5.after"
 	echo "      run5 took $(elapsed "$t0") s"
 	check "run5: tracer exit 0 (got $TRACER_RC)" [ "$TRACER_RC" = 0 ]
-	names=$(cd "$TDIR" && ls octf.trace.* | grep -cvE '^octf\.trace\.[0-9]+$')
+	names=$(find "$TDIR" -maxdepth 1 -name 'octf.trace.*' -printf '%f\n' | grep -cvE '^octf\.trace\.[0-9]+$')
 	check "run5: every stream is octf.trace.<cpu>, no .zst ($names others)" [ "$names" = 0 ]
 	# OCTF framing: a length varint, then an Event whose first field is its header
 	bad=$(for f in "$TDIR"/octf.trace.*; do [ -s "$f" ] && [ "$(od -An -tx1 -j1 -N1 "$f" | tr -d ' ')" != 0a ] && echo "$f"; done)

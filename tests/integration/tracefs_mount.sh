@@ -31,6 +31,7 @@ iotrace_require_root_bpf "mount namespaces, loop devices, BPF" \
 	unshare mountpoint losetup mkfs.ext4 bpftool
 iotrace_require_loop
 if [ -z "${IOTRACE_TRACEFS_NS:-}" ]; then
+	# shellcheck disable=SC2093 # the rest runs only if unshare cannot start
 	IOTRACE_TRACEFS_NS=1 exec unshare --mount --propagation private bash "$0" "$@"
 	die "unshare --mount failed"
 fi

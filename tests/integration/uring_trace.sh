@@ -72,8 +72,10 @@ uring_run() {
 		fail "$fs: -P --io: $(cat "$T/$fs.io.err")"
 	# btrfs makes a direct read into pages not faulted in yet a buffered
 	# one: fio's 4 buffers at their first use
+	local fallback=()
+	[ "$fs" = btrfs ] && fallback=(--buffered-fallback 4)
 	python3 "$HERE/check_uring.py" "$T/$fs.vfs.csv" "$T/$fs.io.csv" --label "$fs: " \
-		$([ "$fs" = btrfs ] && echo --buffered-fallback 4) >"$T/$fs.check.out" 2>&1
+		"${fallback[@]}" >"$T/$fs.check.out" 2>&1
 	rc=$?
 	iotrace_test_relay "$T/$fs.check.out" "$rc" "$fs: check_uring.py"
 	iotrace_teardown_fs

@@ -70,6 +70,7 @@ iotrace_require_cgroup2
 
 # --- setup and teardown --------------------------------------------------------
 T=$(mktemp -d /tmp/iotrace-vfs.XXXXXX)
+# shellcheck disable=SC2034 # iotrace_teardown_fs (tracer-lib.sh) reads it
 IMG=
 LOOP=
 MNT=
