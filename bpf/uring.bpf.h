@@ -48,13 +48,12 @@ static __always_inline bool uring_opens(__u8 op)
 }
 
 /*
- * A request prepared from its SQE: io_submit_sqe() fires this after
- * io_init_req(), so a read/write request's io_rw (which overlays
- * req->cmd) already holds the SQE's offset and length. The file is not
- * assigned yet; it is checked at completion.
+ * A request prepared from its SQE: io_submit_sqe() fires the submission
+ * tracepoint after io_init_req(), so a read/write request's io_rw (which
+ * overlays req->cmd) already holds the SQE's offset and length. The file
+ * is not assigned yet; it is checked at completion.
  */
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
+static __always_inline int uring_submit(struct io_kiocb *req)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 key = (__u64)req;
@@ -106,6 +105,22 @@ int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
 	if (bpf_map_update_elem(&uring_reqs, &key, &st, BPF_ANY))
 		count_lost(1);
 	return 0;
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
+{
+	return uring_submit(req);
+}
+
+/*
+ * v6.1 and v6.2: the same tracepoint, fired at the same place, under its
+ * old name; v5.19's passed the request as a void pointer and is not used
+ */
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(handle_uring_submit_sqe, struct io_kiocb *req, bool force_nonblock)
+{
+	return uring_submit(req);
 }
 
 enum uring_state {

@@ -11,24 +11,47 @@
 
 #include "kernel_probe.h"
 
-int probe__tp_btf_args(const struct btf *btf, const char *tp)
+/* The prototype of the tp_btf tracepoint tp's programs, or NULL. */
+static const struct btf_type *tp_proto(const struct btf *btf, const char *tp)
 {
 	const struct btf_type *t;
 	char name[128];
 	int id;
 
 	if (!btf)
-		return -1;
+		return NULL;
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
 	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
 	if (id <= 0)
-		return -1;
+		return NULL;
 	t = btf__type_by_id(btf, id);
 	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* pointer */
 	if (t && btf_is_ptr(t))
 		t = btf__type_by_id(btf, t->type);	/* function prototype */
+	return t && btf_is_func_proto(t) ? t : NULL;
+}
+
+int probe__tp_btf_args(const struct btf *btf, const char *tp)
+{
+	const struct btf_type *t = tp_proto(btf, tp);
+
 	/* the first argument is the tracepoint's private data pointer */
-	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
+	return t ? btf_vlen(t) - 1 : -1;
+}
+
+bool probe__tp_btf_takes(const struct btf *btf, const char *tp, int nargs, const char *first)
+{
+	const struct btf_type *t = tp_proto(btf, tp);
+	int id;
+
+	if (!t || btf_vlen(t) - 1 != nargs || nargs < 1)
+		return false;
+	t = btf__type_by_id(btf, btf_params(t)[1].type);
+	if (!t || !btf_is_ptr(t))
+		return false;
+	id = btf__resolve_type(btf, t->type);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	return t && btf_is_struct(t) && strcmp(btf__name_by_offset(btf, t->name_off), first) == 0;
 }
 
 struct btf *probe__module_btf(const struct btf *vmlinux, const char *module)
@@ -115,7 +138,7 @@ static bool has_members(const struct btf *btf, const char *name, const char *con
 	return true;
 }
 
-enum probe_uring_complete probe__uring_complete(const struct btf *btf)
+enum probe_uring_complete probe__uring_complete_of(const struct btf *btf, bool tracepoint)
 {
 	static const char *const fields[] = { "ctx", "req", "user_data", "res", NULL };
 
@@ -123,10 +146,14 @@ enum probe_uring_complete probe__uring_complete(const struct btf *btf)
 		return PROBE_URING_COMPLETE_NONE;
 	if (!asked("IOTRACE_URING_TRACEPOINT") && probe__tp_btf_args(btf, "io_uring_complete") == 3)
 		return PROBE_URING_COMPLETE_BTF;
-	if (probe__tracepoint_exists("io_uring", "io_uring_complete") &&
-	    has_members(btf, "trace_event_raw_io_uring_complete", fields))
+	if (tracepoint && has_members(btf, "trace_event_raw_io_uring_complete", fields))
 		return PROBE_URING_COMPLETE_TRACEPOINT;
 	return PROBE_URING_COMPLETE_NONE;
+}
+
+enum probe_uring_complete probe__uring_complete(const struct btf *btf)
+{
+	return probe__uring_complete_of(btf, probe__tracepoint_exists("io_uring", "io_uring_complete"));
 }
 
 bool probe__cast_loads(const struct btf *btf)

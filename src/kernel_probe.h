@@ -20,6 +20,12 @@ struct btf;
 int probe__tp_btf_args(const struct btf *vmlinux, const char *tp);
 
 /*
+ * Whether the tp_btf tracepoint tp takes nargs arguments, the first a
+ * pointer to struct first: a program written for that prototype loads.
+ */
+bool probe__tp_btf_takes(const struct btf *vmlinux, const char *tp, int nargs, const char *first);
+
+/*
  * The BTF of module (ext4, xfs) where the kernel was built with it as a
  * module and it is loaded, split on vmlinux's (btf__free() it); NULL if
  * there is none. probe__tp_btf_args() finds its tracepoints there.
@@ -46,6 +52,9 @@ enum probe_uring_complete {
  * with IOTRACE_URING_TRACEPOINT=1, which tests it on a newer kernel.
  */
 enum probe_uring_complete probe__uring_complete(const struct btf *vmlinux);
+
+/* The same, given whether tracefs has io_uring:io_uring_complete (tests). */
+enum probe_uring_complete probe__uring_complete_of(const struct btf *vmlinux, bool tracepoint);
 
 /*
  * Classic tracepoints (system calls, rename exits) are found and attached

@@ -309,7 +309,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	bool files = !cfg->no_file_events;
 	struct bpf_program *renames[NRENAMES];
 	enum probe_uring_complete complete;
-	bool uring, uring_files, ns, cast;
+	bool uring, uring_files, ns, cast, submit, submit_sqe;
 	size_t i;
 	int err;
 
@@ -352,12 +352,17 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	bpf_program__set_autoload(skel->progs.handle_ns_exit, ns);
 	/* the file systems' own unlinks and renames, for what the walk leaves to them */
 	fs_ns_configure(skel, vmlinux, ns);
-	/* io_uring's calls with --vfs: from v6.3, older kernels trace them not */
+	/*
+	 * io_uring's calls with --vfs, from the submission (its tracepoint's
+	 * name until v6.3, io_uring_submit_sqe, from v6.1) to the completion
+	 */
 	complete = probe__uring_complete(vmlinux);
-	uring = cfg->vfs && complete != PROBE_URING_COMPLETE_NONE &&
-		probe__tp_btf_args(vmlinux, "io_uring_submit_req") == 1;
+	submit = probe__tp_btf_takes(vmlinux, "io_uring_submit_req", 1, "io_kiocb");
+	submit_sqe = !submit && probe__tp_btf_takes(vmlinux, "io_uring_submit_sqe", 2, "io_kiocb");
+	uring = cfg->vfs && complete != PROBE_URING_COMPLETE_NONE && (submit || submit_sqe);
 	ro->uring_vfs_enabled = uring;
-	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring);
+	bpf_program__set_autoload(skel->progs.handle_uring_submit, uring && submit);
+	bpf_program__set_autoload(skel->progs.handle_uring_submit_sqe, uring && submit_sqe);
 	/*
 	 * io_uring's opens, unlinks and renames for the file events too (from
 	 * v6.2), where the system calls' are traced (not without tracefs: a
