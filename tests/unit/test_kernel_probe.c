@@ -90,14 +90,10 @@ static int teardown(void **state)
 static void test_complete_6_13(void **state)
 {
 	struct types t;
-	int args[3];
 
 	types_new(&t);
 	*state = t.btf;
-	args[0] = t.ctx_ptr;
-	args[1] = t.vptr;
-	args[2] = t.cqe_ptr;
-	add_tp(&t, "io_uring_complete", 3, args);
+	add_tp(&t, "io_uring_complete", 3, (const int[]){ t.ctx_ptr, t.vptr, t.cqe_ptr });
 	add_record(&t, record_fields, 7);
 	assert_int_equal(probe__uring_complete_of(t.btf, true), PROBE_URING_COMPLETE_BTF);
 	/* without tracefs too: it needs none */
@@ -114,18 +110,11 @@ static void test_complete_6_13(void **state)
 static void test_complete_6_1(void **state)
 {
 	struct types t;
-	int args[7];
 
 	types_new(&t);
 	*state = t.btf;
-	args[0] = t.vptr;
-	args[1] = t.vptr;
-	args[2] = t.u64;
-	args[3] = t.s32;
-	args[4] = t.s32;
-	args[5] = t.u64;
-	args[6] = t.u64;
-	add_tp(&t, "io_uring_complete", 7, args);
+	add_tp(&t, "io_uring_complete", 7,
+	       (const int[]){ t.vptr, t.vptr, t.u64, t.s32, t.s32, t.u64, t.u64 });
 	add_record(&t, record_fields, 7);
 	assert_int_equal(probe__uring_complete_of(t.btf, true), PROBE_URING_COMPLETE_TRACEPOINT);
 	assert_int_equal(probe__uring_complete_of(t.btf, false), PROBE_URING_COMPLETE_NONE);
@@ -136,15 +125,10 @@ static void test_complete_5_15(void **state)
 {
 	static const char *const fields[] = { "ctx", "user_data", "res", "cflags" };
 	struct types t;
-	int args[4];
 
 	types_new(&t);
 	*state = t.btf;
-	args[0] = t.vptr;
-	args[1] = t.u64;
-	args[2] = t.s32;
-	args[3] = t.s32;
-	add_tp(&t, "io_uring_complete", 4, args);
+	add_tp(&t, "io_uring_complete", 4, (const int[]){ t.vptr, t.u64, t.s32, t.s32 });
 	add_record(&t, fields, 4);
 	assert_int_equal(probe__uring_complete_of(t.btf, true), PROBE_URING_COMPLETE_NONE);
 	assert_int_equal(probe__uring_complete_of(NULL, true), PROBE_URING_COMPLETE_NONE);
@@ -152,21 +136,16 @@ static void test_complete_5_15(void **state)
 
 /*
  * The submission: io_uring_submit_req(req) from v6.3; io_uring_submit_sqe(req,
- * force_nonblock) in v6.1 and v6.2, whose program is the same; v5.19's
- * io_uring_submit_sqe(ctx, req, ...) passes the request as a void
- * pointer, second, and takes no such program.
+ * force_nonblock) in v6.1 and v6.2, whose program is the same
  */
-static void test_submit(void **state)
+static void test_submit_6_1(void **state)
 {
 	struct types t;
-	int args[7];
 
 	types_new(&t);
 	*state = t.btf;
-	args[0] = t.req_ptr;
-	add_tp(&t, "io_uring_submit_req", 1, args);
-	args[1] = t.boolean;
-	add_tp(&t, "io_uring_submit_sqe", 2, args);
+	add_tp(&t, "io_uring_submit_req", 1, (const int[]){ t.req_ptr });
+	add_tp(&t, "io_uring_submit_sqe", 2, (const int[]){ t.req_ptr, t.boolean });
 	assert_true(probe__tp_btf_takes(t.btf, "io_uring_submit_req", 1, "io_kiocb"));
 	assert_true(probe__tp_btf_takes(t.btf, "io_uring_submit_sqe", 2, "io_kiocb"));
 	assert_false(probe__tp_btf_takes(t.btf, "io_uring_submit_sqe", 1, "io_kiocb"));
@@ -175,19 +154,17 @@ static void test_submit(void **state)
 	assert_false(probe__tp_btf_takes(NULL, "io_uring_submit_req", 1, "io_kiocb"));
 	assert_int_equal(probe__tp_btf_args(t.btf, "io_uring_submit_sqe"), 2);
 	assert_int_equal(probe__tp_btf_args(t.btf, "io_uring_link"), -1);
-	btf__free(t.btf);
-	*state = NULL;
+}
+
+/* v5.19's io_uring_submit_sqe(ctx, req, ...) passes the request second, as a void pointer */
+static void test_submit_5_19(void **state)
+{
+	struct types t;
 
 	types_new(&t);
 	*state = t.btf;
-	args[0] = t.vptr;
-	args[1] = t.vptr;
-	args[2] = t.u64;
-	args[3] = t.s32;
-	args[4] = t.s32;
-	args[5] = t.boolean;
-	args[6] = t.boolean;
-	add_tp(&t, "io_uring_submit_sqe", 7, args);
+	add_tp(&t, "io_uring_submit_sqe", 7,
+	       (const int[]){ t.vptr, t.vptr, t.u64, t.s32, t.s32, t.boolean, t.boolean });
 	assert_false(probe__tp_btf_takes(t.btf, "io_uring_submit_sqe", 2, "io_kiocb"));
 	assert_false(probe__tp_btf_takes(t.btf, "io_uring_submit_sqe", 7, "io_kiocb"));
 }
@@ -198,7 +175,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_complete_6_13, teardown),
 		cmocka_unit_test_teardown(test_complete_6_1, teardown),
 		cmocka_unit_test_teardown(test_complete_5_15, teardown),
-		cmocka_unit_test_teardown(test_submit, teardown),
+		cmocka_unit_test_teardown(test_submit_6_1, teardown),
+		cmocka_unit_test_teardown(test_submit_5_19, teardown),
 	};
 
 	unsetenv("IOTRACE_URING_TRACEPOINT");
