@@ -14,9 +14,9 @@
 #define IOTRACE_URING_BPF_H
 
 /*
- * --vfs, on a kernel with io_uring_submit_req (v6.3): requests are
- * recorded. Older kernels trace io_uring's file events (from v6.2) but
- * not its calls.
+ * --vfs, on a kernel whose submission tracepoint takes the request
+ * (v6.1): requests are recorded from it to their completion. An older
+ * kernel records none, and counts none missing.
  */
 const volatile __u8 uring_vfs_enabled = 0;
 
