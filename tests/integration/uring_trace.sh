@@ -61,7 +61,7 @@ uring_run() {
 	fio --name=w --filename="$MNT/u.dat" --ioengine=io_uring --rw=write --bs=8k --size=64k \
 		--iodepth=2 --fsync=4 --output-format=json --output="$T/$fs.fio-w.json" ||
 		die "$fs: fio (writes) failed"
-	# fio itself sometimes ends the job before the last fsync (3 runs in
+	# fio itself sometimes ends the job before the last fsync (2 runs in
 	# 150 here, untraced): the trace must have the fsyncs fio made
 	fsyncs=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][0]["sync"]["total_ios"])' \
 		"$T/$fs.fio-w.json") || die "$fs: no fsync count in fio's output"
