@@ -130,6 +130,21 @@ iotrace_test_binary() {
 	BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
 }
 
+# iotrace_test_binaries NAME PATH/TO/iotrace PATH/TO/NAME: for a test
+# that takes the tracer and a test helper built with it (NAME): a usage
+# line unless given both paths; sets BIN, and HELPER to the helper's
+# absolute path.
+iotrace_test_binaries() {
+	local name=$1
+	shift
+	if [ $# -ne 2 ]; then
+		echo "usage: $0 PATH/TO/iotrace PATH/TO/$name" >&2
+		exit 2
+	fi
+	HELPER=$(realpath -e "$2") || { echo "FAIL: no $name at '$2'" >&2; exit 1; }
+	iotrace_test_binary "$1"
+}
+
 # iotrace_stat_sectors BEFORE AFTER: the read, write and discard sectors
 # between two snapshots of a block device's stat file (discard 0 where the
 # kernel's stat has no discard fields)

@@ -54,10 +54,8 @@ set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
 SEED=${IOTRACE_CHURN_SEED:-1}
-[ $# -eq 2 ] || { echo "usage: $0 PATH/TO/iotrace PATH/TO/uring_ns" >&2; exit 1; }
-IOTRACE_URING_NS=$(realpath -e "$2") || { echo "FAIL: no uring_ns at '$2'" >&2; exit 1; }
-export IOTRACE_URING_NS
-iotrace_test_binary "$1"
+iotrace_test_binaries uring_ns "$@"
+export IOTRACE_URING_NS=$HELPER
 iotrace_test_harness
 CHURN="$(dirname "$(realpath "$0")")/churn.py"
 

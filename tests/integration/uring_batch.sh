@@ -43,9 +43,8 @@
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
-[ $# -eq 2 ] || { echo "usage: $0 PATH/TO/iotrace PATH/TO/uring_batch" >&2; exit 1; }
-URING_BATCH=$(realpath -e "$2") || { echo "FAIL: no uring_batch at '$2'" >&2; exit 1; }
-iotrace_test_binary "$1"
+iotrace_test_binaries uring_batch "$@"
+URING_BATCH=$HELPER
 iotrace_test_harness
 
 BIG=10000

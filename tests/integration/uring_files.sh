@@ -68,9 +68,8 @@
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
-[ $# -eq 2 ] || { echo "usage: $0 PATH/TO/iotrace PATH/TO/uring_ns" >&2; exit 1; }
-URING_NS=$(realpath -e "$2") || { echo "FAIL: no uring_ns at '$2'" >&2; exit 1; }
-iotrace_test_binary "$1"
+iotrace_test_binaries uring_ns "$@"
+URING_NS=$HELPER
 iotrace_test_harness
 
 # file_events CSV: the file events of a -P --io CSV, as Type:path

@@ -29,12 +29,8 @@
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
-if [ $# -ne 2 ]; then
-	echo "usage: $0 PATH/TO/iotrace PATH/TO/vfs_calls" >&2
-	exit 2
-fi
-BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
-CALLS=$(realpath -e "$2") || { echo "FAIL: no vfs_calls at '$2'" >&2; exit 1; }
+iotrace_test_binaries vfs_calls "$@"
+CALLS=$HELPER
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 iotrace_test_harness --list-failures

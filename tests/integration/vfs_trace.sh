@@ -42,12 +42,8 @@
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
-if [ $# -ne 2 ]; then
-	echo "usage: $0 PATH/TO/iotrace PATH/TO/vfs_pattern" >&2
-	exit 2
-fi
-BIN=$(realpath -e "$1") || { echo "FAIL: no binary at '$1'" >&2; exit 1; }
-PATTERN=$(realpath -e "$2") || { echo "FAIL: no vfs_pattern at '$2'" >&2; exit 1; }
+iotrace_test_binaries vfs_pattern "$@"
+PATTERN=$HELPER
 HERE=$(cd "$(dirname "$0")" && pwd)
 RUNS=${IOTRACE_VFS_RUNS:-ext4 pids comm cgroup paths xfs btrfs btrfs-subvol}
 
