@@ -189,9 +189,6 @@ static void fs_ns_configure(struct iotrace *skel, const struct btf *vmlinux, boo
 }
 
 #define NURING 5
-/* the completion's two programs in uring_progs(): one of them loads */
-#define URING_COMPLETE_BTF 0
-#define URING_COMPLETE_TP 1
 
 /*
  * io_uring's programs on its completion (first: attached first; tp_btf
@@ -201,10 +198,9 @@ static void fs_ns_configure(struct iotrace *skel, const struct btf *vmlinux, boo
  */
 static void uring_progs(const struct iotrace *skel, bool walk, struct bpf_program *p[NURING])
 {
-	p[URING_COMPLETE_BTF] = walk ? skel->progs.handle_uring_complete :
-				       skel->progs.handle_uring_complete_nowalk;
-	p[URING_COMPLETE_TP] = walk ? skel->progs.handle_uring_complete_tp :
-				      skel->progs.handle_uring_complete_tp_nowalk;
+	p[0] = walk ? skel->progs.handle_uring_complete : skel->progs.handle_uring_complete_nowalk;
+	p[1] = walk ? skel->progs.handle_uring_complete_tp :
+		      skel->progs.handle_uring_complete_tp_nowalk;
 	p[2] = walk ? skel->progs.handle_uring_queue : skel->progs.handle_uring_queue_nowalk;
 	p[3] = walk ? skel->progs.handle_uring_link : skel->progs.handle_uring_link_nowalk;
 	p[4] = walk ? skel->progs.handle_uring_overflow : skel->progs.handle_uring_overflow_nowalk;
@@ -219,21 +215,17 @@ static void uring_progs(const struct iotrace *skel, bool walk, struct bpf_progra
 static void uring_configure(struct iotrace *skel, enum probe_uring_complete kind, bool files,
 			    bool ns, bool vfs)
 {
+	/* in uring_progs()'s order */
+	const bool load[NURING] = { kind == PROBE_URING_COMPLETE_BTF,
+				    kind == PROBE_URING_COMPLETE_TRACEPOINT, files, files, files };
 	struct bpf_program *p[NURING];
-	bool load;
 	size_t i;
 	int walk;
 
 	for (walk = 0; walk < 2; walk++) {
 		uring_progs(skel, walk, p);
 		for (i = 0; i < NURING; i++) {
-			if (i == URING_COMPLETE_BTF)
-				load = kind == PROBE_URING_COMPLETE_BTF;
-			else if (i == URING_COMPLETE_TP)
-				load = kind == PROBE_URING_COMPLETE_TRACEPOINT;
-			else
-				load = files;
-			bpf_program__set_autoload(p[i], walk == ns && load);
+			bpf_program__set_autoload(p[i], walk == ns && load[i]);
 			bpf_program__set_autoattach(p[i], vfs);
 		}
 	}
