@@ -78,6 +78,10 @@ static void print_tags(struct tags_out *t, const struct summary *s)
 		jw__key(tags_jw(t), "incompleteFromSid");
 		jw__uint_str(t->jw, s->incomplete_from_sid);
 	}
+	if (s->not_followed[0]) {
+		jw__key(tags_jw(t), "notFollowed");
+		jw__string(t->jw, s->not_followed);
+	}
 	if (s->devices_gone[0]) {
 		jw__key(tags_jw(t), "devicesGone");
 		jw__string(t->jw, s->devices_gone);
@@ -581,6 +585,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_count(c, key, UINT64_MAX, &s->size_limit_mib);
 		else if (!strcmp(key, "devicesGone"))
 			err = read_string(c, s->devices_gone, sizeof(s->devices_gone));
+		else if (!strcmp(key, "notFollowed"))
+			err = read_string(c, s->not_followed, sizeof(s->not_followed));
 		else if (!strcmp(key, "unresolvedFileEvents"))
 			err = read_count(c, key, UINT64_MAX, &s->unresolved_file_events);
 		else if (!strcmp(key, "uringCallsNotFollowed"))

@@ -79,6 +79,12 @@ struct summary {
 	 * names (written only when there is one)
 	 */
 	char devices_gone[1024];
+	/*
+	 * what the tracer was asked for and its kernel did not let it follow,
+	 * nor count (not_followed.h): "delete,move" (written only when there
+	 * is one)
+	 */
+	char not_followed[128];
 	/* --size in MiB, given or the default, 0 = none; written when not 0 */
 	uint64_t size_limit_mib;
 	/*

@@ -2,6 +2,7 @@
 /* octf.summary: writing, reading ours and Open-CAS's, exact JSON form. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,6 +66,18 @@ static struct summary sample(void)
 	return s;
 }
 
+static char *printed(void);
+
+/* Whether the summary in dir, read and printed back, has text. */
+static bool printed_has(const char *text)
+{
+	char *buf = printed();
+	bool has = strstr(buf, text) != NULL;
+
+	free(buf);
+	return has;
+}
+
 static void test_round_trip(void **state)
 {
 	struct summary in = sample(), out;
@@ -116,6 +129,16 @@ static void test_round_trip(void **state)
 	assert_int_equal(summary__read(dir, &out), 0);
 	assert_int_equal(out.uring_vfs_missing, 9);
 	assert_int_equal(out.uring_unfollowed, 5);
+	assert_string_equal(out.not_followed, "");
+	assert_false(printed_has("notFollowed"));
+	strcpy(in.not_followed, "delete,move,io_uring-files");
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_true(printed_has("\"notFollowed\": \"delete,move,io_uring-files\""));
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_string_equal(out.not_followed, "delete,move,io_uring-files");
+	/* ours: not kept again among the tags this version does not know */
+	assert_int_equal(out.other_tags_len, 0);
+	in.not_followed[0] = '\0';
 
 	/* ... and where the size limit or a write error stopped the streams */
 	in.incomplete = true;

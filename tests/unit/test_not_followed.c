@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* tags.notFollowed: the tag's words, and what the notes make of them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "not_followed.h"
+
+static void test_tag_words(void **state)
+{
+	char buf[128];
+
+	not_followed__tag(0, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	not_followed__tag(NF_DELETE | NF_MOVE, buf, sizeof(buf));
+	assert_string_equal(buf, "delete,move");
+	not_followed__tag(NF_URING_VFS | NF_URING_FILES, buf, sizeof(buf));
+	assert_string_equal(buf, "io_uring-files,io_uring-vfs");
+	not_followed__tag(NF_FILE_EVENTS | NF_VFS, buf, sizeof(buf));
+	assert_string_equal(buf, "create,delete,move,io_uring-files,io_uring-vfs");
+	/* cut, not overrun */
+	not_followed__tag(NF_FILE_EVENTS, buf, 10);
+	assert_string_equal(buf, "create,de");
+}
+
+static void test_describe(void **state)
+{
+	char buf[256];
+
+	not_followed__describe("delete,move", NF_FILE_EVENTS, buf, sizeof(buf));
+	assert_string_equal(buf, "Delete and Move events");
+	not_followed__describe("create,delete,move", NF_FILE_EVENTS, buf, sizeof(buf));
+	assert_string_equal(buf, "Create, Delete and Move events");
+	/* in the table's order, blanks and empty words left out */
+	not_followed__describe(" io_uring-vfs, ,move ,io_uring-files", NF_FILE_EVENTS | NF_VFS, buf,
+			       sizeof(buf));
+	assert_string_equal(buf, "Move events; io_uring's opens, unlinks and renames (their Create, "
+				 "Delete and Move events); io_uring requests' --vfs records");
+	/* a view says only what it lacks */
+	not_followed__describe("io_uring-files,io_uring-vfs", NF_VFS, buf, sizeof(buf));
+	assert_string_equal(buf, "io_uring requests' --vfs records");
+	not_followed__describe("io_uring-vfs", NF_FILE_EVENTS, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	not_followed__describe("", NF_FILE_EVENTS | NF_VFS, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+}
+
+/* A newer tracer's words are passed on as they are, to every view. */
+static void test_unknown_words(void **state)
+{
+	char buf[256];
+
+	not_followed__describe("delete,fanotify,move,xattr", NF_VFS, buf, sizeof(buf));
+	assert_string_equal(buf, "fanotify; xattr");
+	not_followed__describe("delete,fanotify", NF_FILE_EVENTS, buf, sizeof(buf));
+	assert_string_equal(buf, "Delete events; fanotify");
+	not_followed__describe("delete,move,io_uring-files", NF_FILE_EVENTS, buf, 20);
+	assert_string_equal(buf, "Delete and Move eve");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tag_words),
+		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_unknown_words),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
