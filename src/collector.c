@@ -23,6 +23,7 @@
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "kernel_probe.h"
+#include "not_followed.h"
 #include "path_filter.h"
 #include "programs.h"
 #include "verifier_stats.h"
@@ -77,6 +78,25 @@ static const char *no_syscalls_why(const struct collector *c, char *buf, size_t 
 	else
 		snprintf(buf, size, "this kernel has none (CONFIG_FTRACE_SYSCALLS)");
 	return buf;
+}
+
+/*
+ * Says at the start what this kernel does not let the tracer follow (nf:
+ * not_followed.h), which the trace will not count either; without syscall
+ * tracepoints collector__warning() has said it of the file events.
+ */
+static void note_not_followed(unsigned int nf)
+{
+	char tag[128], text[512];
+
+	if (nf & NF_CREATE)
+		nf &= ~NF_FILE_EVENTS;
+	if (!nf)
+		return;
+	not_followed__tag(nf, tag, sizeof(tag));
+	not_followed__describe(tag, nf, text, sizeof(text));
+	cli_note("this kernel's tracepoints do not let the tracer follow these, nor count them: "
+		 "%s (see tags.notFollowed in the README)", text);
 }
 
 int collector__open(struct collector **cp, const struct collector_config *cfg)
@@ -158,6 +178,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	/* watching before the mount table is read: no mount falls between */
 	c->mounts_fd = cfg->no_file_events ? -1 : fs_devs__watch("/proc/self/mountinfo");
 	err = vfs__configure(c->skel, cfg, btf);
+	c->not_followed = vfs__not_followed(c->skel, cfg, btf);
 	btf__free(btf);
 	if (err && cfg->vfs)
 		return set_error(c, err, "too many partitions and file systems on the traced "
@@ -171,8 +192,9 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	if (!vfs__watch_renames(c->skel) && !cfg->vfs && !cfg->no_file_events) {
 		char why[160];
 
-		snprintf(c->warning, sizeof(c->warning), "files renamed while tracing keep their "
-			 "old names in the trace (no syscall tracepoints: %s)",
+		snprintf(c->warning, sizeof(c->warning), "no Create, Delete or Move events are "
+			 "traced, and files renamed while tracing keep their old names in the trace "
+			 "(no syscall tracepoints: %s)",
 			 no_syscalls_why(c, why, sizeof(why)));
 	}
 	if (cfg->paths) {
@@ -193,6 +215,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	if (err)
 		return set_error(c, err, "cannot load BPF programs: %s%s", strerror(-err),
 				 programs__load_hint(err));
+	note_not_followed(c->not_followed);
 	return 0;
 }
 

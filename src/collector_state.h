@@ -85,6 +85,7 @@ struct collector {
 	bool files_named;
 	int tracefs;	/* probe__tracefs_mount(): 1 = mounted it, unmounted at the end */
 	bool fs_devs_full;	/* told that a mount did not fit */
+	unsigned int not_followed;	/* vfs__not_followed(), for the summary */
 	uint32_t devs_gone;	/* by cfg->devs index: told it was removed or changed */
 	struct inflight open;	/* the trace's I/Os not completed yet */
 	long toggle_ms;	/* bench_toggle.h, 0 = never */
@@ -97,7 +98,7 @@ struct collector {
 	 */
 	uint64_t read_at_ns, lost_seen, lossy_gap_ns, longest_write_ns;
 	char err[256];
-	char warning[256];	/* collector__warning() */
+	char warning[384];	/* collector__warning() */
 };
 
 /* ---- record_intake.c ---- */

@@ -142,7 +142,7 @@ enum probe_uring_complete probe__uring_complete_of(const struct btf *btf, bool t
 {
 	static const char *const fields[] = { "ctx", "req", "user_data", "res", NULL };
 
-	if (!btf)
+	if (!btf || asked("IOTRACE_NO_URING"))
 		return PROBE_URING_COMPLETE_NONE;
 	if (!asked("IOTRACE_URING_TRACEPOINT") && probe__tp_btf_args(btf, "io_uring_complete") == 3)
 		return PROBE_URING_COMPLETE_BTF;

@@ -50,6 +50,8 @@ enum probe_uring_complete {
  * kernel's prototype is the one it is written for, else the classic
  * tracepoint (slower: the kernel fills its record first), the only one
  * with IOTRACE_URING_TRACEPOINT=1, which tests it on a newer kernel.
+ * IOTRACE_NO_URING=1 answers NONE, as a kernel before v6.1 does: io_uring
+ * is then not followed (tests).
  */
 enum probe_uring_complete probe__uring_complete(const struct btf *vmlinux);
 

@@ -24,6 +24,7 @@
 #include "encode.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
+#include "not_followed.h"
 #include "stream_writer.h"
 #include "summary.h"
 #include "trace_store.h"
@@ -193,6 +194,7 @@ void tdir__init_summary(struct collector *c, struct summary *s, const char *rel)
 	snprintf(s->tool_version, sizeof(s->tool_version), "%s", IOTRACE_VERSION);
 	snprintf(s->options, sizeof(s->options), "%s", c->cfg->options ? c->cfg->options : "");
 	s->size_limit_mib = c->cfg->size_mib;
+	not_followed__tag(c->not_followed, s->not_followed, sizeof(s->not_followed));
 	for (i = 0; i < c->cfg->ndevs && off < sizeof(s->devices); i++)
 		off += snprintf(s->devices + off, sizeof(s->devices) - off, "%s%s", i ? "," : "",
 				c->cfg->devs[i].name);

@@ -13,6 +13,7 @@
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "kernel_probe.h"
+#include "not_followed.h"
 #include "vfs_attach.h"
 
 /*
@@ -244,6 +245,27 @@ bool vfs__watch_renames(const struct iotrace *skel)
 		if (bpf_program__autoload(r[i]))
 			return true;
 	return false;
+}
+
+unsigned int vfs__not_followed(const struct iotrace *skel, const struct collector_config *cfg,
+			       const struct btf *vmlinux)
+{
+	/* a kernel built without io_uring has no io_uring request to miss */
+	bool uring = probe__tp_btf_args(vmlinux, "io_uring_complete") >= 0;
+	unsigned int nf = 0;
+
+	if (!cfg->no_file_events) {
+		if (!bpf_program__autoload(skel->progs.handle_sys_exit))
+			nf |= NF_CREATE | NF_DELETE | NF_MOVE;
+		else if (!bpf_program__autoload(skel->progs.handle_ns_enter))
+			nf |= NF_DELETE | NF_MOVE;
+		if (uring && !bpf_program__autoload(skel->progs.handle_uring_queue) &&
+		    !bpf_program__autoload(skel->progs.handle_uring_queue_nowalk))
+			nf |= NF_URING_FILES;
+	}
+	if (cfg->vfs && uring && !skel->rodata->uring_vfs_enabled)
+		nf |= NF_URING_VFS;
+	return nf;
 }
 
 const char *vfs__file_events(const struct iotrace *skel)

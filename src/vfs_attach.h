@@ -37,6 +37,16 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 bool vfs__watch_renames(const struct iotrace *skel);
 
 /*
+ * After vfs__configure(): what cfg asks for that the programs it loads
+ * cannot follow, nor count, on this kernel (not_followed.h's bits): the
+ * system calls' file events where there is no syscall tracepoint or path
+ * walk, io_uring's where its tracepoints do not pass the request (before
+ * v6.1) but the kernel has io_uring (vmlinux: its BTF, NULL if none).
+ */
+unsigned int vfs__not_followed(const struct iotrace *skel, const struct collector_config *cfg,
+			       const struct btf *vmlinux);
+
+/*
  * After vfs__configure(): the file events its programs record, for
  * people: "create, delete, rename", or "create" on a kernel whose
  * programs cannot resolve paths (before 5.17).

@@ -15,8 +15,9 @@
 # loads the rename exits, records dd's writes and the rename, and
 # unmounts tracefs at exit. Where tracefs cannot be mounted (/sys/kernel
 # hidden), --vfs fails with one line saying so, and block I/O is traced
-# with one warning that renames go unseen.
-# Started where tracefs is mounted, the tracer leaves it mounted.
+# with one warning that no file events are traced and renames go unseen,
+# and tags.notFollowed names those events. Started where tracefs is
+# mounted, the tracer leaves it mounted, and the tag is not there.
 #
 # Needs root, BTF, unshare, loop devices, mkfs.ext4 and bpftool; a missing
 # one is a failure, not a skip. Everything set up is torn down at exit,
@@ -87,7 +88,10 @@ dd if="$LOOP" of=/dev/null bs=4k count=4 iflag=direct status=none
 sleep 0.3
 iotrace_test_stop_tracer "block I/O without tracefs: " "$T/blk0.out" "$T/blk0.err"
 check "block I/O without tracefs: one warning line, that renames go unseen" iotrace_said_only "$T/blk0.err" \
-	"iotrace: warning: files renamed while tracing keep their old names in the trace (no syscall tracepoints: tracefs is not mounted and mounting it on /sys/kernel/tracing failed: No such file or directory)"
+	"iotrace: warning: no Create, Delete or Move events are traced, and files renamed while tracing keep their old names in the trace (no syscall tracepoints: tracefs is not mounted and mounting it on /sys/kernel/tracing failed: No such file or directory)"
+n=$(iotrace_json_get "$T/blk0.out" tags notFollowed)
+check "block I/O without tracefs: tags.notFollowed names the file events, io_uring's too ($n)" \
+	[ "$n" = create,delete,move,io_uring-files ]
 n=$(iotrace_json_get "$T/blk0.out" tracedEvents)
 check "block I/O without tracefs: dd's 4 reads traced ($n events)" [ "${n:-0}" -ge 8 ]
 umount /sys/kernel && umount "$T/kernel" || die "cannot show /sys/kernel again"
@@ -97,5 +101,7 @@ iotrace_test_start_tracer "already mounted: " "$T/blk.out" "$T/blk.err" -S -d "$
 iotrace_test_stop_tracer "already mounted: " "$T/blk.out" "$T/blk.err"
 check "a tracefs mounted before the tracer stays mounted" mountpoint -q "$TRACEFS"
 check "already mounted: nothing on stderr" [ ! -s "$T/blk.err" ]
+n=$(iotrace_json_get "$T/blk.out" tags notFollowed)
+check "already mounted: no tags.notFollowed (${n:-none})" [ -z "$n" ]
 
 finish

@@ -60,7 +60,11 @@
 # (IOTRACE_NO_PATH_WALK=1: the syscalls' unlinks and renames are not
 # followed either): /e/t created, renamed to /e/u and written, /e/f
 # unlinked after a nop: t's Create, its writes under the name of their
-# time, the rename and the unlink counted.
+# time, the rename and the unlink counted, and the tracer, the summary
+# (tags.notFollowed) and the parser say that Deletes and Moves are not
+# followed. Then as a kernel before 6.1 traces (IOTRACE_NO_URING=1), with
+# --vfs: no io_uring program loads, io_uring's create, rename and unlink
+# leave nothing and are not counted, and all three say so.
 #
 # Needs root, BTF, loop devices, io_uring and python3; a missing one is a
 # failure, never a skip. Everything set up is torn down at exit, also on
@@ -127,6 +131,9 @@ python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1])' "$MNT/e/f" 
 python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1], offset=4096)' "$MNT/e/k" ||
 	die "cannot write /e/k"
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
+check "nothing said to be out of the tracer's reach" bash -c "! grep -q 'do not let the tracer follow' '$T/err'"
+got=$(iotrace_json_get "$T/out" tags notFollowed)
+check "no tags.notFollowed (${got:-none})" [ -z "$got" ]
 
 said=$(grep -c "^iotrace: warning: 4 renames, unlinks or creating opens were made through io_uring" "$T/err")
 check "the tracer says 4 io_uring calls were not followed (said $said times)" [ "$said" = 1 ]
@@ -195,6 +202,45 @@ got="$(file_events "$T/io4.csv") / $(data_writes "$T/io4.csv")"
 counted=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags uringCallsNotFollowed)
 check "no walk: t's Create, its writes before and after its rename, 2 counted ($got, ${counted:-none})" \
 	[ "$got ${counted:-none}" = "Create:/e/t / /e/t /e/u 2" ]
+check "no walk: the tracer says it follows no Delete or Move" grep -qxF "iotrace: this kernel's tracepoints do not let the tracer follow these, nor count them: Delete and Move events (see tags.notFollowed in the README)" "$T/err4"
+got=$(iotrace_json_get "$T/out4" tags notFollowed)
+check "no walk: tags.notFollowed is delete,move ($got)" [ "$got" = delete,move ]
+check "no walk: the parser says so too" grep -qxF "iotrace: this trace's kernel did not let its tracer follow these: Delete and Move events; any such event is missing from this trace, and not counted" "$T/parse4.err"
+
+# as a kernel before 6.1 traces (IOTRACE_NO_URING=1: io_uring's
+# tracepoints do not pass the request), with --vfs: no io_uring program
+# loads; /e/y created, renamed to /e/y2 and unlinked through io_uring
+# leave no file event and no record, and are not counted; /e/z made by
+# python has its Create and its calls; the tracer, the summary and the
+# parser say what is not followed
+export IOTRACE_NO_URING=1
+iotrace_test_start_tracer "no io_uring: " "$T/out5" "$T/err5" -S -d "$LN" --vfs
+unset IOTRACE_NO_URING
+got=$(bpftool prog show | grep -oE "name handle_uring_[a-z_]*" | sort -u | tr '\n' ' ')
+check "no io_uring: no io_uring program loaded (${got:-none})" [ -z "$got" ]
+"$URING_NS" create "$MNT/e/y" rename "$MNT/e/y" "$MNT/e/y2" unlink "$MNT/e/y2" ||
+	die "uring_ns failed as before 6.1"
+python3 -c 'import sys, fsync_write; fsync_write.write(sys.argv[1], create=True)' "$MNT/e/z" ||
+	die "cannot write /e/z"
+iotrace_test_stop_tracer "no io_uring: " "$T/out5" "$T/err5"
+uring_nf="io_uring's opens, unlinks and renames (their Create, Delete and Move events)"
+check "no io_uring: the tracer says what it does not follow" grep -qxF "iotrace: this kernel's tracepoints do not let the tracer follow these, nor count them: $uring_nf; io_uring requests' --vfs records (see tags.notFollowed in the README)" "$T/err5"
+got=$(iotrace_json_get "$T/out5" tags notFollowed)/$(iotrace_json_get "$T/out5" tags uringCallsNotFollowed)
+check "no io_uring: tags.notFollowed io_uring-files,io_uring-vfs, nothing counted ($got)" \
+	[ "$got" = io_uring-files,io_uring-vfs/ ]
+"$BIN" -P --io -p "$TRACE" -f csv >"$T/io5.csv" 2>"$T/parse5.err"
+got=$(file_events "$T/io5.csv")
+check "no io_uring: z's Create only ($got)" [ "$got" = Create:/e/z ]
+check "no io_uring: the parser's --io names io_uring's file events" grep -qxF "iotrace: this trace's kernel did not let its tracer follow these: $uring_nf; any such event is missing from this trace, and not counted" "$T/parse5.err"
+"$BIN" -P --vfs -p "$TRACE" -f csv >"$T/vfs5.csv" 2>"$T/parse5v.err"
+got=$(python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(sum(r["vfs.call"].startswith("io_uring:") for r in rows), sum(r["file.path"] == "/e/z" for r in rows))' "$T/vfs5.csv")
+read -r uring_calls z_calls <<<"$got"
+check "no io_uring: no io_uring record, z's calls recorded ($uring_calls, $z_calls)" \
+	[ "$uring_calls $((z_calls >= 3))" = "0 1" ]
+check "no io_uring: the parser's --vfs names both" grep -qxF "iotrace: this trace's kernel did not let its tracer follow these: $uring_nf; io_uring requests' --vfs records; any such event is missing from this trace, and not counted" "$T/parse5v.err"
 iotrace_teardown_fs
 
 for fs in xfs btrfs; do

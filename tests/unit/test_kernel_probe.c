@@ -82,6 +82,7 @@ static const char *const record_fields[] = { "ctx", "req", "user_data", "res", "
 static int teardown(void **state)
 {
 	unsetenv("IOTRACE_URING_TRACEPOINT");
+	unsetenv("IOTRACE_NO_URING");
 	btf__free(*state);
 	return 0;
 }
@@ -101,6 +102,11 @@ static void test_complete_6_13(void **state)
 	setenv("IOTRACE_URING_TRACEPOINT", "1", 1);
 	assert_int_equal(probe__uring_complete_of(t.btf, true), PROBE_URING_COMPLETE_TRACEPOINT);
 	assert_int_equal(probe__uring_complete_of(t.btf, false), PROBE_URING_COMPLETE_NONE);
+	/* as a kernel before v6.1: neither */
+	setenv("IOTRACE_NO_URING", "1", 1);
+	assert_int_equal(probe__uring_complete_of(t.btf, true), PROBE_URING_COMPLETE_NONE);
+	unsetenv("IOTRACE_URING_TRACEPOINT");
+	assert_int_equal(probe__uring_complete_of(t.btf, true), PROBE_URING_COMPLETE_NONE);
 }
 
 /*
