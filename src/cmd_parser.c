@@ -18,6 +18,7 @@
 #include "filter.h"
 #include "join.h"
 #include "merge.h"
+#include "not_followed.h"
 #include "raw_view.h"
 #include "reader.h"
 #include "split.h"
@@ -240,6 +241,26 @@ static int open_error(const char *path, int err)
 }
 
 /*
+ * What the trace's kernel did not let its tracer follow (tags.notFollowed),
+ * said by the views that would show it: file events where paths are
+ * joined, io_uring's calls in the call views.
+ */
+static void not_followed_note(const char *tag, const struct view_ops *ops)
+{
+	unsigned int mask = ((ops->join_flags & JOIN_PATHS) ? NF_FILE_EVENTS : 0) |
+			    (ops->vfs ? NF_VFS : 0);
+	char text[512];
+
+	if (!*tag || !mask)
+		return;
+	not_followed__describe(tag, mask, text, sizeof(text));
+	if (*text)
+		cli_note("this trace's kernel did not let its tracer follow these: %s; any such "
+			 "event is missing from this trace, and not counted",
+			 text);
+}
+
+/*
  * What the tracer was told to leave out (tags.options), said where a
  * view would otherwise seem to show it all: the calls of other tasks and
  * files (--pids, --comm, --cgroup, --paths), and file events
@@ -266,6 +287,7 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
 	if ((ops->join_flags & JOIN_PATHS) && no_file_events)
 		cli_note("this trace was taken with --no-file-events: it has no Create, Delete or "
 			 "Move events, and renamed files keep their first names");
+	not_followed_note(s->not_followed, ops);
 	if ((ops->join_flags & JOIN_PATHS) && s->unresolved_file_events)
 		cli_note("%llu unlink or rename calls were not resolved to their file while traced: "
 			 "their Delete or Move events are not in this trace",

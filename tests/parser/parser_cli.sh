@@ -736,6 +736,37 @@ for case in "--vfs:calls files" "--file-statistics:calls files" "--process-stati
 	cmp -s "$tmp/plain.out" "$tmp/opts.out" || fail "options note, $view: the output changed"
 done
 
+# --- what the trace's kernel did not let its tracer follow (summary
+# tags.notFollowed): a note on the views that would show it, each naming
+# what it lacks (words of a newer tracer as they are); nothing else changes
+nf=$tmp/not-followed
+cp -r "$v" "$nf"
+cat >"$nf/octf.summary" <<'JSON'
+{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "0",
+ "tags": {"iotraceVersion": "0.1.0", "notFollowed": "io_uring-vfs,move,io_uring-files,delete,fanotify"}}
+JSON
+nf_files="Delete and Move events; io_uring's opens, unlinks and renames (their Create, Delete and Move events)"
+nf_vfs="io_uring requests' --vfs records"
+for case in "--vfs:$nf_files; $nf_vfs" "--file-statistics:$nf_files; $nf_vfs" \
+	"--process-statistics:$nf_vfs" "--io:$nf_files" "--fs-statistics:$nf_files" "--statistics:" \
+	"--time-series:" "--io --raw:"; do
+	view=${case%%:*}
+	# shellcheck disable=SC2086 # view: one or two words
+	"$bin" -P $view -p "$v" >"$tmp/plain.out" 2>"$tmp/plain.err"
+	rc=$?
+	# shellcheck disable=SC2086
+	"$bin" -P $view -p "$nf" >"$tmp/nf.out" 2>"$tmp/nf.err"
+	rc2=$?
+	{
+		[ -n "${case#*:}" ] && echo "iotrace: this trace's kernel did not let its tracer follow these: ${case#*:}; fanotify; any such event is missing from this trace, and not counted"
+		cat "$tmp/plain.err"
+	} >"$tmp/want.err"
+	cmp -s "$tmp/want.err" "$tmp/nf.err" ||
+		fail "notFollowed note, $view: stderr '$(cat "$tmp/nf.err")', want '$(cat "$tmp/want.err")'"
+	[ $rc2 -eq $rc ] || fail "notFollowed note, $view: exit $rc2, want $rc"
+	cmp -s "$tmp/plain.out" "$tmp/nf.out" || fail "notFollowed note, $view: the output changed"
+done
+
 if [ $fails -ne 0 ]; then
 	echo "parser_cli: $fails failure(s)" >&2
 	exit 1
