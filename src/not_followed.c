@@ -17,6 +17,9 @@ static const struct {
 	{ NF_URING_FILES, "io_uring-files", NULL,
 	  "io_uring's opens, unlinks and renames (their Create, Delete and Move events)" },
 	{ NF_URING_VFS, "io_uring-vfs", NULL, "io_uring requests' --vfs records" },
+	{ NF_FS_OVER_LIMIT, "file-systems-over-limit", NULL,
+	  "the file events and --vfs records of the traced devices' partitions and file "
+	  "systems past the tracer's limit" },
 };
 
 #define NITEMS (sizeof(items) / sizeof(items[0]))

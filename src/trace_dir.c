@@ -154,6 +154,8 @@ void tdir__fill_summary(struct collector *c, struct summary *s, uint64_t start_n
 	s->unresolved_file_events = c->skel->bss->ns_unresolved;
 	s->uring_unfollowed = c->skel->bss->uring_unfollowed;
 	s->uring_vfs_missing = c->skel->bss->uring_vfs_missing;
+	/* a file system past the list can be mounted at any time */
+	not_followed__tag(c->not_followed, s->not_followed, sizeof(s->not_followed));
 	s->incomplete = c->first_refused_sid != UINT64_MAX;
 	s->incomplete_from_sid = c->first_refused_sid;
 }

@@ -10,11 +10,15 @@
 # partition tables). First one, then a second while a tracer runs: after
 # the next change of the mount table (a tmpfs mounted elsewhere) the
 # tracer must name it as a new partition, not as a mounted file system.
-# Then 66: traced with --vfs, whose calls would go unseen on the
-# partitions past the list, the tracer refuses with one line and exit 1.
-# Traced without --vfs, where only file events on those partitions are
-# lost, it warns with one line, runs, and traces raw reads of the last
-# partition.
+# Then 63, which fit with the disk, and the 64th to 66th made while a
+# tracer runs: it
+# warns at the next change of the mount table, and tags.notFollowed says
+# file-systems-over-limit from then on. Then 66 at the start: traced with
+# --vfs, whose calls would go unseen on the partitions past the list, the
+# tracer refuses with one line and exit 1. Traced without --vfs, where
+# only file events on those partitions are lost, it warns with one line,
+# runs, traces raw reads of the last partition, and its summary has the
+# tag.
 #
 # Needs root, BTF, loop devices and addpart; a missing one is a failure,
 # never a skip. Everything set up is torn down at exit, also on failure.
@@ -48,11 +52,33 @@ check "a partition made while tracing ($P2) is named as one" iotrace_wait_said "
 check "... not as a mounted file system" bash -c "! grep -qF 'file system $P2' '$T/new.err'"
 umount "$TMNT" && rmdir "$TMNT" && TMNT=
 iotrace_test_stop_tracer "" "$T/new.out" "$T/new.err"
+got=$(iotrace_json_get "$T/new.out" tags notFollowed)
+check "2 partitions: no tags.notFollowed (${got:-none})" [ -z "$got" ]
 
-for i in $(seq 3 66); do
+for i in $(seq 3 63); do
+	addpart "$LOOP" "$i" $((2048 * i)) 2048 || die "addpart cannot add partition $i to $LOOP"
+done
+# the disk and 63 partitions fit; the 64th to 66th, made while tracing, do not
+iotrace_test_start_tracer "63: " "$T/full.out" "$T/full.err" -S -d "$LN"
+for i in 64 65 66; do
 	addpart "$LOOP" "$i" $((2048 * i)) 2048 || die "addpart cannot add partition $i to $LOOP"
 done
 [ -b "/dev/${LN}p66" ] || die "no /dev/${LN}p66 after addpart"
+TMNT=$(mktemp -d /tmp/iotrace-manyparts-tmpfs.XXXXXX)
+mount -t tmpfs iotrace-test "$TMNT" || { rmdir "$TMNT"; TMNT=; die "cannot mount a tmpfs"; }
+check "64 to 66 made while tracing: the tracer warns" iotrace_wait_said "$T/full.err" \
+	"iotrace: warning: a file system mounted from a traced device is not traced: more than 64 partitions and file systems"
+# the summary is rewritten every second
+for _ in $(seq 50); do
+	got=$(iotrace_json_get "$T/repo/$TRACE/octf.summary" tags notFollowed)
+	[ -n "$got" ] && break
+	sleep 0.1
+done
+check "... and the running trace's tags.notFollowed says so ($got)" [ "$got" = file-systems-over-limit ]
+umount "$TMNT" && rmdir "$TMNT" && TMNT=
+iotrace_test_stop_tracer "63: " "$T/full.out" "$T/full.err"
+got=$(iotrace_json_get "$T/full.out" tags notFollowed)
+check "... and the final one ($got)" [ "$got" = file-systems-over-limit ]
 
 iotrace_test_refused "--vfs: " vfs \
 	"iotrace: too many partitions and file systems on the traced devices for --vfs (at most 64)" \
@@ -64,6 +90,9 @@ check "without --vfs: one warning line" iotrace_said_only "$T/blk.err" \
 dd if="/dev/${LN}p66" of=/dev/null bs=4k count=16 iflag=direct status=none || fail "raw reads of ${LN}p66 failed"
 sleep 0.3
 iotrace_test_stop_tracer "" "$T/blk.out" "$T/blk.err"
+got=$(iotrace_json_get "$T/blk.out" tags notFollowed)
+check "without --vfs: tags.notFollowed names the file systems over the limit ($got)" \
+	[ "$got" = file-systems-over-limit ]
 n=$(iotrace_json_get "$T/blk.out" tracedEvents)
 check "without --vfs: the 16 raw reads traced ($n events)" [ "${n:-0}" -ge 32 ]
 finish

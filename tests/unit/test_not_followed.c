@@ -20,7 +20,8 @@ static void test_tag_words(void **state)
 	not_followed__tag(NF_URING_VFS | NF_URING_FILES, buf, sizeof(buf));
 	assert_string_equal(buf, "io_uring-files,io_uring-vfs");
 	not_followed__tag(NF_FILE_EVENTS | NF_VFS, buf, sizeof(buf));
-	assert_string_equal(buf, "create,delete,move,io_uring-files,io_uring-vfs");
+	assert_string_equal(buf, "create,delete,move,io_uring-files,io_uring-vfs,"
+				 "file-systems-over-limit");
 	/* cut, not overrun */
 	not_followed__tag(NF_FILE_EVENTS, buf, 10);
 	assert_string_equal(buf, "create,de");
@@ -44,6 +45,13 @@ static void test_describe(void **state)
 	assert_string_equal(buf, "io_uring requests' --vfs records");
 	not_followed__describe("io_uring-vfs", NF_FILE_EVENTS, buf, sizeof(buf));
 	assert_string_equal(buf, "");
+	/* file systems past the list: their file events and their calls both */
+	not_followed__describe("file-systems-over-limit", NF_FILE_EVENTS, buf, sizeof(buf));
+	assert_string_equal(buf, "the file events and --vfs records of the traced devices' "
+				 "partitions and file systems past the tracer's limit");
+	not_followed__describe("file-systems-over-limit,io_uring-files", NF_VFS, buf, sizeof(buf));
+	assert_string_equal(buf, "the file events and --vfs records of the traced devices' "
+				 "partitions and file systems past the tracer's limit");
 	not_followed__describe("", NF_FILE_EVENTS | NF_VFS, buf, sizeof(buf));
 	assert_string_equal(buf, "");
 }
