@@ -241,9 +241,9 @@ static int open_error(const char *path, int err)
 }
 
 /*
- * What the trace's kernel did not let its tracer follow (tags.notFollowed),
- * said by the views that would show it: file events where paths are
- * joined, io_uring's calls in the call views.
+ * What the trace's tracer had no way to follow (tags.notFollowed), said
+ * by the views that would show it: file events where paths are joined,
+ * calls in the call views.
  */
 static void not_followed_note(const char *tag, const struct view_ops *ops)
 {
@@ -255,8 +255,8 @@ static void not_followed_note(const char *tag, const struct view_ops *ops)
 		return;
 	not_followed__describe(tag, mask, text, sizeof(text));
 	if (*text)
-		cli_note("this trace's kernel did not let its tracer follow these: %s; any such "
-			 "event is missing from this trace, and not counted",
+		cli_note("this trace's tracer had no way to follow these: %s; any such event is "
+			 "missing from this trace, and not counted",
 			 text);
 }
 

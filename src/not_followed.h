@@ -2,10 +2,10 @@
 /*
  * What a tracer was asked to trace and its kernel (or a limit of its own)
  * did not let it follow, nor count: tags.notFollowed in the summary, a
- * comma-separated list of words. Counted misses have counts of their own (unresolvedFileEvents,
- * uringCallsNotFollowed); these have none, so without the tag a reader
- * of the trace could not tell an event that never happened from one that
- * was never seen.
+ * comma-separated list of words. Counted misses have counts of their own
+ * (unresolvedFileEvents, uringCallsNotFollowed); these have none, so
+ * without the tag a reader of the trace could not tell an event that
+ * never happened from one that was never seen.
  */
 #ifndef IOTRACE_NOT_FOLLOWED_H
 #define IOTRACE_NOT_FOLLOWED_H

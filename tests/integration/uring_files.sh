@@ -205,7 +205,7 @@ check "no walk: t's Create, its writes before and after its rename, 2 counted ($
 check "no walk: the tracer says it follows no Delete or Move" grep -qxF "iotrace: this kernel's tracepoints do not let the tracer follow these, nor count them: Delete and Move events (see tags.notFollowed in the README)" "$T/err4"
 got=$(iotrace_json_get "$T/out4" tags notFollowed)
 check "no walk: tags.notFollowed is delete,move ($got)" [ "$got" = delete,move ]
-check "no walk: the parser says so too" grep -qxF "iotrace: this trace's kernel did not let its tracer follow these: Delete and Move events; any such event is missing from this trace, and not counted" "$T/parse4.err"
+check "no walk: the parser says so too" grep -qxF "iotrace: this trace's tracer had no way to follow these: Delete and Move events; any such event is missing from this trace, and not counted" "$T/parse4.err"
 
 # as a kernel before 6.1 traces (IOTRACE_NO_URING=1: io_uring's
 # tracepoints do not pass the request), with --vfs: no io_uring program
@@ -231,7 +231,7 @@ check "no io_uring: tags.notFollowed io_uring-files,io_uring-vfs, nothing counte
 "$BIN" -P --io -p "$TRACE" -f csv >"$T/io5.csv" 2>"$T/parse5.err"
 got=$(file_events "$T/io5.csv")
 check "no io_uring: z's Create only ($got)" [ "$got" = Create:/e/z ]
-check "no io_uring: the parser's --io names io_uring's file events" grep -qxF "iotrace: this trace's kernel did not let its tracer follow these: $uring_nf; any such event is missing from this trace, and not counted" "$T/parse5.err"
+check "no io_uring: the parser's --io names io_uring's file events" grep -qxF "iotrace: this trace's tracer had no way to follow these: $uring_nf; any such event is missing from this trace, and not counted" "$T/parse5.err"
 "$BIN" -P --vfs -p "$TRACE" -f csv >"$T/vfs5.csv" 2>"$T/parse5v.err"
 got=$(python3 -c '
 import csv, sys
@@ -240,7 +240,7 @@ print(sum(r["vfs.call"].startswith("io_uring:") for r in rows), sum(r["file.path
 read -r uring_calls z_calls <<<"$got"
 check "no io_uring: no io_uring record, z's calls recorded ($uring_calls, $z_calls)" \
 	[ "$uring_calls $((z_calls >= 3))" = "0 1" ]
-check "no io_uring: the parser's --vfs names both" grep -qxF "iotrace: this trace's kernel did not let its tracer follow these: $uring_nf; io_uring requests' --vfs records; any such event is missing from this trace, and not counted" "$T/parse5v.err"
+check "no io_uring: the parser's --vfs names both" grep -qxF "iotrace: this trace's tracer had no way to follow these: $uring_nf; io_uring requests' --vfs records; any such event is missing from this trace, and not counted" "$T/parse5v.err"
 iotrace_teardown_fs
 
 for fs in xfs btrfs; do

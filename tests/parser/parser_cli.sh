@@ -758,7 +758,7 @@ for case in "--vfs:$nf_files; $nf_vfs" "--file-statistics:$nf_files; $nf_vfs" \
 	"$bin" -P $view -p "$nf" >"$tmp/nf.out" 2>"$tmp/nf.err"
 	rc2=$?
 	{
-		[ -n "${case#*:}" ] && echo "iotrace: this trace's kernel did not let its tracer follow these: ${case#*:}; fanotify; any such event is missing from this trace, and not counted"
+		[ -n "${case#*:}" ] && echo "iotrace: this trace's tracer had no way to follow these: ${case#*:}; fanotify; any such event is missing from this trace, and not counted"
 		cat "$tmp/plain.err"
 	} >"$tmp/want.err"
 	cmp -s "$tmp/want.err" "$tmp/nf.err" ||
