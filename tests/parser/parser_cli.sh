@@ -705,6 +705,27 @@ iotrace: this trace has no VFS records (its tracer recorded no call on the trace
 run "vfs, filter leaves nothing" 0 '' -- -P --vfs --pid 999 -p "$v"
 [ -s "$tmp/out" ] && fail "vfs, filter leaves nothing: printed '$(head -c 100 "$tmp/out")'"
 
+# noted LABEL TRACE VIEW NOTES: VIEW (one or two words) on TRACE, a copy
+# of $v with another summary, says the lines NOTES ('' = none) before
+# what it says on $v, and exits and prints as it does there
+noted() {
+	local label=$1 trace=$2 view=$3 notes=$4 rc rc2
+	# shellcheck disable=SC2086 # view: one or two words
+	"$bin" -P $view -p "$v" >"$tmp/plain.out" 2>"$tmp/plain.err"
+	rc=$?
+	# shellcheck disable=SC2086
+	"$bin" -P $view -p "$trace" >"$tmp/noted.out" 2>"$tmp/noted.err"
+	rc2=$?
+	{
+		[ -n "$notes" ] && echo "$notes"
+		cat "$tmp/plain.err"
+	} >"$tmp/want.err"
+	cmp -s "$tmp/want.err" "$tmp/noted.err" ||
+		fail "$label, $view: stderr '$(cat "$tmp/noted.err")', want '$(cat "$tmp/want.err")'"
+	[ $rc2 -eq $rc ] || fail "$label, $view: exit $rc2, want $rc"
+	cmp -s "$tmp/plain.out" "$tmp/noted.out" || fail "$label, $view: the output changed"
+}
+
 # --- what the tracer was told to leave out (summary tags.options): a note
 # on the views that would otherwise seem to show it all; nothing else changes
 o=$tmp/vfs-options
@@ -718,22 +739,10 @@ files_note="iotrace: this trace was taken with --no-file-events: it has no Creat
 for case in "--vfs:calls files" "--file-statistics:calls files" "--process-statistics:calls" \
 	"--io:files" "--fs-statistics:files" "--statistics:" "--time-series:" "--latency-histogram:" \
 	"--io --raw:"; do
-	view=${case%%:*}
-	# shellcheck disable=SC2086 # view: one or two words
-	"$bin" -P $view -p "$v" >"$tmp/plain.out" 2>"$tmp/plain.err"
-	rc=$?
-	# shellcheck disable=SC2086
-	"$bin" -P $view -p "$o" >"$tmp/opts.out" 2>"$tmp/opts.err"
-	rc2=$?
-	{
-		[[ ${case#*:} == *calls* ]] && echo "$calls_note"
-		[[ ${case#*:} == *files* ]] && echo "$files_note"
-		cat "$tmp/plain.err"
-	} >"$tmp/want.err"
-	cmp -s "$tmp/want.err" "$tmp/opts.err" ||
-		fail "options note, $view: stderr '$(cat "$tmp/opts.err")', want '$(cat "$tmp/want.err")'"
-	[ $rc2 -eq $rc ] || fail "options note, $view: exit $rc2, want $rc"
-	cmp -s "$tmp/plain.out" "$tmp/opts.out" || fail "options note, $view: the output changed"
+	notes=
+	[[ ${case#*:} == *calls* ]] && notes=$calls_note
+	[[ ${case#*:} == *files* ]] && notes+=${notes:+$'\n'}$files_note
+	noted "options note" "$o" "${case%%:*}" "$notes"
 done
 
 # --- what the trace's kernel did not let its tracer follow (summary
@@ -750,21 +759,9 @@ nf_vfs="io_uring requests' --vfs records"
 for case in "--vfs:$nf_files; $nf_vfs" "--file-statistics:$nf_files; $nf_vfs" \
 	"--process-statistics:$nf_vfs" "--io:$nf_files" "--fs-statistics:$nf_files" "--statistics:" \
 	"--time-series:" "--io --raw:"; do
-	view=${case%%:*}
-	# shellcheck disable=SC2086 # view: one or two words
-	"$bin" -P $view -p "$v" >"$tmp/plain.out" 2>"$tmp/plain.err"
-	rc=$?
-	# shellcheck disable=SC2086
-	"$bin" -P $view -p "$nf" >"$tmp/nf.out" 2>"$tmp/nf.err"
-	rc2=$?
-	{
-		[ -n "${case#*:}" ] && echo "iotrace: this trace's tracer had no way to follow these: ${case#*:}; fanotify; any such event is missing from this trace, and not counted"
-		cat "$tmp/plain.err"
-	} >"$tmp/want.err"
-	cmp -s "$tmp/want.err" "$tmp/nf.err" ||
-		fail "notFollowed note, $view: stderr '$(cat "$tmp/nf.err")', want '$(cat "$tmp/want.err")'"
-	[ $rc2 -eq $rc ] || fail "notFollowed note, $view: exit $rc2, want $rc"
-	cmp -s "$tmp/plain.out" "$tmp/nf.out" || fail "notFollowed note, $view: the output changed"
+	notes=
+	[ -n "${case#*:}" ] && notes="iotrace: this trace's tracer had no way to follow these: ${case#*:}; fanotify; any such event is missing from this trace, and not counted"
+	noted "notFollowed note" "$nf" "${case%%:*}" "$notes"
 done
 
 if [ $fails -ne 0 ]; then

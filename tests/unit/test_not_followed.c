@@ -27,46 +27,46 @@ static void test_tag_words(void **state)
 	assert_string_equal(buf, "create,de");
 }
 
-static void test_describe(void **state)
+#define FS_OVER_LIMIT_TEXT \
+	"the file events and --vfs records of the traced devices' partitions and file systems " \
+	"past the tracer's limit"
+
+/* not_followed__describe(tag, mask) into a buffer of size bytes says want */
+static void describes(const char *tag, unsigned int mask, size_t size, const char *want)
 {
 	char buf[256];
 
-	not_followed__describe("delete,move", NF_FILE_EVENTS, buf, sizeof(buf));
-	assert_string_equal(buf, "Delete and Move events");
-	not_followed__describe("create,delete,move", NF_FILE_EVENTS, buf, sizeof(buf));
-	assert_string_equal(buf, "Create, Delete and Move events");
+	assert_true(size <= sizeof(buf));
+	not_followed__describe(tag, mask, buf, size);
+	assert_string_equal(buf, want);
+}
+
+static void test_describe(void **state)
+{
+	const unsigned int all = NF_FILE_EVENTS | NF_VFS;
+
+	describes("delete,move", NF_FILE_EVENTS, 256, "Delete and Move events");
+	describes("create,delete,move", NF_FILE_EVENTS, 256, "Create, Delete and Move events");
 	/* in the table's order, blanks and empty words left out */
-	not_followed__describe(" io_uring-vfs, ,move ,io_uring-files", NF_FILE_EVENTS | NF_VFS, buf,
-			       sizeof(buf));
-	assert_string_equal(buf, "Move events; io_uring's opens, unlinks and renames (their Create, "
-				 "Delete and Move events); io_uring requests' --vfs records");
+	describes(" io_uring-vfs, ,move ,io_uring-files", all, 256,
+		  "Move events; io_uring's opens, unlinks and renames (their Create, Delete and "
+		  "Move events); io_uring requests' --vfs records");
 	/* a view says only what it lacks */
-	not_followed__describe("io_uring-files,io_uring-vfs", NF_VFS, buf, sizeof(buf));
-	assert_string_equal(buf, "io_uring requests' --vfs records");
-	not_followed__describe("io_uring-vfs", NF_FILE_EVENTS, buf, sizeof(buf));
-	assert_string_equal(buf, "");
+	describes("io_uring-files,io_uring-vfs", NF_VFS, 256, "io_uring requests' --vfs records");
+	describes("io_uring-vfs", NF_FILE_EVENTS, 256, "");
 	/* file systems past the list: their file events and their calls both */
-	not_followed__describe("file-systems-over-limit", NF_FILE_EVENTS, buf, sizeof(buf));
-	assert_string_equal(buf, "the file events and --vfs records of the traced devices' "
-				 "partitions and file systems past the tracer's limit");
-	not_followed__describe("file-systems-over-limit,io_uring-files", NF_VFS, buf, sizeof(buf));
-	assert_string_equal(buf, "the file events and --vfs records of the traced devices' "
-				 "partitions and file systems past the tracer's limit");
-	not_followed__describe("", NF_FILE_EVENTS | NF_VFS, buf, sizeof(buf));
-	assert_string_equal(buf, "");
+	describes("file-systems-over-limit", NF_FILE_EVENTS, 256, FS_OVER_LIMIT_TEXT);
+	describes("file-systems-over-limit,io_uring-files", NF_VFS, 256, FS_OVER_LIMIT_TEXT);
+	describes("", all, 256, "");
 }
 
 /* A newer tracer's words are passed on as they are, to every view. */
 static void test_unknown_words(void **state)
 {
-	char buf[256];
-
-	not_followed__describe("delete,fanotify,move,xattr", NF_VFS, buf, sizeof(buf));
-	assert_string_equal(buf, "fanotify; xattr");
-	not_followed__describe("delete,fanotify", NF_FILE_EVENTS, buf, sizeof(buf));
-	assert_string_equal(buf, "Delete events; fanotify");
-	not_followed__describe("delete,move,io_uring-files", NF_FILE_EVENTS, buf, 20);
-	assert_string_equal(buf, "Delete and Move eve");
+	describes("delete,fanotify,move,xattr", NF_VFS, 256, "fanotify; xattr");
+	describes("delete,fanotify", NF_FILE_EVENTS, 256, "Delete events; fanotify");
+	/* cut, not overrun */
+	describes("delete,move,io_uring-files", NF_FILE_EVENTS, 20, "Delete and Move eve");
 }
 
 int main(void)
