@@ -81,8 +81,9 @@ static const char *no_syscalls_why(const struct collector *c, char *buf, size_t 
 }
 
 /*
- * Says at the start what this kernel does not let the tracer follow (nf:
- * not_followed.h), which the trace will not count either; without syscall
+ * Says what this kernel does not let the tracer follow (nf:
+ * not_followed.h), which the trace will not count either, once files are
+ * followed: a raw device's user hears nothing of files. Without syscall
  * tracepoints collector__warning() has said it of the file events.
  */
 static void note_not_followed(unsigned int nf)
@@ -219,7 +220,6 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	if (err)
 		return set_error(c, err, "cannot load BPF programs: %s%s", strerror(-err),
 				 programs__load_hint(err));
-	note_not_followed(c->not_followed);
 	return 0;
 }
 
@@ -253,6 +253,8 @@ static int watch_files(struct collector *c, const char *why)
 		/* none loaded (no tracefs): the start has warned already */
 		cli_note("%s are traced from now on: %s", what, why);
 	}
+	if (!err)
+		note_not_followed(c->not_followed);
 	return 0;
 }
 
