@@ -399,6 +399,13 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 			 (unsigned long long)s->dropped_events);
 		ret = EXIT_PARTIAL;
 	}
+	if (s->skipped_runs) {
+		cli_warn("the kernel skipped %llu runs of the tracer's programs while tracing "
+			 "(summary tags.skippedProgramRuns): their events are missing; output is "
+			 "partial",
+			 (unsigned long long)s->skipped_runs);
+		ret = EXIT_PARTIAL;
+	}
 	/*
 	 * a dead tracer's summary counts what it had written some time
 	 * before; a stopped one's reader stops at incomplete_from_sid

@@ -450,6 +450,13 @@ int cmd_tracing(int argc, char **argv)
 			 write / 1e6);
 		ret = EXIT_PARTIAL;
 	}
+	if (s.skipped_runs) {
+		cli_warn("the kernel skipped %llu runs of the tracer's programs (%s), each nested in "
+			 "a run of the same program on one CPU: their events are not in the trace "
+			 "(see tags.skippedProgramRuns in the README)",
+			 (unsigned long long)s.skipped_runs, collector__skipped_programs(c));
+		ret = EXIT_PARTIAL;
+	}
 	if (s.unresolved_file_events)
 		cli_warn("%llu unlink or rename calls on traced file systems were not resolved to "
 			 "their file: their Delete or Move events are not in the trace (see "

@@ -539,6 +539,11 @@ static int timed_summary_write(struct collector *c, const char *dir, const struc
 	return err;
 }
 
+const char *collector__skipped_programs(const struct collector *c)
+{
+	return c->skipped_programs;
+}
+
 void collector__stalls(const struct collector *c, uint64_t *lossy_gap_ns, uint64_t *write_ns)
 {
 	*lossy_gap_ns = c->lossy_gap_ns;

@@ -95,6 +95,12 @@ const char *collector__warning(const struct collector *c);
  */
 void collector__stalls(const struct collector *c, uint64_t *lossy_gap_ns, uint64_t *write_ns);
 
+/*
+ * After collector__run(): the programs whose runs the kernel skipped
+ * (summary skipped_runs), with their counts: "handle_rq_complete 3".
+ */
+const char *collector__skipped_programs(const struct collector *c);
+
 void collector__free(struct collector *c);
 
 #endif

@@ -98,6 +98,7 @@ struct collector {
 	 * losses counted then, the longest gap with a loss, the longest write
 	 */
 	uint64_t read_at_ns, lost_seen, lossy_gap_ns, longest_write_ns;
+	char skipped_programs[256];	/* collector__skipped_programs() */
 	char err[256];
 	char warning[384];	/* collector__warning() */
 };

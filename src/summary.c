@@ -74,6 +74,10 @@ static void print_tags(struct tags_out *t, const struct summary *s)
 		jw__key(tags_jw(t), "uringVfsRecordsMissing");
 		jw__uint_str(t->jw, s->uring_vfs_missing);
 	}
+	if (s->skipped_runs) {
+		jw__key(tags_jw(t), "skippedProgramRuns");
+		jw__uint_str(t->jw, s->skipped_runs);
+	}
 	if (s->incomplete) {
 		jw__key(tags_jw(t), "incompleteFromSid");
 		jw__uint_str(t->jw, s->incomplete_from_sid);
@@ -593,6 +597,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_count(c, key, UINT64_MAX, &s->uring_unfollowed);
 		else if (!strcmp(key, "uringVfsRecordsMissing"))
 			err = read_count(c, key, UINT64_MAX, &s->uring_vfs_missing);
+		else if (!strcmp(key, "skippedProgramRuns"))
+			err = read_count(c, key, UINT64_MAX, &s->skipped_runs);
 		else if (!strcmp(key, "incompleteFromSid")) {
 			err = read_count(c, key, UINT64_MAX, &s->incomplete_from_sid);
 			s->incomplete = true;

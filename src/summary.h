@@ -67,6 +67,12 @@ struct summary {
 	 */
 	uint64_t uring_vfs_missing;
 	/*
+	 * runs of the tracer's programs the kernel skipped, each nested in a
+	 * run of the same program on one CPU (prog_misses.h): their events
+	 * were never made; written only when not 0
+	 */
+	uint64_t skipped_runs;
+	/*
 	 * stopped by the size limit or a write error: the files hold every
 	 * event below incomplete_from_sid, and not all of those from it on
 	 * (written only when incomplete)

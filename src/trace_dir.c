@@ -25,6 +25,7 @@
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "not_followed.h"
+#include "prog_misses.h"
 #include "stream_writer.h"
 #include "summary.h"
 #include "trace_store.h"
@@ -154,6 +155,8 @@ void tdir__fill_summary(struct collector *c, struct summary *s, uint64_t start_n
 	s->unresolved_file_events = c->skel->bss->ns_unresolved;
 	s->uring_unfollowed = c->skel->bss->uring_unfollowed;
 	s->uring_vfs_missing = c->skel->bss->uring_vfs_missing;
+	s->skipped_runs = prog_misses__read(c->skel->obj, c->skipped_programs,
+					    sizeof(c->skipped_programs));
 	/* a file system past the list can be mounted at any time */
 	not_followed__tag(c->not_followed, s->not_followed, sizeof(s->not_followed));
 	s->incomplete = c->first_refused_sid != UINT64_MAX;

@@ -174,6 +174,9 @@ mktrace "$l" octf.trace.0 1 5
 printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "17"}\n' >"$l/octf.summary"
 run "lost events" 3 "iotrace: warning: 17 events were lost while tracing (summary droppedEvents); output is partial" -- -P --io --raw -p "$l"
 [ "$(wc -l <"$tmp/out")" -eq 5 ] || fail "lost events: $(wc -l <"$tmp/out") lines, want 5"
+# runs of its programs the kernel skipped: their events were never made
+printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "0", "tags": {"skippedProgramRuns": "2"}}\n' >"$l/octf.summary"
+run "skipped program runs" 3 "iotrace: warning: the kernel skipped 2 runs of the tracer's programs while tracing (summary tags.skippedProgramRuns): their events are missing; output is partial" -- -P --io --raw -p "$l"
 # a RUNNING summary with no tracer alive: the tracer died
 printf '{"tracePath": "kernel/x", "state": "RUNNING", "droppedEvents": "0"}\n' >"$l/octf.summary"
 IOTRACE_LOCK_FILE="$tmp/nolock" run "tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing" -- -P --io --raw -p "$l"

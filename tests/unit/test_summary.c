@@ -129,6 +129,15 @@ static void test_round_trip(void **state)
 	assert_int_equal(summary__read(dir, &out), 0);
 	assert_int_equal(out.uring_vfs_missing, 9);
 	assert_int_equal(out.uring_unfollowed, 5);
+	assert_int_equal(out.skipped_runs, 0);
+	assert_false(printed_has("skippedProgramRuns"));
+	in.skipped_runs = 4;
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_true(printed_has("\"skippedProgramRuns\": \"4\""));
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_int_equal(out.skipped_runs, 4);
+	assert_int_equal(out.uring_vfs_missing, 9);
+	in.skipped_runs = 0;
 	assert_string_equal(out.not_followed, "");
 	assert_false(printed_has("notFollowed"));
 	strcpy(in.not_followed, "delete,move,io_uring-files");
