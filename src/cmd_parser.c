@@ -401,8 +401,8 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 	}
 	if (s->skipped_runs) {
 		cli_warn("the kernel skipped %llu runs of the tracer's programs while tracing "
-			 "(summary tags.skippedProgramRuns): their events are missing; output is "
-			 "partial",
+			 "(summary tags.skippedProgramRuns): the events of those that were for "
+			 "traced devices are missing; output may be partial",
 			 (unsigned long long)s->skipped_runs);
 		ret = EXIT_PARTIAL;
 	}

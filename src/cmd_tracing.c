@@ -452,8 +452,9 @@ int cmd_tracing(int argc, char **argv)
 	}
 	if (s.skipped_runs) {
 		cli_warn("the kernel skipped %llu runs of the tracer's programs (%s), each nested in "
-			 "a run of the same program on one CPU: their events are not in the trace "
-			 "(see tags.skippedProgramRuns in the README)",
+			 "a run of the same program on one CPU: the events of those that were for "
+			 "traced devices are not in the trace (see tags.skippedProgramRuns in the "
+			 "README)",
 			 (unsigned long long)s.skipped_runs, collector__skipped_programs(c));
 		ret = EXIT_PARTIAL;
 	}

@@ -5,7 +5,9 @@
  * interrupt on top of the same program's run on another I/O is skipped,
  * and the kernel counts the miss in the program's recursion_misses
  * (v5.12). The events of such a run were never made, so no buffer counts
- * them as lost; without this count their loss would be silent.
+ * them as lost; without this count their loss would be silent. The count
+ * cannot tell a run for a traced device from one the program would have
+ * filtered out: it may overstate the loss, never understate it.
  */
 #ifndef IOTRACE_PROG_MISSES_H
 #define IOTRACE_PROG_MISSES_H

@@ -68,8 +68,9 @@ struct summary {
 	uint64_t uring_vfs_missing;
 	/*
 	 * runs of the tracer's programs the kernel skipped, each nested in a
-	 * run of the same program on one CPU (prog_misses.h): their events
-	 * were never made; written only when not 0
+	 * run of the same program on one CPU (prog_misses.h): their events,
+	 * if they were for traced devices, were never made; written only
+	 * when not 0
 	 */
 	uint64_t skipped_runs;
 	/*

@@ -176,7 +176,7 @@ run "lost events" 3 "iotrace: warning: 17 events were lost while tracing (summar
 [ "$(wc -l <"$tmp/out")" -eq 5 ] || fail "lost events: $(wc -l <"$tmp/out") lines, want 5"
 # runs of its programs the kernel skipped: their events were never made
 printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "0", "tags": {"skippedProgramRuns": "2"}}\n' >"$l/octf.summary"
-run "skipped program runs" 3 "iotrace: warning: the kernel skipped 2 runs of the tracer's programs while tracing (summary tags.skippedProgramRuns): their events are missing; output is partial" -- -P --io --raw -p "$l"
+run "skipped program runs" 3 "iotrace: warning: the kernel skipped 2 runs of the tracer's programs while tracing (summary tags.skippedProgramRuns): the events of those that were for traced devices are missing; output may be partial" -- -P --io --raw -p "$l"
 # a RUNNING summary with no tracer alive: the tracer died
 printf '{"tracePath": "kernel/x", "state": "RUNNING", "droppedEvents": "0"}\n' >"$l/octf.summary"
 IOTRACE_LOCK_FILE="$tmp/nolock" run "tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing" -- -P --io --raw -p "$l"
