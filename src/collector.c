@@ -90,8 +90,6 @@ static void note_not_followed(unsigned int nf)
 {
 	char tag[128], text[512];
 
-	/* a list of file systems too long has a warning of its own */
-	nf &= ~NF_FS_OVER_LIMIT;
 	if (nf & NF_CREATE)
 		nf &= ~NF_FILE_EVENTS;
 	if (!nf)
@@ -188,11 +186,9 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 				 "devices for --vfs (at most %zu)", vfs__fs_devs_max());
 	/* file events are a part of the trace: block I/O goes on without the rest */
 	c->fs_devs_full = err != 0;
-	if (err && !cfg->no_file_events) {
-		c->not_followed |= NF_FS_OVER_LIMIT;
+	if (err && !cfg->no_file_events)
 		cli_warn("file events on some file systems of the traced devices are not traced: "
 			 "more than %zu partitions and file systems", vfs__fs_devs_max());
-	}
 	/* with --vfs, the same cause is an error in collector__run() */
 	if (!vfs__watch_renames(c->skel) && !cfg->vfs && !cfg->no_file_events) {
 		char why[160];
@@ -333,7 +329,6 @@ static void follow_mounts(struct collector *c, uint64_t now)
 	}
 	if (err == -E2BIG && !c->fs_devs_full) {
 		c->fs_devs_full = true;
-		c->not_followed |= NF_FS_OVER_LIMIT;
 		cli_warn("a file system mounted from a traced device is not traced: more than %zu "
 			 "partitions and file systems", vfs__fs_devs_max());
 	}

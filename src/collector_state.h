@@ -85,8 +85,7 @@ struct collector {
 	bool files_named;
 	int tracefs;	/* probe__tracefs_mount(): 1 = mounted it, unmounted at the end */
 	bool fs_devs_full;	/* told that a mount did not fit */
-	/* for the summary: vfs__not_followed(), and NF_FS_OVER_LIMIT once fs_devs_full */
-	unsigned int not_followed;
+	unsigned int not_followed;	/* vfs__not_followed(), for the summary */
 	uint32_t devs_gone;	/* by cfg->devs index: told it was removed or changed */
 	struct inflight open;	/* the trace's I/Os not completed yet */
 	long toggle_ms;	/* bench_toggle.h, 0 = never */

@@ -125,6 +125,20 @@ int tdir__write_descriptions(struct collector *c)
 }
 
 /*
+ * tags.notFollowed: what the kernel gave the programs no way to follow,
+ * and the file systems past their list, which one mounted while tracing
+ * can add (fs_devs_full; with --no-file-events no file system is watched)
+ */
+static void tag_not_followed(const struct collector *c, struct summary *s)
+{
+	unsigned int nf = c->not_followed;
+
+	if (c->fs_devs_full && !c->cfg->no_file_events)
+		nf |= NF_FS_OVER_LIMIT;
+	not_followed__tag(nf, s->not_followed, sizeof(s->not_followed));
+}
+
+/*
  * Counts what is on disk: the summary never claims events a full disk
  * refused. The duration is the time traced, start_ns to end_ns: a stop
  * asked for at 8 s says 8, however long the stop itself then takes
@@ -157,8 +171,7 @@ void tdir__fill_summary(struct collector *c, struct summary *s, uint64_t start_n
 	s->uring_vfs_missing = c->skel->bss->uring_vfs_missing;
 	s->skipped_runs = prog_misses__read(c->skel->obj, c->skipped_programs,
 					    sizeof(c->skipped_programs));
-	/* a file system past the list can be mounted at any time */
-	not_followed__tag(c->not_followed, s->not_followed, sizeof(s->not_followed));
+	tag_not_followed(c, s);
 	s->incomplete = c->first_refused_sid != UINT64_MAX;
 	s->incomplete_from_sid = c->first_refused_sid;
 }
@@ -199,7 +212,7 @@ void tdir__init_summary(struct collector *c, struct summary *s, const char *rel)
 	snprintf(s->tool_version, sizeof(s->tool_version), "%s", IOTRACE_VERSION);
 	snprintf(s->options, sizeof(s->options), "%s", c->cfg->options ? c->cfg->options : "");
 	s->size_limit_mib = c->cfg->size_mib;
-	not_followed__tag(c->not_followed, s->not_followed, sizeof(s->not_followed));
+	tag_not_followed(c, s);
 	for (i = 0; i < c->cfg->ndevs && off < sizeof(s->devices); i++)
 		off += snprintf(s->devices + off, sizeof(s->devices) - off, "%s%s", i ? "," : "",
 				c->cfg->devs[i].name);
