@@ -11,14 +11,13 @@
 # the next change of the mount table (a tmpfs mounted elsewhere) the
 # tracer must name it as a new partition, not as a mounted file system.
 # Then 63, which fit with the disk, and the 64th to 66th made while a
-# tracer runs: it
-# warns at the next change of the mount table, and tags.notFollowed says
-# file-systems-over-limit from then on. Then 66 at the start: traced with
-# --vfs, whose calls would go unseen on the partitions past the list, the
-# tracer refuses with one line and exit 1. Traced without --vfs, where
-# only file events on those partitions are lost, it warns with one line,
-# runs, traces raw reads of the last partition, and its summary has the
-# tag.
+# tracer runs: it warns at the next change of the mount table, and
+# tags.notFollowed says file-systems-over-limit from then on. Then 66 at
+# the start: traced with --vfs, whose calls would go unseen on the
+# partitions past the list, the tracer refuses with one line and exit 1.
+# Traced without --vfs, where only file events on those partitions are
+# lost, it warns with one line, runs, traces raw reads of the last
+# partition, and its summary has the tag.
 #
 # Needs root, BTF, loop devices and addpart; a missing one is a failure,
 # never a skip. Everything set up is torn down at exit, also on failure.
