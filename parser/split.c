@@ -335,6 +335,13 @@ static int start_thread(pthread_t *th, struct half *h)
 	return err;
 }
 
+static uint64_t min_events = SPLIT_MIN_EVENTS;
+
+void split__set_min_events(uint64_t events)
+{
+	min_events = events;
+}
+
 struct split *split__run(const char *dir, uint64_t events, const struct view_ops *ops, FILE *out,
 			 const struct view_opts *opts, unsigned int join_flags, int *err)
 {
@@ -343,7 +350,7 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 	int r, k;
 
 	*err = 0;
-	if (!ops->merge || join_flags || events < SPLIT_MIN_EVENTS)
+	if (!ops->merge || join_flags || events < min_events)
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s) {

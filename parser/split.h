@@ -37,6 +37,13 @@
 #define SPLIT_MIN_EVENTS 65536
 
 /*
+ * Lowers (or restores) that least count, for the fuzz target and tests:
+ * the split's edge cases are in traces of a few records, and its result
+ * must be one pass's there too.
+ */
+void split__set_min_events(uint64_t events);
+
+/*
  * Where the upper half starts: the lowest first sid of the streams, plus
  * this share of the events. A little past the middle: the upper half
  * starts later (its thread, its own opening, finding where each stream

@@ -6,10 +6,15 @@
  * reading the bytes as delta records, that records read as fields
  * (delta__decode_split(), decode__split()) are the messages read whole.
  *
- * Input: byte 0 selects the streams (1-3, even split of the rest), one
- * thread or two, and the LBA histogram's bucket size; the rest is the
- * streams' bytes (raw framed records, or zstd frames: the reader tells
- * them apart by their first bytes).
+ * Input: byte 0 selects the streams (1-3, even split of the rest; bits
+ * 0-1), one reader thread or two (bit 4), the LBA histogram's bucket size
+ * and the time series' interval (bits 5-7), a second pass through the
+ * filters with --final-names (bit 2), and a split run of --statistics,
+ * whose output must be one pass's (bit 3); the rest is the streams' bytes
+ * (raw framed records, or zstd frames: the reader tells them apart by
+ * their first bytes). The input's last byte also picks the filters
+ * (glob bits 0-1, comm 2, window 3 and 7, pid 4-5), the time series'
+ * by-completion (bit 6) and the split's output format.
  *
  * Built with libFuzzer when IOTRACE_FUZZ is on; tests/fuzz/regression.c
  * replays the corpus through the same function in every test run.
@@ -21,9 +26,13 @@
 
 #include "decode.h"
 #include "delta.h"
+#include "filter.h"
 #include "framing.h"
 #include "join.h"
+#include "merge.h"
+#include "raw_view.h"
 #include "reader.h"
+#include "split.h"
 #include "trace.h"
 #include "view.h"
 
@@ -55,6 +64,8 @@ static void setup(void)
 			abort();
 	}
 	atexit(cleanup);
+	/* the split's edge cases are in traces of a few records */
+	split__set_min_events(2);
 	devnull = fopen("/dev/null", "w");
 	if (!devnull)
 		abort();
@@ -198,8 +209,8 @@ static void check_delta(const uint8_t *data, size_t len)
 }
 
 struct views {
-	const struct view_ops *ops[18];
-	void *v[18];
+	const struct view_ops *ops[24];
+	void *v[24];
 	size_t n;
 };
 
@@ -223,75 +234,71 @@ static void fan_out_vfs(void *ctx, const struct vfs_rec *r)
 	}
 }
 
-static void add_view(struct views *vs, const struct view_ops *ops, enum view_format fmt,
-		     uint64_t bucket)
+static void add_view(struct views *vs, const struct view_ops *ops, const struct view_opts *base,
+		     enum view_format fmt)
 {
-	struct view_opts o = { .format = fmt, .bucket_size = bucket, .subrange_end = UINT64_MAX };
-	void *v = ops->create(devnull, &o);
+	struct view_opts o = *base;
+	void *v;
 
+	o.format = fmt;
+	v = ops->create(devnull, &o);
 	if (!v)
 		return;
 	vs->ops[vs->n] = ops;
 	vs->v[vs->n++] = v;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/*
+ * The views fed by one pass, as the parser runs them: through f when
+ * given (the filtered views and --final-names), else every view.
+ */
+static void run_views(unsigned int threads, const struct view_opts *o, const struct filter *f)
 {
 	struct views vs = { .n = 0 };
 	struct join_sink sink = { fan_out, &vs, fan_out_vfs };
-	unsigned int nstreams, threads;
+	unsigned int flags = JOIN_PATHS | JOIN_VFS;
+	struct filter_sink fsink;
 	const struct event *ev;
 	struct reader *r = NULL;
 	struct join *j = NULL;
 	struct trace *t = NULL;
-	uint64_t bucket;
-	size_t i, chunk;
+	size_t i;
 
-	setup();
-	if (!size)
-		return 0;
-	nstreams = 1 + (data[0] & 3) % MAX_STREAMS;
-	threads = data[0] & 0x10 ? 2 : 1;
-	bucket = 1ull << ((data[0] >> 5) * 4);	/* 1 .. 2^28 sectors */
-	data++;
-	size--;
-	chunk = size / nstreams;
-	for (i = 0; i < MAX_STREAMS; i++) {
-		size_t off = i * chunk, len = i + 1 == nstreams ? size - off : chunk;
-
-		if (i < nstreams) {
-			write_stream((int)i, data + off, len);
-			check_decoder(data + off, len);
-			check_delta(data + off, len);
-		} else {
-			char path[96];
-
-			snprintf(path, sizeof(path), "%s/octf.trace.%zu", dir, i);
-			unlink(path);
-		}
+	add_view(&vs, &io_view_ops, o, VIEW_JSON);
+	add_view(&vs, &stats_view_ops, o, VIEW_TABLE);
+	add_view(&vs, &series_view_ops, o, VIEW_JSON);
+	add_view(&vs, &series_view_ops, o, VIEW_TABLE);
+	add_view(&vs, &fs_view_ops, o, VIEW_JSON);
+	add_view(&vs, &vfs_view_ops, o, VIEW_CSV);
+	add_view(&vs, &file_stats_view_ops, o, VIEW_JSON);
+	add_view(&vs, &process_view_ops, o, VIEW_TABLE);
+	if (!f) {
+		add_view(&vs, &io_view_ops, o, VIEW_CSV);
+		add_view(&vs, &io_view_ops, o, VIEW_TABLE);
+		add_view(&vs, &stats_view_ops, o, VIEW_JSON);
+		add_view(&vs, &latency_hist_ops, o, VIEW_TABLE);
+		add_view(&vs, &size_hist_ops, o, VIEW_CSV);
+		add_view(&vs, &qd_hist_ops, o, VIEW_JSON);
+		add_view(&vs, &lba_hist_ops, o, VIEW_CSV);
+		add_view(&vs, &fs_view_ops, o, VIEW_TABLE);
+		add_view(&vs, &devices_view_ops, o, VIEW_CSV);
+		add_view(&vs, &vfs_view_ops, o, VIEW_JSON);
+		add_view(&vs, &vfs_view_ops, o, VIEW_TABLE);
+		add_view(&vs, &file_stats_view_ops, o, VIEW_TABLE);
+		add_view(&vs, &process_view_ops, o, VIEW_CSV);
+		add_view(&vs, &series_view_ops, o, VIEW_CSV);
+	} else {
+		sink = filter__sink(&fsink, f, &sink);
+		flags |= filter__join_flags(f);
 	}
 
-	add_view(&vs, &io_view_ops, VIEW_JSON, 1);
-	add_view(&vs, &io_view_ops, VIEW_CSV, 1);
-	add_view(&vs, &io_view_ops, VIEW_TABLE, 1);
-	add_view(&vs, &stats_view_ops, VIEW_JSON, 1);
-	add_view(&vs, &stats_view_ops, VIEW_TABLE, 1);
-	add_view(&vs, &latency_hist_ops, VIEW_TABLE, 1);
-	add_view(&vs, &size_hist_ops, VIEW_CSV, 1);
-	add_view(&vs, &qd_hist_ops, VIEW_JSON, 1);
-	add_view(&vs, &lba_hist_ops, VIEW_CSV, bucket);
-	add_view(&vs, &fs_view_ops, VIEW_TABLE, 1);
-	add_view(&vs, &fs_view_ops, VIEW_JSON, 1);
-	add_view(&vs, &devices_view_ops, VIEW_CSV, 1);
-	add_view(&vs, &vfs_view_ops, VIEW_JSON, 1);
-	add_view(&vs, &vfs_view_ops, VIEW_CSV, 1);
-	add_view(&vs, &vfs_view_ops, VIEW_TABLE, 1);
-	add_view(&vs, &file_stats_view_ops, VIEW_JSON, 1);
-	add_view(&vs, &file_stats_view_ops, VIEW_TABLE, 1);
-	add_view(&vs, &process_view_ops, VIEW_CSV, 1);
-
 	t = trace__open(dir);
-	j = t ? join__new(JOIN_PATHS | JOIN_VFS, &sink) : NULL;
+	j = t ? join__new(flags, &sink) : NULL;
+	/* --final-names: a first pass over the trace for the names */
+	if (j && f && join__preload_names(j, t, threads)) {
+		join__free(j);
+		j = NULL;
+	}
 	r = j ? reader__new(t, EV_ALL, threads) : NULL;
 	if (r) {
 		while (reader__next(r, &ev) == 1) {
@@ -313,5 +320,154 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	join__free(j);
 	trace__free(t);
 	clearerr(devnull);
+}
+
+/* --io --raw: every event as recorded, in both formats */
+static void run_raw(void)
+{
+	const Octf__Proto__Trace__Event *ev;
+	struct raw_view *json = NULL, *csv = NULL;
+	struct trace *t = trace__open(dir);
+	struct merge *m = t ? merge__new(t) : NULL;
+
+	json = m ? raw_view__new(devnull, RAW_JSON) : NULL;
+	csv = json ? raw_view__new(devnull, RAW_CSV) : NULL;
+	if (csv) {
+		while (merge__next(m, &ev) == 1) {
+			raw_view__write(json, ev);
+			raw_view__write(csv, ev);
+		}
+		raw_view__finish(json);
+		raw_view__finish(csv);
+	}
+	raw_view__free(csv);
+	raw_view__free(json);
+	merge__free(m);
+	trace__free(t);
+	clearerr(devnull);
+}
+
+/*
+ * A summary view in one pass into a buffer: the records read, or -1 if
+ * it could not run.
+ */
+static int64_t one_pass(const struct view_ops *ops, const struct view_opts *o, FILE *out)
+{
+	const struct event *ev;
+	struct trace *t = trace__open(dir);
+	struct reader *r = NULL;
+	struct join *j = NULL;
+	int64_t records = -1;
+	struct views vs = { .n = 0 };
+	struct join_sink sink = { fan_out, &vs, NULL };
+	void *v = ops->create(out, o);
+
+	if (v) {
+		vs.ops[0] = ops;
+		vs.v[vs.n++] = v;
+	}
+	j = t && v ? join__new(ops->join_flags, &sink) : NULL;
+	r = j ? reader__new(t, join__event_types(j), 1) : NULL;
+	if (r) {
+		int e = 0;
+
+		while (!e && reader__next(r, &ev) == 1)
+			e = join__event(j, ev);
+		if (!e && !join__finish(j) && !ops->finish(v, j) && !reader__error_count(r))
+			records = (int64_t)reader__records(r);
+	}
+	if (v)
+		ops->destroy(v);
+	reader__free(r);
+	join__free(j);
+	trace__free(t);
+	return records;
+}
+
+/* A split run (split.h) that goes through writes what one pass writes. */
+static void check_split(const struct view_ops *ops, const struct view_opts *o)
+{
+	char *a = NULL, *b = NULL;
+	size_t alen = 0, blen = 0;
+	FILE *fa = open_memstream(&a, &alen), *fb = open_memstream(&b, &blen);
+	struct split *sp = NULL;
+	int64_t records;
+	int err;
+
+	if (!fa || !fb)
+		abort();
+	records = one_pass(ops, o, fa);
+	if (records > 0)
+		sp = split__run(dir, (uint64_t)records, ops, fb, o, ops->join_flags, &err);
+	/* as the parser does: a split that read other than one pass is not used */
+	if (sp && split__records(sp) == (uint64_t)records &&
+	    !ops->finish(split__view(sp), split__join(sp))) {
+		fflush(fa);
+		fflush(fb);
+		if (alen != blen || memcmp(a, b, alen)) {
+			fprintf(stderr, "split and one pass differ:\n--- one pass\n%.*s\n--- split\n%.*s\n",
+				(int)alen, a, (int)blen, b);
+			abort();
+		}
+	}
+	split__free(sp);
+	fclose(fa);
+	fclose(fb);
+	free(a);
+	free(b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct view_opts o = { .subrange_end = UINT64_MAX };
+	unsigned int nstreams, threads, sel;
+	struct filter f;
+	uint8_t last;
+	size_t i, chunk;
+
+	setup();
+	if (!size)
+		return 0;
+	sel = data[0];
+	nstreams = 1 + (sel & 3) % MAX_STREAMS;
+	threads = sel & 0x10 ? 2 : 1;
+	o.bucket_size = 1ull << ((sel >> 5) * 4);	/* 1 .. 2^28 sectors */
+	o.interval_ns = 1000ull << ((sel >> 5) * 4);	/* 1 us .. 268 s */
+	data++;
+	size--;
+	last = size ? data[size - 1] : 0;
+	o.by_completion = last & 0x40;
+	chunk = size / nstreams;
+	for (i = 0; i < MAX_STREAMS; i++) {
+		size_t off = i * chunk, len = i + 1 == nstreams ? size - off : chunk;
+
+		if (i < nstreams) {
+			write_stream((int)i, data + off, len);
+			check_decoder(data + off, len);
+			check_delta(data + off, len);
+		} else {
+			char path[96];
+
+			snprintf(path, sizeof(path), "%s/octf.trace.%zu", dir, i);
+			unlink(path);
+		}
+	}
+
+	run_views(threads, &o, NULL);
+	run_raw();
+	if (sel & 0x04) {
+		/* the input's last byte picks the filters */
+		static const char *const globs[] = { NULL, "*", "/*a*", "*.sst" };
+
+		filter__init(&f, globs[last & 3], last >> 4 & 3, last & 4 ? "fio" : NULL);
+		filter__set_window(&f, (last >> 3 & 1) * 1000, last & 0x80 ? 1000000 : UINT64_MAX);
+		o.filtered = filter__active(&f);
+		run_views(threads, &o, &f);
+		o.filtered = false;
+	}
+	if (sel & 0x08) {
+		o.format = (enum view_format)(last % 3);
+		check_split(&stats_view_ops, &o);
+	}
 	return 0;
 }

@@ -226,6 +226,20 @@ def main():
     seeds["ours-vfs"] = bytes([0x10]) + vfs_seed()
     seeds["huge-discard"] = bytes([0]) + io(1, 1, 1, 0, (1 << 32) - 1, op=3) + done(2, 2, 1)
     seeds["empty"] = b""
+    # the second pass through the filters with --final-names (selector bit
+    # 2), and the split run of --statistics checked against one pass (bit
+    # 3); the last byte picks the filters
+    seeds["sample-3-streams-split-filtered"] = joined(s, 0x0c)
+    # two undamaged streams of one length (every value a one-byte
+    # varint), so that the split runs through: I/Os interleaved by sid
+    u = b"".join(io(4 * k + 1, 4 * k + 1, k + 1, 4 * k + 2, 8) + done(4 * k + 3, 4 * k + 9, k + 1, lba=4 * k + 2, ln=8)
+                 for k in range(16))
+    v = b"".join(io(4 * k + 2, 4 * k + 2, k + 65, 64 + 4 * k, 8, op=1)
+                 + done(4 * k + 4, 4 * k + 6, k + 65, lba=64 + 4 * k, ln=8) for k in range(16))
+    assert len(u) == len(v)
+    seeds["two-streams-split"] = joined([u, v], 0x08)
+    seeds["ours-filtered"] = bytes([0x0c]) + a + io(21, 500, 0x40, 16, 8)
+    seeds["ours-vfs-filtered"] = bytes([0x14]) + vfs_seed()
     if os.environ.get("IOTRACE_PACK_TRACE"):
         delta_seeds(seeds, os.environ["IOTRACE_PACK_TRACE"], a, vfs_seed())
 
