@@ -7,14 +7,15 @@
  * (delta__decode_split(), decode__split()) are the messages read whole.
  *
  * Input: byte 0 selects the streams (1-3, even split of the rest; bits
- * 0-1), one reader thread or two (bit 4), the LBA histogram's bucket size
- * and the time series' interval (bits 5-7), a second pass through the
- * filters with --final-names (bit 2), and a split run of --statistics,
- * whose output must be one pass's (bit 3); the rest is the streams' bytes
- * (raw framed records, or zstd frames: the reader tells them apart by
- * their first bytes). The input's last byte also picks the filters
- * (glob bits 0-1, comm 2, window 3 and 7, pid 4-5), the time series'
- * by-completion (bit 6) and the split's output format.
+ * 0-1), one reader thread or two (bit 4; with two, the --io output must
+ * be one thread's), the LBA histogram's bucket size and the time series'
+ * interval (bits 5-7), a second pass through the filters with
+ * --final-names (bit 2), and a split run of --statistics, whose output
+ * must be one pass's (bit 3); the rest is the streams' bytes (raw framed
+ * records, or zstd frames: the reader tells them apart by their first
+ * bytes). The input's last byte also picks the filters (glob bits 0-1,
+ * comm 2, window 3 and 7, pid 4-5), the time series' by-completion (bit
+ * 6) and the split's output format.
  *
  * Built with libFuzzer when IOTRACE_FUZZ is on; tests/fuzz/regression.c
  * replays the corpus through the same function in every test run.
@@ -348,10 +349,11 @@ static void run_raw(void)
 }
 
 /*
- * A summary view in one pass into a buffer: the records read, or -1 if
- * it could not run.
+ * A view in one pass into out, its reader with threads threads: the
+ * records read, or -1 if it could not run or met damage.
  */
-static int64_t one_pass(const struct view_ops *ops, const struct view_opts *o, FILE *out)
+static int64_t one_pass(const struct view_ops *ops, const struct view_opts *o, FILE *out,
+			unsigned int threads)
 {
 	const struct event *ev;
 	struct trace *t = trace__open(dir);
@@ -367,7 +369,7 @@ static int64_t one_pass(const struct view_ops *ops, const struct view_opts *o, F
 		vs.v[vs.n++] = v;
 	}
 	j = t && v ? join__new(ops->join_flags, &sink) : NULL;
-	r = j ? reader__new(t, join__event_types(j), 1) : NULL;
+	r = j ? reader__new(t, join__event_types(j), threads) : NULL;
 	if (r) {
 		int e = 0;
 
@@ -396,7 +398,7 @@ static void check_split(const struct view_ops *ops, const struct view_opts *o)
 
 	if (!fa || !fb)
 		abort();
-	records = one_pass(ops, o, fa);
+	records = one_pass(ops, o, fa, 1);
 	if (records > 0)
 		sp = split__run(dir, (uint64_t)records, ops, fb, o, ops->join_flags, &err);
 	/* as the parser does: a split that read other than one pass is not used */
@@ -411,6 +413,30 @@ static void check_split(const struct view_ops *ops, const struct view_opts *o)
 		}
 	}
 	split__free(sp);
+	fclose(fa);
+	fclose(fb);
+	free(a);
+	free(b);
+}
+
+/* The reader's helper thread changes nothing of a view's output, damage included. */
+static void check_threads(const struct view_ops *ops, const struct view_opts *o)
+{
+	char *a = NULL, *b = NULL;
+	size_t alen = 0, blen = 0;
+	FILE *fa = open_memstream(&a, &alen), *fb = open_memstream(&b, &blen);
+
+	if (!fa || !fb)
+		abort();
+	one_pass(ops, o, fa, 1);
+	one_pass(ops, o, fb, 2);
+	fflush(fa);
+	fflush(fb);
+	if (alen != blen || memcmp(a, b, alen)) {
+		fprintf(stderr, "one thread and two differ:\n--- one\n%.*s\n--- two\n%.*s\n",
+			(int)alen, a, (int)blen, b);
+		abort();
+	}
 	fclose(fa);
 	fclose(fb);
 	free(a);
@@ -468,6 +494,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sel & 0x08) {
 		o.format = (enum view_format)(last % 3);
 		check_split(&stats_view_ops, &o);
+	}
+	if (threads == 2) {
+		o.format = VIEW_JSON;
+		check_threads(&io_view_ops, &o);
 	}
 	return 0;
 }
