@@ -479,11 +479,16 @@ static int read_count(struct cursor *c, const char *key, uint64_t max, uint64_t 
 	errno = 0;
 	*v = isdigit((unsigned char)buf[0]) ? strtoull(buf, &end, 10) : 0;
 	if (!isdigit((unsigned char)buf[0]) || errno || *end || *v > max) {
-		int shown = (int)(c->p - at < 40 ? c->p - at : 40);
+		size_t shown = 0;
 
+		/* the error is one line: the text shown ends before a line break */
+		while (at + shown < c->p && shown < 40 && (unsigned char)at[shown] >= 0x20)
+			shown++;
+		if (shown == 40)
+			shown = whole_chars(at, shown);
 		c->p = at;
 		return bad(c, "'%s' is not a count from 0 to %llu: %.*s", key,
-			   (unsigned long long)max, shown, at);
+			   (unsigned long long)max, (int)shown, at);
 	}
 	return 0;
 }

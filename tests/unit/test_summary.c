@@ -432,6 +432,13 @@ static void test_rejects_garbage(void **state)
 	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, "
 		"\"tags\": {\"incompleteFromSid\": \"-5\"}}",
 		"byte 72: 'incompleteFromSid' is not a count from 0 to 18446744073709551615: \"-5\"");
+	/* one error line: the text shown ends at a line break in it; a long one is cut */
+	refused("{\"state\": \"COMPLETE\", \"tracedEvents\": \"19 ]\n },\n \"}",
+		"byte 38: 'tracedEvents' is not a count from 0 to 18446744073709551615: \"19 ]");
+	refused("{\"state\": \"COMPLETE\", \"tracedEvents\": "
+		"\"123456789012345678901234567890123456789\xc3\xa9\"}",
+		"byte 38: 'tracedEvents' is not a count from 0 to 18446744073709551615: "
+		"\"123456789012345678901234567890123456789");
 	refused("{\"state\": 1, \"droppedEvents\": 0}", "byte 10: 'state' is not a string");
 	/* JSON, but no summary: nothing to print back that was not made up */
 	refused("{\"a\": 1}", "no 'state' field: not a trace summary");
