@@ -208,6 +208,47 @@ static void test_mounts_by_stat(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * mountinfo writes a blank in a mount point as \040, a backslash as
+ * \134: the filter matches the path itself (a glob writes a backslash as
+ * \\, as fnmatch(3) reads it).
+ */
+static void test_mount_point_with_blanks(void **state)
+{
+	char dir[PATH_MAX], mnt[PATH_MAX], info[PATH_MAX], glob[PATH_MAX + 16];
+	const uint32_t ext4[] = { IOTRACE_MKDEV(7, 0) };
+	struct iotrace_file_id root, file;
+	struct path_filter *pf;
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	strcpy(dir, "/tmp/iotrace-pf-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(mnt, sizeof(mnt), "%s/my data\\x", dir);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	assert_int_equal(stat(mnt, &st), 0);
+	snprintf(info, sizeof(info), "%s/mountinfo", dir);
+	f = fopen(info, "w");
+	assert_non_null(f);
+	fprintf(f, "40 1 7:0 / %s/my\\040data\\134x rw - ext4 /dev/loop0 rw\n", dir);
+	assert_int_equal(fclose(f), 0);
+
+	root = (struct iotrace_file_id){ .dev = IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)),
+					 .ino = st.st_ino };
+	file = (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 1 };
+	snprintf(glob, sizeof(glob), "%s/my data\\\\x/*", dir);
+	pf = filter(glob, info, ext4);
+	chain_link(pf, root, root, "/");
+	chain_link(pf, file, root, "f.dat");
+	assert_true(path_filter__match(pf, &file));
+	path_filter__free(pf);
+
+	assert_int_equal(unlink(info), 0);
+	assert_int_equal(rmdir(mnt), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void write_mountinfo(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -288,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths_and_globs),
 		cmocka_unit_test(test_mounts_by_stat),
+		cmocka_unit_test(test_mount_point_with_blanks),
 		cmocka_unit_test(test_mounts_added),
 		cmocka_unit_test(test_bad_patterns),
 	};
