@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -519,9 +520,42 @@ static int keep_other_tag(struct cursor *c, struct summary *s, const char *key)
 	return err;
 }
 
+/* Whether s is a number as JSON writes one: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? */
+static bool json_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (isdigit((unsigned char)*s))
+		while (isdigit((unsigned char)*s))
+			s++;
+	else
+		return false;
+	if (*s == '.') {
+		if (!isdigit((unsigned char)*++s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!isdigit((unsigned char)*s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return !*s;
+}
+
 /*
  * A top-level field not ours, kept for printing back if it is a string,
- * a number or a bool and fits; anything else is passed over.
+ * a number or a bool and fits; anything else is passed over. A number
+ * JSON would not write is no JSON; one past what a double holds (1e400)
+ * could only be printed back as null, and is passed over, as one too
+ * long to keep.
  */
 static int keep_other_field(struct cursor *c, struct summary *s, const char *key)
 {
@@ -537,13 +571,23 @@ static int keep_other_field(struct cursor *c, struct summary *s, const char *key
 		if (err)
 			return err;
 	} else if (*c->p == '-' || isdigit((unsigned char)*c->p)) {
+		const char *at = c->p;
+
 		value[0] = 'n';
-		/* a number too long to keep is kept cut */
 		for (; c->p < c->end && (isdigit((unsigned char)*c->p) || strchr("+-.eE", *c->p));
 		     c->p++)
 			if (n + 1 < sizeof(value))
 				value[n++] = *c->p;
 		value[n] = 0;
+		/* one too long to keep whole is passed over, as one a double cannot hold */
+		if ((size_t)(c->p - at) > n - 1)
+			return 0;
+		if (!json_number(value + 1)) {
+			c->p = at;
+			return -EBADMSG;
+		}
+		if (!isfinite(strtod(value + 1, NULL)))
+			return 0;
 	} else if (*c->p == 't' || *c->p == 'f') {
 		snprintf(value, sizeof(value), "b%s", *c->p == 't' ? "true" : "false");
 		err = skip_value(c, 1);

@@ -278,6 +278,14 @@ static void test_prints_foreign_back(void **state)
 	assert_string_equal(buf, text);
 	free(buf);
 
+	/* a number past a double's range could only be printed as null: passed over */
+	snprintf(text, sizeof(text), "%s,\n \"huge\": 1e400,\n \"small\": 2.5e-3\n}\n", upstream);
+	write_text("octf.summary", text);
+	buf = printed();
+	snprintf(text, sizeof(text), "%s,\n \"small\": 0.0025\n}\n", upstream);
+	assert_string_equal(buf, text);
+	free(buf);
+
 	/* its newer form: the user's tags, as they were */
 	snprintf(text, sizeof(text),
 		 "%s,\n \"tags\": {\n  \"workload\": \"ycsb \\\"a\\\"\",\n  \"fs\": \"xfs\"\n }\n}\n",
@@ -440,6 +448,11 @@ static void test_rejects_garbage(void **state)
 		"byte 38: 'tracedEvents' is not a count from 0 to 18446744073709551615: "
 		"\"123456789012345678901234567890123456789");
 	refused("{\"state\": 1, \"droppedEvents\": 0}", "byte 10: 'state' is not a string");
+	/* a number as JSON writes none, in a field not ours (found by fuzz_summary) */
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"x\": -0180E6-5}",
+		"byte 47: not valid JSON");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"x\": 1.}",
+		"byte 47: not valid JSON");
 	/* JSON, but no summary: nothing to print back that was not made up */
 	refused("{\"a\": 1}", "no 'state' field: not a trace summary");
 	refused("{\"state\": \"COMPLETE\"}", "no 'droppedEvents' field: not a trace summary");
