@@ -734,11 +734,21 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 	if (n)
 		cli_note("%s events after the damage are lost; the other files are read to "
 			 "their ends", n == 1 ? "that file's" : "those files'");
-	/* the reader cuts only where the summary says the tracer stopped */
-	if (cut_after)
+	/*
+	 * the reader cuts only where the summary says the tracer stopped, or
+	 * up to where a trace still RUNNING is written
+	 */
+	if (cut_after && sr->s.incomplete)
 		cli_note("the events after sid %llu are left out: not every CPU's file holds "
 			 "them, as the tracer stopped (%s)",
 			 (unsigned long long)*cut_after, sr->s.stop_reason);
+	else if (cut_after && tracer_died(dir, sr))
+		cli_note("the events after sid %llu are left out: not every CPU's file holds "
+			 "them, as the tracer died", (unsigned long long)*cut_after);
+	else if (cut_after)
+		cli_note("the events after sid %llu are left out: this trace is still being "
+			 "recorded, and not every CPU's file holds them yet",
+			 (unsigned long long)*cut_after);
 	join_warnings(j, cut_after, n > 0, tracer_died(dir, sr));
 	return ret2 ? ret2 : ret;
 }
@@ -850,6 +860,8 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	/* past where the limit stopped some streams, the others' events would join wrongly */
 	if (!sr.err && sr.s.incomplete)
 		reader__keep_below(rd, sr.s.incomplete_from_sid);
+	else if (!sr.err && sr.s.complete_below_sid && !strcmp(sr.s.state, "RUNNING"))
+		reader__keep_below(rd, sr.s.complete_below_sid);
 	setup_stdout();
 	ctx[1] = ops->create(stdout, opts);
 	if (!ctx[1]) {

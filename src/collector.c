@@ -671,6 +671,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		if (tick) {
 			last_stages = now;
 			intake__flush_stages(c, false);
+			tdir__take_mark(c);
 		}
 		follow_mounts(c, now);
 		if (err >= 0)
@@ -704,6 +705,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 				break;
 			}
 			tdir__fill_summary(c, s, start, now);
+			tdir__mark_complete(c, s);
 			/* -M -R --force took it: writing on into unlinked files serves no one */
 			if (timed_summary_write(c, dir, s) == -ENOENT) {
 				err = -ENOENT;
@@ -746,6 +748,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	tdir__fill_summary(c, s, start, now);
 
 finish:
+	/* the end's summary counts what is in; a mark would only say less */
+	s->complete_below_sid = 0;
 	strcpy(s->state, err ? "ERROR" : "COMPLETE");
 	if (c->streams) {
 		int i;

@@ -71,6 +71,19 @@ struct collector {
 	size_t stages_size;
 	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */
 	bool no_stage_flush;	/* flush_stage cannot be run on a CPU here */
+	/*
+	 * rounds of intake__flush_stages() that output every stage they
+	 * looked at, no offline CPU holding records; after two, every record
+	 * that had its sid before the first is out of the stages
+	 * (tdir__mark_complete())
+	 */
+	uint64_t clean_stage_rounds;
+	/* marks taken at the last rounds (tdir__take_mark()), sid 0 = none */
+	struct {
+		uint64_t sid;		/* the last sid handed out then */
+		uint64_t rounds;	/* clean_stage_rounds then */
+	} marks[4];
+	unsigned int next_mark;
 	int mounts_fd;	/* fs_devs__watch, -1 = none */
 	/* the wait for records saw the mount table change; when to look (mount_gate.h) */
 	struct mount_gate mounts;
@@ -150,6 +163,15 @@ int tdir__write_descriptions(struct collector *c);
 /* The summary's figures for the time traced, start_ns to end_ns. */
 void tdir__fill_summary(struct collector *c, struct summary *s, uint64_t start_ns,
 			uint64_t end_ns);
+
+/* At each round, after the stages' flush: the last sid handed out, as a mark. */
+void tdir__take_mark(struct collector *c);
+
+/*
+ * While tracing, after every stream was flushed: s's completeBelowSid,
+ * moved on to the latest mark whose records the stages have all output.
+ */
+void tdir__mark_complete(const struct collector *c, struct summary *s);
 
 /* An empty stream file for CPU cpu, which had no record. */
 void tdir__empty_stream(const struct collector *c, int cpu);

@@ -362,12 +362,13 @@ int intake__consume_rings(struct collector *c)
  * CPU costs no interrupt. A stage found in use is left to the next round.
  * Without the run-on-CPU test run (refused), records wait until their
  * stage is full or the trace ends. Returns whether every stage it looked
- * at was output (none was in use).
+ * at was output (none was in use); a round that also found no offline
+ * CPU holding records is counted in clean_stage_rounds.
  */
 bool intake__flush_stages(struct collector *c, bool all)
 {
 	int fd = bpf_program__fd(c->skel->progs.flush_stage), cpu;
-	bool done = !c->no_stage_flush;
+	bool done = !c->no_stage_flush, held = false;
 
 	for (cpu = 0; cpu < c->ncpus && !c->no_stage_flush; cpu++) {
 		const volatile struct iotrace_stage *st = &c->stages[cpu];
@@ -380,8 +381,10 @@ bool intake__flush_stages(struct collector *c, bool all)
 			continue;
 		if (!bpf_prog_test_run_opts(fd, &opts)) {
 			done = done && !opts.retval;
-		} else if (errno != ENXIO) {
-			/* ENXIO: the CPU is offline */
+		} else if (errno == ENXIO) {
+			/* an offline CPU's records wait for it, or for the stop */
+			held = true;
+		} else {
 			cli_warn("cannot have CPU %d output its staged records: %s; from now on a quiet CPU's records reach the trace only when its stage fills or the tracer stops",
 				 cpu, strerror(errno));
 			c->no_stage_flush = true;
@@ -389,6 +392,8 @@ bool intake__flush_stages(struct collector *c, bool all)
 		}
 		c->stage_flushes[cpu] = st->flushes;
 	}
+	if (done && !held)
+		c->clean_stage_rounds++;
 	return done;
 }
 

@@ -83,6 +83,10 @@ static void print_tags(struct tags_out *t, const struct summary *s)
 		jw__key(tags_jw(t), "incompleteFromSid");
 		jw__uint_str(t->jw, s->incomplete_from_sid);
 	}
+	if (s->complete_below_sid) {
+		jw__key(tags_jw(t), "completeBelowSid");
+		jw__uint_str(t->jw, s->complete_below_sid);
+	}
 	if (s->not_followed[0]) {
 		jw__key(tags_jw(t), "notFollowed");
 		jw__string(t->jw, s->not_followed);
@@ -648,6 +652,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_count(c, key, UINT64_MAX, &s->uring_vfs_missing);
 		else if (!strcmp(key, "skippedProgramRuns"))
 			err = read_count(c, key, UINT64_MAX, &s->skipped_runs);
+		else if (!strcmp(key, "completeBelowSid"))
+			err = read_count(c, key, UINT64_MAX, &s->complete_below_sid);
 		else if (!strcmp(key, "incompleteFromSid")) {
 			err = read_count(c, key, UINT64_MAX, &s->incomplete_from_sid);
 			s->incomplete = true;

@@ -81,6 +81,12 @@ struct summary {
 	bool incomplete;
 	uint64_t incomplete_from_sid;
 	/*
+	 * while RUNNING: the files hold every event below this sid; those
+	 * from it on may not all be written yet, as each CPU's file is
+	 * written apart (0 = not said; written only while RUNNING)
+	 */
+	uint64_t complete_below_sid;
+	/*
 	 * traced devices removed, emptied or given a new medium while
 	 * traced, whose I/O after that is not in the trace: comma-separated
 	 * names (written only when there is one)

@@ -177,6 +177,39 @@ void tdir__fill_summary(struct collector *c, struct summary *s, uint64_t start_n
 }
 
 /*
+ * A record takes its sid in the kernel and waits in its CPU's stage until
+ * the stage fills or the collector has it output: two clean rounds
+ * (intake__flush_stages()) after a mark, every record that had its sid
+ * by then is out, and was read from the ring in its round; the flush
+ * before tdir__mark_complete() wrote it. Records on their way in (a
+ * program between its sid and its record when the mark is taken) are
+ * microseconds behind; two rounds are 200 ms. A size limit or a failed
+ * write may have kept some out: the mark stays below those.
+ */
+void tdir__take_mark(struct collector *c)
+{
+	unsigned int i = c->next_mark++ % (sizeof(c->marks) / sizeof(c->marks[0]));
+
+	c->marks[i].sid = __atomic_load_n(&c->skel->data_ids->next_sid, __ATOMIC_ACQUIRE);
+	c->marks[i].rounds = c->clean_stage_rounds;
+}
+
+void tdir__mark_complete(const struct collector *c, struct summary *s)
+{
+	uint64_t below = s->complete_below_sid;
+	size_t i;
+
+	if (c->no_stage_flush)
+		return;
+	for (i = 0; i < sizeof(c->marks) / sizeof(c->marks[0]); i++) {
+		if (c->marks[i].sid && c->clean_stage_rounds - c->marks[i].rounds >= 2 &&
+		    c->marks[i].sid + 1 > below)
+			below = c->marks[i].sid + 1;
+	}
+	s->complete_below_sid = below < c->first_refused_sid ? below : c->first_refused_sid;
+}
+
+/*
  * An empty octf.trace.<cpu> for a CPU that had no record: Open-CAS opens
  * octf.trace.0 .. queueCount - 1 and gives up at a missing one, so a raw
  * trace has them all, as Open-CAS's own do.

@@ -61,6 +61,30 @@ for p in "${FIO_PIDS[@]}"; do
 	kill -0 "$p" 2>/dev/null || die "fio did not start: $(cat "$T"/fio-*.out)"
 done
 
+# read_live LABEL: the trace read while it is recorded. Its summary, then
+# at once a copy of its files: up to the summary's completeBelowSid they
+# hold every event (live.raw, checked against the finished trace's
+# below); a mark too far on would lack what the next flush, up to a
+# second later, writes.
+read_live() {
+	local rc
+	sleep 1
+	cp "$IOTRACE_TRACE_DIR/$TRACE/octf.summary" "$T/live.summary" &&
+		cp -a "$IOTRACE_TRACE_DIR/$TRACE" "$T/live"
+	LIVE_MARK=$(iotrace_json_get "$T/live.summary" tags completeBelowSid)
+	check "${1}while recording, the summary says below which sid the files hold every event (got '$LIVE_MARK')" \
+		[ "${LIVE_MARK:-0}" -gt 1 ]
+	timeout -k 5 120 "$BIN" -P --io --raw -p "$T/live" >"$T/live.raw" 2>"$T/live.raw.err"
+	timeout -k 5 120 "$BIN" -P --statistics -p "$TRACE" >"$T/live.stats" 2>"$T/live.stats.err"
+	rc=$?
+	check "${1}-P --statistics while recording: exit 0 (got $rc)" [ "$rc" = 0 ]
+	# up to the mark of the summary as it read it, rewritten since
+	cut=$(sed -n 's/^iotrace: the events after sid \([0-9]*\) are left out: this trace is still being recorded, and not every CPU.s file holds them yet$/\1/p' "$T/live.stats.err")
+	check "${1}... reads up to a later mark, and says why (after sid '$cut')" \
+		[ "${cut:-0}" -ge "$((${LIVE_MARK:-1} - 1))" ]
+	[ "$rc" = 0 ] || sed 's/^/      stderr: /' "$T/live.stats.err" | head -5
+}
+
 round=0
 for args in "" "--dispatch" "--compress none"; do
 	round=$((round + 1))
@@ -69,6 +93,7 @@ for args in "" "--dispatch" "--compress none"; do
 	# shellcheck disable=SC2086 # the round's options, split on purpose
 	iotrace_test_start_tracer "$label" "$T/$round.out" "$T/$round.err" -S -d "$LN" $args
 	sleep 1
+	[ "$round" = 1 ] && read_live "$label"
 	iotrace_test_stop_tracer "$label" "$T/$round.out" "$T/$round.err"
 	iotrace_test_kernel_completions_take "$label" "$T/$round.kernel"
 
@@ -83,6 +108,19 @@ for args in "" "--dispatch" "--compress none"; do
 		>"$T/$round.check" 2>&1
 	iotrace_test_relay "$T/$round.check" $? check_trace.py
 
+	if [ "$round" = 1 ]; then
+		check "${label}the finished trace's summary has no completeBelowSid" \
+			[ -z "$(iotrace_json_get "$T/$round.out" tags completeBelowSid)" ]
+		# what the files held below the mark while recording is what they hold
+		check "${label}every event below sid ${LIVE_MARK:-?} was in the files while recording" python3 -c '
+import json, sys
+mark = int(sys.argv[3])
+def below(path):
+    return sorted(l for l in open(path) if int(json.loads(l)["header"]["sid"]) < mark)
+live, done = below(sys.argv[1]), below(sys.argv[2])
+print("      %d events below the mark, %d of them in the live files" % (len(done), len(live)))
+sys.exit(0 if live == done and done else 1)' "$T/live.raw" "$T/$round.jsonl" "${LIVE_MARK:-0}"
+	fi
 	timeout -k 5 120 "$BIN" -P --io -f csv -p "$TRACE" >"$T/$round.csv" 2>"$T/$round.csv.err"
 	rc=$?
 	check "${label}-P --io exit 0 (got $rc)" [ "$rc" = 0 ]
@@ -92,6 +130,15 @@ for args in "" "--dispatch" "--compress none"; do
 	never=$(sed -n 's/^iotrace: warning: \([0-9]*\) I\/Os never completed .*/\1/p' "$T/$round.csv.err")
 	check "${label}the parser's I/Os never completed (${never:-0}) are those missing their completion within the trace (${missing:-?})" \
 		[ "${never:-0}" = "${missing:-?}" ]
+	if [ "$round" = 1 ]; then
+		# read up to the mark, the only completions without their I/O are
+		# those of I/Os begun before the trace, as in the finished trace
+		orphans() { sed -n 's/^iotrace: warning: \([0-9]*\) completions match no I\/O.*/\1/p' "$1"; }
+		live=$(orphans "$T/live.stats.err")
+		done_=$(orphans "$T/$round.csv.err")
+		check "${label}read while recording, as many completions lack their I/O as in the finished trace (${live:-0}, ${done_:-0})" \
+			[ "${live:-0}" = "${done_:-0}" ]
+	fi
 done
 
 finish

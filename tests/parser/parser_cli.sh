@@ -400,6 +400,27 @@ iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut 
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 1,0, 2,8, " ] || fail "size limit: got '$got'"
 run "size limit, raw" 0 '' -- -P --io --raw -p "$sl"
+# the same files in a trace still recorded: its summary says below which
+# sid they hold every event (completeBelowSid), and the parser reads up
+# to there; a tracer holds the lock, naming this trace
+printf '{"state": "RUNNING", "droppedEvents": "0", "tracedEvents": "2", "tags": {"completeBelowSid": "3"}}\n' >"$sl/octf.summary"
+printf '%d %s\n' $$ "$sl" >"$tmp/live.lock"
+flock -o "$tmp/live.lock" sleep 30 &
+holder=$!
+for _ in $(seq 50); do flock -n "$tmp/live.lock" true || break; sleep 0.1; done
+IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded" 0 "iotrace: the events after sid 2 are left out: this trace is still being recorded, and not every CPU's file holds them yet
+iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
+got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
+[ "$got" = "header.sid,io.lba,io.latency 1,0, 2,8, " ] || fail "still recorded: got '$got'"
+pkill -P "$holder" sleep
+wait "$holder" 2>/dev/null
+# its tracer gone, the summary says where its files stopped holding every event
+IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded, tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing
+iotrace: the events after sid 2 are left out: not every CPU's file holds them, as the tracer died
+iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
+# not a RUNNING trace: a mark is not read (the tracer clears it at the end)
+printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "3", "tags": {"completeBelowSid": "3"}}\n' >"$sl/octf.summary"
+run "completeBelowSid of a finished trace" 0 "iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency" -- -P --io -p "$sl" -f csv
 
 # damage and lost events make every view's output partial
 run "damaged, statistics" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial

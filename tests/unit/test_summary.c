@@ -138,6 +138,15 @@ static void test_round_trip(void **state)
 	assert_int_equal(out.skipped_runs, 4);
 	assert_int_equal(out.uring_vfs_missing, 9);
 	in.skipped_runs = 0;
+	assert_int_equal(out.complete_below_sid, 0);
+	assert_false(printed_has("completeBelowSid"));
+	in.complete_below_sid = 123456;
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_true(printed_has("\"completeBelowSid\": \"123456\""));
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_int_equal(out.complete_below_sid, 123456);
+	assert_int_equal(out.other_tags_len, 0);
+	in.complete_below_sid = 0;
 	assert_string_equal(out.not_followed, "");
 	assert_false(printed_has("notFollowed"));
 	strcpy(in.not_followed, "delete,move,io_uring-files");
