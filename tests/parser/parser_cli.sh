@@ -412,8 +412,19 @@ IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded" 0 "iotrace: the events a
 iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 1,0, 2,8, " ] || fail "still recorded: got '$got'"
+# a file read while the tracer's write to it was under way ends inside a
+# record: no damage while the trace is recorded (its events are past the
+# mark), damage once no tracer will finish the write
+cp "$sl/octf.trace.1" "$tmp/whole.1"
+head -c 3 "$sl/octf.trace.0" >>"$sl/octf.trace.1"
+IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded, a write under way" 0 "iotrace: the events after sid 2 are left out: this trace is still being recorded, and not every CPU's file holds them yet
+iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
+IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded, a write under way, raw" 0 '' -- -P --io --raw -p "$sl"
 pkill -P "$holder" sleep
 wait "$holder" 2>/dev/null
+IOTRACE_LOCK_FILE="$tmp/live.lock" run "a write under way, tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing
+iotrace: trace damaged: $sl/octf.trace.1 at byte 23: truncated record; output is partial" -- -P --io --raw -p "$sl"
+cp "$tmp/whole.1" "$sl/octf.trace.1"
 # its tracer gone, the summary says where its files stopped holding every event
 IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded, tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing
 iotrace: the events after sid 2 are left out: not every CPU's file holds them, as the tracer died
