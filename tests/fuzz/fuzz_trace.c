@@ -386,6 +386,17 @@ static int64_t one_pass(const struct view_ops *ops, const struct view_opts *o, F
 	return records;
 }
 
+/* Two runs' outputs are the same, or both are shown and the run aborts. */
+static void expect_same(const char *what_a, const char *a, size_t alen, const char *what_b,
+			const char *b, size_t blen)
+{
+	if (alen == blen && !memcmp(a, b, alen))
+		return;
+	fprintf(stderr, "%s and %s differ:\n--- %s\n%.*s\n--- %s\n%.*s\n", what_a, what_b, what_a,
+		(int)alen, a, what_b, (int)blen, b);
+	abort();
+}
+
 /* A split run (split.h) that goes through writes what one pass writes. */
 static void check_split(const struct view_ops *ops, const struct view_opts *o)
 {
@@ -406,11 +417,7 @@ static void check_split(const struct view_ops *ops, const struct view_opts *o)
 	    !ops->finish(split__view(sp), split__join(sp))) {
 		fflush(fa);
 		fflush(fb);
-		if (alen != blen || memcmp(a, b, alen)) {
-			fprintf(stderr, "split and one pass differ:\n--- one pass\n%.*s\n--- split\n%.*s\n",
-				(int)alen, a, (int)blen, b);
-			abort();
-		}
+		expect_same("one pass", a, alen, "split", b, blen);
 	}
 	split__free(sp);
 	fclose(fa);
@@ -432,11 +439,7 @@ static void check_threads(const struct view_ops *ops, const struct view_opts *o)
 	one_pass(ops, o, fb, 2);
 	fflush(fa);
 	fflush(fb);
-	if (alen != blen || memcmp(a, b, alen)) {
-		fprintf(stderr, "one thread and two differ:\n--- one\n%.*s\n--- two\n%.*s\n",
-			(int)alen, a, (int)blen, b);
-		abort();
-	}
+	expect_same("one thread", a, alen, "two threads", b, blen);
 	fclose(fa);
 	fclose(fb);
 	free(a);
