@@ -771,6 +771,12 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 		cli_note("the events after sid %llu are left out: this trace is still being "
 			 "recorded, and not every CPU's file holds them yet",
 			 (unsigned long long)*cut_after);
+	/* its first second, an older tracer's, or one whose stages cannot be flushed */
+	else if (!sr->err && !sr->s.complete_below_sid && !strcmp(sr->s.state, "RUNNING") &&
+		 store__trace_is_live(dir))
+		cli_note("this trace is still being recorded, and its summary does not say up to "
+			 "where every CPU's file holds every event: read to their ends, the files "
+			 "may hold an I/O without its completion, or a completion without its I/O");
 	join_warnings(j, cut_after, n > 0, tracer_died(dir, sr));
 	return ret2 ? ret2 : ret;
 }

@@ -420,6 +420,12 @@ head -c 3 "$sl/octf.trace.0" >>"$sl/octf.trace.1"
 IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded, a write under way" 0 "iotrace: the events after sid 2 are left out: this trace is still being recorded, and not every CPU's file holds them yet
 iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
 IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded, a write under way, raw" 0 '' -- -P --io --raw -p "$sl"
+# no mark yet (its first second): read to the ends, with the reason why
+# an I/O may lack its completion
+printf '{"state": "RUNNING", "droppedEvents": "0", "tracedEvents": "2"}\n' >"$sl/octf.summary"
+IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded, no mark yet" 0 "iotrace: this trace is still being recorded, and its summary does not say up to where every CPU's file holds every event: read to their ends, the files may hold an I/O without its completion, or a completion without its I/O
+iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency" -- -P --io -p "$sl" -f csv
+printf '{"state": "RUNNING", "droppedEvents": "0", "tracedEvents": "2", "tags": {"completeBelowSid": "3"}}\n' >"$sl/octf.summary"
 pkill -P "$holder" sleep
 wait "$holder" 2>/dev/null
 IOTRACE_LOCK_FILE="$tmp/live.lock" run "a write under way, tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing
