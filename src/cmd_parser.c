@@ -449,35 +449,28 @@ static int same_sid_report(uint64_t n)
 }
 
 /*
- * The files of a trace still being recorded: one that ends inside a
- * record was read while the collector's write(2) of it was under way.
- * What that write holds is past the summary's completeBelowSid, which
- * the summary says only once those events are written: no damage.
- */
-static bool write_under_way(const char *dir, const struct summary_read *sr, int err)
-{
-	return err == -ENODATA && !sr->err && !strcmp(sr->s.state, "RUNNING") &&
-	       store__trace_is_live(dir);
-}
-
-/*
- * Damage found in the streams, but for the end of a write under way: with
- * print, one line each. Returns how many.
+ * Damage found in the streams, one line each; returns how many. But for
+ * a trace still being recorded, a file that ends inside a record was
+ * read while the collector's write(2) of it was under way: what that
+ * write holds is past the summary's completeBelowSid, which the summary
+ * says only once those events are written, so that is no damage.
+ * (summary_warnings() may be told of it all the same: it does not hold a
+ * RUNNING trace's files to its summary's count.)
  */
 static size_t damage_report(const char *dir, const struct summary_read *sr,
 			    const struct merge_error *(*get)(const void *, size_t), const void *src,
-			    size_t n, bool print)
+			    size_t n)
 {
+	bool live = n && !sr->err && !strcmp(sr->s.state, "RUNNING") && store__trace_is_live(dir);
 	size_t i, found = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct merge_error *e = get(src, i);
 
-		if (write_under_way(dir, sr, e->err))
+		if (live && e->err == -ENODATA)
 			continue;
-		if (print)
-			cli_err("trace damaged: %s at byte %llu: %s; output is partial", e->path,
-				(unsigned long long)e->offset, damage_reason(e->err));
+		cli_err("trace damaged: %s at byte %llu: %s; output is partial", e->path,
+			(unsigned long long)e->offset, damage_reason(e->err));
 		found++;
 	}
 	return found;
@@ -528,7 +521,6 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 	struct trace *t;
 	unsigned long n = 0;
 	int ret, r, ret2;
-	size_t damaged;
 
 	t = trace__open(dir);
 	if (!t)
@@ -565,9 +557,8 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 	}
 
 	sr.err = summary__read(dir, &sr.s);
-	damaged = damage_report(dir, &sr, merge_error_of, m, merge__error_count(m), false);
-	ret = summary_warnings(dir, &sr, NULL, n, damaged > 0);
-	if (damage_report(dir, &sr, merge_error_of, m, merge__error_count(m), true))
+	ret = summary_warnings(dir, &sr, NULL, n, merge__error_count(m) > 0);
+	if (damage_report(dir, &sr, merge_error_of, m, merge__error_count(m)))
 		ret = EXIT_PARTIAL;
 	ret2 = same_sid_report(merge__same_sid(m));
 	if (ret2)
@@ -745,8 +736,8 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 			return write_error(r);
 		return EXIT_ERROR;
 	}
-	ret = summary_warnings(dir, sr, ops, records, damage_report(dir, sr, get, src, n, false));
-	n = damage_report(dir, sr, get, src, n, true);
+	ret = summary_warnings(dir, sr, ops, records, n > 0);
+	n = damage_report(dir, sr, get, src, n);
 	ret2 = n ? EXIT_PARTIAL : EXIT_OK;
 	/*
 	 * the other streams are read to their ends, as with a stream file
