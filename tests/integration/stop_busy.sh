@@ -67,7 +67,7 @@ done
 # below); a mark too far on would lack what the next flush, up to a
 # second later, writes.
 read_live() {
-	local rc
+	local rc cut
 	sleep 1
 	cp "$IOTRACE_TRACE_DIR/$TRACE/octf.summary" "$T/live.summary" &&
 		cp -a "$IOTRACE_TRACE_DIR/$TRACE" "$T/live"
@@ -83,6 +83,34 @@ read_live() {
 	check "${1}... reads up to a later mark, and says why (after sid '$cut')" \
 		[ "${cut:-0}" -ge "$((${LIVE_MARK:-1} - 1))" ]
 	[ "$rc" = 0 ] || sed 's/^/      stderr: /' "$T/live.stats.err" | head -5
+}
+
+# orphans FILE: how many completions matched no I/O, from the parser's stderr
+orphans() {
+	sed -n 's/^iotrace: warning: \([0-9]*\) completions match no I\/O.*/\1/p' "$1"
+}
+
+# check_live LABEL PREFIX: what read_live read, against the finished trace
+# (PREFIX.out, .jsonl and .csv.err)
+check_live() {
+	local live done_
+	check "${1}the finished trace's summary has no completeBelowSid" \
+		[ -z "$(iotrace_json_get "$2.out" tags completeBelowSid)" ]
+	# what the files held below the mark while recording is what they hold
+	check "${1}every event below sid ${LIVE_MARK:-?} was in the files while recording" python3 -c '
+import json, sys
+mark = int(sys.argv[3])
+def below(path):
+    return sorted(l for l in open(path) if int(json.loads(l)["header"]["sid"]) < mark)
+live, done = below(sys.argv[1]), below(sys.argv[2])
+print("      %d events below the mark, %d of them in the live files" % (len(done), len(live)))
+sys.exit(0 if live == done and done else 1)' "$T/live.raw" "$2.jsonl" "${LIVE_MARK:-0}"
+	# read up to the mark, the only completions without their I/O are
+	# those of I/Os begun before the trace, as in the finished trace
+	live=$(orphans "$T/live.stats.err")
+	done_=$(orphans "$2.csv.err")
+	check "${1}read while recording, as many completions lack their I/O as in the finished trace (${live:-0}, ${done_:-0})" \
+		[ "${live:-0}" = "${done_:-0}" ]
 }
 
 round=0
@@ -108,19 +136,6 @@ for args in "" "--dispatch" "--compress none"; do
 		>"$T/$round.check" 2>&1
 	iotrace_test_relay "$T/$round.check" $? check_trace.py
 
-	if [ "$round" = 1 ]; then
-		check "${label}the finished trace's summary has no completeBelowSid" \
-			[ -z "$(iotrace_json_get "$T/$round.out" tags completeBelowSid)" ]
-		# what the files held below the mark while recording is what they hold
-		check "${label}every event below sid ${LIVE_MARK:-?} was in the files while recording" python3 -c '
-import json, sys
-mark = int(sys.argv[3])
-def below(path):
-    return sorted(l for l in open(path) if int(json.loads(l)["header"]["sid"]) < mark)
-live, done = below(sys.argv[1]), below(sys.argv[2])
-print("      %d events below the mark, %d of them in the live files" % (len(done), len(live)))
-sys.exit(0 if live == done and done else 1)' "$T/live.raw" "$T/$round.jsonl" "${LIVE_MARK:-0}"
-	fi
 	timeout -k 5 120 "$BIN" -P --io -f csv -p "$TRACE" >"$T/$round.csv" 2>"$T/$round.csv.err"
 	rc=$?
 	check "${label}-P --io exit 0 (got $rc)" [ "$rc" = 0 ]
@@ -130,15 +145,7 @@ sys.exit(0 if live == done and done else 1)' "$T/live.raw" "$T/$round.jsonl" "${
 	never=$(sed -n 's/^iotrace: warning: \([0-9]*\) I\/Os never completed .*/\1/p' "$T/$round.csv.err")
 	check "${label}the parser's I/Os never completed (${never:-0}) are those missing their completion within the trace (${missing:-?})" \
 		[ "${never:-0}" = "${missing:-?}" ]
-	if [ "$round" = 1 ]; then
-		# read up to the mark, the only completions without their I/O are
-		# those of I/Os begun before the trace, as in the finished trace
-		orphans() { sed -n 's/^iotrace: warning: \([0-9]*\) completions match no I\/O.*/\1/p' "$1"; }
-		live=$(orphans "$T/live.stats.err")
-		done_=$(orphans "$T/$round.csv.err")
-		check "${label}read while recording, as many completions lack their I/O as in the finished trace (${live:-0}, ${done_:-0})" \
-			[ "${live:-0}" = "${done_:-0}" ]
-	fi
+	[ "$round" = 1 ] && check_live "$label" "$T/$round"
 done
 
 finish
