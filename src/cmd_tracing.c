@@ -128,28 +128,6 @@ static int device_error(const struct devices_error *e)
 enum { OPT_VFS = 1000, OPT_PIDS, OPT_COMM, OPT_CGROUP, OPT_PATHS, OPT_COMPRESS, OPT_COMPRESS_LEVEL,
        OPT_DISPATCH, OPT_NO_FILE_EVENTS };
 
-/* The cgroup2 mount point, for cgroup paths given relative to it. */
-static const char *cgroup2_root(void)
-{
-	static char root[PATH_MAX] = "/sys/fs/cgroup";
-	char *line = NULL, dir[PATH_MAX], type[64];
-	size_t cap = 0;
-	FILE *f = fopen("/proc/self/mounts", "r");
-
-	if (!f)
-		return root;
-	/* whole lines: a piece of a long one (an overlay's options) is no mount */
-	while (getline(&line, &cap, f) > 0) {
-		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
-			snprintf(root, sizeof(root), "%s", dir);
-			break;
-		}
-	}
-	free(line);
-	fclose(f);
-	return root;
-}
-
 /* --paths: absolute patterns only, the collector matches full paths */
 static int check_globs(const char *list)
 {
@@ -177,7 +155,7 @@ static int check_globs(const char *list)
 static int parse_filter(struct trace_filters *f, int opt, const char *list)
 {
 	const char *name = opt == OPT_PIDS ? "--pids" : opt == OPT_COMM ? "--comm" : "--cgroup";
-	char bad[256];
+	char bad[256], root[PATH_MAX];
 	int err;
 
 	if (opt == OPT_PIDS)
@@ -185,7 +163,10 @@ static int parse_filter(struct trace_filters *f, int opt, const char *list)
 	else if (opt == OPT_COMM)
 		err = trace_filters__parse_comms(f, list, bad, sizeof(bad));
 	else
-		err = trace_filters__parse_cgroups(f, list, cgroup2_root(), bad, sizeof(bad));
+		err = trace_filters__parse_cgroups(f, list,
+						   trace_filters__cgroup2_root("/proc/self/mounts",
+									       root, sizeof(root)),
+						   bad, sizeof(bad));
 	switch (err) {
 	case 0:
 		return 0;

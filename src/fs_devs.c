@@ -11,6 +11,7 @@
 
 #include "fs_devs.h"
 #include "iotrace_event.h"
+#include "mount_escape.h"
 
 /* the kernel's limit on partitions per disk (include/linux/blkdev.h) */
 #define DISK_MAX_PARTS 256
@@ -178,6 +179,7 @@ static int traced_mounts(struct dev_set *s, const char *sysfs_root, const char *
 		if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) != 2 || !tail ||
 		    sscanf(tail + 3, "%63s %4095s", type, source) != 2)
 			continue;
+		mount_unescape(source);
 		dev = IOTRACE_MKDEV(ma, mi);
 		if (s && has(s, dev))
 			continue;

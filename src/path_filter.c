@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "fs_devs.h"
+#include "mount_escape.h"
 #include "path_filter.h"
 #include "u64map.h"
 
@@ -81,27 +82,6 @@ static int add_mount(struct path_filter *pf, __u32 dev, __u64 ino, const char *d
 }
 
 /*
- * mountinfo writes a blank, tab, line break or backslash in a path as its
- * octal escape (\040, \011, \012, \134), so that blanks part the fields:
- * back to the path itself, in place.
- */
-static void unescape_path(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = 0;
-}
-
-/*
  * The mounts of the traced file systems (fs_devs; mountinfo's fields 3
  * MAJ:MIN, 4 root in the file system and 5 mount point). Each mount
  * point is looked at: what stat finds there is the directory whose
@@ -130,8 +110,8 @@ static int read_mounts(struct path_filter *pf, const char *mountinfo, const uint
 		    strlen(root) >= sizeof(root) - 1 || strlen(dir) >= sizeof(dir) - 1 ||
 		    !fs_devs__has(fs_devs, nfs_devs, IOTRACE_MKDEV(ma, mi)))
 			continue;
-		unescape_path(root);
-		unescape_path(dir);
+		mount_unescape(root);
+		mount_unescape(dir);
 		if (!fstatat(AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) &&
 		    S_ISDIR(st.st_mode))
 			err = add_mount(pf, IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)),

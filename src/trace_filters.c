@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mount_escape.h"
 #include "trace_filters.h"
 
 /* Calls fn on each element of a comma-separated list; stops at the first error. */
@@ -164,4 +165,27 @@ int trace_filters__parse_cgroups(struct trace_filters *f, const char *list,
 	struct cgroup_arg a = { f, cgroup2_root };
 
 	return each_element(list, bad, badlen, add_cgroup, &a);
+}
+
+const char *trace_filters__cgroup2_root(const char *mounts, char *root, size_t len)
+{
+	char *line = NULL, dir[PATH_MAX], type[64];
+	size_t cap = 0;
+	FILE *f = fopen(mounts, "r");
+
+	snprintf(root, len, "/sys/fs/cgroup");
+	if (!f)
+		return root;
+	/* whole lines: a piece of a long one (an overlay's options) is no mount */
+	while (getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2") &&
+		    strlen(dir) < sizeof(dir) - 1) {
+			mount_unescape(dir);
+			snprintf(root, len, "%s", dir);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return root;
 }

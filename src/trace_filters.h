@@ -42,4 +42,10 @@ int trace_filters__parse_comms(struct trace_filters *f, const char *list, char *
 int trace_filters__parse_cgroups(struct trace_filters *f, const char *list,
 				 const char *cgroup2_root, char *bad, size_t badlen);
 
+/*
+ * The cgroup2 mount point that mounts ("/proc/self/mounts") lists first,
+ * or "/sys/fs/cgroup" when it lists none, in root (size len); returns root.
+ */
+const char *trace_filters__cgroup2_root(const char *mounts, char *root, size_t len);
+
 #endif

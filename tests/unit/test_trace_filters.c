@@ -124,6 +124,37 @@ static void test_cgroups(void **state)
 	assert_int_equal(trace_filters__parse_cgroups(&f, "0", root, bad, sizeof(bad)), -ENOENT);
 }
 
+/* The cgroup2 mount point from a mount table, escapes and all. */
+static void test_cgroup2_root(void **state)
+{
+	char mounts[PATH_MAX], found[PATH_MAX];
+	FILE *f;
+
+	(void)state;
+	snprintf(mounts, sizeof(mounts), "%s/mounts", root);
+	f = fopen(mounts, "w");
+	assert_non_null(f);
+	fprintf(f, "proc /proc proc rw 0 0\n"
+		   "cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n"
+		   "cgroup2 /run/my\\040cgroups\\134v2 cgroup2 rw,nsdelegate 0 0\n"
+		   "cgroup2 /second cgroup2 rw 0 0\n");
+	assert_int_equal(fclose(f), 0);
+	assert_ptr_equal(trace_filters__cgroup2_root(mounts, found, sizeof(found)), found);
+	assert_string_equal(found, "/run/my cgroups\\v2");
+
+	/* no cgroup2 mount, or no table: the usual place */
+	f = fopen(mounts, "w");
+	assert_non_null(f);
+	fprintf(f, "cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n");
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(trace_filters__cgroup2_root(mounts, found, sizeof(found)),
+			    "/sys/fs/cgroup");
+	assert_int_equal(unlink(mounts), 0);
+	strcpy(found, "x");
+	assert_string_equal(trace_filters__cgroup2_root(mounts, found, sizeof(found)),
+			    "/sys/fs/cgroup");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_pids_limit),
 		cmocka_unit_test(test_comms),
 		cmocka_unit_test(test_cgroups),
+		cmocka_unit_test(test_cgroup2_root),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
