@@ -597,6 +597,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	err = open_streams(c, dir);
 	if (err)
 		goto finish;
+	tdir__warn_self_traced(c, dir);
 	err = tdir__write_descriptions(c);
 	if (err) {
 		set_error(c, err, "cannot write trace: %s", strerror(-err));

@@ -176,4 +176,7 @@ void tdir__mark_complete(const struct collector *c, struct summary *s);
 /* An empty stream file for CPU cpu, which had no record. */
 void tdir__empty_stream(const struct collector *c, int cpu);
 
+/* Says so when dir is on a file system of a traced device. */
+void tdir__warn_self_traced(const struct collector *c, const char *dir);
+
 #endif

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#define _GNU_SOURCE	/* statx() */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fs_devs.h"
@@ -258,6 +261,31 @@ int fs_devs__update(const char *sysfs_root, const char *mountinfo,
 out:
 	*count = s.n;
 	return err;
+}
+
+int fs_devs__of_path(const char *mountinfo, const char *path, uint32_t *dev)
+{
+	unsigned long long id;
+	unsigned int ma, mi;
+	struct statx stx;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx))
+		return -errno;
+	*dev = IOTRACE_MKDEV(stx.stx_dev_major, stx.stx_dev_minor);
+	f = (stx.stx_mask & STATX_MNT_ID) ? fopen(mountinfo, "r") : NULL;
+	while (f && getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%llu %*u %u:%u", &id, &ma, &mi) == 3 && id == stx.stx_mnt_id) {
+			*dev = IOTRACE_MKDEV(ma, mi);
+			break;
+		}
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return 0;
 }
 
 int fs_devs__watch(const char *mountinfo)

@@ -69,6 +69,15 @@ bool fs_devs__mounted(const char *sysfs_root, const char *mountinfo,
 bool fs_devs__in_sysfs(const char *sysfs_root, const struct device_info *devs, size_t ndevs);
 
 /*
+ * The file system number (mountinfo's MAJ:MIN, as fs_devs lists them) of
+ * the mount that holds path, found by statx's mount id; where that fails
+ * (a kernel before 5.8, a mount table that does not list it), the
+ * number stat gives. A btrfs's files have a subvolume's number, not the
+ * file system's. 0 or -errno (path cannot be looked at).
+ */
+int fs_devs__of_path(const char *mountinfo, const char *path, uint32_t *dev);
+
+/*
  * A watch on the mount table: mountinfo opened, which polls POLLPRI after
  * each mount or unmount (proc(5)) since the open or the last poll.
  * Returns the fd or -errno.

@@ -22,6 +22,7 @@
 #include "collector_state.h"
 #include "devices.h"
 #include "encode.h"
+#include "fs_devs.h"
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "not_followed.h"
@@ -29,6 +30,7 @@
 #include "stream_writer.h"
 #include "summary.h"
 #include "trace_store.h"
+#include "vfs_attach.h"
 
 /* Records lost per CPU: the programs count the records their ring refused. */
 static uint64_t count_dropped(struct collector *c, char *per_queue, size_t size)
@@ -249,4 +251,31 @@ void tdir__init_summary(struct collector *c, struct summary *s, const char *rel)
 	for (i = 0; i < c->cfg->ndevs && off < sizeof(s->devices); i++)
 		off += snprintf(s->devices + off, sizeof(s->devices) - off, "%s%s", i ? "," : "",
 				c->cfg->devs[i].name);
+}
+
+/*
+ * Not refused: on a node with one disk the repository is on the disk a
+ * user traces. The tracer's writes are the device's load like any other,
+ * so they stay in the trace; the user is told what they are.
+ */
+void tdir__warn_self_traced(const struct collector *c, const char *dir)
+{
+	char name[NAME_MAX + 1] = "";
+	const uint32_t *fs;
+	uint32_t dev;
+	size_t n, i;
+
+	fs = vfs__fs_devs(c->skel, &n);
+	if (fs_devs__of_path("/proc/self/mountinfo", dir, &dev) || !fs_devs__has(fs, n, dev))
+		return;
+	for (i = 0; i < c->cfg->ndevs && !name[0]; i++)
+		if (c->cfg->devs[i].dev == dev)
+			snprintf(name, sizeof(name), "%s", c->cfg->devs[i].name);
+	if (!name[0])
+		fs_devs__partition("/sys", dev, name, sizeof(name));
+	cli_warn("the trace is written to %s%s%s: its own writes are in it, the streams' and the "
+		 "summary's, which is rewritten every second%s; a repository on another device "
+		 "leaves them out (IOTRACE_TRACE_DIR, iotrace -C --set-trace-repository-path)",
+		 name[0] ? "a traced device (" : "a file system of a traced device", name,
+		 name[0] ? ")" : "", c->cfg->no_file_events ? "" : " (a Create and two Move events)");
 }

@@ -4,6 +4,7 @@
  * partitions, and file systems with numbers of their own (btrfs) mounted
  * from them, against a fake sysfs and mount table.
  */
+#define _GNU_SOURCE	/* statx() */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -248,6 +251,40 @@ static bool in_sysfs(const char *names)
 	return fs_devs__in_sysfs(sysfs_root, devs, n);
 }
 
+/*
+ * The number of the mount a path is on, by its mount id: a btrfs's
+ * mountinfo number, not the subvolume's its files show to stat.
+ */
+static void test_of_path(void **state)
+{
+	char path[PATH_MAX], text[128];
+	struct statx stx;
+	struct stat st;
+	uint32_t dev;
+
+	assert_int_equal(statx(AT_FDCWD, sysfs_root, 0, STATX_MNT_ID, &stx), 0);
+	assert_true(stx.stx_mask & STATX_MNT_ID);
+	assert_int_equal(stat(sysfs_root, &st), 0);
+	snprintf(path, sizeof(path), "%s/mountinfo.ids", sysfs_root);
+	snprintf(text, sizeof(text), "%llu 1 250:7 / /x rw - btrfs /dev/loop3 rw\n",
+		 (unsigned long long)stx.stx_mnt_id);
+	assert_int_equal(write_file(path, text), 0);
+	assert_int_equal(fs_devs__of_path(path, sysfs_root, &dev), 0);
+	assert_int_equal(dev, IOTRACE_MKDEV(250, 7));
+
+	/* a table without that mount: what stat says */
+	snprintf(text, sizeof(text), "%llu 1 250:7 / /x rw - btrfs /dev/loop3 rw\n",
+		 (unsigned long long)stx.stx_mnt_id + 1);
+	assert_int_equal(write_file(path, text), 0);
+	assert_int_equal(fs_devs__of_path(path, sysfs_root, &dev), 0);
+	assert_int_equal(dev, IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)));
+	assert_int_equal(fs_devs__of_path("/nonexistent/mountinfo", sysfs_root, &dev), 0);
+	assert_int_equal(dev, IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)));
+
+	snprintf(path, sizeof(path), "%s/no-such-dir", sysfs_root);
+	assert_int_equal(fs_devs__of_path(mountinfo, path, &dev), -ENOENT);
+}
+
 /* A mount the table does not show (another namespace's), as sysfs lists it. */
 static void test_in_sysfs(void **state)
 {
@@ -303,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_mounted),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_in_sysfs),
+		cmocka_unit_test(test_of_path),
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_watch),
 	};
