@@ -19,11 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_dir.h"
 #include "summary.h"
 #include "trace_store.h"
 
-static char dir[64];
-static char path[96];
+static char dir[96];
+static char path[128];
 
 static void cleanup(void)
 {
@@ -35,12 +36,7 @@ static void setup(void)
 {
 	if (dir[0])
 		return;
-	strcpy(dir, "/dev/shm/iotrace-fuzz-summary-XXXXXX");
-	if (!mkdtemp(dir)) {
-		strcpy(dir, "/tmp/iotrace-fuzz-summary-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-	}
+	fuzz_dir__make(dir, sizeof(dir), "summary");
 	snprintf(path, sizeof(path), "%s/%s", dir, STORE_SUMMARY_NAME);
 	atexit(cleanup);
 }

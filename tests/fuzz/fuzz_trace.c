@@ -29,6 +29,7 @@
 #include "delta.h"
 #include "filter.h"
 #include "framing.h"
+#include "fuzz_dir.h"
 #include "join.h"
 #include "merge.h"
 #include "raw_view.h"
@@ -39,12 +40,12 @@
 
 #define MAX_STREAMS 3
 
-static char dir[64];
+static char dir[96];
 static FILE *devnull;
 
 static void cleanup(void)
 {
-	char path[96];
+	char path[128];
 	int i;
 
 	for (i = 0; i < MAX_STREAMS; i++) {
@@ -58,12 +59,7 @@ static void setup(void)
 {
 	if (dir[0])
 		return;
-	strcpy(dir, "/dev/shm/iotrace-fuzz-XXXXXX");
-	if (!mkdtemp(dir)) {
-		strcpy(dir, "/tmp/iotrace-fuzz-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-	}
+	fuzz_dir__make(dir, sizeof(dir), "trace");
 	atexit(cleanup);
 	/* the split's edge cases are in traces of a few records */
 	split__set_min_events(2);
@@ -74,7 +70,7 @@ static void setup(void)
 
 static void write_stream(int i, const uint8_t *data, size_t len)
 {
-	char path[96];
+	char path[128];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/octf.trace.%d", dir, i);
@@ -475,7 +471,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_decoder(data + off, len);
 			check_delta(data + off, len);
 		} else {
-			char path[96];
+			char path[128];
 
 			snprintf(path, sizeof(path), "%s/octf.trace.%zu", dir, i);
 			unlink(path);
