@@ -100,6 +100,18 @@ static void note_not_followed(unsigned int nf)
 		 "%s (see tags.notFollowed in the README)", text);
 }
 
+/* A pattern through a symbolic link is matched as its target too: said, as no trace shows it. */
+static void note_real_globs(const struct path_filter *pf)
+{
+	const char *glob, *real;
+	size_t i;
+
+	for (i = 0; (real = path_filter__real_glob(pf, i, &glob)); i++)
+		if (*real)
+			cli_note("--paths: '%s' is matched as '%s' too, its directories' real path",
+				 glob, real);
+}
+
 int collector__open(struct collector **cp, const struct collector_config *cfg)
 {
 	struct btf *btf;
@@ -208,6 +220,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 				       bad, sizeof(bad));
 		if (err)
 			return set_error(c, err, "cannot use --paths: %s", strerror(-err));
+		note_real_globs(c->paths);
 	}
 
 	verifier_stats__ask(c->skel->obj);

@@ -39,6 +39,8 @@ struct mount_point {
 
 struct path_filter {
 	char *globs[PATH_FILTER_MAX_GLOBS];
+	/* globs[i] with symbolic links resolved, where that differs (resolved_glob) */
+	char *real_globs[PATH_FILTER_MAX_GLOBS];
 	size_t nglobs;
 	struct link *links;
 	size_t nlinks, cap;
@@ -124,6 +126,48 @@ static int read_mounts(struct path_filter *pf, const char *mountinfo, const uint
 	return err;
 }
 
+/*
+ * glob with its literal directories resolved (realpath(3)): a chain gives
+ * a file's real path, so '/data/run42/<star>' with /data a symbolic link
+ * to /mnt/vol/data would match nothing. Directories not made yet are
+ * kept as written below the deepest one that exists. NULL when the
+ * result is glob itself, or cannot be made.
+ */
+static char *resolved_glob(const char *glob)
+{
+	char dir[PATH_MAX], real[PATH_MAX], *out;
+	size_t lit = strcspn(glob, "*?[\\"), cut;
+	const char *rest;
+
+	/* the directories before the first wildcard; all of a pattern without one */
+	if (glob[lit])
+		while (lit && glob[lit] != '/')
+			lit--;
+	if (!lit || lit >= sizeof(dir))
+		return NULL;
+	memcpy(dir, glob, lit);
+	dir[lit] = 0;
+	/* the deepest directory that exists; what follows it is kept as written */
+	cut = lit;
+	while (!realpath(dir, real)) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return NULL;
+		while (cut && dir[cut] != '/')
+			cut--;
+		if (!cut)
+			return NULL;
+		dir[cut] = 0;
+	}
+	rest = glob + cut;
+	if (!strcmp(real, "/") && rest[0] == '/')
+		real[0] = 0;
+	if (!strncmp(glob, real, cut) && !real[cut])
+		return NULL;
+	if (asprintf(&out, "%s%s", real, rest) < 0)
+		return NULL;
+	return out;
+}
+
 int path_filter__new(struct path_filter **out, const char *globs, const char *mountinfo,
 		     const uint32_t *fs_devs, size_t nfs_devs, char *bad, size_t badlen)
 {
@@ -152,6 +196,7 @@ int path_filter__new(struct path_filter **out, const char *globs, const char *mo
 			path_filter__free(pf);
 			return -ENOMEM;
 		}
+		pf->real_globs[pf->nglobs - 1] = resolved_glob(pf->globs[pf->nglobs - 1]);
 		p = end + 1;
 	} while (end);
 	err = read_mounts(pf, mountinfo, fs_devs, nfs_devs);
@@ -291,10 +336,19 @@ bool path_filter__match(struct path_filter *pf, const struct iotrace_file_id *id
 		return false;
 	for (k = 0; k < n && !yes; k++)
 		for (i = 0; i < pf->nglobs && !yes; i++)
-			yes = !fnmatch(pf->globs[i], paths[k], 0);
+			yes = !fnmatch(pf->globs[i], paths[k], 0) ||
+			      (pf->real_globs[i] && !fnmatch(pf->real_globs[i], paths[k], 0));
 	/* without memory for the cache, judge again next time */
 	(void)u64map__put(&pf->verdict, key_of(id), yes ? 2 : 1);
 	return yes;
+}
+
+const char *path_filter__real_glob(const struct path_filter *pf, size_t i, const char **glob)
+{
+	if (i >= pf->nglobs)
+		return NULL;
+	*glob = pf->globs[i];
+	return pf->real_globs[i] ? pf->real_globs[i] : "";
 }
 
 void path_filter__free(struct path_filter *pf)
@@ -303,8 +357,10 @@ void path_filter__free(struct path_filter *pf)
 
 	if (!pf)
 		return;
-	for (i = 0; i < pf->nglobs; i++)
+	for (i = 0; i < pf->nglobs; i++) {
 		free(pf->globs[i]);
+		free(pf->real_globs[i]);
+	}
 	for (i = 0; i < pf->nlinks; i++)
 		free(pf->links[i].name);
 	free(pf->links);

@@ -56,6 +56,13 @@ bool path_filter__match(struct path_filter *pf, const struct iotrace_file_id *id
 bool path_filter__path(struct path_filter *pf, const struct iotrace_file_id *id, char *out,
 		       size_t size);
 
+/*
+ * Pattern i as given (*glob), and what it is matched as too: the same
+ * with the symbolic links of its directories resolved, "" where that is
+ * the pattern itself. NULL past the last pattern.
+ */
+const char *path_filter__real_glob(const struct path_filter *pf, size_t i, const char **glob);
+
 void path_filter__free(struct path_filter *pf);
 
 #endif

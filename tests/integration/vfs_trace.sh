@@ -23,8 +23,10 @@
 #   pids    the same with --vfs --pids <the writer>: only its calls
 #   comm    the same with --vfs --comm vfs_reader: only the reader's calls
 #   cgroup  the same with --vfs --cgroup <the reader's cgroup>
-#   paths   the same with --vfs --paths '<mount>/paths/a/b/c/d/e/*': the
-#           calls on f.dat (g.dat once renamed), not those on tmp.dat
+#   paths   the same with --vfs --paths '<link>/paths/a/b/c/d/e/*', where
+#           <link> is a symbolic link to the mount point: the calls on
+#           f.dat (g.dat once renamed), not those on tmp.dat; the tracer
+#           says it matches the pattern as '<mount>/paths/a/b/c/d/e/*' too
 #   xfs     the pattern on xfs, traced with --vfs
 #   btrfs   the pattern on btrfs, traced with --vfs: its files carry the
 #           file system's own device number, and FIEMAP's addresses are
@@ -270,7 +272,14 @@ if want_run ext4 || want_run pids || want_run comm || want_run cgroup || want_ru
 	want_run pids && run pids ext4 pids writer f,g,tmp --pids @WPID@
 	want_run comm && run comm ext4 comm reader f,g,tmp --comm vfs_reader
 	want_run cgroup && run cgroup ext4 cgroup reader f,g,tmp --cgroup "$CGR"
-	want_run paths && run paths ext4 paths writer,reader f,g --paths "$MNT/paths/a/b/c/d/e/*"
+	if want_run paths; then
+		# the trace's paths are real ones: the pattern through a link is matched resolved
+		ln -s "$MNT" "$T/link" || die "cannot make a symbolic link to $MNT"
+		run paths ext4 paths writer,reader f,g --paths "$T/link/paths/a/b/c/d/e/*"
+		check "paths: the tracer says the pattern is matched through the link" grep -qxF \
+			"iotrace: --paths: '$T/link/paths/a/b/c/d/e/*' is matched as '$MNT/paths/a/b/c/d/e/*' too, its directories' real path" \
+			"$T/paths.err"
+	fi
 	iotrace_teardown_fs
 fi
 

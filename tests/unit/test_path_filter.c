@@ -249,6 +249,96 @@ static void test_mount_point_with_blanks(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * A pattern through a symbolic link (DIR/link -> real/vol) matches the
+ * files of its target, whose chains give the real path; so do patterns
+ * naming directories not made yet below it, or with a wildcard right
+ * after it. Where nothing resolves, the pattern is kept as it is.
+ */
+static void test_glob_through_symlink(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], info[PATH_MAX + 16], glob[PATH_MAX + 64];
+	char want[PATH_MAX + 64];
+	const uint32_t ext4[] = { IOTRACE_MKDEV(7, 0) };
+	struct iotrace_file_id root, vol, file;
+	const char *given, *real;
+	struct path_filter *pf;
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	strcpy(dir, "/tmp/iotrace-pf-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/real", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/real/vol", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink("real/vol", path), 0);
+	/* DIR/real is the traced file system's mount point */
+	snprintf(info, sizeof(info), "%s/mountinfo", dir);
+	f = fopen(info, "w");
+	assert_non_null(f);
+	fprintf(f, "40 1 7:0 / %s/real rw - ext4 /dev/loop0 rw\n", dir);
+	assert_int_equal(fclose(f), 0);
+	root = (struct iotrace_file_id){ .dev = IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)),
+					 .ino = st.st_ino };
+	vol = (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 1 };
+	file = (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 2 };
+
+	/* DIR/link/job7/<star>: job7 is not made yet, the rest resolves */
+	snprintf(glob, sizeof(glob), "%s/link/job7/*,%s/lin*/job7/*,%s/link/jo?7/*,%s/real/vol/*",
+		 dir, dir, dir, dir);
+	pf = filter(glob, info, ext4);
+	assert_non_null(path_filter__real_glob(pf, 0, &given));
+	real = path_filter__real_glob(pf, 0, &given);
+	snprintf(want, sizeof(want), "%s/link/job7/*", dir);
+	assert_string_equal(given, want);
+	snprintf(want, sizeof(want), "%s/real/vol/job7/*", dir);
+	assert_string_equal(real, want);
+	/* a wildcard in the link's own name: nothing to resolve */
+	assert_string_equal(path_filter__real_glob(pf, 1, &given), "");
+	snprintf(want, sizeof(want), "%s/real/vol/jo?7/*", dir);
+	assert_string_equal(path_filter__real_glob(pf, 2, &given), want);
+	/* a pattern with real directories is matched as it is */
+	assert_string_equal(path_filter__real_glob(pf, 3, &given), "");
+	assert_null(path_filter__real_glob(pf, 4, &given));
+	path_filter__free(pf);
+
+	/* only the link's pattern: the file at DIR/real/vol/job7/f.dat matches */
+	snprintf(glob, sizeof(glob), "%s/link/job7/*", dir);
+	pf = filter(glob, info, ext4);
+	chain_link(pf, root, root, "/");
+	chain_link(pf, vol, root, "vol");
+	chain_link(pf, (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 3 }, vol,
+		   "job7");
+	chain_link(pf, file, (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 3 },
+		   "f.dat");
+	assert_true(path_filter__match(pf, &file));
+	path_filter__free(pf);
+
+	/* the same pattern, DIR/link gone: nothing resolves, nothing matches */
+	assert_int_equal(unlink(path), 0);
+	pf = filter(glob, info, ext4);
+	assert_string_equal(path_filter__real_glob(pf, 0, &given), "");
+	chain_link(pf, root, root, "/");
+	chain_link(pf, vol, root, "vol");
+	chain_link(pf, (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 3 }, vol,
+		   "job7");
+	chain_link(pf, file, (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 3 },
+		   "f.dat");
+	assert_false(path_filter__match(pf, &file));
+	path_filter__free(pf);
+
+	assert_int_equal(unlink(info), 0);
+	snprintf(path, sizeof(path), "%s/real/vol", dir);
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/real", dir);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void write_mountinfo(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -330,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_paths_and_globs),
 		cmocka_unit_test(test_mounts_by_stat),
 		cmocka_unit_test(test_mount_point_with_blanks),
+		cmocka_unit_test(test_glob_through_symlink),
 		cmocka_unit_test(test_mounts_added),
 		cmocka_unit_test(test_bad_patterns),
 	};
