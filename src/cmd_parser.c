@@ -23,6 +23,7 @@
 #include "reader.h"
 #include "split.h"
 #include "summary.h"
+#include "time_window.h"
 #include "trace.h"
 #include "trace_store.h"
 #include "view.h"
@@ -38,7 +39,7 @@
 #define QUEUES_LOOKED_MAX 65536
 /* streams named on the line that says events are missing; more are counted */
 #define MISSING_NAMED_MAX 8
-/* --from, --to: 136 years, as far as ns from the trace's start go in 64 bits with room */
+/* --interval: 136 years, as far as ns go in 64 bits with room */
 #define MAX_WINDOW_S 4294967295ull
 #define INTERVAL_EXPECTED "seconds, more than 0, such as 1 or 0.1"
 #define BY_EXPECTED "submission or completion"
@@ -172,7 +173,8 @@ void cmd_parser_help(FILE *out)
 	      "  --from S, --to T          records from S seconds after the trace's first\n"
 	      "                            event up to, not including, T (decimals allowed:\n"
 	      "                            12.5): an I/O by its submission, a call by its\n"
-	      "                            return\n\n"
+	      "                            return; or wall-clock times, local (14:03:05.25,\n"
+	      "                            2026-11-30T14:03:05) or UTC (with a final Z)\n\n"
 	      "Options:\n"
 	      "  --final-names             paths from the names files have at the end of the\n"
 	      "                            trace (a renamed file shows its new path in every\n"
@@ -943,7 +945,7 @@ static int check_final_names(const struct view_ops *ops, bool raw, const char *f
 	return EXIT_USAGE;
 }
 
-/* --from, --to and --interval: seconds, into ns; expected: what the error line asks for */
+/* --interval: seconds, into ns; expected: what the error line asks for */
 static int parse_time(const char *opt, const char *val, const char *expected, uint64_t *ns)
 {
 	unsigned long long v;
@@ -976,8 +978,8 @@ int cmd_parser(int argc, char **argv)
 	const char *file_glob = NULL, *comm = NULL, *filter_opt = NULL;
 	const struct view_ops *ops = NULL;
 	struct filter filter;
-	uint64_t pid = 0, from_ns = 0, to_ns = UINT64_MAX;
-	const char *from_arg = NULL, *to_arg = NULL;
+	uint64_t pid = 0;
+	struct time_window window;
 	bool raw = false, help = false;
 	const char *series_opt = NULL;
 	char dir[PATH_MAX];
@@ -985,6 +987,7 @@ int cmd_parser(int argc, char **argv)
 	int c, err;
 	size_t i;
 
+	time_window__init(&window);
 	optind = 1;
 	opterr = 0;
 	while ((c = cli_getopt(argc, argv, PARSER_SHORT_OPTS, parser_opts)) != -1) {
@@ -1072,12 +1075,9 @@ int cmd_parser(int argc, char **argv)
 		case OPT_FROM:
 		case OPT_TO:
 			filter_opt = c == OPT_FROM ? "--from" : "--to";
-			err = parse_time(filter_opt, optarg,
-					 "seconds from the trace's start, such as 12 or 12.5",
-					 c == OPT_FROM ? &from_ns : &to_ns);
+			err = time_window__set(&window, c == OPT_FROM, optarg);
 			if (err)
 				return err;
-			*(c == OPT_FROM ? &from_arg : &to_arg) = optarg;
 			break;
 		case OPT_COMM:
 			filter_opt = "--comm";
@@ -1155,13 +1155,11 @@ int cmd_parser(int argc, char **argv)
 			(unsigned long long)opts.subrange_end);
 		return EXIT_USAGE;
 	}
-	if (from_ns >= to_ns) {
-		if (from_arg)
-			cli_err("--from %s is not before --to %s: the window would be empty",
-				from_arg, to_arg);
-		else
-			cli_err("--to %s is the trace's start: the window would be empty", to_arg);
-		return EXIT_USAGE;
+	/* a time of day is checked once the trace says when it began */
+	if (!window.wall) {
+		err = time_window__check(&window);
+		if (err)
+			return err;
 	}
 	if (!path) {
 		cli_err("missing --path (try 'iotrace -P -H')");
@@ -1174,7 +1172,10 @@ int cmd_parser(int argc, char **argv)
 	if (raw)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
 	filter__init(&filter, file_glob, (uint32_t)pid, comm);
-	filter__set_window(&filter, from_ns, to_ns);
+	err = time_window__resolve(&window, path, dir);
+	if (err)
+		return err;
+	filter__set_window(&filter, window.from_ns, window.to_ns);
 	opts.filtered = filter__active(&filter);
 	return print_view(path, dir, ops, &opts, &filter);
 }

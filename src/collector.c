@@ -616,6 +616,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		set_error(c, err, "cannot write trace: %s", strerror(-err));
 		goto finish;
 	}
+	s->timestamp_origin_ns = c->origin_ns;
 
 	err = open_rings(c);
 	if (err) {

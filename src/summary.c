@@ -10,9 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "date_fmt.h"
 #include "json_writer.h"
 #include "summary.h"
 #include "trace_store.h"
+#include "wall_clock.h"
 
 /*
  * The summary's "tags" object, opened at its first tag: a foreign
@@ -86,6 +88,13 @@ static void print_tags(struct tags_out *t, const struct summary *s)
 	if (s->complete_below_sid) {
 		jw__key(tags_jw(t), "completeBelowSid");
 		jw__uint_str(t->jw, s->complete_below_sid);
+	}
+	if (s->timestamp_origin_ns > 0) {
+		struct date_fmt df = { 0 };
+
+		jw__key(tags_jw(t), "timestampOrigin");
+		jw__string(t->jw, date_fmt(&df, s->timestamp_origin_ns / 1000000000,
+					   (int32_t)(s->timestamp_origin_ns % 1000000000)));
 	}
 	if (s->not_followed[0]) {
 		jw__key(tags_jw(t), "notFollowed");
@@ -498,6 +507,26 @@ static int read_count(struct cursor *c, const char *key, uint64_t max, uint64_t 
 	return 0;
 }
 
+/* tags.timestampOrigin: a UTC time as date_fmt writes it, into ns since the epoch */
+static int read_origin(struct cursor *c, const char *key, int64_t *ns)
+{
+	const char *at;
+	char buf[48];
+	size_t n;
+
+	skip_ws(c);
+	at = c->p;
+	if (read_string(c, buf, sizeof(buf)) == 0) {
+		n = strlen(buf);
+		/* dated and UTC: a summary is read on any machine, in any zone */
+		if (n > 10 && buf[4] == '-' && buf[n - 1] == 'Z' &&
+		    !wall_clock__parse(buf, 0, ns) && *ns > 0)
+			return 0;
+	}
+	c->p = at;
+	return bad(c, "'%s' is not a UTC time such as \"2026-11-30T06:47:42.123456789Z\"", key);
+}
+
 /* "key\0value\0" appended to buf[0..*len) of size bytes; left out if it does not fit */
 static void keep_pair(char *buf, size_t size, size_t *len, const char *key, const char *value)
 {
@@ -654,6 +683,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_count(c, key, UINT64_MAX, &s->skipped_runs);
 		else if (!strcmp(key, "completeBelowSid"))
 			err = read_count(c, key, UINT64_MAX, &s->complete_below_sid);
+		else if (!strcmp(key, "timestampOrigin"))
+			err = read_origin(c, key, &s->timestamp_origin_ns);
 		else if (!strcmp(key, "incompleteFromSid")) {
 			err = read_count(c, key, UINT64_MAX, &s->incomplete_from_sid);
 			s->incomplete = true;

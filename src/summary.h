@@ -87,6 +87,12 @@ struct summary {
 	 */
 	uint64_t complete_below_sid;
 	/*
+	 * ns since the epoch (UTC) at which header.timestamp is 0: an
+	 * event's wall-clock time is this plus its header.timestamp (0 = not
+	 * said: Open-CAS's, an older iotrace's)
+	 */
+	int64_t timestamp_origin_ns;
+	/*
 	 * traced devices removed, emptied or given a new medium while
 	 * traced, whose I/O after that is not in the trace: comma-separated
 	 * names (written only when there is one)

@@ -85,10 +85,15 @@ static int describe_partitions(struct collector *c, const struct device_info *di
 /* Device descriptions take sids 1..n in stream 0, before any kernel event. */
 int tdir__write_descriptions(struct collector *c)
 {
+	uint64_t ts = clock_ns(CLOCK_MONOTONIC), sid = 0, real = clock_ns(CLOCK_REALTIME);
+	uint64_t after = clock_ns(CLOCK_MONOTONIC);
 	uint8_t buf[ENCODE_MAX];
-	uint64_t ts = clock_ns(CLOCK_MONOTONIC), sid = 0;
 	size_t i, len;
 	int err;
+
+	/* the clocks read as one moment: the realtime read halfway between the two */
+	ts += (after - ts) / 2;
+	c->origin_ns = (int64_t)real;
 
 	for (i = 0; i < c->cfg->ndevs; i++) {
 		const struct device_info *d = &c->cfg->devs[i];

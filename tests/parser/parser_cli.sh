@@ -644,6 +644,31 @@ run "io, window" 0 '' -- -P --io -p "$v" -f csv --from 0.000001 --to 0.000001101
 [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] || fail "io, window: '$(cat "$tmp/out")'"
 run "io, window past it" 0 '' -- -P --io -p "$v" -f csv --from 0.000001101
 [ "$(wc -l <"$tmp/out")" -le 1 ] || fail "io, window past it: '$(cat "$tmp/out")'"
+# the same windows in wall-clock times: the summary says when header.timestamp
+# 0 (the device, ts 1) was, 10:00 UTC; a time of day is on that date, local
+# (TZ) or UTC with Z
+vw=$tmp/vfs-wall
+cp -r "$v" "$vw"
+echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T10:00:00Z"}}' >"$vw/octf.summary"
+TZ=UTC run "vfs, wall-clock window" 0 '' -- -P --vfs -p "$vw" -f csv --from 10:00:00.0000021 --to 10:00:00.0000041
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 14 15 " ] || fail "vfs, wall-clock window: '$(cat "$tmp/out")'"
+TZ=CET-1 run "vfs, wall-clock window, UTC" 0 '' -- -P --vfs -p "$vw" -f csv \
+	--from 2026-11-30T10:00:00.0000021Z --to 10:00:00.0000041Z
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 14 15 " ] || fail "vfs, wall-clock window, UTC: '$(cat "$tmp/out")'"
+TZ=CET-1 run "vfs, wall-clock window, local" 0 '' -- -P --vfs -p "$vw" -f csv \
+	--from 11:00:00.0000021 --to '2026-11-30 11:00:00.0000041'
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 14 15 " ] || fail "vfs, wall-clock window, local: '$(cat "$tmp/out")'"
+# from before the start: from the start; mixed with seconds
+TZ=UTC run "vfs, wall-clock from before the start" 0 '' -- -P --vfs -p "$vw" -f csv --from 09:00 --to 0.0000031
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 9 13 14 " ] || fail "vfs, wall-clock from before the start: '$(cat "$tmp/out")'"
+TZ=UTC run "wall-clock to before the start" 2 "iotrace: --to 09:59:59 is before the trace's start (2026-11-30T10:00:00Z): the window would be empty (a time of day is taken on the day the trace started: give the date too)" -- -P --statistics -p "$vw" --to 09:59:59
+TZ=UTC run "wall-clock window empty" 2 "iotrace: --from 10:00:01 is not before --to 10:00:00.5: the window would be empty" -- -P --statistics -p "$vw" --from 10:00:01 --to 10:00:00.5
+run "wall-clock, no origin" 1 "iotrace: trace '$v' does not say when its events happened (an Open-CAS trace, or an older iotrace's): give --from and --to in seconds from its start" -- -P --statistics -p "$v" --from 10:00
+run "wall-clock, hour 24" 2 "iotrace: invalid value '24:00' for --from: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$vw" --from 24:00
+run "wall-clock, February 30" 2 "iotrace: invalid value '2026-02-30T10:00' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$vw" --to 2026-02-30T10:00
+run "wall-clock, ten digits" 2 "iotrace: invalid value '10:00:00.0000000001' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$vw" --to 10:00:00.0000000001
+echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T10:00:00"}}' >"$vw/octf.summary"
+run "wall-clock, origin not UTC" 1 "iotrace: cannot read the summary of trace '$vw' for --from/--to as a time of day: byte 72: 'timestampOrigin' is not a UTC time such as \"2026-11-30T06:47:42.123456789Z\"" -- -P --statistics -p "$vw" --from 10:00
 # filters that leave nothing: empty output, no complaint
 run "filter, nothing left" 0 '' -- -P --io -p "$v" --file '/nowhere/*'
 [ -s "$tmp/out" ] && fail "filter, nothing left: printed '$(head -c 100 "$tmp/out")'"
@@ -682,9 +707,9 @@ run "pid, no value" 2 "iotrace: option '--pid' needs a value (try 'iotrace -P -H
 run "comm empty" 2 "iotrace: invalid value '' for --comm: expected a task name such as 'fio'" -- -P --vfs -p "$v" --comm ''
 run "file empty" 2 "iotrace: invalid value '' for --file: expected a path glob such as '/data/*'" -- -P --vfs -p "$v" --file ''
 run "filter, raw" 2 "iotrace: --comm does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$v" --comm fio
-run "from not seconds" 2 "iotrace: invalid value '1s' for --from: expected seconds from the trace's start, such as 12 or 12.5" -- -P --io -p "$v" --from 1s
-run "to negative" 2 "iotrace: invalid value '-1' for --to: expected seconds from the trace's start, such as 12 or 12.5" -- -P --io -p "$v" --to=-1
-run "to past ns" 2 "iotrace: invalid value '0.0000000001' for --to: expected seconds from the trace's start, such as 12 or 12.5" -- -P --io -p "$v" --to 0.0000000001
+run "from not seconds" 2 "iotrace: invalid value '1s' for --from: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --from 1s
+run "to negative" 2 "iotrace: invalid value '-1' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --to=-1
+run "to past ns" 2 "iotrace: invalid value '0.0000000001' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --to 0.0000000001
 run "empty window" 2 "iotrace: --from 2.5 is not before --to 2.5: the window would be empty" -- -P --statistics -p "$v" --from 2.5 --to 2.5
 # no --from given: the message names none
 run "to 0" 2 "iotrace: --to 0 is the trace's start: the window would be empty" -- -P --statistics -p "$v" --to 0

@@ -147,6 +147,21 @@ static void test_round_trip(void **state)
 	assert_int_equal(out.complete_below_sid, 123456);
 	assert_int_equal(out.other_tags_len, 0);
 	in.complete_below_sid = 0;
+	/* when header.timestamp 0 was: to the ns, as UTC */
+	assert_int_equal(out.timestamp_origin_ns, 0);
+	assert_false(printed_has("timestampOrigin"));
+	in.timestamp_origin_ns = 1796032800123456789LL;
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_true(printed_has("\"timestampOrigin\": \"2026-11-30T10:00:00.123456789Z\""));
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_int_equal(out.timestamp_origin_ns, 1796032800123456789LL);
+	in.timestamp_origin_ns = 1796032800500000000LL;
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_true(printed_has("\"timestampOrigin\": \"2026-11-30T10:00:00.500Z\""));
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_int_equal(out.timestamp_origin_ns, 1796032800500000000LL);
+	assert_int_equal(out.other_tags_len, 0);
+	in.timestamp_origin_ns = 0;
 	assert_string_equal(out.not_followed, "");
 	assert_false(printed_has("notFollowed"));
 	strcpy(in.not_followed, "delete,move,io_uring-files");
@@ -457,6 +472,19 @@ static void test_rejects_garbage(void **state)
 		"byte 38: 'tracedEvents' is not a count from 0 to 18446744073709551615: "
 		"\"123456789012345678901234567890123456789");
 	refused("{\"state\": 1, \"droppedEvents\": 0}", "byte 10: 'state' is not a string");
+	/* a time origin that is not UTC (the zone of whoever reads it would count), or no time */
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, "
+		"\"tags\": {\"timestampOrigin\": \"2026-11-30T10:00:00\"}}",
+		"byte 70: 'timestampOrigin' is not a UTC time such as "
+		"\"2026-11-30T06:47:42.123456789Z\"");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, "
+		"\"tags\": {\"timestampOrigin\": \"10:00:00Z\"}}",
+		"byte 70: 'timestampOrigin' is not a UTC time such as "
+		"\"2026-11-30T06:47:42.123456789Z\"");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, "
+		"\"tags\": {\"timestampOrigin\": 1796032800}}",
+		"byte 70: 'timestampOrigin' is not a UTC time such as "
+		"\"2026-11-30T06:47:42.123456789Z\"");
 	/* a number as JSON writes none, in a field not ours (found by fuzz_summary) */
 	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"x\": -0180E6-5}",
 		"byte 47: not valid JSON");
