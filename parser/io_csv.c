@@ -123,6 +123,12 @@ void io_text__csv(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 	}
 	if (io && r->vfs_call)
 		line_u64(&l, r->vfs_call);
+	if (x->wall_origin) {
+		const char *wall = wall_fmt(&x->wall, x->wall_origin + (int64_t)r->time);
+
+		line_lit(&l, ",");
+		line_plain(&l, wall, strlen(wall));
+	}
 	line_lit(&l, "\n");
 	line_end(&l);
 }

@@ -14,6 +14,7 @@
 #include "date_fmt.h"
 #include "join.h"
 #include "view.h"
+#include "wall_clock.h"
 
 struct outbuf;
 
@@ -37,6 +38,9 @@ struct dev_text {
 struct io_text {
 	struct date_fmt date;
 	struct dev_text dev;
+	/* --wall-clock: view_opts.wall_origin_ns (0 = not asked), and its text */
+	int64_t wall_origin;
+	struct wall_fmt wall;
 };
 
 /* t->dev for d, unless it is for d already */
@@ -46,7 +50,10 @@ void io_text__dev(struct dev_text *t, const struct device *d, enum view_format f
 const char *io_text__op_name(int32_t op);
 const char *io_text__fs_event_name(int32_t e);
 
-/* One record, newline included, into o (flushed when the next does not fit) */
+/*
+ * One record, newline included, into o (flushed when the next does not
+ * fit); with wall_origin, header.wallClock too (the CSV's last column)
+ */
 void io_text__json(struct io_text *t, struct outbuf *o, const struct io_rec *r);
 void io_text__csv(struct io_text *t, struct outbuf *o, const struct io_rec *r);
 

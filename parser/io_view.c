@@ -53,6 +53,9 @@ static void *io_view_create(FILE *out, const struct view_opts *o)
 		errno = ENOMEM;
 		return NULL;
 	}
+	v->o.wall = o->wall_origin_ns != 0;
+	v->text.wall_origin = o->wall_origin_ns;
+	wall_fmt__init(&v->text.wall, o->format == VIEW_TABLE);
 	return v;
 }
 
@@ -97,8 +100,10 @@ static void table_record(struct io_view *v, const struct io_rec *r)
 	const char *name = r->dev->name[0] ? r->dev->name : "?";
 
 	if (!v->o.header_done) {
-		fprintf(v->o.out, "%-14s %-15s %7s %-10s %-8s %12s %7s %5s %12s  %s\n", "TIME(s)",
-			"COMM", "PID", "DEVICE", "OP", "LBA", "SECTORS", "QD", "LAT(us)", "FILE");
+		/* a local time of day is 15 wide, seconds 14 */
+		fprintf(v->o.out, "%-*s %-15s %7s %-10s %-8s %12s %7s %5s %12s  %s\n",
+			v->o.wall ? 15 : 14, v->o.wall ? "TIME" : "TIME(s)", "COMM", "PID", "DEVICE",
+			"OP", "LBA", "SECTORS", "QD", "LAT(us)", "FILE");
 		v->o.header_done = true;
 	}
 	lba[0] = len[0] = qd[0] = lat[0] = '\0';
@@ -119,7 +124,12 @@ static void table_record(struct io_view *v, const struct io_rec *r)
 
 		snprintf(op, sizeof(op), "%s", e ? e : "?");
 	}
-	fprintf(v->o.out, "%-14.6f %-15.15s %7s %-10s %-8s %12s %7s %5s %12s", (double)r->time / 1e9,
+	if (v->o.wall)
+		fprintf(v->o.out, "%-15s ",
+			wall_fmt(&v->text.wall, v->text.wall_origin + (int64_t)r->time));
+	else
+		fprintf(v->o.out, "%-14.6f ", (double)r->time / 1e9);
+	fprintf(v->o.out, "%-15.15s %7s %-10s %-8s %12s %7s %5s %12s",
 		r->kind == REC_IO && r->comm[0] ? table__printable(comm, sizeof(comm), r->comm) : "-",
 		pid, name, op, lba, len, qd, lat);
 	if (r->file) {

@@ -13,6 +13,7 @@ int rec_out__init(struct rec_out *o, FILE *out, enum view_format fmt)
 	o->jw = NULL;
 	o->cw = NULL;
 	o->header_done = false;
+	o->wall = false;
 	if (fmt == VIEW_JSON)
 		o->jw = jw__new(out, false);
 	else if (fmt == VIEW_CSV)
@@ -36,6 +37,8 @@ void rec_out__csv_header(struct rec_out *o, const char *const *cols, size_t n)
 
 	for (i = 0; i < n; i++)
 		csv__string(o->cw, cols[i]);
+	if (o->wall)
+		csv__string(o->cw, "header.wallClock");
 	csv__end_row(o->cw);
 	o->header_done = true;
 }
@@ -52,12 +55,18 @@ int rec_out__finish(struct rec_out *o, const char *const *cols, size_t n)
 	return view__flush(o->out);
 }
 
-void rec_out__line_header(struct line *l, uint64_t sid, uint64_t time)
+void rec_out__line_header(struct line *l, uint64_t sid, uint64_t time, const char *wall)
 {
 	line_lit(l, "{\"header\":{\"sid\":");
 	line_u64_str(l, sid);
 	line_lit(l, ",\"timestamp\":");
 	line_u64_str(l, time);
+	if (wall) {
+		/* RFC 3339: plain text, at most WALL_FMT_MAX */
+		line_lit(l, ",\"wallClock\":\"");
+		line_plain(l, wall, strlen(wall));
+		line_lit(l, "\"");
+	}
 	line_lit(l, "}");
 }
 

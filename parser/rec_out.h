@@ -22,13 +22,14 @@ struct rec_out {
 	struct json_writer *jw;	/* VIEW_JSON only */
 	struct csv_writer *cw;	/* VIEW_CSV only */
 	bool header_done;
+	bool wall;		/* --wall-clock: the CSV header ends with header.wallClock */
 };
 
 /* 0 or -ENOMEM, with nothing to free. */
 int rec_out__init(struct rec_out *o, FILE *out, enum view_format fmt);
 void rec_out__free(struct rec_out *o);
 
-/* The CSV header row; header_done after it. */
+/* The CSV header row (and header.wallClock, if wall); header_done after it. */
 void rec_out__csv_header(struct rec_out *o, const char *const *cols, size_t n);
 
 /* The view's finish: 0 or -errno (view__flush); a CSV without records still has its header. */
@@ -36,11 +37,11 @@ int rec_out__finish(struct rec_out *o, const char *const *cols, size_t n);
 
 /*
  * Written with line_out.h: the record's opening brace and "header"
- * {sid, timestamp}; then ',"process"' {pid, tid, comm, cgroup}, the
- * fields not 0 or empty, nothing if none is.
+ * {sid, timestamp, and wallClock if wall is not NULL}; then ',"process"'
+ * {pid, tid, comm, cgroup}, the fields not 0 or empty, nothing if none is.
  */
 struct line;
-void rec_out__line_header(struct line *l, uint64_t sid, uint64_t time);
+void rec_out__line_header(struct line *l, uint64_t sid, uint64_t time, const char *wall);
 void rec_out__line_process(struct line *l, uint32_t pid, uint32_t tid, const char *comm,
 			   uint64_t cgroup);
 

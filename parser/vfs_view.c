@@ -37,12 +37,16 @@
 #include "file_names.h"
 #include "line_out.h"
 #include "rec_out.h"
+#include "wall_clock.h"
 #include "table_writer.h"
 #include "vfs_call.h"
 
 struct vfs_view {
 	struct rec_out o;
 	struct date_fmt date;
+	/* --wall-clock: view_opts.wall_origin_ns (0 = not asked), and its text */
+	int64_t wall_origin;
+	struct wall_fmt wall;
 };
 
 static const char *const csv_columns[] = {
@@ -68,6 +72,9 @@ static void *vfs_view_create(FILE *out, const struct view_opts *o)
 		errno = ENOMEM;
 		return NULL;
 	}
+	v->o.wall = o->wall_origin_ns != 0;
+	v->wall_origin = o->wall_origin_ns;
+	wall_fmt__init(&v->wall, o->format == VIEW_TABLE);
 	return v;
 }
 
@@ -169,7 +176,8 @@ static void json_record(struct vfs_view *v, const struct vfs_rec *r)
 	struct line l;
 
 	line_begin(&l, jw__outbuf(v->o.jw));
-	rec_out__line_header(&l, r->sid, r->time);
+	rec_out__line_header(&l, r->sid, r->time,
+			     v->o.wall ? wall_fmt(&v->wall, v->wall_origin + (int64_t)r->time) : NULL);
 	json_vfs(&l, r);
 	rec_out__line_process(&l, r->pid, r->tid, r->comm, r->cgroup);
 	line_lit(&l, ",\"device\":{\"id\":");
@@ -279,6 +287,12 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 	line_lit(&l, ",");
 	csv_file(v, &l, r->file, r->path, false);
 	csv_file(v, &l, out ? r->file2 : NULL, r->path2, true);
+	if (v->o.wall) {
+		const char *wall = wall_fmt(&v->wall, v->wall_origin + (int64_t)r->time);
+
+		line_plain(&l, wall, strlen(wall));
+		line_lit(&l, ",");
+	}
 	/* the last cell's comma becomes the end of the row */
 	l.p[-1] = '\n';
 	line_end(&l);
@@ -292,8 +306,10 @@ static void table_record(struct vfs_view *v, const struct vfs_rec *r)
 	char call[24], pid[16], off[24], res[24], comm[4 * sizeof(r->comm) + 1];
 
 	if (!v->o.header_done) {
-		fprintf(v->o.out, "%-14s %-15s %7s %-20s %5s %12s %10s %12s %12s  %s\n", "START(s)",
-			"COMM", "PID", "CALL", "FD", "OFFSET", "SIZE", "RESULT", "DUR(us)", "FILE");
+		/* a local time of day is 15 wide, seconds 14 */
+		fprintf(v->o.out, "%-*s %-15s %7s %-20s %5s %12s %10s %12s %12s  %s\n",
+			v->o.wall ? 15 : 14, v->o.wall ? "START" : "START(s)", "COMM", "PID", "CALL",
+			"FD", "OFFSET", "SIZE", "RESULT", "DUR(us)", "FILE");
 		v->o.header_done = true;
 	}
 	if (name)
@@ -312,7 +328,11 @@ static void table_record(struct vfs_view *v, const struct vfs_rec *r)
 		snprintf(res, sizeof(res), "%s", errno_name(-r->result));
 	else
 		snprintf(res, sizeof(res), "%lld", (long long)r->result);
-	fprintf(v->o.out, "%-14.6f %-15.15s %7s %-20s %5d %12s %10llu %12s %12.3f", (double)r->start / 1e9,
+	if (v->o.wall)
+		fprintf(v->o.out, "%-15s ", wall_fmt(&v->wall, v->wall_origin + r->start));
+	else
+		fprintf(v->o.out, "%-14.6f ", (double)r->start / 1e9);
+	fprintf(v->o.out, "%-15.15s %7s %-20s %5d %12s %10llu %12s %12.3f",
 		r->comm[0] ? table__printable(comm, sizeof(comm), r->comm) : "-", pid, call,
 		(int)r->fd, off, (unsigned long long)r->size, res, (double)r->duration / 1e3);
 	if (r->file) {

@@ -29,6 +29,11 @@ struct view_opts {
 	bool by_completion;
 	/* records were filtered (--file, --pid, ...): "none" means none matched */
 	bool filtered;
+	/*
+	 * --wall-clock (--io, --vfs): when header.timestamp 0 was, ns since
+	 * the epoch (the summary's timestampOrigin); 0 = not asked
+	 */
+	int64_t wall_origin_ns;
 };
 
 /* --time-series: intervals kept, all devices together (-E2BIG past it): a day of 1 s ones */

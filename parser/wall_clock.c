@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #define _GNU_SOURCE	/* timegm() */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -94,4 +95,40 @@ int wall_clock__parse(const char *text, int64_t ref_ns, int64_t *ns)
 		return -ERANGE;
 	*ns = (int64_t)t * 1000000000 + frac;
 	return 0;
+}
+
+void wall_fmt__init(struct wall_fmt *f, bool local)
+{
+	*f = (struct wall_fmt){ .local = local };
+}
+
+const char *wall_fmt(struct wall_fmt *f, int64_t ns)
+{
+	int64_t sec = ns / 1000000000, frac = ns % 1000000000;
+	struct tm tm;
+	time_t t;
+
+	if (frac < 0) {
+		sec--;
+		frac += 1000000000;
+	}
+	if (!f->valid || f->sec != sec) {
+		t = (time_t)sec;
+		f->valid = true;
+		f->sec = sec;
+		f->len = 0;
+		if ((f->local ? localtime_r(&t, &tm) : gmtime_r(&t, &tm)) && tm.tm_year >= -1899 &&
+		    tm.tm_year <= 8099)
+			f->len = strftime(f->text, sizeof(f->text),
+					  f->local ? "%H:%M:%S" : "%Y-%m-%dT%H:%M:%S", &tm);
+	}
+	if (!f->len) {
+		f->text[0] = 0;
+		return f->text;
+	}
+	if (f->local)
+		snprintf(f->text + f->len, sizeof(f->text) - f->len, ".%06d", (int)(frac / 1000));
+	else
+		snprintf(f->text + f->len, sizeof(f->text) - f->len, ".%09dZ", (int)frac);
+	return f->text;
 }

@@ -10,6 +10,7 @@
 #define IOTRACE_WALL_CLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -24,5 +25,27 @@ int wall_clock__parse(const char *text, int64_t ref_ns, int64_t *ns);
 
 /* Whether text is meant as a time of day or date rather than a number of seconds. */
 bool wall_clock__looks_like(const char *text);
+
+/*
+ * Formats times, keeping the text of the last second: records come in
+ * time order, thousands a second. UTC for machines, with all nine digits
+ * so that the texts sort ("2026-11-30T06:53:11.106951358Z"); local time
+ * of day for people, to the microsecond, as logs have it
+ * ("07:53:11.106951").
+ */
+#define WALL_FMT_MAX 40
+
+struct wall_fmt {
+	bool local;
+	bool valid;
+	int64_t sec;
+	size_t len;
+	char text[WALL_FMT_MAX];
+};
+
+void wall_fmt__init(struct wall_fmt *f, bool local);
+
+/* ns since the epoch as text (valid until the next call); "" outside years 1..9999 */
+const char *wall_fmt(struct wall_fmt *f, int64_t ns);
 
 #endif

@@ -62,6 +62,7 @@ enum {
 	OPT_TIME_SERIES,
 	OPT_INTERVAL,
 	OPT_BY,
+	OPT_WALL_CLOCK,
 };
 
 /* ':' first: getopt_long() returns ':' for a missing value (cli_option_error()) */
@@ -84,6 +85,7 @@ static const struct option parser_opts[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "final-names", no_argument, NULL, OPT_FINAL_NAMES },
+	{ "wall-clock", no_argument, NULL, OPT_WALL_CLOCK },
 	{ "time-series", no_argument, NULL, OPT_TIME_SERIES },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "by", required_argument, NULL, OPT_BY },
@@ -180,6 +182,8 @@ void cmd_parser_help(FILE *out)
 	      "                            trace (a renamed file shows its new path in every\n"
 	      "                            record); default: the names known at each record,\n"
 	      "                            as Open-CAS OCTF does\n"
+	      "  --wall-clock              --io and --vfs: each record's wall-clock time too\n"
+	      "                            (header.wallClock, UTC; table: local time of day)\n"
 	      "  -p, --path PATH           the trace: relative to the trace repository\n"
 	      "                            (e.g. kernel/2026-11-21_10:00:00) or an absolute\n"
 	      "                            directory\n"
@@ -980,7 +984,7 @@ int cmd_parser(int argc, char **argv)
 	struct filter filter;
 	uint64_t pid = 0;
 	struct time_window window;
-	bool raw = false, help = false;
+	bool raw = false, help = false, wall_clock = false;
 	const char *series_opt = NULL;
 	char dir[PATH_MAX];
 	uint64_t seen = 0;
@@ -1054,6 +1058,9 @@ int cmd_parser(int argc, char **argv)
 			err = parse_number("--pid", optarg, 1, PID_MAX_LIMIT, &pid);
 			if (err)
 				return err;
+			break;
+		case OPT_WALL_CLOCK:
+			wall_clock = true;
 			break;
 		case OPT_FINAL_NAMES:
 			final_names = true;
@@ -1136,6 +1143,14 @@ int cmd_parser(int argc, char **argv)
 		cli_err("%s does not go with --raw: it prints every event as recorded", filter_opt);
 		return EXIT_USAGE;
 	}
+	if (wall_clock && raw) {
+		cli_err("--wall-clock does not go with --raw: it prints every event as recorded");
+		return EXIT_USAGE;
+	}
+	if (wall_clock && ops != &io_view_ops && ops != &vfs_view_ops) {
+		cli_err("--wall-clock goes with the views that print records: --io and --vfs");
+		return EXIT_USAGE;
+	}
 	if (final_names) {
 		err = check_final_names(ops, raw, file_glob);
 		if (err)
@@ -1173,6 +1188,8 @@ int cmd_parser(int argc, char **argv)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
 	filter__init(&filter, file_glob, (uint32_t)pid, comm);
 	err = time_window__resolve(&window, path, dir);
+	if (!err && wall_clock)
+		err = time_window__origin(path, dir, "--wall-clock", &opts.wall_origin_ns);
 	if (err)
 		return err;
 	filter__set_window(&filter, window.from_ns, window.to_ns);

@@ -72,31 +72,43 @@ static int resolve(const char *opt, const char *arg, int64_t origin, const char 
 	return EXIT_OK;
 }
 
-int time_window__resolve(struct time_window *w, const char *path, const char *dir)
+int time_window__origin(const char *path, const char *dir, const char *opt, int64_t *origin)
 {
-	struct date_fmt df = { 0 };
-	const char *start;
 	struct summary s;
 	int err;
 
-	if (!w->wall)
-		return EXIT_OK;
 	err = summary__read(dir, &s);
 	if (err) {
-		cli_err("cannot read the summary of trace '%s' for --from/--to as a time of day: %s",
-			path, summary__strerror(&s, err));
+		cli_err("cannot read the summary of trace '%s' for %s: %s", path, opt,
+			summary__strerror(&s, err));
 		return EXIT_ERROR;
 	}
 	if (s.timestamp_origin_ns <= 0) {
 		cli_err("trace '%s' does not say when its events happened (an Open-CAS trace, or "
-			"an older iotrace's): give --from and --to in seconds from its start", path);
+			"an older iotrace's): %s", path, strcmp(opt, "--wall-clock") ?
+			"give --from and --to in seconds from its start" : "no --wall-clock for it");
 		return EXIT_ERROR;
 	}
-	start = date_fmt(&df, s.timestamp_origin_ns / 1000000000,
-			 (int32_t)(s.timestamp_origin_ns % 1000000000));
-	err = resolve("from", w->from_arg, s.timestamp_origin_ns, start, &w->from_ns);
+	*origin = s.timestamp_origin_ns;
+	return EXIT_OK;
+}
+
+int time_window__resolve(struct time_window *w, const char *path, const char *dir)
+{
+	struct date_fmt df = { 0 };
+	const char *start;
+	int64_t origin;
+	int err;
+
+	if (!w->wall)
+		return EXIT_OK;
+	err = time_window__origin(path, dir, "--from/--to as a time of day", &origin);
+	if (err)
+		return err;
+	start = date_fmt(&df, origin / 1000000000, (int32_t)(origin % 1000000000));
+	err = resolve("from", w->from_arg, origin, start, &w->from_ns);
 	if (!err)
-		err = resolve("to", w->to_arg, s.timestamp_origin_ns, start, &w->to_ns);
+		err = resolve("to", w->to_arg, origin, start, &w->to_ns);
 	if (err)
 		return err;
 	w->wall = false;

@@ -30,6 +30,13 @@ int time_window__set(struct time_window *w, bool from, const char *arg);
  */
 int time_window__resolve(struct time_window *w, const char *path, const char *dir);
 
+/*
+ * When header.timestamp 0 was in the trace in dir, ns since the epoch
+ * (the summary's timestampOrigin), for opt: EXIT_OK, or the exit status
+ * after saying why it cannot be had.
+ */
+int time_window__origin(const char *path, const char *dir, const char *opt, int64_t *origin);
+
 /* Whether the window of seconds is empty: EXIT_USAGE after saying so, or EXIT_OK. */
 int time_window__check(const struct time_window *w);
 

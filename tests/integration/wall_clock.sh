@@ -13,7 +13,9 @@
 #   - each read's timestampOrigin + header.timestamp lies between the two
 #     readings around it (within 1 ms);
 #   - --from/--to as dated UTC times around the second read, and as local
-#     times of day (TZ=CET-1) around it, give that read and neither other.
+#     times of day (TZ=CET-1) around it, give that read and neither other;
+#   - --io --wall-clock prints each record's header.wallClock, which is
+#     timestampOrigin + header.timestamp to the ns.
 #
 # Needs root, BTF, loop devices, dd, date and python3; a missing one is a
 # failure, never a skip. Everything set up is torn down at exit, also on
@@ -93,5 +95,27 @@ window "UTC" "$(TZ=UTC date -d "@${before:0:-9}.${before: -9}" +%Y-%m-%dT%H:%M:%
 	"$(TZ=UTC date -d "@${after:0:-9}.${after: -9}" +%Y-%m-%dT%H:%M:%S.%NZ)"
 window "local time of day" "$(TZ=CET-1 date -d "@${before:0:-9}.${before: -9}" +%H:%M:%S.%N)" \
 	"$(TZ=CET-1 date -d "@${after:0:-9}.${after: -9}" +%H:%M:%S.%N)" TZ=CET-1
+
+"$BIN" -P --io -f csv --wall-clock -p "$trace" >"$T/wall.csv" 2>"$T/parse.err" ||
+	fail "--wall-clock: the parser failed: $(cat "$T/parse.err")"
+python3 - "$trace/octf.summary" "$T/wall.csv" >"$T/wall.out" <<'EOF'
+import calendar, csv, json, re, sys
+
+
+def ns_of(text):
+    m = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?Z", text)
+    return calendar.timegm(tuple(int(x) for x in m.groups()[:6])) * 10**9 + \
+        int((m.group(7) or "0").ljust(9, "0"))
+
+
+origin = ns_of(json.load(open(sys.argv[1]))["tags"]["timestampOrigin"])
+rows = list(csv.DictReader(open(sys.argv[2])))
+bad = [r["header.sid"] for r in rows
+       if ns_of(r["header.wallClock"]) != origin + int(r["header.timestamp"])]
+print(("ok: " if rows and not bad else "FAIL: ") +
+      "--wall-clock: each of %d records' header.wallClock is the origin + its timestamp (%s)"
+      % (len(rows), bad[:3]))
+EOF
+iotrace_test_relay "$T/wall.out" $? "the --wall-clock check"
 
 finish

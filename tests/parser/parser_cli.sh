@@ -669,6 +669,27 @@ run "wall-clock, February 30" 2 "iotrace: invalid value '2026-02-30T10:00' for -
 run "wall-clock, ten digits" 2 "iotrace: invalid value '10:00:00.0000000001' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$vw" --to 10:00:00.0000000001
 echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T10:00:00"}}' >"$vw/octf.summary"
 run "wall-clock, origin not UTC" 1 "iotrace: cannot read the summary of trace '$vw' for --from/--to as a time of day: byte 72: 'timestampOrigin' is not a UTC time such as \"2026-11-30T06:47:42.123456789Z\"" -- -P --statistics -p "$vw" --from 10:00
+
+# --wall-clock: each record's time, origin + header.timestamp
+echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T10:00:00Z"}}' >"$vw/octf.summary"
+run "wall-clock, vfs csv" 0 '' -- -P --vfs -p "$vw" -f csv --wall-clock --from 0.0000021 --to 0.0000041
+[ "$(awk -F, '{ print $1 "=" $NF }' "$tmp/out" | tr '\n' ' ')" = "header.sid=header.wallClock 14=2026-11-30T10:00:00.000003000Z 15=2026-11-30T10:00:00.000004000Z " ] ||
+	fail "wall-clock, vfs csv: '$(cat "$tmp/out")'"
+run "wall-clock, io json" 0 '' -- -P --io -p "$vw" --wall-clock
+grep -q '^{"header":{"sid":"10","timestamp":"1100","wallClock":"2026-11-30T10:00:00.000001100Z"},"io":' "$tmp/out" ||
+	fail "wall-clock, io json: '$(cat "$tmp/out")'"
+run "wall-clock, io csv" 0 '' -- -P --io -p "$vw" -f csv --wall-clock
+[ "$(awk -F, '{ print $1 "=" $NF }' "$tmp/out" | tr '\n' ' ')" = "header.sid=header.wallClock 10=2026-11-30T10:00:00.000001100Z " ] ||
+	fail "wall-clock, io csv: '$(cat "$tmp/out")'"
+TZ=CET-1 run "wall-clock, io table" 0 '' -- -P --io -p "$vw" -f table --wall-clock
+[ "$(awk '{ print $1 }' "$tmp/out" | tr '\n' ' ')" = "TIME 11:00:00.000001 " ] ||
+	fail "wall-clock, io table: '$(cat "$tmp/out")'"
+TZ=CET-1 run "wall-clock, vfs table" 0 '' -- -P --vfs -p "$vw" -f table --wall-clock --pid 202
+[ "$(awk '{ print $1 }' "$tmp/out" | tr '\n' ' ')" = "START 11:00:00.000004 11:00:00.000005 " ] ||
+	fail "wall-clock, vfs table: '$(cat "$tmp/out")'"
+run "wall-clock, statistics" 2 "iotrace: --wall-clock goes with the views that print records: --io and --vfs" -- -P --statistics -p "$vw" --wall-clock
+run "wall-clock, raw" 2 "iotrace: --wall-clock does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$vw" --wall-clock
+run "wall-clock, no origin" 1 "iotrace: trace '$v' does not say when its events happened (an Open-CAS trace, or an older iotrace's): no --wall-clock for it" -- -P --io -p "$v" --wall-clock
 # filters that leave nothing: empty output, no complaint
 run "filter, nothing left" 0 '' -- -P --io -p "$v" --file '/nowhere/*'
 [ -s "$tmp/out" ] && fail "filter, nothing left: printed '$(head -c 100 "$tmp/out")'"

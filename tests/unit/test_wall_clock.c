@@ -87,12 +87,36 @@ static void test_refused(void **state)
 	assert_int_equal(wall_clock__parse("2263-01-01T00:00:00Z", 0, &ns), -ERANGE);
 }
 
+static void test_format(void **state)
+{
+	struct wall_fmt utc, local;
+
+	(void)state;
+	zone("CET-1CEST,M3.5.0,M10.5.0/3");
+	wall_fmt__init(&utc, false);
+	wall_fmt__init(&local, true);
+	/* all nine digits for machines, so that the texts sort */
+	assert_string_equal(wall_fmt(&utc, NOV30 * S), "2026-11-30T10:00:00.000000000Z");
+	assert_string_equal(wall_fmt(&utc, NOV30 * S + 1500), "2026-11-30T10:00:00.000001500Z");
+	/* the same second again, and the next: the kept text is not reused wrongly */
+	assert_string_equal(wall_fmt(&utc, NOV30 * S + 999999999),
+			    "2026-11-30T10:00:00.999999999Z");
+	assert_string_equal(wall_fmt(&utc, (NOV30 + 1) * S), "2026-11-30T10:00:01.000000000Z");
+	/* local time of day to the microsecond, for people; summer time too */
+	assert_string_equal(wall_fmt(&local, NOV30 * S + 1500), "11:00:00.000001");
+	assert_string_equal(wall_fmt(&local, 1782900000LL * S + 250000000), "12:00:00.250000");
+	/* before the epoch */
+	assert_string_equal(wall_fmt(&utc, -1), "1969-12-31T23:59:59.999999999Z");
+	zone("UTC");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_utc),
 		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
