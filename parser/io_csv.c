@@ -124,7 +124,7 @@ void io_text__csv(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 	if (io && r->vfs_call)
 		line_u64(&l, r->vfs_call);
 	if (x->wall_origin) {
-		const char *wall = wall_fmt(&x->wall, x->wall_origin + (int64_t)r->time);
+		const char *wall = wall_fmt(&x->wall, wall_clock__at(x->wall_origin, r->time));
 
 		line_lit(&l, ",");
 		line_plain(&l, wall, strlen(wall));

@@ -71,8 +71,8 @@ void io_text__json(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 	struct line l;
 
 	line_begin(&l, o);
-	rec_out__line_header(&l, r->sid, r->time,
-			     x->wall_origin ? wall_fmt(&x->wall, x->wall_origin + (int64_t)r->time) : NULL);
+	rec_out__line_header(&l, r->sid, r->time, x->wall_origin ?
+			     wall_fmt(&x->wall, wall_clock__at(x->wall_origin, r->time)) : NULL);
 	if (r->kind == REC_IO) {
 		json_io(&l, r);
 		rec_out__line_process(&l, r->pid, r->tid, r->comm, r->cgroup);

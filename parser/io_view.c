@@ -126,7 +126,7 @@ static void table_record(struct io_view *v, const struct io_rec *r)
 	}
 	if (v->o.wall)
 		fprintf(v->o.out, "%-15s ",
-			wall_fmt(&v->text.wall, v->text.wall_origin + (int64_t)r->time));
+			wall_fmt(&v->text.wall, wall_clock__at(v->text.wall_origin, r->time)));
 	else
 		fprintf(v->o.out, "%-14.6f ", (double)r->time / 1e9);
 	fprintf(v->o.out, "%-15.15s %7s %-10s %-8s %12s %7s %5s %12s",

@@ -176,8 +176,8 @@ static void json_record(struct vfs_view *v, const struct vfs_rec *r)
 	struct line l;
 
 	line_begin(&l, jw__outbuf(v->o.jw));
-	rec_out__line_header(&l, r->sid, r->time,
-			     v->o.wall ? wall_fmt(&v->wall, v->wall_origin + (int64_t)r->time) : NULL);
+	rec_out__line_header(&l, r->sid, r->time, v->o.wall ?
+			     wall_fmt(&v->wall, wall_clock__at(v->wall_origin, r->time)) : NULL);
 	json_vfs(&l, r);
 	rec_out__line_process(&l, r->pid, r->tid, r->comm, r->cgroup);
 	line_lit(&l, ",\"device\":{\"id\":");
@@ -288,7 +288,7 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 	csv_file(v, &l, r->file, r->path, false);
 	csv_file(v, &l, out ? r->file2 : NULL, r->path2, true);
 	if (v->o.wall) {
-		const char *wall = wall_fmt(&v->wall, v->wall_origin + (int64_t)r->time);
+		const char *wall = wall_fmt(&v->wall, wall_clock__at(v->wall_origin, r->time));
 
 		line_plain(&l, wall, strlen(wall));
 		line_lit(&l, ",");
@@ -329,7 +329,8 @@ static void table_record(struct vfs_view *v, const struct vfs_rec *r)
 	else
 		snprintf(res, sizeof(res), "%lld", (long long)r->result);
 	if (v->o.wall)
-		fprintf(v->o.out, "%-15s ", wall_fmt(&v->wall, v->wall_origin + r->start));
+		fprintf(v->o.out, "%-15s ",
+			wall_fmt(&v->wall, wall_clock__at(v->wall_origin, (uint64_t)r->start)));
 	else
 		fprintf(v->o.out, "%-14.6f ", (double)r->start / 1e9);
 	fprintf(v->o.out, "%-15.15s %7s %-20s %5d %12s %10llu %12s %12.3f",

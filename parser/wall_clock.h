@@ -45,6 +45,16 @@ struct wall_fmt {
 
 void wall_fmt__init(struct wall_fmt *f, bool local);
 
+/*
+ * The time rel ns (a header.timestamp, or a call's start, which may be
+ * before it) after origin; wraps rather than overflows on a trace's
+ * nonsense
+ */
+static inline int64_t wall_clock__at(int64_t origin, uint64_t rel)
+{
+	return (int64_t)((uint64_t)origin + rel);
+}
+
 /* ns since the epoch as text (valid until the next call); "" outside years 1..9999 */
 const char *wall_fmt(struct wall_fmt *f, int64_t ns);
 

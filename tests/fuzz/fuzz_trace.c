@@ -10,7 +10,7 @@
  * 0-1), one reader thread or two (bit 4; with two, the --io output must
  * be one thread's), the LBA histogram's bucket size and the time series'
  * interval (bits 5-7), a second pass through the filters with
- * --final-names (bit 2), and a split run of --statistics, whose output
+ * --final-names and --wall-clock (bit 2), and a split run of --statistics, whose output
  * must be one pass's (bit 3); the rest is the streams' bytes (raw framed
  * records, or zstd frames: the reader tells them apart by their first
  * bytes). The input's last byte also picks the filters (glob bits 0-1,
@@ -487,8 +487,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		filter__init(&f, globs[last & 3], last >> 4 & 3, last & 4 ? "fio" : NULL);
 		filter__set_window(&f, (last >> 3 & 1) * 1000, last & 0x80 ? 1000000 : UINT64_MAX);
 		o.filtered = filter__active(&f);
+		/* --wall-clock, and an origin where the times run past int64 */
+		o.wall_origin_ns = last & 0x10 ? INT64_MAX : 1796032800123456789LL;
 		run_views(threads, &o, &f);
 		o.filtered = false;
+		o.wall_origin_ns = 0;
 	}
 	if (sel & 0x08) {
 		o.format = (enum view_format)(last % 3);
