@@ -24,6 +24,7 @@
 #include "series.h"
 #include "stats_view.h"
 #include "table_writer.h"
+#include "wall_clock.h"
 
 struct series_view {
 	FILE *out;
@@ -35,6 +36,9 @@ struct series_view {
 	size_t ndev;
 	size_t budget;		/* slots left */
 	int err;		/* -ENOMEM, -E2BIG */
+	/* --wall-clock: view_opts.wall_origin_ns (0 = not asked), and its text */
+	int64_t wall_origin;
+	struct wall_fmt wall;
 };
 
 static void *series_create(FILE *out, const struct view_opts *o)
@@ -48,6 +52,8 @@ static void *series_create(FILE *out, const struct view_opts *o)
 	v->fmt = o->format;
 	v->interval = o->interval_ns ? o->interval_ns : 1000000000ull;
 	v->by_completion = o->by_completion;
+	v->wall_origin = o->wall_origin_ns;
+	wall_fmt__init(&v->wall, o->format == VIEW_TABLE);
 	/* 400 bytes each: 52 MiB at most */
 	v->budget = SERIES_INTERVALS_MAX;
 	return v;
@@ -87,6 +93,12 @@ static double per_second(const struct series_view *v, double x)
 static double avg(uint64_t sum, uint64_t n)
 {
 	return n ? (double)sum / (double)n : 0.0;
+}
+
+/* The wall-clock time of slot k's start (--wall-clock) */
+static const char *slot_wall(struct series_view *v, const struct series *s, size_t k)
+{
+	return wall_fmt(&v->wall, wall_clock__at(v->wall_origin, (s->first + k) * v->interval));
 }
 
 /* ---- JSON ---- */
@@ -154,6 +166,10 @@ static int write_json(struct series_view *v, const struct join *j)
 			jw__start_object(jw);
 			jw__key(jw, "start");
 			jw__uint_str(jw, (s->first + k) * v->interval);
+			if (v->wall_origin) {
+				jw__key(jw, "wallClock");
+				jw__string(jw, slot_wall(v, s, k));
+			}
 			for (g = 0; g < GRP_COUNT; g++)
 				if (sl->g[g].count || g == GRP_TOTAL)
 					json_group(jw, v, op_group_name[g], &sl->g[g]);
@@ -186,6 +202,8 @@ static int write_csv(struct series_view *v, const struct join *j)
 		return -ENOMEM;
 	for (c = 0; c < sizeof(head) / sizeof(head[0]); c++)
 		csv__string(cw, head[c]);
+	if (v->wall_origin)
+		csv__string(cw, "wallClock");
 	csv__end_row(cw);
 	for (i = 0; i < v->ndev; i++) {
 		const struct series *s = v->dev[i];
@@ -220,6 +238,8 @@ static int write_csv(struct series_view *v, const struct join *j)
 				csv__double(cw, avg(sg->qd_sum, sg->count));
 				/* what start means: last, so that the columns before keep their places */
 				csv__string(cw, v->by_completion ? "completion" : "submission");
+				if (v->wall_origin)
+					csv__string(cw, slot_wall(v, s, k));
 				csv__end_row(cw);
 			}
 		}
@@ -264,14 +284,21 @@ static int write_table(struct series_view *v, const struct join *j)
 			return -ENOMEM;
 		stats_view__device_title(v->out, &first, join__device(j, i), s->n * v->interval);
 		for (c = 0; c < sizeof(head) / sizeof(head[0]); c++)
-			table__cell(t, "%s", c || !v->by_completion ? head[c] : "done s");
+			table__cell(t, "%s", c ? head[c] : v->wall_origin ? "time" :
+				    v->by_completion ? "done s" : head[c]);
 		table__end_row(t);
 		for (k = 0; k < s->n; k++) {
 			const struct slot_group *rd = &s->slots[k].g[GRP_READ];
 			const struct slot_group *wr = &s->slots[k].g[GRP_WRITE];
 			const struct slot_group *all = &s->slots[k].g[GRP_TOTAL];
 
-			table__cell(t, "%.*f", dec, (double)((s->first + k) * v->interval) / 1e9);
+			if (v->wall_origin)
+				/* HH:MM:SS and the decimals the interval needs, of the six there */
+				table__cell(t, "%.*s", 8 + (dec ? 1 + (dec < 6 ? dec : 6) : 0),
+					    slot_wall(v, s, k));
+			else
+				table__cell(t, "%.*f", dec,
+					    (double)((s->first + k) * v->interval) / 1e9);
 			table__cell(t, "%.1f", per_second(v, (double)rd->count));
 			table__cell(t, "%.2f", per_second(v, stats_view__mib(rd->sectors)));
 			table__cell(t, "%.1f", per_second(v, (double)wr->count));

@@ -182,8 +182,9 @@ void cmd_parser_help(FILE *out)
 	      "                            trace (a renamed file shows its new path in every\n"
 	      "                            record); default: the names known at each record,\n"
 	      "                            as Open-CAS OCTF does\n"
-	      "  --wall-clock              --io and --vfs: each record's wall-clock time too\n"
-	      "                            (header.wallClock, UTC; table: local time of day)\n"
+	      "  --wall-clock              --io, --vfs, --time-series: each record's (each\n"
+	      "                            interval's) wall-clock time too (UTC; table: the\n"
+	      "                            local time of day)\n"
 	      "  -p, --path PATH           the trace: relative to the trace repository\n"
 	      "                            (e.g. kernel/2026-11-21_10:00:00) or an absolute\n"
 	      "                            directory\n"
@@ -1147,8 +1148,9 @@ int cmd_parser(int argc, char **argv)
 		cli_err("--wall-clock does not go with --raw: it prints every event as recorded");
 		return EXIT_USAGE;
 	}
-	if (wall_clock && ops != &io_view_ops && ops != &vfs_view_ops) {
-		cli_err("--wall-clock goes with the views that print records: --io and --vfs");
+	if (wall_clock && ops != &io_view_ops && ops != &vfs_view_ops && ops != &series_view_ops) {
+		cli_err("--wall-clock goes with the views that print times: --io, --vfs and "
+			"--time-series");
 		return EXIT_USAGE;
 	}
 	if (final_names) {

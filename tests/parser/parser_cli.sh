@@ -687,7 +687,16 @@ TZ=CET-1 run "wall-clock, io table" 0 '' -- -P --io -p "$vw" -f table --wall-clo
 TZ=CET-1 run "wall-clock, vfs table" 0 '' -- -P --vfs -p "$vw" -f table --wall-clock --pid 202
 [ "$(awk '{ print $1 }' "$tmp/out" | tr '\n' ' ')" = "START 11:00:00.000004 11:00:00.000005 " ] ||
 	fail "wall-clock, vfs table: '$(cat "$tmp/out")'"
-run "wall-clock, statistics" 2 "iotrace: --wall-clock goes with the views that print records: --io and --vfs" -- -P --statistics -p "$vw" --wall-clock
+run "wall-clock, statistics" 2 "iotrace: --wall-clock goes with the views that print times: --io, --vfs and --time-series" -- -P --statistics -p "$vw" --wall-clock
+run "wall-clock, time series csv" 0 '' -- -P --time-series -p "$vw" -f csv --wall-clock --interval 0.000001
+[ "$(awk -F, '{ print $3 "=" $NF }' "$tmp/out" | sort -u | tr '\n' ' ')" = "1000=2026-11-30T10:00:00.000001000Z start=wallClock " ] ||
+	fail "wall-clock, time series csv: '$(cat "$tmp/out")'"
+run "wall-clock, time series json" 0 '' -- -P --time-series -p "$vw" --wall-clock --interval 0.000001
+[ "$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["timeSeries"][0]["slots"][0]; print(s["start"], s["wallClock"])' "$tmp/out")" = "1000 2026-11-30T10:00:00.000001000Z" ] ||
+	fail "wall-clock, time series json: '$(cat "$tmp/out")'"
+TZ=CET-1 run "wall-clock, time series table" 0 '' -- -P --time-series -p "$vw" -f table --wall-clock --interval 0.5
+[ "$(awk 'NR > 1 { print $1 }' "$tmp/out" | tr '\n' ' ')" = "time 11:00:00.0 " ] ||
+	fail "wall-clock, time series table: '$(cat "$tmp/out")'"
 run "wall-clock, raw" 2 "iotrace: --wall-clock does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$vw" --wall-clock
 run "wall-clock, no origin" 1 "iotrace: trace '$v' does not say when its events happened (an Open-CAS trace, or an older iotrace's): no --wall-clock for it" -- -P --io -p "$v" --wall-clock
 # filters that leave nothing: empty output, no complaint
