@@ -120,6 +120,16 @@ static void chain_link(struct path_filter *pf, struct iotrace_file_id file,
 	assert_int_equal(path_filter__add_name(pf, &n), 0);
 }
 
+/* The chain ids[0..n) named names[0..n): ids[0] the root, each the parent of the next */
+static void chain_links(struct path_filter *pf, const struct iotrace_file_id *ids,
+			const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		chain_link(pf, ids[i], ids[i ? i - 1 : 0], names[i]);
+}
+
 static struct path_filter *filter(const char *glob, const char *info, const uint32_t *devs)
 {
 	struct path_filter *pf;
@@ -209,44 +219,64 @@ static void test_mounts_by_stat(void **state)
 }
 
 /*
+ * dir (PATH_MAX): a new temporary directory holding the directory name,
+ * which dir/mountinfo (info, PATH_MAX + 16) lists as the mount point of
+ * 7:0, written as escaped (mountinfo's form of name); name's FileId.
+ */
+static struct iotrace_file_id fake_mount(char *dir, char *info, const char *name,
+					 const char *escaped)
+{
+	char mnt[PATH_MAX + 64];
+	struct stat st;
+	FILE *f;
+
+	strcpy(dir, "/tmp/iotrace-pf-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(mnt, sizeof(mnt), "%s/%s", dir, name);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	assert_int_equal(stat(mnt, &st), 0);
+	snprintf(info, PATH_MAX + 16, "%s/mountinfo", dir);
+	f = fopen(info, "w");
+	assert_non_null(f);
+	fprintf(f, "40 1 7:0 / %s/%s rw - ext4 /dev/loop0 rw\n", dir, escaped);
+	assert_int_equal(fclose(f), 0);
+	return (struct iotrace_file_id){ .dev = IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)),
+					 .ino = st.st_ino };
+}
+
+/* What fake_mount() made, once its mount point is empty again. */
+static void fake_unmount(const char *dir, const char *info, const char *name)
+{
+	char mnt[PATH_MAX + 64];
+
+	snprintf(mnt, sizeof(mnt), "%s/%s", dir, name);
+	assert_int_equal(unlink(info), 0);
+	assert_int_equal(rmdir(mnt), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
  * mountinfo writes a blank in a mount point as \040, a backslash as
  * \134: the filter matches the path itself (a glob writes a backslash as
  * \\, as fnmatch(3) reads it).
  */
 static void test_mount_point_with_blanks(void **state)
 {
-	char dir[PATH_MAX], mnt[PATH_MAX], info[PATH_MAX], glob[PATH_MAX + 16];
+	char dir[PATH_MAX], info[PATH_MAX + 16], glob[PATH_MAX + 16];
 	const uint32_t ext4[] = { IOTRACE_MKDEV(7, 0) };
 	struct iotrace_file_id root, file;
 	struct path_filter *pf;
-	struct stat st;
-	FILE *f;
 
 	(void)state;
-	strcpy(dir, "/tmp/iotrace-pf-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(mnt, sizeof(mnt), "%s/my data\\x", dir);
-	assert_int_equal(mkdir(mnt, 0700), 0);
-	assert_int_equal(stat(mnt, &st), 0);
-	snprintf(info, sizeof(info), "%s/mountinfo", dir);
-	f = fopen(info, "w");
-	assert_non_null(f);
-	fprintf(f, "40 1 7:0 / %s/my\\040data\\134x rw - ext4 /dev/loop0 rw\n", dir);
-	assert_int_equal(fclose(f), 0);
-
-	root = (struct iotrace_file_id){ .dev = IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)),
-					 .ino = st.st_ino };
-	file = (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 1 };
+	root = fake_mount(dir, info, "my data\\x", "my\\040data\\134x");
+	file = (struct iotrace_file_id){ .dev = root.dev, .ino = root.ino + 1 };
 	snprintf(glob, sizeof(glob), "%s/my data\\\\x/*", dir);
 	pf = filter(glob, info, ext4);
 	chain_link(pf, root, root, "/");
 	chain_link(pf, file, root, "f.dat");
 	assert_true(path_filter__match(pf, &file));
 	path_filter__free(pf);
-
-	assert_int_equal(unlink(info), 0);
-	assert_int_equal(rmdir(mnt), 0);
-	assert_int_equal(rmdir(dir), 0);
+	fake_unmount(dir, info, "my data\\x");
 }
 
 /*
@@ -260,32 +290,20 @@ static void test_glob_through_symlink(void **state)
 	char dir[PATH_MAX], path[PATH_MAX + 32], info[PATH_MAX + 16], glob[PATH_MAX + 64];
 	char want[PATH_MAX + 64];
 	const uint32_t ext4[] = { IOTRACE_MKDEV(7, 0) };
-	struct iotrace_file_id root, vol, file;
+	struct iotrace_file_id root, vol, job, file;
 	const char *given, *real;
 	struct path_filter *pf;
-	struct stat st;
-	FILE *f;
 
 	(void)state;
-	strcpy(dir, "/tmp/iotrace-pf-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/real", dir);
-	assert_int_equal(mkdir(path, 0700), 0);
-	assert_int_equal(stat(path, &st), 0);
+	/* DIR/real is the traced file system's mount point */
+	root = fake_mount(dir, info, "real", "real");
 	snprintf(path, sizeof(path), "%s/real/vol", dir);
 	assert_int_equal(mkdir(path, 0700), 0);
 	snprintf(path, sizeof(path), "%s/link", dir);
 	assert_int_equal(symlink("real/vol", path), 0);
-	/* DIR/real is the traced file system's mount point */
-	snprintf(info, sizeof(info), "%s/mountinfo", dir);
-	f = fopen(info, "w");
-	assert_non_null(f);
-	fprintf(f, "40 1 7:0 / %s/real rw - ext4 /dev/loop0 rw\n", dir);
-	assert_int_equal(fclose(f), 0);
-	root = (struct iotrace_file_id){ .dev = IOTRACE_MKDEV(major(st.st_dev), minor(st.st_dev)),
-					 .ino = st.st_ino };
-	vol = (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 1 };
-	file = (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 2 };
+	vol = (struct iotrace_file_id){ .dev = root.dev, .ino = root.ino + 1 };
+	file = (struct iotrace_file_id){ .dev = root.dev, .ino = root.ino + 2 };
+	job = (struct iotrace_file_id){ .dev = root.dev, .ino = root.ino + 3 };
 
 	/* DIR/link/job7/<star>: job7 is not made yet, the rest resolves */
 	snprintf(glob, sizeof(glob), "%s/link/job7/*,%s/lin*/job7/*,%s/link/jo?7/*,%s/real/vol/*",
@@ -309,12 +327,8 @@ static void test_glob_through_symlink(void **state)
 	/* only the link's pattern: the file at DIR/real/vol/job7/f.dat matches */
 	snprintf(glob, sizeof(glob), "%s/link/job7/*", dir);
 	pf = filter(glob, info, ext4);
-	chain_link(pf, root, root, "/");
-	chain_link(pf, vol, root, "vol");
-	chain_link(pf, (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 3 }, vol,
-		   "job7");
-	chain_link(pf, file, (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 3 },
-		   "f.dat");
+	chain_links(pf, (struct iotrace_file_id[]){ root, vol, job, file },
+		    (const char *[]){ "/", "vol", "job7", "f.dat" }, 4);
 	assert_true(path_filter__match(pf, &file));
 	path_filter__free(pf);
 
@@ -322,21 +336,14 @@ static void test_glob_through_symlink(void **state)
 	assert_int_equal(unlink(path), 0);
 	pf = filter(glob, info, ext4);
 	assert_string_equal(path_filter__real_glob(pf, 0, &given), "");
-	chain_link(pf, root, root, "/");
-	chain_link(pf, vol, root, "vol");
-	chain_link(pf, (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 3 }, vol,
-		   "job7");
-	chain_link(pf, file, (struct iotrace_file_id){ .dev = root.dev, .ino = st.st_ino + 3 },
-		   "f.dat");
+	chain_links(pf, (struct iotrace_file_id[]){ root, vol, job, file },
+		    (const char *[]){ "/", "vol", "job7", "f.dat" }, 4);
 	assert_false(path_filter__match(pf, &file));
 	path_filter__free(pf);
 
-	assert_int_equal(unlink(info), 0);
 	snprintf(path, sizeof(path), "%s/real/vol", dir);
 	assert_int_equal(rmdir(path), 0);
-	snprintf(path, sizeof(path), "%s/real", dir);
-	assert_int_equal(rmdir(path), 0);
-	assert_int_equal(rmdir(dir), 0);
+	fake_unmount(dir, info, "real");
 }
 
 static void write_mountinfo(const char *path, const char *text)
