@@ -561,6 +561,12 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	call = call_of(ctx->id);
 	if (!is_ns_call(call) || !op)
 		return 0;
+	/* the tracer's own: regular files (its summary), which move no other path */
+	if (is_self()) {
+		if (call > IOTRACE_VFS_UNLINKAT)
+			bpf_map_update_elem(&renames_elsewhere, &tid, &one, BPF_ANY);
+		return 0;
+	}
 	__builtin_memset(op, 0, sizeof(*op));
 	bpf_probe_read_kernel(a, sizeof(a), ctx->args);
 	/* an rmdir removes no file */

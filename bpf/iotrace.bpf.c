@@ -620,7 +620,8 @@ struct syscall_exit {
 
 static __always_inline int on_rename_exit(struct syscall_exit *ctx)
 {
-	if (ctx->ret == 0)
+	/* the tracer's own renames move its summary into place, no other path */
+	if (ctx->ret == 0 && !is_self())
 		__sync_fetch_and_add(&rename_epoch, 1);
 	return 0;
 }

@@ -45,6 +45,14 @@ const volatile char filt_comms[IOTRACE_MAX_FILTER][IOTRACE_COMM_LEN] = {};
 const volatile __u32 filt_ncomms = 0;
 const volatile __u64 filt_cgroups[IOTRACE_MAX_FILTER] = {};
 const volatile __u32 filt_ncgroups = 0;
+/*
+ * The tracer's own process (0 = not known): its system calls are its
+ * bookkeeping (a repository on a traced device gets a summary renamed
+ * into place every second), never recorded. Its pid as the initial pid
+ * namespace numbers it; a tracer in a pid namespace of its own sets
+ * another number, which matches nothing, and is traced as before.
+ */
+const volatile __u32 self_tgid = 0;
 
 /*
  * Last call id handed out; ids start at 1. Next to next_sid (IOTRACE_IDS),
@@ -132,6 +140,12 @@ static __always_inline bool comm_is(const char *comm, __u32 i)
  * any, nothing is looked up: this runs for every traced syscall on the
  * node, most of them on files that are not traced.
  */
+/* Whether the current task is the tracer's (self_tgid). */
+static __always_inline bool is_self(void)
+{
+	return self_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) == self_tgid;
+}
+
 __noinline int task_selected(__u32 pid)
 {
 	char comm[IOTRACE_COMM_LEN] = {};
@@ -423,7 +437,7 @@ static __always_inline int on_sys_enter(struct trace_event_raw_sys_enter *ctx, c
 	call = call_of(ctx->id);
 	if (!call || !vfs_enabled)
 		return 0;
-	if (!task_selected(task->tgid))
+	if ((self_tgid && task->tgid == self_tgid) || !task_selected(task->tgid))
 		return 0;
 	/*
 	 * Copied, not loaded: one program serves calls of 1 to 6 arguments,
@@ -586,7 +600,7 @@ int handle_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	__u32 call;
 
 	call = call_of(ctx->id);
-	if (!call)
+	if (!call || is_self())
 		return 0;
 	if (vfs_enabled) {
 		st = bpf_task_storage_get(&vfs_calls, bpf_get_current_task_btf(), NULL, 0);

@@ -260,8 +260,9 @@ void tdir__init_summary(struct collector *c, struct summary *s, const char *rel)
 
 /*
  * Not refused: on a node with one disk the repository is on the disk a
- * user traces. The tracer's writes are the device's load like any other,
- * so they stay in the trace; the user is told what they are.
+ * user traces. The tracer's block I/O is the device's load like any
+ * other, so it stays in the trace (its system calls and file events do
+ * not: bpf/vfs.bpf.h, self_tgid); the user is told what it is.
  */
 void tdir__warn_self_traced(const struct collector *c, const char *dir)
 {
@@ -278,9 +279,9 @@ void tdir__warn_self_traced(const struct collector *c, const char *dir)
 			snprintf(name, sizeof(name), "%s", c->cfg->devs[i].name);
 	if (!name[0])
 		fs_devs__partition("/sys", dev, name, sizeof(name));
-	cli_warn("the trace is written to %s%s%s: its own writes are in it, the streams' and the "
-		 "summary's, which is rewritten every second%s; a repository on another device "
-		 "leaves them out (IOTRACE_TRACE_DIR, iotrace -C --set-trace-repository-path)",
+	cli_warn("the trace is written to %s%s%s: its own block I/O is in it, the streams' and "
+		 "the summary's, which is rewritten every second; a repository on another device "
+		 "leaves it out (IOTRACE_TRACE_DIR, iotrace -C --set-trace-repository-path)",
 		 name[0] ? "a traced device (" : "a file system of a traced device", name,
-		 name[0] ? ")" : "", c->cfg->no_file_events ? "" : " (a Create and two Move events)");
+		 name[0] ? ")" : "");
 }

@@ -328,6 +328,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	int err;
 
 	ro->vfs_enabled = cfg->vfs;
+	ro->self_tgid = (__u32)getpid();
 	for (i = 0; i < NCALLS; i++)
 		if (calls[i].nr >= 0 && (size_t)calls[i].nr < MAX_NR)
 			ro->sys_call_of[calls[i].nr] = (__u8)calls[i].call;
