@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -314,6 +315,21 @@ const uint32_t *vfs__fs_devs(const struct iotrace *skel, size_t *n)
 	return skel->bss->targ_fs_devs;
 }
 
+/*
+ * The tracer's pid as the programs see it, the initial pid namespace's;
+ * 0 in another, where getpid() is another process's number there (1 is
+ * init's).
+ */
+static __u32 own_tgid(void)
+{
+	struct stat st;
+
+	/* PROC_PID_INIT_INO (include/linux/proc_ns.h): the initial pid namespace */
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino != 0xEFFFFFFCu)
+		return 0;
+	return (__u32)getpid();
+}
+
 int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		   const struct btf *vmlinux)
 {
@@ -328,7 +344,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	int err;
 
 	ro->vfs_enabled = cfg->vfs;
-	ro->self_tgid = (__u32)getpid();
+	ro->self_tgid = own_tgid();
 	for (i = 0; i < NCALLS; i++)
 		if (calls[i].nr >= 0 && (size_t)calls[i].nr < MAX_NR)
 			ro->sys_call_of[calls[i].nr] = (__u8)calls[i].call;
