@@ -12,7 +12,8 @@
 # runs a short workload (buffered and O_DIRECT writes, reads after dropping
 # the page cache, a delete, fsync), stops the tracer with Ctrl+C (SIGINT),
 # and prints the trace summary, the trace list, the joined I/Os (latency,
-# queue depth, file), statistics, a latency histogram, and the per-file and
+# queue depth, file), those between two times of day taken around one
+# command, statistics, a latency histogram, and the per-file and
 # per-process reports of block I/O and system calls. Everything is
 # torn down at exit.
 #
@@ -130,7 +131,10 @@ show dd if=/dev/zero of="$MNT/small.bin" bs=4k count=16 oflag=direct,dsync statu
 show sync
 show sh -c 'echo 3 > /proc/sys/vm/drop_caches'
 show dd if="$MNT/dir1/buffered.bin" of=/dev/null bs=1M status=none
+# the wall clock around one command, as a log would have it
+FROM=$(date +%H:%M:%S.%N)
 show dd if="$MNT/direct.bin" of=/dev/null bs=64k iflag=direct status=none
+TO=$(date +%H:%M:%S.%N)
 show rm "$MNT/small.bin"
 show sync
 
@@ -153,6 +157,10 @@ echo "\$ $BIN --trace-parser --io --path $TRACE --format table | head -16"
 "$BIN" --trace-parser --io --path "$TRACE" --format table >"$WORK/ios.txt"
 prc=$?
 head -16 "$WORK/ios.txt"
+
+step "the I/Os between two times of day, as a log names them: the direct read (first 8)"
+echo "\$ $BIN -P --io -p $TRACE -f table --wall-clock --from $FROM --to $TO | head -9"
+"$BIN" -P --io -p "$TRACE" -f table --wall-clock --from "$FROM" --to "$TO" | head -9
 
 step "per device and operation"
 show "$BIN" --trace-parser --statistics --path "$TRACE" --format table
