@@ -46,11 +46,11 @@ const volatile __u32 filt_ncomms = 0;
 const volatile __u64 filt_cgroups[IOTRACE_MAX_FILTER] = {};
 const volatile __u32 filt_ncgroups = 0;
 /*
- * The tracer's own process (0 = not known): its system calls are its
- * bookkeeping (a repository on a traced device gets a summary renamed
- * into place every second), never recorded. Its pid as the initial pid
- * namespace numbers it; a tracer in a pid namespace of its own sets
- * another number, which matches nothing, and is traced as before.
+ * The tracer's own process: its system calls are its bookkeeping (a
+ * repository on a traced device gets a summary renamed into place every
+ * second), never recorded. Its pid as the initial pid namespace numbers
+ * it; 0 for a tracer in a pid namespace of its own, whose calls are
+ * traced as anyone's (src/vfs_attach.c).
  */
 const volatile __u32 self_tgid = 0;
 
@@ -135,17 +135,17 @@ static __always_inline bool comm_is(const char *comm, __u32 i)
 	return true;
 }
 
-/*
- * The --pids/--comm/--cgroup filters, evaluated in the kernel. Without
- * any, nothing is looked up: this runs for every traced syscall on the
- * node, most of them on files that are not traced.
- */
 /* Whether the current task is the tracer's (self_tgid). */
 static __always_inline bool is_self(void)
 {
 	return self_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) == self_tgid;
 }
 
+/*
+ * The --pids/--comm/--cgroup filters, evaluated in the kernel. Without
+ * any, nothing is looked up: this runs for every traced syscall on the
+ * node, most of them on files that are not traced.
+ */
 __noinline int task_selected(__u32 pid)
 {
 	char comm[IOTRACE_COMM_LEN] = {};
