@@ -11,6 +11,7 @@
 
 /* 136 years, as far as ns from the trace's start go in 64 bits with room */
 #define MAX_WINDOW_S 4294967295ull
+#define DAY_NS (86400 * 1000000000LL)
 
 #define EXPECTED "seconds from the trace's start (12 or 12.5), or a time of day " \
 		 "(14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)"
@@ -47,32 +48,79 @@ int time_window__check(const struct time_window *w)
 	return EXIT_USAGE;
 }
 
-/* One value: a wall-clock time into ns from origin (the trace's start). */
-static int resolve(const char *opt, const char *arg, int64_t origin, const char *start,
-		   uint64_t *ns)
+/* How far t is from the trace's span [start, end]: 0 within it */
+static uint64_t distance(int64_t t, int64_t start, int64_t end)
+{
+	return t < start ? (uint64_t)(start - t) : t > end ? (uint64_t)(t - end) : 0;
+}
+
+/*
+ * A time of day, on the day of the trace that has it: the occurrence
+ * within the trace's span [start, end], or nearest to it (a trace begun
+ * at 23:50 has 00:10 on the next day). -EDOM if more than one is within
+ * it (a trace of days); -EINVAL, -ERANGE as wall_clock__parse().
+ */
+static int time_of_day(const char *arg, int64_t start, int64_t end, int64_t *t)
+{
+	int64_t k, days = (end - start) / DAY_NS + 1, c, inside = 0;
+	uint64_t best = UINT64_MAX, d;
+	bool have_inside = false;
+	int err = -EINVAL, e;
+
+	/* a day either side; no trace is kept for more than a few hundred days */
+	for (k = -1; k <= days + 1 && k <= 1000; k++) {
+		/* a day that lacks the time (summer time skips it) has no occurrence */
+		e = wall_clock__parse(arg, start + k * DAY_NS, &c);
+		if (e) {
+			if (err)
+				err = e;
+			continue;
+		}
+		err = 0;
+		d = distance(c, start, end);
+		/* a day of 25 hours gives the same date twice */
+		if (!d && have_inside && c != inside)
+			return -EDOM;
+		if (!d) {
+			have_inside = true;
+			inside = c;
+		}
+		if (d < best) {
+			best = d;
+			*t = c;
+		}
+	}
+	return err;
+}
+
+/* One value: a wall-clock time into ns from start (timestamp 0), the trace ending at end. */
+static int resolve(const char *opt, const char *arg, int64_t start, int64_t end,
+		   const char *start_text, uint64_t *ns)
 {
 	int64_t t;
 	int err;
 
 	if (!arg || !wall_clock__looks_like(arg))
 		return EXIT_OK;
-	err = wall_clock__parse(arg, origin, &t);
+	err = strchr(arg, '-') ? wall_clock__parse(arg, start, &t) : time_of_day(arg, start, end, &t);
 	if (err) {
-		cli_err("--%s %s: %s", opt, arg, err == -ERANGE ? "out of range" :
-			"no such time on the trace's date (give the date too)");
+		cli_err("--%s %s: %s", opt, arg, err == -ERANGE ? "out of range" : err == -EDOM ?
+			"the trace has that time on more than one day (give the date too)" :
+			"no such time on the trace's days (give the date too)");
 		return EXIT_USAGE;
 	}
-	if (t < origin && !strcmp(opt, "to")) {
-		cli_err("--to %s is before the trace's start (%s): the window would be empty%s",
-			arg, start, strchr(arg, '-') ? "" : " (a time of day is taken on the day "
-			"the trace started: give the date too)");
+	if (t < start && !strcmp(opt, "to")) {
+		cli_err("--to %s is before the trace's start (%s): the window would be empty",
+			arg, start_text);
 		return EXIT_USAGE;
 	}
-	*ns = t > origin ? (uint64_t)(t - origin) : 0;
+	*ns = t > start ? (uint64_t)(t - start) : 0;
 	return EXIT_OK;
 }
 
-int time_window__origin(const char *path, const char *dir, const char *opt, int64_t *origin)
+/* The summary's origin and duration (whole seconds traced), or the exit status after saying why not */
+static int read_times(const char *path, const char *dir, const char *opt, int64_t *origin,
+		      uint64_t *duration_s)
 {
 	struct summary s;
 	int err;
@@ -90,25 +138,36 @@ int time_window__origin(const char *path, const char *dir, const char *opt, int6
 		return EXIT_ERROR;
 	}
 	*origin = s.timestamp_origin_ns;
+	*duration_s = s.duration_s;
 	return EXIT_OK;
+}
+
+int time_window__origin(const char *path, const char *dir, const char *opt, int64_t *origin)
+{
+	uint64_t duration_s;
+
+	return read_times(path, dir, opt, origin, &duration_s);
 }
 
 int time_window__resolve(struct time_window *w, const char *path, const char *dir)
 {
 	struct date_fmt df = { 0 };
+	uint64_t duration_s;
+	int64_t origin, end;
 	const char *start;
-	int64_t origin;
 	int err;
 
 	if (!w->wall)
 		return EXIT_OK;
-	err = time_window__origin(path, dir, "--from/--to as a time of day", &origin);
+	err = read_times(path, dir, "--from/--to as a time of day", &origin, &duration_s);
 	if (err)
 		return err;
+	/* whole seconds: the last one's events may come up to a second later */
+	end = duration_s < MAX_WINDOW_S ? origin + (int64_t)(duration_s + 1) * 1000000000 : INT64_MAX;
 	start = date_fmt(&df, origin / 1000000000, (int32_t)(origin % 1000000000));
-	err = resolve("from", w->from_arg, origin, start, &w->from_ns);
+	err = resolve("from", w->from_arg, origin, end, start, &w->from_ns);
 	if (!err)
-		err = resolve("to", w->to_arg, origin, start, &w->to_ns);
+		err = resolve("to", w->to_arg, origin, end, start, &w->to_ns);
 	if (err)
 		return err;
 	w->wall = false;

@@ -661,8 +661,19 @@ TZ=CET-1 run "vfs, wall-clock window, local" 0 '' -- -P --vfs -p "$vw" -f csv \
 # from before the start: from the start; mixed with seconds
 TZ=UTC run "vfs, wall-clock from before the start" 0 '' -- -P --vfs -p "$vw" -f csv --from 09:00 --to 0.0000031
 [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 9 13 14 " ] || fail "vfs, wall-clock from before the start: '$(cat "$tmp/out")'"
-TZ=UTC run "wall-clock to before the start" 2 "iotrace: --to 09:59:59 is before the trace's start (2026-11-30T10:00:00Z): the window would be empty (a time of day is taken on the day the trace started: give the date too)" -- -P --statistics -p "$vw" --to 09:59:59
+TZ=UTC run "wall-clock to before the start" 2 "iotrace: --to 09:59:59 is before the trace's start (2026-11-30T10:00:00Z): the window would be empty" -- -P --statistics -p "$vw" --to 09:59:59
 TZ=UTC run "wall-clock window empty" 2 "iotrace: --from 10:00:01 is not before --to 10:00:00.5: the window would be empty" -- -P --statistics -p "$vw" --from 10:00:01 --to 10:00:00.5
+# a trace begun just before midnight: a time of day after it is on the next day
+echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T23:59:59.999998Z"}}' >"$vw/octf.summary"
+TZ=UTC run "wall-clock past midnight" 0 '' -- -P --vfs -p "$vw" -f csv --from 00:00:00.0000005
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 14 15 16 17 " ] || fail "wall-clock past midnight: '$(cat "$tmp/out")'"
+TZ=UTC run "wall-clock before midnight" 0 '' -- -P --vfs -p "$vw" -f csv --to 23:59:59.9999995
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 9 " ] || fail "wall-clock before midnight: '$(cat "$tmp/out")'"
+# a trace of three days has each time of day three times
+echo '{"state": "COMPLETE", "droppedEvents": "0", "traceDuration": "200000", "tags": {"timestampOrigin": "2026-11-30T10:00:00Z"}}' >"$vw/octf.summary"
+TZ=UTC run "wall-clock, a trace of days" 2 "iotrace: --from 12:00: the trace has that time on more than one day (give the date too)" -- -P --statistics -p "$vw" --from 12:00
+TZ=UTC run "wall-clock, a trace of days, dated" 0 '' -- -P --statistics -p "$vw" --from 2026-12-01T12:00
+echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T10:00:00Z"}}' >"$vw/octf.summary"
 run "wall-clock, no origin" 1 "iotrace: trace '$v' does not say when its events happened (an Open-CAS trace, or an older iotrace's): give --from and --to in seconds from its start" -- -P --statistics -p "$v" --from 10:00
 run "wall-clock, hour 24" 2 "iotrace: invalid value '24:00' for --from: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$vw" --from 24:00
 run "wall-clock, February 30" 2 "iotrace: invalid value '2026-02-30T10:00' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$vw" --to 2026-02-30T10:00
