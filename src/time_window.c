@@ -118,7 +118,7 @@ static int resolve(const char *opt, const char *arg, int64_t start, int64_t end,
 	return EXIT_OK;
 }
 
-/* The summary's origin and duration (whole seconds traced), or the exit status after saying why not */
+/* The summary's origin and duration (whole seconds traced); else the exit status, said why */
 static int read_times(const char *path, const char *dir, const char *opt, int64_t *origin,
 		      uint64_t *duration_s)
 {
