@@ -553,7 +553,8 @@ static __always_inline bool ns_enter(struct ns_op *op, __u64 key, __u32 call, bo
 SEC("tracepoint")
 int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), call;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, call;
 	struct ns_op *op = scratch_op();
 	unsigned long a[5];
 	__u8 one = 1;
@@ -562,7 +563,7 @@ int handle_ns_enter(struct trace_event_raw_sys_enter *ctx)
 	if (!is_ns_call(call) || !op)
 		return 0;
 	/* the tracer's own: regular files (its summary), which move no other path */
-	if (is_self()) {
+	if (is_self(id >> 32)) {
 		if (call > IOTRACE_VFS_UNLINKAT)
 			bpf_map_update_elem(&renames_elsewhere, &tid, &one, BPF_ANY);
 		return 0;

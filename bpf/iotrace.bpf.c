@@ -621,7 +621,7 @@ struct syscall_exit {
 static __always_inline int on_rename_exit(struct syscall_exit *ctx)
 {
 	/* the tracer's own renames move its summary into place, no other path */
-	if (ctx->ret == 0 && !is_self())
+	if (ctx->ret == 0 && !is_self(bpf_get_current_pid_tgid() >> 32))
 		__sync_fetch_and_add(&rename_epoch, 1);
 	return 0;
 }

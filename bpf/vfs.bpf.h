@@ -135,10 +135,10 @@ static __always_inline bool comm_is(const char *comm, __u32 i)
 	return true;
 }
 
-/* Whether the current task is the tracer's (self_tgid). */
-static __always_inline bool is_self(void)
+/* Whether tgid (a task's, or bpf_get_current_pid_tgid()'s upper half) is the tracer's. */
+static __always_inline bool is_self(__u32 tgid)
 {
-	return self_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) == self_tgid;
+	return self_tgid && tgid == self_tgid;
 }
 
 /*
@@ -437,7 +437,7 @@ static __always_inline int on_sys_enter(struct trace_event_raw_sys_enter *ctx, c
 	call = call_of(ctx->id);
 	if (!call || !vfs_enabled)
 		return 0;
-	if ((self_tgid && task->tgid == self_tgid) || !task_selected(task->tgid))
+	if (is_self(task->tgid) || !task_selected(task->tgid))
 		return 0;
 	/*
 	 * Copied, not loaded: one program serves calls of 1 to 6 arguments,
@@ -600,7 +600,7 @@ int handle_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	__u32 call;
 
 	call = call_of(ctx->id);
-	if (!call || is_self())
+	if (!call || is_self(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	if (vfs_enabled) {
 		st = bpf_task_storage_get(&vfs_calls, bpf_get_current_task_btf(), NULL, 0);
