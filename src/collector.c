@@ -611,12 +611,11 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	if (err)
 		goto finish;
 	tdir__warn_self_traced(c, dir);
-	err = tdir__write_descriptions(c);
+	err = tdir__write_descriptions(c, s);
 	if (err) {
 		set_error(c, err, "cannot write trace: %s", strerror(-err));
 		goto finish;
 	}
-	s->timestamp_origin_ns = c->origin_ns;
 
 	err = open_rings(c);
 	if (err) {

@@ -110,8 +110,6 @@ struct collector {
 	 * losses counted then, the longest gap with a loss, the longest write
 	 */
 	uint64_t read_at_ns, lost_seen, lossy_gap_ns, longest_write_ns;
-	/* the wall-clock time (ns since the epoch) of the descriptions' timestamp */
-	int64_t origin_ns;
 	char skipped_programs[256];	/* collector__skipped_programs() */
 	char err[256];
 	char warning[384];	/* collector__warning() */
@@ -161,10 +159,10 @@ void tdir__init_summary(struct collector *c, struct summary *s, const char *rel)
 
 /*
  * Describes the traced devices (sids 1..n in stream 0, the trace's
- * first events), and notes the wall-clock time of their timestamp in
- * c->origin_ns; 0 or -errno.
+ * first events), and notes the wall-clock time of their timestamp as
+ * s's timestampOrigin; 0 or -errno.
  */
-int tdir__write_descriptions(struct collector *c);
+int tdir__write_descriptions(struct collector *c, struct summary *s);
 
 /* The summary's figures for the time traced, start_ns to end_ns. */
 void tdir__fill_summary(struct collector *c, struct summary *s, uint64_t start_ns,

@@ -83,7 +83,7 @@ static int describe_partitions(struct collector *c, const struct device_info *di
 }
 
 /* Device descriptions take sids 1..n in stream 0, before any kernel event. */
-int tdir__write_descriptions(struct collector *c)
+int tdir__write_descriptions(struct collector *c, struct summary *s)
 {
 	uint64_t ts = clock_ns(CLOCK_MONOTONIC), sid = 0, real = clock_ns(CLOCK_REALTIME);
 	uint64_t after = clock_ns(CLOCK_MONOTONIC);
@@ -93,7 +93,7 @@ int tdir__write_descriptions(struct collector *c)
 
 	/* the clocks read as one moment: the realtime read halfway between the two */
 	ts += (after - ts) / 2;
-	c->origin_ns = (int64_t)real;
+	s->timestamp_origin_ns = (int64_t)real;
 
 	for (i = 0; i < c->cfg->ndevs; i++) {
 		const struct device_info *d = &c->cfg->devs[i];
