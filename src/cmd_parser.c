@@ -1189,11 +1189,20 @@ int cmd_parser(int argc, char **argv)
 	if (raw)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
 	filter__init(&filter, file_glob, (uint32_t)pid, comm);
-	err = time_window__resolve(&window, path, dir);
-	if (!err && wall_clock)
-		err = time_window__origin(path, dir, "--wall-clock", &opts.wall_origin_ns);
-	if (err)
-		return err;
+	if (window.wall || wall_clock) {
+		uint64_t duration_s;
+		int64_t origin;
+
+		/* one read of the summary serves both */
+		err = time_window__times(path, dir, window.wall ? "--from/--to as a time of day" :
+					 "--wall-clock", &origin, &duration_s);
+		if (!err)
+			err = time_window__resolve(&window, origin, duration_s);
+		if (err)
+			return err;
+		if (wall_clock)
+			opts.wall_origin_ns = origin;
+	}
 	filter__set_window(&filter, window.from_ns, window.to_ns);
 	opts.filtered = filter__active(&filter);
 	return print_view(path, dir, ops, &opts, &filter);

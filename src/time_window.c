@@ -118,9 +118,8 @@ static int resolve(const char *opt, const char *arg, int64_t start, int64_t end,
 	return EXIT_OK;
 }
 
-/* The summary's origin and duration (whole seconds traced); else the exit status, said why */
-static int read_times(const char *path, const char *dir, const char *opt, int64_t *origin,
-		      uint64_t *duration_s)
+int time_window__times(const char *path, const char *dir, const char *opt, int64_t *origin,
+			uint64_t *duration_s)
 {
 	struct summary s;
 	int err;
@@ -142,26 +141,15 @@ static int read_times(const char *path, const char *dir, const char *opt, int64_
 	return EXIT_OK;
 }
 
-int time_window__origin(const char *path, const char *dir, const char *opt, int64_t *origin)
-{
-	uint64_t duration_s;
-
-	return read_times(path, dir, opt, origin, &duration_s);
-}
-
-int time_window__resolve(struct time_window *w, const char *path, const char *dir)
+int time_window__resolve(struct time_window *w, int64_t origin, uint64_t duration_s)
 {
 	struct date_fmt df = { 0 };
-	uint64_t duration_s;
-	int64_t origin, end;
 	const char *start;
+	int64_t end;
 	int err;
 
 	if (!w->wall)
 		return EXIT_OK;
-	err = read_times(path, dir, "--from/--to as a time of day", &origin, &duration_s);
-	if (err)
-		return err;
 	/* whole seconds: the last one's events may come up to a second later */
 	end = duration_s < MAX_WINDOW_S ? origin + (int64_t)(duration_s + 1) * 1000000000 : INT64_MAX;
 	start = date_fmt(&df, origin / 1000000000, (int32_t)(origin % 1000000000));

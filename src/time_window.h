@@ -23,19 +23,20 @@ void time_window__init(struct time_window *w);
 int time_window__set(struct time_window *w, bool from, const char *arg);
 
 /*
- * The wall-clock values resolved with the summary of the trace in dir
- * (path: the trace as the user named it); then, as for seconds, whether
- * the window holds anything. EXIT_OK, or the exit status after saying
- * why not.
+ * From the summary of the trace in dir (path: the trace as the user named
+ * it), for opt: when header.timestamp 0 was, ns since the epoch (its
+ * timestampOrigin), and the whole seconds traced. EXIT_OK, or the exit
+ * status after saying why they cannot be had.
  */
-int time_window__resolve(struct time_window *w, const char *path, const char *dir);
+int time_window__times(const char *path, const char *dir, const char *opt, int64_t *origin,
+			uint64_t *duration_s);
 
 /*
- * When header.timestamp 0 was in the trace in dir, ns since the epoch
- * (the summary's timestampOrigin), for opt: EXIT_OK, or the exit status
- * after saying why it cannot be had.
+ * The wall-clock values resolved with those times of the trace; then, as
+ * for seconds, whether the window holds anything. EXIT_OK, or the exit
+ * status after saying why not.
  */
-int time_window__origin(const char *path, const char *dir, const char *opt, int64_t *origin);
+int time_window__resolve(struct time_window *w, int64_t origin, uint64_t duration_s);
 
 /* Whether the window of seconds is empty: EXIT_USAGE after saying so, or EXIT_OK. */
 int time_window__check(const struct time_window *w);
