@@ -52,6 +52,11 @@ bool wall_clock__looks_like(const char *text)
 	return strchr(text, ':') != NULL;
 }
 
+bool wall_clock__dated(const char *text)
+{
+	return strlen(text) > 10 && text[4] == '-';
+}
+
 int wall_clock__parse(const char *text, int64_t ref_ns, int64_t *ns)
 {
 	int year = 0, mon = 0, day = 0, hour, min, sec = 0;
@@ -61,7 +66,7 @@ int wall_clock__parse(const char *text, int64_t ref_ns, int64_t *ns)
 	time_t t;
 	long frac;
 
-	dated = strlen(text) > 10 && text[4] == '-';
+	dated = wall_clock__dated(text);
 	if (dated && !(digits(&p, 4, &year) && expect(&p, '-') && digits(&p, 2, &mon) &&
 		       expect(&p, '-') && digits(&p, 2, &day) &&
 		       (expect(&p, 'T') || expect(&p, ' '))))

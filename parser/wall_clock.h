@@ -26,6 +26,9 @@ int wall_clock__parse(const char *text, int64_t ref_ns, int64_t *ns);
 /* Whether text is meant as a time of day or date rather than a number of seconds. */
 bool wall_clock__looks_like(const char *text);
 
+/* Whether text begins with a date ("YYYY-MM-DD" and more), not with a time of day. */
+bool wall_clock__dated(const char *text);
+
 /*
  * Formats times, keeping the text of the last second: records come in
  * time order, thousands a second. UTC for machines, with all nine digits

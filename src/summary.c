@@ -519,7 +519,7 @@ static int read_origin(struct cursor *c, const char *key, int64_t *ns)
 	if (read_string(c, buf, sizeof(buf)) == 0) {
 		n = strlen(buf);
 		/* dated and UTC: a summary is read on any machine, in any zone */
-		if (n > 10 && buf[4] == '-' && buf[n - 1] == 'Z' &&
+		if (wall_clock__dated(buf) && buf[n - 1] == 'Z' &&
 		    !wall_clock__parse(buf, 0, ns) && *ns > 0)
 			return 0;
 	}

@@ -102,7 +102,8 @@ static int resolve(const char *opt, const char *arg, int64_t start, int64_t end,
 
 	if (!arg || !wall_clock__looks_like(arg))
 		return EXIT_OK;
-	err = strchr(arg, '-') ? wall_clock__parse(arg, start, &t) : time_of_day(arg, start, end, &t);
+	err = wall_clock__dated(arg) ? wall_clock__parse(arg, start, &t) :
+				       time_of_day(arg, start, end, &t);
 	if (err) {
 		cli_err("--%s %s: %s", opt, arg, err == -ERANGE ? "out of range" : err == -EDOM ?
 			"the trace has that time on more than one day (give the date too)" :
