@@ -261,6 +261,7 @@ static __always_inline void task_ids(struct task_struct *t, __u32 *pid, __u32 *t
 	*cgroup = t->cgroups->dfl_cgrp->kn->id;
 }
 
+#include "pid_ns.bpf.h"
 #include "vfs.bpf.h"
 #include "btrfs_devs.bpf.h"
 #include "path_walk.bpf.h"

@@ -45,14 +45,6 @@ const volatile char filt_comms[IOTRACE_MAX_FILTER][IOTRACE_COMM_LEN] = {};
 const volatile __u32 filt_ncomms = 0;
 const volatile __u64 filt_cgroups[IOTRACE_MAX_FILTER] = {};
 const volatile __u32 filt_ncgroups = 0;
-/*
- * The tracer's own process: its system calls are its bookkeeping (a
- * repository on a traced device gets a summary renamed into place every
- * second), never recorded. Its pid as the initial pid namespace numbers
- * it; 0 for a tracer in a pid namespace of its own, whose calls are
- * traced as anyone's (src/vfs_attach.c).
- */
-const volatile __u32 self_tgid = 0;
 
 /*
  * Last call id handed out; ids start at 1. Next to next_sid (IOTRACE_IDS),
@@ -135,16 +127,11 @@ static __always_inline bool comm_is(const char *comm, __u32 i)
 	return true;
 }
 
-/* Whether tgid (a task's, or bpf_get_current_pid_tgid()'s upper half) is the tracer's. */
-static __always_inline bool is_self(__u32 tgid)
-{
-	return self_tgid && tgid == self_tgid;
-}
-
 /*
- * The --pids/--comm/--cgroup filters, evaluated in the kernel. Without
- * any, nothing is looked up: this runs for every traced syscall on the
- * node, most of them on files that are not traced.
+ * The --pids/--comm/--cgroup filters, evaluated in the kernel, for the
+ * current task; pid: its tgid. Without any, nothing is looked up: this
+ * runs for every traced syscall on the node, most of them on files that
+ * are not traced.
  */
 __noinline int task_selected(__u32 pid)
 {
@@ -157,9 +144,11 @@ __noinline int task_selected(__u32 pid)
 		return 1;
 
 	if (filt_npids) {
+		/* the user's numbers, those of the tracer's pid namespace */
+		pid = tgid_seen(pid);
 		hit = false;
 		for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_npids; i++)
-			hit |= filt_pids[i] == pid;
+			hit |= pid && filt_pids[i] == pid;
 		if (!hit)
 			return 0;
 	}

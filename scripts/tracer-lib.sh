@@ -517,6 +517,19 @@ iotrace_wait_running() {
 	return 2
 }
 
+# iotrace_bss NAME: the value of the BPF programs' global NAME (bpf/*.h,
+# .bss) in the newest tracer's programs, as bpftool prints it; "" if none
+iotrace_bss() {
+	bpftool -j map show | python3 -c '
+import json, subprocess, sys
+ids = [m["id"] for m in json.load(sys.stdin) if m.get("name") == "iotrace.bss"]
+if ids:
+    dump = json.loads(subprocess.run(["bpftool", "-j", "map", "dump", "id", str(max(ids))],
+                                     check=True, capture_output=True).stdout)
+    print(next((x[sys.argv[1]] for x in dump[0]["formatted"]["value"][".bss"]
+                if sys.argv[1] in x), ""))' "$1"
+}
+
 # iotrace_check_program BASE: a check (iotrace_test_harness) that the
 # tracer loaded the variant of program BASE it should: BASE_cast where the
 # kernel's BTF has bpf_rdonly_cast(), BASE with IOTRACE_PROBE_READS=1 or

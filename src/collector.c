@@ -229,6 +229,11 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	if (err)
 		return set_error(c, err, "cannot load BPF programs: %s%s", strerror(-err),
 				 programs__load_hint(err));
+	err = vfs__know_self(c->skel, cfg->filters.npids > 0);
+	if (err)
+		return set_error(c, err, "cannot use --pids in a pid namespace of the tracer's "
+				 "own: its numbers cannot be told from the host's (%s)",
+				 strerror(-err));
 	return 0;
 }
 

@@ -184,6 +184,7 @@ void programs__defer_attach(struct iotrace *skel)
 
 	/* run on a CPU by the collector, never attached */
 	bpf_program__set_autoattach(skel->progs.flush_stage, false);
+	bpf_program__set_autoattach(skel->progs.whoami, false);
 	early_programs(skel, early);
 	for (i = 0; i < EARLY_PROGS; i++)
 		bpf_program__set_autoattach(early[i].prog, false);

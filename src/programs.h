@@ -26,7 +26,7 @@ void programs__pick(struct iotrace *skel, const struct btf *btf);
 
 /*
  * Leaves to programs__attach_block() the programs it attaches first, and
- * flush_stage (run on a CPU, never attached) out of iotrace__attach().
+ * flush_stage and whoami (run, never attached) out of iotrace__attach().
  */
 void programs__defer_attach(struct iotrace *skel);
 

@@ -262,7 +262,7 @@ void tdir__init_summary(struct collector *c, struct summary *s, const char *rel)
  * Not refused: on a node with one disk the repository is on the disk a
  * user traces. The tracer's block I/O is the device's load like any
  * other, so it stays in the trace (its system calls and file events do
- * not: bpf/vfs.bpf.h, self_tgid); the user is told what it is.
+ * not: bpf/pid_ns.bpf.h, self_tgid); the user is told what it is.
  */
 void tdir__warn_self_traced(const struct collector *c, const char *dir)
 {

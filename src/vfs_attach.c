@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -315,19 +316,29 @@ const uint32_t *vfs__fs_devs(const struct iotrace *skel, size_t *n)
 	return skel->bss->targ_fs_devs;
 }
 
-/*
- * The tracer's pid as the programs see it, the initial pid namespace's;
- * 0 in another, where getpid() is another process's number there (1 is
- * init's).
- */
-static __u32 own_tgid(void)
+/* Whether the tracer runs in the initial pid namespace (PROC_PID_INIT_INO, include/linux/proc_ns.h). */
+static bool initial_pid_ns(void)
 {
 	struct stat st;
 
-	/* PROC_PID_INIT_INO (include/linux/proc_ns.h): the initial pid namespace */
-	if (stat("/proc/self/ns/pid", &st) || st.st_ino != 0xEFFFFFFCu)
+	return !stat("/proc/self/ns/pid", &st) && st.st_ino == 0xEFFFFFFCu;
+}
+
+int vfs__know_self(struct iotrace *skel, bool pids)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.whoami), &opts);
+	if (!err && opts.retval)
 		return 0;
-	return (__u32)getpid();
+	err = err ? -errno : -ESRCH;
+	/* there the programs' numbers are getpid()'s, and --pids' */
+	if (initial_pid_ns()) {
+		skel->bss->self_tgid = (__u32)getpid();
+		return 0;
+	}
+	return pids ? err : 0;
 }
 
 int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
@@ -344,7 +355,6 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	int err;
 
 	ro->vfs_enabled = cfg->vfs;
-	ro->self_tgid = own_tgid();
 	for (i = 0; i < NCALLS; i++)
 		if (calls[i].nr >= 0 && (size_t)calls[i].nr < MAX_NR)
 			ro->sys_call_of[calls[i].nr] = (__u8)calls[i].call;

@@ -33,6 +33,17 @@ struct vfs_links {
 int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 		   const struct btf *vmlinux);
 
+/*
+ * After load, before anything is attached: tells the programs the
+ * tracer's own process, so that its calls are left out, and its pid
+ * namespace, whose numbers --pids gives (bpf/pid_ns.bpf.h), by running
+ * whoami in this process. 0, or -errno where that cannot run and the
+ * tracer is in a pid namespace of its own (a container's) with pids set:
+ * its --pids could not be told apart from the initial namespace's. Without
+ * pids it then returns 0, and the tracer's own calls are traced.
+ */
+int vfs__know_self(struct iotrace *skel, bool pids);
+
 /* After vfs__configure(): whether any rename exit is to load (handle_ns_exit's too). */
 bool vfs__watch_renames(const struct iotrace *skel);
 

@@ -15,16 +15,12 @@
 #    while dd's file has its Create.
 # 2. The same with --vfs: dd's calls are recorded, none of the tracer's.
 # 3. The repository off the traced device: nothing said on stderr.
-# 3b. The tracer in a pid namespace of its own, where its pid is another
-#    process's number in the initial one (1 is init's): its programs are
-#    told no pid of theirs (self_tgid 0 in its .rodata, bpftool), and its
-#    summary's file events are recorded, as the README says; in 1 they
-#    were told its pid.
 # 4. A btrfs on the traced device (its files carry an anonymous device
 #    number, not the disk's): the warning says a file system of a traced
 #    device.
+# (A tracer in a pid namespace of its own: pid_namespace.sh.)
 #
-# Needs root, BTF, loop devices, ext4, btrfs, unshare, bpftool and
+# Needs root, BTF, loop devices, ext4, btrfs, bpftool and
 # python3; a missing one is a failure, never a skip. Everything set up is torn down at exit, also on
 # failure.
 set -u
@@ -34,7 +30,7 @@ iotrace_test_binary "$@"
 iotrace_test_harness
 
 iotrace_require_root_bpf "loop devices, mount, BPF" \
-	losetup mkfs.ext4 mkfs.btrfs mount umount mountpoint dd python3 truncate unshare bpftool
+	losetup mkfs.ext4 mkfs.btrfs mount umount mountpoint dd python3 truncate bpftool
 iotrace_require_loop
 iotrace_fs_test_start selftraced
 HOME_REPO=$IOTRACE_TRACE_DIR
@@ -63,7 +59,7 @@ run() {
 	export IOTRACE_TRACE_DIR=$repo
 	iotrace_test_start_tracer "$label: " "$T/$label.out" "$T/$label.err" -S -d "$LN" "$@"
 	TRACED_PID=$TRACER_PID
-	SELF_TGID=$(self_tgid)
+	SELF_TGID=$(iotrace_bss self_tgid)
 	dd if=/dev/urandom of="$MNT/data.$label" bs=1M count=20 conv=fsync status=none ||
 		fail "$label: the workload failed"
 	sleep 2.2
@@ -76,16 +72,6 @@ run() {
 
 warned() {
 	grep -cF "iotrace: warning: the trace is written to $1" "$2"
-}
-
-# self_tgid: what the newest tracer's programs were told is its pid
-self_tgid() {
-	bpftool -j map show | python3 -c '
-import json, subprocess, sys
-ids = [m["id"] for m in json.load(sys.stdin) if m.get("name") == "iotrace.rodata"]
-dump = json.loads(subprocess.run(["bpftool", "-j", "map", "dump", "id", str(max(ids))],
-                                 check=True, capture_output=True).stdout)
-print(next(x["self_tgid"] for x in dump[0]["formatted"]["value"][".rodata"] if "self_tgid" in x))'
 }
 
 iotrace_quiet_ext4 256M selftraced "$T" || die "$SETUP_ERR"
@@ -123,33 +109,6 @@ check "3: nothing said on stderr" [ ! -s "$T/3.err" ]
 n=$(grep -c "^io /data.3$" "$T/3.events")
 check "3: the workload's I/O is traced ($n)" [ "$n" -ge 5 ]
 
-# --- 3b: the tracer in a pid namespace of its own ---
-export IOTRACE_TRACE_DIR=$MNT/repo
-unshare --pid --fork --mount-proc --kill-child "$BIN" -S -d "$LN" >"$T/3b.out" 2>"$T/3b.err" &
-UNSHARE_PID=$!
-iotrace_wait_running "$BIN" "$UNSHARE_PID" "$IOTRACE_TRACE_DIR"
-if [ -n "$TRACE" ]; then
-	TRACER_PID=$(pgrep -P "$UNSHARE_PID" -x iotrace)
-	n=$(self_tgid)
-	check "3b: its programs were told no pid of its ($n)" [ "$n" = 0 ]
-	sleep 2.2
-	# the tracer is unshare's child: unshare exits with its status
-	kill -INT "$TRACER_PID"
-	iotrace_wait_exit "$UNSHARE_PID" 30 || fail "3b: tracer still running 30 s after SIGINT"
-	wait "$UNSHARE_PID"
-	rc=$?
-	TRACER_PID=
-	check "3b: tracer exit 0 (got $rc)" [ "$rc" = 0 ]
-	iotrace_wait_detached || fail "3b: a detach helper still runs 30 s after the stop"
-	events "$MNT/repo/$TRACE" >"$T/3b.events" || fail "3b: the parser failed: $(head -3 "$T/parse.err")"
-	n=$(grep -cx "Create /repo/$TRACE/.octf.summary.tmp" "$T/3b.events")
-	check "3b: its summary's Create events are recorded ($n, 2 or more)" [ "$n" -ge 2 ]
-else
-	fail "3b: the tracer in a pid namespace did not reach RUNNING: $(tail -3 "$T/3b.err")"
-	kill "$UNSHARE_PID" 2>/dev/null
-	wait "$UNSHARE_PID"
-fi
-export IOTRACE_TRACE_DIR=$HOME_REPO
 iotrace_teardown_fs
 
 # --- 4: btrfs, whose files have a device number of their own ---
