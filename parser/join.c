@@ -966,6 +966,12 @@ uint64_t join__first_ts(const struct join *j)
 	return j->ts0;
 }
 
+void join__set_first_ts(struct join *j, uint64_t ts)
+{
+	j->ts0 = ts;
+	j->have_ts0 = true;
+}
+
 void join__free(struct join *j)
 {
 	uint64_t v;

@@ -214,8 +214,17 @@ bool join__needs_one_pass(const struct join *j);
 const struct join_counts *join__counts(const struct join *j);
 size_t join__device_count(const struct join *j);
 const struct device *join__device(const struct join *j, size_t i);
-/* Timestamp of the first event, a device description too (0 if none). */
+/*
+ * The timestamp records' times count from (record.time): the first
+ * event's, a device description too (0 if none), unless set before it.
+ */
 uint64_t join__first_ts(const struct join *j);
+/*
+ * Before the first event: times count from ts (a trace's own origin,
+ * summary.h's timestamp_origin_clock_ns), not from the first event read,
+ * which is another when the first ones are lost to damage.
+ */
+void join__set_first_ts(struct join *j, uint64_t ts);
 
 void join__free(struct join *j);
 

@@ -870,6 +870,9 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	if (filter__active(filter))
 		sink = filter__sink(&fsink, filter, &sink);
 	j = join__new(ops->join_flags | filter__join_flags(filter), &sink);
+	/* the same times as the whole trace gives, when damage took its first events */
+	if (j && !sr.err && sr.s.timestamp_origin_clock_ns)
+		join__set_first_ts(j, sr.s.timestamp_origin_clock_ns);
 	if (j && final_names && ((ops->join_flags | filter__join_flags(filter)) & JOIN_PATHS)) {
 		r = preload_names(j, dir);
 		if (r) {

@@ -96,6 +96,10 @@ static void print_tags(struct tags_out *t, const struct summary *s)
 		jw__string(t->jw, date_fmt(&df, s->timestamp_origin_ns / 1000000000,
 					   (int32_t)(s->timestamp_origin_ns % 1000000000)));
 	}
+	if (s->timestamp_origin_clock_ns) {
+		jw__key(tags_jw(t), "timestampOriginClock");
+		jw__uint_str(t->jw, s->timestamp_origin_clock_ns);
+	}
 	if (s->not_followed[0]) {
 		jw__key(tags_jw(t), "notFollowed");
 		jw__string(t->jw, s->not_followed);
@@ -685,6 +689,8 @@ static int read_tags(struct cursor *c, struct summary *s)
 			err = read_count(c, key, UINT64_MAX, &s->complete_below_sid);
 		else if (!strcmp(key, "timestampOrigin"))
 			err = read_origin(c, key, &s->timestamp_origin_ns);
+		else if (!strcmp(key, "timestampOriginClock"))
+			err = read_count(c, key, UINT64_MAX, &s->timestamp_origin_clock_ns);
 		else if (!strcmp(key, "incompleteFromSid")) {
 			err = read_count(c, key, UINT64_MAX, &s->incomplete_from_sid);
 			s->incomplete = true;

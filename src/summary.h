@@ -93,6 +93,13 @@ struct summary {
 	 */
 	int64_t timestamp_origin_ns;
 	/*
+	 * The events' clock (CLOCK_MONOTONIC, ns) at timestamp_origin_ns: the
+	 * device descriptions' header.timestamp, which header.timestamp counts
+	 * from, so that it still does when they are lost to damage (0 = not
+	 * said: then from the first event read)
+	 */
+	uint64_t timestamp_origin_clock_ns;
+	/*
 	 * traced devices removed, emptied or given a new medium while
 	 * traced, whose I/O after that is not in the trace: comma-separated
 	 * names (written only when there is one)

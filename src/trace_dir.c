@@ -94,6 +94,7 @@ int tdir__write_descriptions(struct collector *c, struct summary *s)
 	/* the clocks read as one moment: the realtime read halfway between the two */
 	ts += (after - ts) / 2;
 	s->timestamp_origin_ns = (int64_t)real;
+	s->timestamp_origin_clock_ns = ts;
 
 	for (i = 0; i < c->cfg->ndevs; i++) {
 		const struct device_info *d = &c->cfg->devs[i];

@@ -15,7 +15,9 @@
 #   - --from/--to as dated UTC times around the second read, and as local
 #     times of day (TZ=CET-1) around it, give that read and neither other;
 #   - --io --wall-clock prints each record's header.wallClock, which is
-#     timestampOrigin + header.timestamp to the ns.
+#     timestampOrigin + header.timestamp to the ns;
+#   - tags.timestampOriginClock is the timestamp of sid 1, the device's
+#     description, which header.timestamp counts from.
 #
 # Needs root, BTF, loop devices, dd, date and python3; a missing one is a
 # failure, never a skip. Everything set up is torn down at exit, also on
@@ -117,5 +119,15 @@ print(("ok: " if rows and not bad else "FAIL: ") +
       % (len(rows), bad[:3]))
 EOF
 iotrace_test_relay "$T/wall.out" $? "the --wall-clock check"
+
+# the events' clock at the origin: the device description's timestamp,
+# which header.timestamp counts from when it is lost
+first=$("$BIN" -P --io --raw -p "$trace" 2>/dev/null | head -1 | python3 -c '
+import json, sys
+e = json.loads(sys.stdin.readline())
+print(e["header"]["timestamp"] if e["header"]["sid"] == "1" and "deviceDescription" in e else "")')
+clock=$(iotrace_json_get "$trace/octf.summary" tags timestampOriginClock)
+check "the summary's timestampOriginClock ($clock) is the device description's timestamp (${first:-none})" \
+	[ "${clock:-none}" = "${first:-missing}" ]
 
 finish

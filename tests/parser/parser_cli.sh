@@ -520,7 +520,7 @@ run "help, other options" 0 '' -- -P --io -H -p "$t"
 # --- VFS calls: --vfs, --file-statistics, --process-statistics, filters ---
 # mkvfs FILE < SPEC: a stream of these records, one per line (device 8:0,
 # file system on 8:1); prints the byte offset of the last record:
-#   device SID
+#   device SID [TS]
 #   name SID INO PARENT NAME
 #   vfs SID TS ID CALL PID COMM INO SIZE RESULT DURATION   (INO 0: no file)
 #   io SID TS ID LBA LEN PID COMM VFSCALL                  (a write)
@@ -556,7 +556,8 @@ with open(sys.argv[1], "wb") as f:
             continue
         sid = int(w[1])
         if w[0] == "device":
-            ev = sub(1, field(1, sid)) + sub(3, field(1, 8388608) + sub(2, b"sda"))
+            hdr = field(1, sid) + (field(2, int(w[2])) if len(w) > 2 else b"")
+            ev = sub(1, hdr) + sub(3, field(1, 8388608) + sub(2, b"sda"))
         elif w[0] == "name":
             ev = sub(1, field(1, sid) + field(2, 1)) + sub(6, sub(1, fid(int(w[2]))) +
                  sub(2, fid(int(w[3]))) + sub(3, w[4].encode()))
@@ -710,6 +711,33 @@ TZ=CET-1 run "wall-clock, time series table" 0 '' -- -P --time-series -p "$vw" -
 	fail "wall-clock, time series table: '$(cat "$tmp/out")'"
 run "wall-clock, raw" 2 "iotrace: --wall-clock does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$vw" --wall-clock
 run "wall-clock, no origin" 1 "iotrace: trace '$v' does not say when its events happened (an Open-CAS trace, or an older iotrace's): no --wall-clock for it" -- -P --io -p "$v" --wall-clock
+# the summary's timestampOriginClock: times count from the device
+# descriptions (there at 1000 ns) also when the first events are lost, as
+# with damage at the start of a stream
+vo=$tmp/origin-clock
+mkdir "$vo"
+echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T10:00:00Z", "timestampOriginClock": "1000"}}' >"$vo/octf.summary"
+mkvfs "$vo/octf.trace.0" >/dev/null <<'SPEC'
+device 1 1000
+io 2 1100 77 2048 8 101 fio 0
+done 3 1600 77
+SPEC
+run "origin clock, whole" 0 '' -- -P --io -p "$vo" -f csv --wall-clock
+[ "$(awk -F, '{ print $2 "=" $NF }' "$tmp/out" | tr '\n' ' ')" = "header.timestamp=header.wallClock 100=2026-11-30T10:00:00.000000100Z " ] ||
+	fail "origin clock, whole: '$(cat "$tmp/out")'"
+mkvfs "$vo/octf.trace.0" >/dev/null <<'SPEC'
+io 2 1100 77 2048 8 101 fio 0
+done 3 1600 77
+SPEC
+run "origin clock, descriptions lost" 0 '' -- -P --io -p "$vo" -f csv --wall-clock
+[ "$(awk -F, '{ print $2 "=" $NF }' "$tmp/out" | tr '\n' ' ')" = "header.timestamp=header.wallClock 100=2026-11-30T10:00:00.000000100Z " ] ||
+	fail "origin clock, descriptions lost: '$(cat "$tmp/out")'"
+TZ=UTC run "origin clock, descriptions lost, window" 0 '' -- -P --io -p "$vo" -f csv --from 10:00:00.0000001 --to 0.000000101
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 2 " ] || fail "origin clock, descriptions lost, window: '$(cat "$tmp/out")'"
+# without it (an older iotrace's summary) from the first event read
+echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T10:00:00Z"}}' >"$vo/octf.summary"
+run "origin clock, not said" 0 '' -- -P --io -p "$vo" -f csv
+[ "$(cut -d, -f2 "$tmp/out" | tr '\n' ' ')" = "header.timestamp 0 " ] || fail "origin clock, not said: '$(cat "$tmp/out")'"
 # filters that leave nothing: empty output, no complaint
 run "filter, nothing left" 0 '' -- -P --io -p "$v" --file '/nowhere/*'
 [ -s "$tmp/out" ] && fail "filter, nothing left: printed '$(head -c 100 "$tmp/out")'"

@@ -162,6 +162,16 @@ static void test_round_trip(void **state)
 	assert_int_equal(out.timestamp_origin_ns, 1796032800500000000LL);
 	assert_int_equal(out.other_tags_len, 0);
 	in.timestamp_origin_ns = 0;
+	/* the events' clock at that time, which header.timestamp counts from */
+	assert_int_equal(out.timestamp_origin_clock_ns, 0);
+	assert_false(printed_has("timestampOriginClock"));
+	in.timestamp_origin_clock_ns = 18446744073709551615ULL;
+	assert_int_equal(summary__write(dir, &in), 0);
+	assert_true(printed_has("\"timestampOriginClock\": \"18446744073709551615\""));
+	assert_int_equal(summary__read(dir, &out), 0);
+	assert_true(out.timestamp_origin_clock_ns == 18446744073709551615ULL);
+	assert_int_equal(out.other_tags_len, 0);
+	in.timestamp_origin_clock_ns = 0;
 	assert_string_equal(out.not_followed, "");
 	assert_false(printed_has("notFollowed"));
 	strcpy(in.not_followed, "delete,move,io_uring-files");
@@ -485,6 +495,9 @@ static void test_rejects_garbage(void **state)
 		"\"tags\": {\"timestampOrigin\": 1796032800}}",
 		"byte 70: 'timestampOrigin' is not a UTC time such as "
 		"\"2026-11-30T06:47:42.123456789Z\"");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, "
+		"\"tags\": {\"timestampOriginClock\": \"-1\"}}",
+		"byte 75: 'timestampOriginClock' is not a count from 0 to 18446744073709551615: \"-1\"");
 	/* a number as JSON writes none, in a field not ours (found by fuzz_summary) */
 	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"x\": -0180E6-5}",
 		"byte 47: not valid JSON");
