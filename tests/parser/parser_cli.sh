@@ -717,21 +717,15 @@ run "wall-clock, no origin" 1 "iotrace: trace '$v' does not say when its events 
 vo=$tmp/origin-clock
 mkdir "$vo"
 echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T10:00:00Z", "timestampOriginClock": "1000"}}' >"$vo/octf.summary"
-mkvfs "$vo/octf.trace.0" >/dev/null <<'SPEC'
-device 1 1000
-io 2 1100 77 2048 8 101 fio 0
-done 3 1600 77
-SPEC
-run "origin clock, whole" 0 '' -- -P --io -p "$vo" -f csv --wall-clock
-[ "$(awk -F, '{ print $2 "=" $NF }' "$tmp/out" | tr '\n' ' ')" = "header.timestamp=header.wallClock 100=2026-11-30T10:00:00.000000100Z " ] ||
-	fail "origin clock, whole: '$(cat "$tmp/out")'"
-mkvfs "$vo/octf.trace.0" >/dev/null <<'SPEC'
-io 2 1100 77 2048 8 101 fio 0
-done 3 1600 77
-SPEC
-run "origin clock, descriptions lost" 0 '' -- -P --io -p "$vo" -f csv --wall-clock
-[ "$(awk -F, '{ print $2 "=" $NF }' "$tmp/out" | tr '\n' ' ')" = "header.timestamp=header.wallClock 100=2026-11-30T10:00:00.000000100Z " ] ||
-	fail "origin clock, descriptions lost: '$(cat "$tmp/out")'"
+for lost in whole "descriptions lost"; do
+	{
+		[ "$lost" = whole ] && echo "device 1 1000"
+		printf '%s\n' "io 2 1100 77 2048 8 101 fio 0" "done 3 1600 77"
+	} | mkvfs "$vo/octf.trace.0" >/dev/null
+	run "origin clock, $lost" 0 '' -- -P --io -p "$vo" -f csv --wall-clock
+	[ "$(awk -F, '{ print $2 "=" $NF }' "$tmp/out" | tr '\n' ' ')" = "header.timestamp=header.wallClock 100=2026-11-30T10:00:00.000000100Z " ] ||
+		fail "origin clock, $lost: '$(cat "$tmp/out")'"
+done
 TZ=UTC run "origin clock, descriptions lost, window" 0 '' -- -P --io -p "$vo" -f csv --from 10:00:00.0000001 --to 0.000000101
 [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 2 " ] || fail "origin clock, descriptions lost, window: '$(cat "$tmp/out")'"
 # without it (an older iotrace's summary) from the first event read
