@@ -306,8 +306,7 @@ static int file_finish(void *p, const struct join *j)
 	int err = 0;
 
 	(void)j;
-	if (v->files.count)
-		qsort(v->files.items, v->files.count, sizeof(*v->files.items), by_path);
+	keymap__sort(&v->files, by_path);
 	if (v->fmt == VIEW_JSON)
 		write_json(v);
 	else if (v->fmt == VIEW_CSV)

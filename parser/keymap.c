@@ -73,6 +73,13 @@ struct keymap_item *keymap__get(struct keymap *m, const void *key, size_t len)
 	return it;
 }
 
+void keymap__sort(struct keymap *m, int (*cmp)(const void *, const void *))
+{
+	/* an empty map has no array to hand qsort() */
+	if (m->count)
+		qsort(m->items, m->count, sizeof(*m->items), cmp);
+}
+
 void keymap__free(struct keymap *m, void (*free_value)(void *))
 {
 	size_t i;

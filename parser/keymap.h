@@ -31,6 +31,8 @@ struct keymap {
  * on ENOMEM. A zeroed struct keymap is empty.
  */
 struct keymap_item *keymap__get(struct keymap *m, const void *key, size_t len);
+/* Puts the items in cmp's order (cmp gets pointers to struct keymap_item *), for a report. */
+void keymap__sort(struct keymap *m, int (*cmp)(const void *, const void *));
 /* Frees the map; free_value (if not NULL) gets every value. */
 void keymap__free(struct keymap *m, void (*free_value)(void *));
 

@@ -349,11 +349,8 @@ static int process_finish(void *p, const struct join *j)
 	int err = 0;
 
 	(void)j;
-	for (k = 0; k < KINDS; k++) {
-		if (v->groups[k].count)
-			qsort(v->groups[k].items, v->groups[k].count, sizeof(*v->groups[k].items),
-			      by_impact);
-	}
+	for (k = 0; k < KINDS; k++)
+		keymap__sort(&v->groups[k], by_impact);
 	if (v->fmt == VIEW_JSON)
 		write_json(v);
 	else if (v->fmt == VIEW_CSV)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What every joined view (io, statistics, histograms, fs-statistics,
- * devices, vfs, file-statistics, process-statistics, time-series) offers the CLI: it
+ * devices, vfs, file-statistics, process-statistics, time-series,
+ * access-pattern) offers the CLI: it
  * is created on an output FILE, gets each record the join hands out, and
  * writes what it summarizes at the end.
  * Views format only; they never print errors (the caller checks
@@ -80,6 +81,7 @@ extern const struct view_ops devices_view_ops;
 extern const struct view_ops vfs_view_ops;
 extern const struct view_ops file_stats_view_ops;
 extern const struct view_ops process_view_ops;
+extern const struct view_ops pattern_view_ops;
 extern const struct view_ops series_view_ops;
 
 /*

@@ -63,6 +63,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_BY,
 	OPT_WALL_CLOCK,
+	OPT_PATTERN,
 };
 
 /* ':' first: getopt_long() returns ':' for a missing value (cli_option_error()) */
@@ -81,6 +82,7 @@ static const struct option parser_opts[] = {
 	{ "vfs", no_argument, NULL, OPT_VFS },
 	{ "file-statistics", no_argument, NULL, OPT_FILE_STATS },
 	{ "process-statistics", no_argument, NULL, OPT_PROCESS_STATS },
+	{ "access-pattern", no_argument, NULL, OPT_PATTERN },
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
@@ -128,6 +130,7 @@ static const struct {
 	{ OPT_VFS, "--vfs", &vfs_view_ops, NEEDS_VFS },
 	{ OPT_FILE_STATS, "--file-statistics", &file_stats_view_ops, NEEDS_VFS | NEEDS_FILES },
 	{ OPT_PROCESS_STATS, "--process-statistics", &process_view_ops, NEEDS_VFS },
+	{ OPT_PATTERN, "--access-pattern", &pattern_view_ops, 0 },
 };
 
 void cmd_parser_help(FILE *out)
@@ -165,7 +168,10 @@ void cmd_parser_help(FILE *out)
 	      "                            ...) with bytes, sizes and durations, and the\n"
 	      "                            block I/O attributed to the file\n"
 	      "  --process-statistics      per process (pid, comm) and per cgroup: block I/O\n"
-	      "                            count, bytes, latency; calls and their bytes\n\n"
+	      "                            count, bytes, latency; calls and their bytes\n"
+	      "  --access-pattern          reads and writes per device, process and file:\n"
+	      "                            how many sequential, their runs' length, how\n"
+	      "                            many not in whole 4 KiB units\n\n"
 	      "Filters (every view but --raw; a record must match each one given):\n"
 	      "  --file GLOB               files whose path matches GLOB; '*' matches '/'\n"
 	      "                            too, so '/data/run42/*' is the whole tree\n"
@@ -209,7 +215,8 @@ void cmd_parser_help(FILE *out)
 	      "  iotrace -P --io --raw -p kernel/2026-11-21_10:00:00\n"
 	      "  iotrace -P --vfs -p kernel/2026-11-21_10:00:00 --pid 4242 -f csv\n"
 	      "  iotrace -P --file-statistics -p kernel/2026-11-21_10:00:00 --file '/data/*'\n"
-	      "  iotrace -P --process-statistics -p kernel/2026-11-21_10:00:00 -f table\n", out);
+	      "  iotrace -P --process-statistics -p kernel/2026-11-21_10:00:00 -f table\n"
+	      "  iotrace -P --access-pattern -p kernel/2026-11-21_10:00:00 -f table\n", out);
 }
 
 static const char *damage_reason(int err)

@@ -161,6 +161,7 @@ expect 2 "unknown device 'nosuchdev'" ''           -- iotrace_nobody -S -d nosuc
 echo "# --trace-parser"
 expect 0 ''                     '--raw'            -- iotrace -P -H
 expect 0 ''                     '--process-statistics' -- iotrace -P -H
+expect 0 ''                     '--access-pattern' -- iotrace -P -H
 expect 2 "invalid value 'x' for --pid" ''          -- iotrace -P --vfs --pid x -p "$T/notatrace"
 expect 2 'does not go with --raw' ''               -- iotrace -P --io --raw --file '/a/*' -p "$T/notatrace"
 expect 1 "cannot open trace '/nonexistent'" ''     -- iotrace -P --io --raw -p /nonexistent

@@ -205,9 +205,12 @@ static void check_delta(const uint8_t *data, size_t len)
 	delta__free(parts);
 }
 
+/* room for every view add_view() is given below */
+#define MAX_VIEWS 32
+
 struct views {
-	const struct view_ops *ops[24];
-	void *v[24];
+	const struct view_ops *ops[MAX_VIEWS];
+	void *v[MAX_VIEWS];
 	size_t n;
 };
 
@@ -237,6 +240,8 @@ static void add_view(struct views *vs, const struct view_ops *ops, const struct 
 	struct view_opts o = *base;
 	void *v;
 
+	if (vs->n == MAX_VIEWS)
+		abort();
 	o.format = fmt;
 	v = ops->create(devnull, &o);
 	if (!v)
@@ -269,6 +274,7 @@ static void run_views(unsigned int threads, const struct view_opts *o, const str
 	add_view(&vs, &vfs_view_ops, o, VIEW_CSV);
 	add_view(&vs, &file_stats_view_ops, o, VIEW_JSON);
 	add_view(&vs, &process_view_ops, o, VIEW_TABLE);
+	add_view(&vs, &pattern_view_ops, o, VIEW_TABLE);
 	if (!f) {
 		add_view(&vs, &io_view_ops, o, VIEW_CSV);
 		add_view(&vs, &io_view_ops, o, VIEW_TABLE);
@@ -284,6 +290,8 @@ static void run_views(unsigned int threads, const struct view_opts *o, const str
 		add_view(&vs, &file_stats_view_ops, o, VIEW_TABLE);
 		add_view(&vs, &process_view_ops, o, VIEW_CSV);
 		add_view(&vs, &series_view_ops, o, VIEW_CSV);
+		add_view(&vs, &pattern_view_ops, o, VIEW_JSON);
+		add_view(&vs, &pattern_view_ops, o, VIEW_CSV);
 	} else {
 		sink = filter__sink(&fsink, f, &sink);
 		flags |= filter__join_flags(f);

@@ -473,6 +473,43 @@ rc=${PIPESTATUS[0]}
 head -n 1 "$tmp/out" | grep -q '^header.sid,header.timestamp,' ||
 	fail "csv, closed pipe: first line '$(cat "$tmp/out")'"
 
+# --- --access-pattern: streams and alignment, in submission order ---
+ap=$tmp/pattern
+mkdir "$ap"
+echo "$summary_ok" >"$ap/octf.summary"
+# a stream from LBA 0, another from 96 between its I/Os, then a 2 KiB
+# write continuing the second, and one at an odd sector
+mkios "$ap/octf.trace.0" <<'SPEC'
+io 1 100 1 0 8
+io 2 200 2 8 8
+io 3 300 3 96 8
+io 4 400 4 16 8
+io 5 500 5 104 4
+io 6 600 6 113 8
+done 7 700 1
+done 8 700 2
+done 9 700 3
+done 10 700 4
+done 11 700 5
+done 12 700 6
+SPEC
+run "access pattern, csv" 0 '' -- -P --access-pattern -p "$ap" -f csv
+[ "$(tr '\n' ' ' <"$tmp/out")" = "group,device.id,device.name,process.pid,process.comm,file.path,file.partition,operation,count,bytes,sequential,runs,unaligned device,8388608,,,,,,write,6,22528,3,3,2 process,,,0,,,,write,6,22528,3,3,2 " ] ||
+	fail "access pattern, csv: '$(cat "$tmp/out")'"
+run "access pattern, json" 0 '' -- -P --access-pattern -p "$ap"
+[ "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); w = d["devices"][0]["write"]; print(d["devices"][0]["device"]["id"], w["count"], w["bytes"], w["sequential"], w["runs"], w["unaligned"], len(d["processes"]), d["files"])' "$tmp/out")" = "8388608 6 22528 3 3 2 1 []" ] ||
+	fail "access pattern, json: '$(cat "$tmp/out")'"
+run "access pattern, table" 0 '' -- -P --access-pattern -p "$ap" -f table
+[ "$(sed -n 3p "$tmp/out" | tr -s ' ')" = " 8:0 write 6 22 KiB 50.0% 7.3 KiB 33.3%" ] ||
+	fail "access pattern, table: '$(cat "$tmp/out")'"
+# a filter first: the streams are those of the I/Os it keeps
+run "access pattern, window" 0 '' -- -P --access-pattern -p "$ap" -f csv --from 0.0000002
+[ "$(sed -n 2p "$tmp/out")" = "device,8388608,,,,,,write,4,14336,1,3,2" ] ||
+	fail "access pattern, window: '$(cat "$tmp/out")'"
+run "access pattern, nothing left" 0 '' -- -P --access-pattern -p "$ap" -f table --from 1
+[ "$(cat "$tmp/out")" = "no read or write I/O in this trace matches the filters" ] ||
+	fail "access pattern, nothing left: '$(cat "$tmp/out")'"
+
 # --- command line ---
 run "format" 2 "iotrace: invalid value 'xml' for --format: expected json, csv or table" -- -P --io --raw -f xml -p "$t"
 run "two views" 2 "iotrace: --io and --statistics are two views; choose one (try 'iotrace -P -H')" -- -P --io --statistics -p "$t"
@@ -778,7 +815,7 @@ run "empty window" 2 "iotrace: --from 2.5 is not before --to 2.5: the window wou
 run "to 0" 2 "iotrace: --to 0 is the trace's start: the window would be empty" -- -P --statistics -p "$v" --to 0
 run "from 0, to 0" 2 "iotrace: --from 0 is not before --to 0: the window would be empty" -- -P --statistics -p "$v" --from 0 --to 0
 # --final-names where no path is printed or matched would change nothing
-run "final names, statistics" 2 "iotrace: --final-names goes with the views that print paths (--io, --fs-statistics, --vfs, --file-statistics) or with --file" -- -P --statistics --final-names -p "$v"
+run "final names, statistics" 2 "iotrace: --final-names goes with the views that print paths (--io, --fs-statistics, --vfs, --file-statistics, --access-pattern) or with --file" -- -P --statistics --final-names -p "$v"
 run "final names, raw" 2 "iotrace: --final-names does not go with --raw: it prints every event as recorded" -- -P --io --raw --final-names -p "$v"
 run "final names, statistics of files" 0 '' -- -P --statistics --final-names --file '/data/*' -p "$v"
 run "window, raw" 2 "iotrace: --to does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$v" --to 1

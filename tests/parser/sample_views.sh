@@ -303,6 +303,60 @@ PY
 view fs.txt --fs-statistics -f table
 same_as_golden fs.txt
 
+# --- access pattern: against the I/Os --io gives, judged here again ---
+view pattern.json --access-pattern
+got=$(python3 - "$tmp/pattern.json" "$tmp/io.json" <<'PY'
+import collections, json, sys
+
+p = json.load(open(sys.argv[1]))
+want = collections.defaultdict(lambda: [0, 0, 0, 0])  # (kind, key, op): count, bytes, seq, unaligned
+streams = {}
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    io = e.get("io")
+    if not io or io["operation"] not in ("Read", "Write"):
+        continue
+    op = io["operation"].lower()
+    lba, n = int(io["lba"]), io["len"]
+    # the streams of pattern.h: 32 ends a device and operation, the least recent replaced
+    # (distinct ends, least recent first)
+    s = streams.setdefault((e["device"]["id"], op), collections.OrderedDict())
+    seq = lba in s
+    if seq:
+        del s[lba]
+    if lba + n in s:
+        s.move_to_end(lba + n)
+    else:
+        if len(s) == 32:
+            s.popitem(last=False)
+        s[lba + n] = True
+    keys = [("device", e["device"]["id"]), ("process", 0)]
+    # a file the trace names
+    if e.get("file", {}).get("path"):
+        keys.append(("file", e["file"]["path"]))
+    for k in keys:
+        w = want[k + (op,)]
+        w[0] += 1
+        w[1] += n * 512
+        w[2] += seq
+        w[3] += lba % 8 != 0 or n % 8 != 0
+got = {}
+for kind, group, key in (("device", "devices", lambda g: g["device"]["id"]),
+                         ("process", "processes", lambda g: g["pid"]),
+                         ("file", "files", lambda g: g["file"]["path"])):
+    for g in p[group]:
+        for op in ("read", "write"):
+            if op in g:
+                c = g[op]
+                assert int(c["sequential"]) + int(c["runs"]) == int(c["count"])
+                got[(kind, key(g), op)] = [int(c["count"]), int(c["bytes"]),
+                                           int(c["sequential"]), int(c["unaligned"])]
+dev = [v for k, v in got.items() if k[0] == "device" and k[2] == "write"]
+print(dev[0][0] if dev else "none", len(got) == len(want) and all(got.get(k) == v for k, v in want.items()))
+PY
+) || fail "pattern.json: bad output"
+[ "$got" = "64188 True" ] || fail "pattern.json: got '$got'"
+
 # --- devices ---
 view devices.txt --devices -f table
 same_as_golden devices.txt

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Root integration test: --access-pattern on workloads whose pattern is
+# known, each under a name of its own so that its process row is its own.
+#
+#   usage: tests/integration/access_pattern.sh PATH/TO/iotrace
+#
+# A raw loop device, traced while
+#   - seqw writes 4 MiB in 64 KiB direct writes from LBA 0: every write
+#     but the first continues the stream, none is unaligned;
+#   - tinyw writes 64 single sectors from LBA 16385, direct: sequential
+#     as seqw, and every one unaligned (512 bytes, at an odd sector);
+#   - fio reads 4 KiB at 512 random places of 32 MiB, direct: hardly any
+#     sequential (a read lands where one of the last 32 ended by chance
+#     about once in 250), none unaligned.
+# The device's row adds up the three; --statistics counts the same I/Os.
+#
+# Needs root, BTF, loop devices, dd, fio and python3; a missing one is a
+# failure, never a skip. Everything set up is torn down at exit, also on
+# failure.
+set -u
+. "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
+
+iotrace_test_binary "$@"
+iotrace_test_harness
+
+iotrace_require_root_bpf "loop devices, BPF" losetup dd fio python3
+iotrace_require_loop
+iotrace_loop_test pattern 64M
+udevadm settle 2>/dev/null
+cp "$(command -v dd)" "$T/seqw" && cp "$(command -v dd)" "$T/tinyw" || die "cannot copy dd"
+
+iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$DEV"
+"$T/seqw" if=/dev/zero of="$LOOP" bs=64k count=64 oflag=direct status=none || fail "seqw failed"
+"$T/tinyw" if=/dev/zero of="$LOOP" bs=512 count=64 seek=16385 oflag=direct status=none ||
+	fail "tinyw failed"
+fio --name=randr --filename="$LOOP" --rw=randread --bs=4k --direct=1 --size=32M --io_size=2M \
+	--randseed=42 --norandommap --ioengine=psync --output=/dev/null || fail "fio failed"
+iotrace_test_stop_tracer "" "$T/out" "$T/err"
+
+trace=$IOTRACE_TRACE_DIR/$TRACE
+"$BIN" -P --access-pattern -f csv -p "$trace" >"$T/pattern.csv" 2>"$T/parse.err" ||
+	fail "the parser failed: $(cat "$T/parse.err")"
+"$BIN" -P --statistics -p "$trace" >"$T/stats.json" 2>>"$T/parse.err" ||
+	fail "--statistics failed: $(cat "$T/parse.err")"
+python3 - "$T/pattern.csv" "$T/stats.json" >"$T/check.out" <<'EOF'
+import csv, json, sys
+
+rows = list(csv.DictReader(open(sys.argv[1])))
+
+
+def say(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+
+
+def row(group, op, comm=None):
+    for r in rows:
+        if r["group"] == group and r["operation"] == op and (comm is None or r["process.comm"] == comm):
+            return {k: int(r[k]) for k in ("count", "bytes", "sequential", "runs", "unaligned")}
+    return None
+
+
+seqw, tinyw, randr = row("process", "write", "seqw"), row("process", "write", "tinyw"), \
+    row("process", "read", "fio")
+say(seqw is not None and seqw["bytes"] == 4 << 20 and seqw["sequential"] == seqw["count"] - 1
+    and seqw["runs"] == 1 and seqw["unaligned"] == 0,
+    "seqw: 4 MiB in one run, all aligned (%s)" % seqw)
+say(tinyw is not None and tinyw["count"] == 64 and tinyw["sequential"] == 63
+    and tinyw["unaligned"] == 64,
+    "tinyw: 64 writes in one run, every one unaligned (%s)" % tinyw)
+say(randr is not None and randr["count"] == 512 and randr["sequential"] < 20
+    and randr["unaligned"] == 0,
+    "fio's random reads: 512, under 20 sequential, none unaligned (%s)" % randr)
+stats = {}
+for dev in json.load(open(sys.argv[2]))["statistics"]:
+    for op in ("read", "write"):
+        stats[op] = stats.get(op, 0) + int(dev[op]["count"])
+for op in ("read", "write"):
+    d = row("device", op)
+    procs = [r for r in rows if r["group"] == "process" and r["operation"] == op]
+    say(d is not None and d["count"] == stats[op]
+        and sum(int(r["count"]) for r in procs) == d["count"]
+        and sum(int(r["sequential"]) for r in procs) == d["sequential"],
+        "%ss: the device's row is --statistics' count and the processes' sum (%s, %s)"
+        % (op, d, stats[op]))
+EOF
+iotrace_test_relay "$T/check.out" $? "the pattern check"
+[ -s "$T/parse.err" ] && sed 's/^/      stderr: /' "$T/parse.err"
+
+finish
