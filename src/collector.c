@@ -232,7 +232,9 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	err = vfs__know_self(c->skel, cfg->filters.npids > 0);
 	if (err)
 		return set_error(c, err, "cannot use --pids in a pid namespace of the tracer's "
-				 "own: its numbers cannot be told from the host's (%s)",
+				 "own (a container's): the kernel does not run the program that "
+				 "tells its numbers from the host's (%s); run the tracer in the "
+				 "host's pid namespace, or use --comm or --cgroup",
 				 strerror(-err));
 	return 0;
 }

@@ -20,6 +20,10 @@
 #    which the namespace cannot see; the trace gives them the initial
 #    namespace's pids. Before, --pids compared the namespace's numbers
 #    with the initial one's: neither dd was kept.
+# 3. As where the kernel does not run the program that finds the tracer
+#    (IOTRACE_NO_WHOAMI=1): in the initial namespace its pid is getpid();
+#    in one of its own, --pids is refused in one line, leaving no trace,
+#    and without --pids it traces, its own calls too.
 #
 # Needs root, BTF, loop devices, ext4, unshare, pgrep, bpftool and
 # python3; a missing one is a failure, never a skip. Everything set up is
@@ -146,5 +150,28 @@ check "2: none of the dd outside the namespace (${n_out:-none})" [ "${n_out:-x}"
 host=0
 [ -n "$pid_in" ] && [ "$pid_in" != "$in" ] && [ -n "$pid_nest" ] && [ "$pid_nest" != "$nest" ] && host=1
 check "2: the trace gives them the initial namespace's pids ($pid_in, $pid_nest)" [ "$host" = 1 ]
+
+# --- 3: where the kernel does not run whoami (IOTRACE_NO_WHOAMI=1) ---
+export IOTRACE_NO_WHOAMI=1
+iotrace_test_start_tracer "3: " "$T/3.out" "$T/3.err" -S -d "$LN"
+n=$(iotrace_bss self_tgid)
+check "3: in the initial namespace, its programs are told getpid() ($n, tracer $TRACER_PID)" \
+	[ "$n" = "$TRACER_PID" ]
+iotrace_test_stop_tracer "3: " "$T/3.out" "$T/3.err"
+before=$(ls "$IOTRACE_TRACE_DIR/kernel" | wc -l)
+timeout -k 5 60 unshare --pid --fork --mount-proc "$BIN" -S -d "$LN" --vfs --pids 1 \
+	>"$T/3b.out" 2>"$T/3b.err"
+rc=$?
+check "3: in a namespace of its own, --pids is refused (exit $rc)" [ "$rc" = 1 ]
+n=$(grep -c "^iotrace: cannot use --pids in a pid namespace of the tracer's own (a container's): " "$T/3b.err")
+lines=$(wc -l <"$T/3b.err")
+check "3: ... in one line ($n of $lines: $(head -c 300 "$T/3b.err"))" [ "$n:$lines" = 1:1 ]
+n=$(ls "$IOTRACE_TRACE_DIR/kernel" | wc -l)
+check "3: ... and no trace is left of it ($n traces, $before before)" [ "$n" = "$before" ]
+start 3c "exec '$BIN' -S -d '$LN'"
+n=$(iotrace_bss self_tgid)
+check "3: without --pids it traces, its own calls too (self_tgid $n)" [ "$n" = 0 ]
+stop 3c
+unset IOTRACE_NO_WHOAMI
 
 finish
