@@ -1,27 +1,39 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * --access-pattern: the pattern of the reads and writes, as the devices
- * saw it (pattern.h): how many were sequential, how long the sequential
- * runs were, how many were not in whole 4 KiB units. Grouped three ways,
- * to find who and what makes a pattern: by device, by process (pid and
- * comm, the task that submitted: writeback shows as the flusher), and by
- * file (the I/Os filesystemMeta gives a file the trace names, by path).
- * Sequential is judged on the device, in submission order, so an I/O
- * counts the same in each of its groups; with a filter, among the
- * records it keeps.
+ * --access-pattern: the pattern of the reads and writes: how many were
+ * sequential, how long the sequential runs were, how many were not in
+ * whole 4 KiB units. Two layers:
  *
- * Per group and operation (read, write): count, bytes, sequential (I/Os
- * continuing a stream), runs (count - sequential: the stretches of
- * sequential I/O, so bytes / runs is a run's average length), unaligned.
- * Groups are sorted by the bytes they moved, most first; ties by device,
- * pid and comm, or path.
+ * - block: the I/Os as the devices saw them (pattern.h), judged on the
+ *   device in submission order, so that an I/O counts the same in each
+ *   of its groups;
+ * - vfs (traces taken with --vfs): the read and write calls as the
+ *   programs made them, a copy a read of its input and a write of its
+ *   output. A call is sequential when it starts where the same
+ *   process's last call of its kind on the same file ended (Darshan's
+ *   "consecutive"), unaligned when its offset or the size it asked for
+ *   is not whole 4 KiB units. Only calls that moved bytes count; one at
+ *   no known offset (a pipe's side of a copy) is neither sequential nor
+ *   judged by its offset.
  *
- * JSON: {"devices": [{device {id, name}, read {...}, write {...}}],
- * "processes": [{pid, comm, read, write}], "files": [{file {path,
- * partition}, device {id, name}, read, write}]}, the operations that
- * happened only, their counts as strings (64-bit, as OCTF's JSON). CSV:
- * one row per group and operation, a "group" column saying which
- * grouping. Table: the shares in percent and a run's average length.
+ * Grouped three ways, to find who and what makes a pattern: by device
+ * (block), by process (pid and comm; a block I/O's is its submitter's,
+ * so writeback shows as the flusher) and by file (the trace names it;
+ * by path). With a filter, the streams are those of what it keeps.
+ *
+ * Per group, layer and operation (read, write): count, bytes, sequential,
+ * runs (count - sequential: the stretches of sequential I/O, so bytes /
+ * runs is a run's average length), unaligned. Groups are sorted by the
+ * block bytes they moved, then the call bytes, most first; ties by
+ * device, pid and comm, or path.
+ *
+ * JSON: {"devices": [{device {id, name}, block {read, write}}],
+ * "processes": [{pid, comm, block {...}, vfs {...}}], "files": [{file
+ * {path, partition}, device {id, name}, block, vfs}]}, the layers and
+ * operations that happened only, counts as strings (64-bit, as OCTF's
+ * JSON). CSV: one row per group, layer and operation, a "group" column
+ * saying which grouping. Table: the shares in percent and a run's
+ * average length.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,11 +47,13 @@
 #include "view.h"
 
 enum group_kind { BY_DEVICE, BY_PROCESS, BY_FILE, KINDS };
+enum pat_layer { PAT_BLOCK, PAT_VFS, PAT_LAYERS };
 enum pat_op { PAT_READ, PAT_WRITE, PAT_OPS };
 
 static const char *const kind_name[KINDS] = { "device", "process", "file" };
 static const char *const kind_json[KINDS] = { "devices", "processes", "files" };
 static const char *const kind_title[KINDS] = { "by device", "by process", "by file" };
+static const char *const layer_name[PAT_LAYERS] = { "block", "vfs" };
 static const char *const op_name[PAT_OPS] = { "read", "write" };
 
 struct pat_counts {
@@ -47,7 +61,7 @@ struct pat_counts {
 };
 
 struct group {
-	struct pat_counts op[PAT_OPS];
+	struct pat_counts op[PAT_LAYERS][PAT_OPS];
 	enum group_kind kind;
 	const struct device *dev;	/* a device's; a file's, the last one known */
 	uint64_t part;			/* a file's partition */
@@ -60,12 +74,18 @@ struct dev_streams {
 	struct pattern_streams op[PAT_OPS];
 };
 
+/* Where a process's last call of each kind on a file ended; -1 = none yet. */
+struct call_ends {
+	int64_t end[PAT_OPS];
+};
+
 struct pattern_view {
 	FILE *out;
 	bool filtered;		/* view_opts.filtered */
 	enum view_format fmt;
 	struct dev_streams *streams;	/* by device index */
 	size_t nstreams;
+	struct keymap ends;		/* struct call_ends by file node and pid */
 	struct keymap groups[KINDS];
 	bool oom;
 };
@@ -82,8 +102,19 @@ static void *pattern_create(FILE *out, const struct view_opts *o)
 	return v;
 }
 
-/* The group of kind a record counts in, made if new; NULL on ENOMEM. */
-static struct group *group_of(struct pattern_view *v, enum group_kind kind, const struct io_rec *r)
+/* What an I/O or a call's side is counted by: its device, process, file. */
+struct origin {
+	const struct device *dev;	/* NULL: unknown */
+	uint64_t part;			/* the file system's device, for a file's */
+	uint32_t pid;
+	const char *comm;
+	const struct file_node *file;	/* NULL: none */
+	const char *path;		/* NULL: the trace names none */
+	size_t path_len;
+};
+
+/* The group of kind o counts in, made if new; NULL on ENOMEM. */
+static struct group *group_of(struct pattern_view *v, enum group_kind kind, const struct origin *o)
 {
 	unsigned char key[sizeof(uint64_t) + FILE_PATH_MAX];
 	size_t klen, plen = 0;
@@ -91,19 +122,19 @@ static struct group *group_of(struct pattern_view *v, enum group_kind kind, cons
 	struct group *g;
 
 	if (kind == BY_DEVICE) {
-		memcpy(key, &r->dev->id, sizeof(r->dev->id));
-		klen = sizeof(r->dev->id);
+		memcpy(key, &o->dev->id, sizeof(o->dev->id));
+		klen = sizeof(o->dev->id);
 	} else if (kind == BY_PROCESS) {
-		memset(key, 0, sizeof(r->pid) + EVENT_COMM_MAX);
-		memcpy(key, &r->pid, sizeof(r->pid));
-		memcpy(key + sizeof(r->pid), r->comm, strnlen(r->comm, EVENT_COMM_MAX - 1));
-		klen = sizeof(r->pid) + EVENT_COMM_MAX;
+		memset(key, 0, sizeof(o->pid) + EVENT_COMM_MAX);
+		memcpy(key, &o->pid, sizeof(o->pid));
+		memcpy(key + sizeof(o->pid), o->comm, strnlen(o->comm, EVENT_COMM_MAX - 1));
+		klen = sizeof(o->pid) + EVENT_COMM_MAX;
 	} else {
-		const struct file_id *id = file_node__id(r->file);
+		const struct file_id *id = file_node__id(o->file);
 
-		plen = r->path_len < FILE_PATH_MAX ? r->path_len : FILE_PATH_MAX;
+		plen = o->path_len < FILE_PATH_MAX ? o->path_len : FILE_PATH_MAX;
 		memcpy(key, &id->part, sizeof(id->part));
-		memcpy(key + sizeof(id->part), r->path, plen);
+		memcpy(key + sizeof(id->part), o->path, plen);
 		klen = sizeof(id->part) + plen;
 	}
 	it = keymap__get(&v->groups[kind], key, klen);
@@ -115,26 +146,55 @@ static struct group *group_of(struct pattern_view *v, enum group_kind kind, cons
 	if (!g)
 		return NULL;
 	g->kind = kind;
-	g->dev = r->dev;
 	if (kind == BY_PROCESS) {
-		g->pid = r->pid;
-		memcpy(g->comm, key + sizeof(r->pid), EVENT_COMM_MAX - 1);
+		g->pid = o->pid;
+		memcpy(g->comm, key + sizeof(o->pid), EVENT_COMM_MAX - 1);
 	} else if (kind == BY_FILE) {
-		g->part = file_node__id(r->file)->part;
-		memcpy(g->path, r->path, plen);
+		g->part = file_node__id(o->file)->part;
+		memcpy(g->path, o->path, plen);
 	}
 	it->value = g;
 	return g;
 }
 
+/* Counts one I/O or call side in each of its groups. */
+static void count(struct pattern_view *v, const struct origin *o, enum pat_layer layer,
+		  enum pat_op op, uint64_t bytes, bool seq, bool aligned)
+{
+	unsigned int k;
+
+	for (k = 0; k < KINDS; k++) {
+		struct pat_counts *c;
+		struct group *g;
+
+		/* the calls of a device are its files' */
+		if ((k == BY_DEVICE && (layer != PAT_BLOCK || !o->dev)) ||
+		    (k == BY_FILE && (!o->file || !o->path)))
+			continue;
+		g = group_of(v, k, o);
+		if (!g) {
+			v->oom = true;
+			return;
+		}
+		/* a file's: its file system's, where the call or I/O says it */
+		if (o->dev && (k != BY_FILE || o->part == g->part))
+			g->dev = o->dev;
+		c = &g->op[layer][op];
+		c->count++;
+		c->bytes += bytes;
+		c->sequential += seq;
+		c->unaligned += !aligned;
+	}
+}
+
 static void pattern_record(void *p, const struct io_rec *r)
 {
 	struct pattern_view *v = p;
+	struct origin o;
 	enum op_group grp;
 	struct dev_streams *ds;
-	bool seq, aligned;
 	enum pat_op op;
-	unsigned int k;
+	bool seq;
 
 	if (r->kind != REC_IO || !r->dev)
 		return;
@@ -149,41 +209,94 @@ static void pattern_record(void *p, const struct io_rec *r)
 	}
 	v->streams = ds;
 	seq = pattern__sequential(&ds[r->dev->index].op[op], r->lba, r->len);
-	aligned = pattern__aligned(r->lba, r->len);
-	for (k = 0; k < KINDS; k++) {
-		struct pat_counts *c;
-		struct group *g;
+	o = (struct origin){ r->dev, r->file ? file_node__id(r->file)->part : 0, r->pid, r->comm,
+			     r->file, r->path, r->path_len };
+	count(v, &o, PAT_BLOCK, op, (uint64_t)r->len * 512, seq,
+	      pattern__aligned(r->lba, r->len));
+}
 
-		if (k == BY_FILE && (!r->file || !r->path))
+/*
+ * Whether a call at offset continues the same process's last call of
+ * its kind on file, which then ends at end; false on ENOMEM too.
+ */
+static bool call_continues(struct pattern_view *v, const struct file_node *file, uint32_t pid,
+			   enum pat_op op, int64_t offset, int64_t end)
+{
+	unsigned char key[sizeof(file) + sizeof(pid)];
+	struct keymap_item *it;
+	struct call_ends *e;
+	bool seq;
+
+	memcpy(key, &file, sizeof(file));
+	memcpy(key + sizeof(file), &pid, sizeof(pid));
+	it = keymap__get(&v->ends, key, sizeof(key));
+	if (it && !it->value) {
+		e = malloc(sizeof(*e));
+		if (e)
+			e->end[PAT_READ] = e->end[PAT_WRITE] = -1;
+		it->value = e;
+	}
+	if (!it || !it->value) {
+		v->oom = true;
+		return false;
+	}
+	e = it->value;
+	seq = e->end[op] == offset;
+	e->end[op] = end;
+	return seq;
+}
+
+static void pattern_vfs(void *p, const struct vfs_rec *r)
+{
+	struct pattern_view *v = p;
+	struct vfs_side sides[2];
+	unsigned int n = vfs_rec__sides(r, sides), i;
+
+	/* a call that moved nothing (an error, the end of a file) shows no pattern */
+	if (r->result <= 0)
+		return;
+	for (i = 0; i < n; i++) {
+		/* a copy's output is at offset2 */
+		int64_t off = sides[i].op == VOP_WRITE && vfs_call__has_output(r->call) ?
+				      r->offset2 : r->offset;
+		enum pat_op op = sides[i].op == VOP_READ ? PAT_READ : PAT_WRITE;
+		struct origin o = { r->dev, r->part, r->pid, r->comm, sides[i].file,
+				    sides[i].path, sides[i].path_len };
+		bool seq = false, aligned;
+
+		if (sides[i].op != VOP_READ && sides[i].op != VOP_WRITE)
 			continue;
-		g = group_of(v, k, r);
-		if (!g) {
-			v->oom = true;
-			return;
-		}
-		g->dev = r->dev;
-		c = &g->op[op];
-		c->count++;
-		c->bytes += (uint64_t)r->len * 512;
-		c->sequential += seq;
-		c->unaligned += !aligned;
+		/* bytes past INT64_MAX (a crafted trace) end nowhere */
+		if (off >= 0 && sides[i].file && off <= INT64_MAX - r->result)
+			seq = call_continues(v, sides[i].file, r->pid, op, off, off + r->result);
+		aligned = (off < 0 || off % 4096 == 0) && r->size % 4096 == 0;
+		count(v, &o, PAT_VFS, op, (uint64_t)r->result, seq, aligned);
 	}
 }
 
-static uint64_t group_bytes(const struct group *g)
+static uint64_t layer_bytes(const struct group *g, enum pat_layer layer)
 {
-	return g->op[PAT_READ].bytes + g->op[PAT_WRITE].bytes;
+	return g->op[layer][PAT_READ].bytes + g->op[layer][PAT_WRITE].bytes;
+}
+
+static uint64_t layer_count(const struct group *g, enum pat_layer layer)
+{
+	return g->op[layer][PAT_READ].count + g->op[layer][PAT_WRITE].count;
 }
 
 static int by_bytes(const void *a, const void *b)
 {
 	const struct group *x = (*(const struct keymap_item *const *)a)->value;
 	const struct group *y = (*(const struct keymap_item *const *)b)->value;
-	uint64_t bx = group_bytes(x), by = group_bytes(y);
+	unsigned int l;
 	int c;
 
-	if (bx != by)
-		return bx > by ? -1 : 1;
+	for (l = 0; l < PAT_LAYERS; l++) {
+		uint64_t bx = layer_bytes(x, l), by = layer_bytes(y, l);
+
+		if (bx != by)
+			return bx > by ? -1 : 1;
+	}
 	if (x->kind == BY_DEVICE)
 		return x->dev->index < y->dev->index ? -1 : x->dev->index > y->dev->index;
 	if (x->kind == BY_FILE) {
@@ -210,7 +323,7 @@ static void json_device(struct json_writer *jw, const struct device *d, uint64_t
 
 static void json_group(struct json_writer *jw, const struct group *g)
 {
-	unsigned int i;
+	unsigned int l, i;
 
 	jw__start_object(jw);
 	if (g->kind == BY_PROCESS) {
@@ -229,23 +342,30 @@ static void json_group(struct json_writer *jw, const struct group *g)
 	}
 	if (g->kind != BY_PROCESS)
 		json_device(jw, g->dev, g->part);
-	for (i = 0; i < PAT_OPS; i++) {
-		const struct pat_counts *c = &g->op[i];
-
-		if (!c->count)
+	for (l = 0; l < PAT_LAYERS; l++) {
+		if (!layer_count(g, l))
 			continue;
-		jw__name(jw, op_name[i]);
+		jw__name(jw, layer_name[l]);
 		jw__start_object(jw);
-		jw__key(jw, "count");
-		jw__uint_str(jw, c->count);
-		jw__key(jw, "bytes");
-		jw__uint_str(jw, c->bytes);
-		jw__key(jw, "sequential");
-		jw__uint_str(jw, c->sequential);
-		jw__key(jw, "runs");
-		jw__uint_str(jw, c->count - c->sequential);
-		jw__key(jw, "unaligned");
-		jw__uint_str(jw, c->unaligned);
+		for (i = 0; i < PAT_OPS; i++) {
+			const struct pat_counts *c = &g->op[l][i];
+
+			if (!c->count)
+				continue;
+			jw__name(jw, op_name[i]);
+			jw__start_object(jw);
+			jw__key(jw, "count");
+			jw__uint_str(jw, c->count);
+			jw__key(jw, "bytes");
+			jw__uint_str(jw, c->bytes);
+			jw__key(jw, "sequential");
+			jw__uint_str(jw, c->sequential);
+			jw__key(jw, "runs");
+			jw__uint_str(jw, c->count - c->sequential);
+			jw__key(jw, "unaligned");
+			jw__uint_str(jw, c->unaligned);
+			jw__end_object(jw);
+		}
 		jw__end_object(jw);
 	}
 	jw__end_object(jw);
@@ -276,14 +396,37 @@ static void write_json(struct pattern_view *v)
 
 /* ---- CSV ---- */
 
+static void csv_group_cells(struct csv_writer *cw, const struct group *g)
+{
+	csv__string(cw, kind_name[g->kind]);
+	if (g->kind == BY_PROCESS) {
+		csv__empty(cw);
+		csv__empty(cw);
+		csv__uint(cw, g->pid);
+		csv__string(cw, g->comm);
+	} else {
+		csv__uint(cw, g->dev ? g->dev->id : g->part);
+		csv__string(cw, g->dev ? g->dev->name : "");
+		csv__empty(cw);
+		csv__empty(cw);
+	}
+	if (g->kind == BY_FILE) {
+		csv__string(cw, g->path);
+		csv__uint(cw, g->part);
+	} else {
+		csv__empty(cw);
+		csv__empty(cw);
+	}
+}
+
 static void write_csv(struct pattern_view *v)
 {
 	static const char *const head[] = { "group", "device.id", "device.name", "process.pid",
 					    "process.comm", "file.path", "file.partition",
-					    "operation", "count", "bytes", "sequential", "runs",
-					    "unaligned" };
+					    "layer", "operation", "count", "bytes", "sequential",
+					    "runs", "unaligned" };
 	struct csv_writer *cw = csv__new(v->out);
-	unsigned int k, op;
+	unsigned int k, l, op;
 	size_t i;
 
 	if (!cw) {
@@ -297,37 +440,22 @@ static void write_csv(struct pattern_view *v)
 		for (i = 0; i < v->groups[k].count; i++) {
 			const struct group *g = v->groups[k].items[i]->value;
 
-			for (op = 0; op < PAT_OPS; op++) {
-				const struct pat_counts *c = &g->op[op];
+			for (l = 0; l < PAT_LAYERS; l++) {
+				for (op = 0; op < PAT_OPS; op++) {
+					const struct pat_counts *c = &g->op[l][op];
 
-				if (!c->count)
-					continue;
-				csv__string(cw, kind_name[k]);
-				if (k == BY_PROCESS) {
-					csv__empty(cw);
-					csv__empty(cw);
-					csv__uint(cw, g->pid);
-					csv__string(cw, g->comm);
-				} else {
-					csv__uint(cw, g->dev ? g->dev->id : g->part);
-					csv__string(cw, g->dev ? g->dev->name : "");
-					csv__empty(cw);
-					csv__empty(cw);
+					if (!c->count)
+						continue;
+					csv_group_cells(cw, g);
+					csv__string(cw, layer_name[l]);
+					csv__string(cw, op_name[op]);
+					csv__uint(cw, c->count);
+					csv__uint(cw, c->bytes);
+					csv__uint(cw, c->sequential);
+					csv__uint(cw, c->count - c->sequential);
+					csv__uint(cw, c->unaligned);
+					csv__end_row(cw);
 				}
-				if (k == BY_FILE) {
-					csv__string(cw, g->path);
-					csv__uint(cw, g->part);
-				} else {
-					csv__empty(cw);
-					csv__empty(cw);
-				}
-				csv__string(cw, op_name[op]);
-				csv__uint(cw, c->count);
-				csv__uint(cw, c->bytes);
-				csv__uint(cw, c->sequential);
-				csv__uint(cw, c->count - c->sequential);
-				csv__uint(cw, c->unaligned);
-				csv__end_row(cw);
 			}
 		}
 	}
@@ -338,53 +466,53 @@ static void write_csv(struct pattern_view *v)
 
 static void table_rows(struct table *t, const struct group *g)
 {
-	unsigned int op;
+	unsigned int l, op;
 
-	for (op = 0; op < PAT_OPS; op++) {
-		const struct pat_counts *c = &g->op[op];
-		uint64_t runs = c->count - c->sequential;
+	for (l = 0; l < PAT_LAYERS; l++) {
+		for (op = 0; op < PAT_OPS; op++) {
+			const struct pat_counts *c = &g->op[l][op];
+			uint64_t runs = c->count - c->sequential;
 
-		if (!c->count)
-			continue;
-		if (g->kind == BY_PROCESS) {
-			/* pid 0 with a name is the idle task, in interrupt context; without, no process */
-			if (g->pid || g->comm[0])
-				table__cell(t, "%u", g->pid);
+			if (!c->count)
+				continue;
+			/* a file's device cell names its file system's partition */
+			if (g->kind == BY_PROCESS)
+				view__process_cells(t, g->pid, g->comm);
 			else
-				table__cell(t, "-");
-			table__cell(t, "%s", g->comm[0] ? g->comm : "-");
-		} else {
-			/* a file: where its file system is; a device: itself */
-			view__device_cell(t, g->dev, g->kind == BY_FILE ? g->part : g->dev->id);
+				view__device_cell(t, g->dev, g->kind == BY_FILE ? g->part : g->dev->id);
+			if (g->kind == BY_FILE)
+				table__cell(t, "%s", g->path[0] ? g->path : "?");
+			if (g->kind != BY_DEVICE)
+				table__cell(t, "%s", layer_name[l]);
+			table__cell(t, "%s", op_name[op]);
+			op_totals__cell_count(t, c->count);
+			op_totals__cell_bytes(t, c->bytes);
+			table__cell(t, "%.1f%%", 100.0 * (double)c->sequential / (double)c->count);
+			op_totals__cell_bytes(t, runs ? c->bytes / runs : c->bytes);
+			table__cell(t, "%.1f%%", 100.0 * (double)c->unaligned / (double)c->count);
+			table__end_row(t);
 		}
-		if (g->kind == BY_FILE)
-			table__cell(t, "%s", g->path[0] ? g->path : "?");
-		table__cell(t, "%s", op_name[op]);
-		op_totals__cell_count(t, c->count);
-		op_totals__cell_bytes(t, c->bytes);
-		table__cell(t, "%.1f%%", 100.0 * (double)c->sequential / (double)c->count);
-		op_totals__cell_bytes(t, runs ? c->bytes / runs : c->bytes);
-		table__cell(t, "%.1f%%", 100.0 * (double)c->unaligned / (double)c->count);
-		table__end_row(t);
 	}
 }
 
 static int write_table(struct pattern_view *v)
 {
-	static const char *const tail[] = { "op", "I/Os", "bytes", "sequential", "avg run",
+	static const char *const tail[] = { "op", "count", "bytes", "sequential", "avg run",
 					    "unaligned" };
-	static const char *const lead[KINDS][2] = { { "device" }, { "pid", "comm" },
-						    { "device", "file" } };
+	/* the devices' rows are block I/O only */
+	static const char *const lead[KINDS][3] = { { "device" }, { "pid", "comm", "layer" },
+						    { "device", "file", "layer" } };
 	unsigned int k, c;
 	int err = 0;
 	size_t i;
 
-	if (!v->groups[BY_DEVICE].count) {
+	/* every I/O and call counts for its process */
+	if (!v->groups[BY_PROCESS].count) {
 		view__none(v->out, "read or write I/O", v->filtered);
 		return 0;
 	}
 	for (k = 0; k < KINDS && !err; k++) {
-		unsigned int nlead = lead[k][1] ? 2 : 1;
+		unsigned int nlead = lead[k][1] ? 3 : 1;
 		struct table *t;
 
 		if (!v->groups[k].count)
@@ -392,10 +520,9 @@ static int write_table(struct pattern_view *v)
 		t = table__new(nlead + sizeof(tail) / sizeof(tail[0]));
 		if (!t)
 			return -ENOMEM;
-		if (k == BY_PROCESS)
-			table__align_left(t, 0, false);
-		table__align_left(t, 1, true);
-		table__align_left(t, nlead, true);
+		/* names and words to the left, numbers (a pid) to the right */
+		for (c = 0; c <= nlead; c++)
+			table__align_left(t, c, !(k == BY_PROCESS && c == 0));
 		for (c = 0; c < nlead; c++)
 			table__cell(t, "%s", lead[k][c]);
 		for (c = 0; c < sizeof(tail) / sizeof(tail[0]); c++)
@@ -439,15 +566,17 @@ static void pattern_destroy(void *p)
 		return;
 	for (k = 0; k < KINDS; k++)
 		keymap__free(&v->groups[k], free);
+	keymap__free(&v->ends, free);
 	free(v->streams);
 	free(v);
 }
 
 const struct view_ops pattern_view_ops = {
 	.name = "access-pattern",
-	.join_flags = JOIN_PATHS,
+	.join_flags = JOIN_PATHS | JOIN_VFS,
 	.create = pattern_create,
 	.record = pattern_record,
+	.vfs = pattern_vfs,
 	.finish = pattern_finish,
 	.destroy = pattern_destroy,
 };

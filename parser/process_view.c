@@ -281,14 +281,8 @@ static void table_group(struct table *t, const struct group *g)
 		if (g->t.block[i].time)
 			dist__merge(&lat, g->t.block[i].time);
 	}
-	if (g->kind == BY_PROCESS) {
-		/* pid 0 with a name is the idle task, in interrupt context; without, no process */
-		if (g->pid || g->comm[0])
-			table__cell(t, "%u", g->pid);
-		else
-			table__cell(t, "-");
-		table__cell(t, "%s", g->comm[0] ? g->comm : "-");
-	}
+	if (g->kind == BY_PROCESS)
+		view__process_cells(t, g->pid, g->comm);
 	if (g->cgroup)
 		table__cell(t, "%llu", (unsigned long long)g->cgroup);
 	else

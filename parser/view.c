@@ -53,3 +53,13 @@ void view__device_cell(struct table *t, const struct device *d, uint64_t part)
 	else
 		table__cell(t, "%s part " DEVT_FMT, dev, DEVT_ARGS(part));
 }
+
+void view__process_cells(struct table *t, uint32_t pid, const char *comm)
+{
+	/* pid 0 with a name is the idle task, in interrupt context; without, no process */
+	if (pid || comm[0])
+		table__cell(t, "%u", pid);
+	else
+		table__cell(t, "-");
+	table__cell(t, "%s", comm[0] ? comm : "-");
+}

@@ -111,5 +111,7 @@ struct table;
  * NULL: the partition's major:minor alone.
  */
 void view__device_cell(struct table *t, const struct device *d, uint64_t part);
+/* A table's process columns: its pid and comm, "-" for what the trace does not give. */
+void view__process_cells(struct table *t, uint32_t pid, const char *comm);
 
 #endif

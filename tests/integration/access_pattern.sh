@@ -15,19 +15,27 @@
 #     sequential (a read lands where one of the last 32 ended by chance
 #     about once in 250), none unaligned.
 # The device's row adds up the three; --statistics counts the same I/Os.
+# Then an ext4 on the device, traced with --vfs while
+#   - tinyw appends 64 writes of 100 bytes to a file: its calls are
+#     sequential but the first, and every one unaligned;
+#   - python3 writes 4 KiB at 32 places 8 KiB apart, shuffled: no call
+#     sequential, none unaligned.
 #
-# Needs root, BTF, loop devices, dd, fio and python3; a missing one is a
-# failure, never a skip. Everything set up is torn down at exit, also on
-# failure.
+# Needs root, BTF, loop devices, ext4, dd, fio and python3; a missing one
+# is a failure, never a skip. Everything set up is torn down at exit, also
+# on failure.
 set -u
 . "$(dirname "$(realpath "$0")")/../../scripts/tracer-lib.sh"
 
 iotrace_test_binary "$@"
 iotrace_test_harness
 
-iotrace_require_root_bpf "loop devices, BPF" losetup dd fio python3
+iotrace_require_root_bpf "loop devices, BPF" losetup mkfs.ext4 mount umount mountpoint dd fio python3
 iotrace_require_loop
 iotrace_loop_test pattern 64M
+MNT=$T/mnt
+# the ext4 of part 2 goes before the device
+trap 'mountpoint -q "$MNT" && umount "$MNT"; iotrace_loop_test_cleanup' EXIT
 udevadm settle 2>/dev/null
 cp "$(command -v dd)" "$T/seqw" && cp "$(command -v dd)" "$T/tinyw" || die "cannot copy dd"
 
@@ -56,7 +64,8 @@ def say(ok, what):
 
 def row(group, op, comm=None):
     for r in rows:
-        if r["group"] == group and r["operation"] == op and (comm is None or r["process.comm"] == comm):
+        if r["group"] == group and r["layer"] == "block" and r["operation"] == op \
+                and (comm is None or r["process.comm"] == comm):
             return {k: int(r[k]) for k in ("count", "bytes", "sequential", "runs", "unaligned")}
     return None
 
@@ -78,7 +87,8 @@ for dev in json.load(open(sys.argv[2]))["statistics"]:
         stats[op] = stats.get(op, 0) + int(dev[op]["count"])
 for op in ("read", "write"):
     d = row("device", op)
-    procs = [r for r in rows if r["group"] == "process" and r["operation"] == op]
+    procs = [r for r in rows if r["group"] == "process" and r["layer"] == "block"
+             and r["operation"] == op]
     say(d is not None and d["count"] == stats[op]
         and sum(int(r["count"]) for r in procs) == d["count"]
         and sum(int(r["sequential"]) for r in procs) == d["sequential"],
@@ -87,5 +97,48 @@ for op in ("read", "write"):
 EOF
 iotrace_test_relay "$T/check.out" $? "the pattern check"
 [ -s "$T/parse.err" ] && sed 's/^/      stderr: /' "$T/parse.err"
+
+# --- 2: the calls, on an ext4 ---
+mkfs.ext4 -q -F "$LOOP" >"$T/mkfs.log" 2>&1 || die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
+mkdir "$MNT" && mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
+iotrace_test_start_tracer "2: " "$T/out2" "$T/err2" -S -d "$DEV" --vfs
+"$T/tinyw" if=/dev/zero of="$MNT/tiny" bs=100 count=64 status=none || fail "2: tinyw failed"
+python3 - "$MNT/spread" <<'EOF' || fail "2: the spread writes failed"
+import os, random, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
+places = list(range(32))
+random.Random(7).shuffle(places)
+for k in places:
+    os.pwrite(fd, b"x" * 4096, 8192 * k)
+os.close(fd)
+EOF
+iotrace_test_stop_tracer "2: " "$T/out2" "$T/err2"
+"$BIN" -P --access-pattern -f csv -p "$IOTRACE_TRACE_DIR/$TRACE" >"$T/pattern2.csv" 2>"$T/parse.err" ||
+	fail "2: the parser failed: $(cat "$T/parse.err")"
+python3 - "$T/pattern2.csv" >"$T/check2.out" <<'EOF'
+import csv, sys
+
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["layer"] == "vfs" and r["operation"] == "write"]
+
+
+def say(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+
+
+def counts(group, col, value):
+    r = next((r for r in rows if r["group"] == group and r[col] == value), None)
+    return r and {k: int(r[k]) for k in ("count", "bytes", "sequential", "unaligned")}
+
+
+tiny, spread = counts("process", "process.comm", "tinyw"), counts("process", "process.comm", "python3")
+say(tiny == {"count": 64, "bytes": 6400, "sequential": 63, "unaligned": 64},
+    "2: tinyw's 100-byte writes: sequential but the first, every one unaligned (%s)" % tiny)
+say(spread == {"count": 32, "bytes": 32 * 4096, "sequential": 0, "unaligned": 0},
+    "2: the spread 4 KiB writes: none sequential, none unaligned (%s)" % spread)
+say(tiny is not None and counts("file", "file.path", "/tiny") == tiny and
+    counts("file", "file.path", "/spread") == spread,
+    "2: each file's row is its one writer's")
+EOF
+iotrace_test_relay "$T/check2.out" $? "the calls' pattern check"
 
 finish

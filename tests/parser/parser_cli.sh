@@ -473,43 +473,6 @@ rc=${PIPESTATUS[0]}
 head -n 1 "$tmp/out" | grep -q '^header.sid,header.timestamp,' ||
 	fail "csv, closed pipe: first line '$(cat "$tmp/out")'"
 
-# --- --access-pattern: streams and alignment, in submission order ---
-ap=$tmp/pattern
-mkdir "$ap"
-echo "$summary_ok" >"$ap/octf.summary"
-# a stream from LBA 0, another from 96 between its I/Os, then a 2 KiB
-# write continuing the second, and one at an odd sector
-mkios "$ap/octf.trace.0" <<'SPEC'
-io 1 100 1 0 8
-io 2 200 2 8 8
-io 3 300 3 96 8
-io 4 400 4 16 8
-io 5 500 5 104 4
-io 6 600 6 113 8
-done 7 700 1
-done 8 700 2
-done 9 700 3
-done 10 700 4
-done 11 700 5
-done 12 700 6
-SPEC
-run "access pattern, csv" 0 '' -- -P --access-pattern -p "$ap" -f csv
-[ "$(tr '\n' ' ' <"$tmp/out")" = "group,device.id,device.name,process.pid,process.comm,file.path,file.partition,operation,count,bytes,sequential,runs,unaligned device,8388608,,,,,,write,6,22528,3,3,2 process,,,0,,,,write,6,22528,3,3,2 " ] ||
-	fail "access pattern, csv: '$(cat "$tmp/out")'"
-run "access pattern, json" 0 '' -- -P --access-pattern -p "$ap"
-[ "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); w = d["devices"][0]["write"]; print(d["devices"][0]["device"]["id"], w["count"], w["bytes"], w["sequential"], w["runs"], w["unaligned"], len(d["processes"]), d["files"])' "$tmp/out")" = "8388608 6 22528 3 3 2 1 []" ] ||
-	fail "access pattern, json: '$(cat "$tmp/out")'"
-run "access pattern, table" 0 '' -- -P --access-pattern -p "$ap" -f table
-[ "$(sed -n 3p "$tmp/out" | tr -s ' ')" = " 8:0 write 6 22 KiB 50.0% 7.3 KiB 33.3%" ] ||
-	fail "access pattern, table: '$(cat "$tmp/out")'"
-# a filter first: the streams are those of the I/Os it keeps
-run "access pattern, window" 0 '' -- -P --access-pattern -p "$ap" -f csv --from 0.0000002
-[ "$(sed -n 2p "$tmp/out")" = "device,8388608,,,,,,write,4,14336,1,3,2" ] ||
-	fail "access pattern, window: '$(cat "$tmp/out")'"
-run "access pattern, nothing left" 0 '' -- -P --access-pattern -p "$ap" -f table --from 1
-[ "$(cat "$tmp/out")" = "no read or write I/O in this trace matches the filters" ] ||
-	fail "access pattern, nothing left: '$(cat "$tmp/out")'"
-
 # --- command line ---
 run "format" 2 "iotrace: invalid value 'xml' for --format: expected json, csv or table" -- -P --io --raw -f xml -p "$t"
 run "two views" 2 "iotrace: --io and --statistics are two views; choose one (try 'iotrace -P -H')" -- -P --io --statistics -p "$t"
@@ -559,7 +522,7 @@ run "help, other options" 0 '' -- -P --io -H -p "$t"
 # file system on 8:1); prints the byte offset of the last record:
 #   device SID [TS]
 #   name SID INO PARENT NAME
-#   vfs SID TS ID CALL PID COMM INO SIZE RESULT DURATION   (INO 0: no file)
+#   vfs SID TS ID CALL PID COMM INO SIZE RESULT DURATION [OFFSET]   (INO 0: no file)
 #   io SID TS ID LBA LEN PID COMM VFSCALL                  (a write)
 #   meta SID TS REF INO
 #   done SID TS REF
@@ -604,6 +567,8 @@ with open(sys.argv[1], "wb") as f:
             body = field(1, id_) + field(2, call) + field(3, pid) + field(4, pid) + field(5, 3)
             if ino:
                 body += sub(6, fid(ino))
+            if len(w) > 11:
+                body += field(7, int(w[11]))
             body += (field(8, size) + field(9, result) + field(10, dur) + field(11, 8388609) +
                      field(12, 5) + sub(13, w[6].encode()))
             ev = sub(1, field(1, sid) + field(2, ts)) + sub(22, body)
@@ -833,6 +798,61 @@ for by in submission completion; do
 		[ "$(sed -n 2p "$tmp/out" | awk -F, '{print $NF}')" = "$by" ] ||
 		fail "by $by, csv: '$(head -2 "$tmp/out")'"
 done
+
+# --- --access-pattern: streams and alignment, in submission order ---
+ap=$tmp/pattern
+mkdir "$ap"
+echo "$summary_ok" >"$ap/octf.summary"
+# a stream from LBA 0, another from 96 between its I/Os, then a 2 KiB
+# write continuing the second, and one at an odd sector
+mkios "$ap/octf.trace.0" <<'SPEC'
+io 1 100 1 0 8
+io 2 200 2 8 8
+io 3 300 3 96 8
+io 4 400 4 16 8
+io 5 500 5 104 4
+io 6 600 6 113 8
+done 7 700 1
+done 8 700 2
+done 9 700 3
+done 10 700 4
+done 11 700 5
+done 12 700 6
+SPEC
+run "access pattern, csv" 0 '' -- -P --access-pattern -p "$ap" -f csv
+[ "$(tr '\n' ' ' <"$tmp/out")" = "group,device.id,device.name,process.pid,process.comm,file.path,file.partition,layer,operation,count,bytes,sequential,runs,unaligned device,8388608,,,,,,block,write,6,22528,3,3,2 process,,,0,,,,block,write,6,22528,3,3,2 " ] ||
+	fail "access pattern, csv: '$(cat "$tmp/out")'"
+run "access pattern, json" 0 '' -- -P --access-pattern -p "$ap"
+[ "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); w = d["devices"][0]["block"]["write"]; print(d["devices"][0]["device"]["id"], w["count"], w["bytes"], w["sequential"], w["runs"], w["unaligned"], len(d["processes"]), d["files"])' "$tmp/out")" = "8388608 6 22528 3 3 2 1 []" ] ||
+	fail "access pattern, json: '$(cat "$tmp/out")'"
+run "access pattern, table" 0 '' -- -P --access-pattern -p "$ap" -f table
+[ "$(sed -n 3p "$tmp/out" | tr -s ' ')" = " 8:0 write 6 22 KiB 50.0% 7.3 KiB 33.3%" ] ||
+	fail "access pattern, table: '$(cat "$tmp/out")'"
+# a filter first: the streams are those of the I/Os it keeps
+run "access pattern, window" 0 '' -- -P --access-pattern -p "$ap" -f csv --from 0.0000002
+[ "$(sed -n 2p "$tmp/out")" = "device,8388608,,,,,,block,write,4,14336,1,3,2" ] ||
+	fail "access pattern, window: '$(cat "$tmp/out")'"
+# calls: fio writes 4 KiB at 0 and 4096, then 100 bytes at 8192 (unaligned),
+# then at 0 again; dd writes 4 KiB at 4096 on the same file (its own
+# stream, not fio's: sequential is per process); a failed write and a
+# read at an unknown offset (-1) of 4096 bytes
+mkvfs "$ap/octf.trace.1" >/dev/null <<'SPEC'
+name 20 2 2 /
+name 21 14 2 f.dat
+vfs 22 800 11 4 101 fio 14 4096 4096 10 0
+vfs 23 810 12 4 101 fio 14 4096 4096 10 4096
+vfs 24 820 13 4 202 dd 14 4096 4096 10 4096
+vfs 25 830 14 4 101 fio 14 100 100 10 8192
+vfs 26 840 15 4 101 fio 14 4096 4096 10 0
+vfs 27 850 16 4 101 fio 14 4096 -28 10 12288
+vfs 28 860 17 1 101 fio 14 4096 4096 10 -1
+SPEC
+run "access pattern, calls" 0 '' -- -P --access-pattern -p "$ap" -f csv
+[ "$(grep ',vfs,' "$tmp/out" | cut -d, -f1,4,5,6,8- | tr '\n' ' ')" = "process,101,fio,,vfs,read,1,4096,0,1,0 process,101,fio,,vfs,write,4,12388,2,2,1 process,202,dd,,vfs,write,1,4096,0,1,0 file,,,/f.dat,vfs,read,1,4096,0,1,0 file,,,/f.dat,vfs,write,5,16484,2,3,1 " ] ||
+	fail "access pattern, calls: '$(cat "$tmp/out")'"
+run "access pattern, nothing left" 0 '' -- -P --access-pattern -p "$ap" -f table --from 1
+[ "$(cat "$tmp/out")" = "no read or write I/O in this trace matches the filters" ] ||
+	fail "access pattern, nothing left: '$(cat "$tmp/out")'"
 
 # --- a view of what the trace does not have: empty, or no call counted,
 # and a note that says what is missing; exit 0 all the same

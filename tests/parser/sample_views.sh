@@ -345,9 +345,10 @@ for kind, group, key in (("device", "devices", lambda g: g["device"]["id"]),
                          ("process", "processes", lambda g: g["pid"]),
                          ("file", "files", lambda g: g["file"]["path"])):
     for g in p[group]:
+        assert set(g) - {"pid", "comm", "file", "device"} == {"block"}  # no calls in the sample
         for op in ("read", "write"):
-            if op in g:
-                c = g[op]
+            if op in g["block"]:
+                c = g["block"][op]
                 assert int(c["sequential"]) + int(c["runs"]) == int(c["count"])
                 got[(kind, key(g), op)] = [int(c["count"]), int(c["bytes"]),
                                            int(c["sequential"]), int(c["unaligned"])]
