@@ -16,20 +16,22 @@
  *   no known offset (a pipe's side of a copy) is neither sequential nor
  *   judged by its offset.
  *
- * Grouped three ways, to find who and what makes a pattern: by device
+ * Grouped four ways, to find who and what makes a pattern: by device
  * (block), by process (pid and comm; a block I/O's is its submitter's,
- * so writeback shows as the flusher) and by file (the trace names it;
- * by path). With a filter, the streams are those of what it keeps.
+ * so writeback shows as the flusher), by cgroup (a batch job, a
+ * container, a service) and by file (the trace names it; by path). With
+ * a filter, the streams are those of what it keeps.
  *
  * Per group, layer and operation (read, write): count, bytes, sequential,
  * runs (count - sequential: the stretches of sequential I/O, so bytes /
  * runs is a run's average length), unaligned. Groups are sorted by the
  * block bytes they moved, then the call bytes, most first; ties by
- * device, pid and comm, or path.
+ * device, pid and comm, cgroup id, or path.
  *
  * JSON: {"devices": [{device {id, name}, block {read, write}}],
- * "processes": [{pid, comm, block {...}, vfs {...}}], "files": [{file
- * {path, partition}, device {id, name}, block, vfs}]}, the layers and
+ * "processes": [{pid, comm, block {...}, vfs {...}}], "cgroups":
+ * [{cgroup, block, vfs}], "files": [{file {path, partition}, device {id,
+ * name}, block, vfs}]}, the layers and
  * operations that happened only, counts as strings (64-bit, as OCTF's
  * JSON). CSV: one row per group, layer and operation, a "group" column
  * saying which grouping. Table: the shares in percent and a run's
@@ -46,13 +48,13 @@
 #include "pattern.h"
 #include "view.h"
 
-enum group_kind { BY_DEVICE, BY_PROCESS, BY_FILE, KINDS };
+enum group_kind { BY_DEVICE, BY_PROCESS, BY_CGROUP, BY_FILE, KINDS };
 enum pat_layer { PAT_BLOCK, PAT_VFS, PAT_LAYERS };
 enum pat_op { PAT_READ, PAT_WRITE, PAT_OPS };
 
-static const char *const kind_name[KINDS] = { "device", "process", "file" };
-static const char *const kind_json[KINDS] = { "devices", "processes", "files" };
-static const char *const kind_title[KINDS] = { "by device", "by process", "by file" };
+static const char *const kind_name[KINDS] = { "device", "process", "cgroup", "file" };
+static const char *const kind_json[KINDS] = { "devices", "processes", "cgroups", "files" };
+static const char *const kind_title[KINDS] = { "by device", "by process", "by cgroup", "by file" };
 static const char *const layer_name[PAT_LAYERS] = { "block", "vfs" };
 static const char *const op_name[PAT_OPS] = { "read", "write" };
 
@@ -67,6 +69,7 @@ struct group {
 	uint64_t part;			/* a file's partition */
 	uint32_t pid;
 	char comm[EVENT_COMM_MAX];
+	uint64_t cgroup;		/* a cgroup's: its id, 0 = not recorded */
 	char path[];			/* a file's */
 };
 
@@ -108,6 +111,7 @@ struct origin {
 	uint64_t part;			/* the file system's device, for a file's */
 	uint32_t pid;
 	const char *comm;
+	uint64_t cgroup;
 	const struct file_node *file;	/* NULL: none */
 	const char *path;		/* NULL: the trace names none */
 	size_t path_len;
@@ -129,6 +133,9 @@ static struct group *group_of(struct pattern_view *v, enum group_kind kind, cons
 		memcpy(key, &o->pid, sizeof(o->pid));
 		memcpy(key + sizeof(o->pid), o->comm, strnlen(o->comm, EVENT_COMM_MAX - 1));
 		klen = sizeof(o->pid) + EVENT_COMM_MAX;
+	} else if (kind == BY_CGROUP) {
+		memcpy(key, &o->cgroup, sizeof(o->cgroup));
+		klen = sizeof(o->cgroup);
 	} else {
 		const struct file_id *id = file_node__id(o->file);
 
@@ -149,6 +156,8 @@ static struct group *group_of(struct pattern_view *v, enum group_kind kind, cons
 	if (kind == BY_PROCESS) {
 		g->pid = o->pid;
 		memcpy(g->comm, key + sizeof(o->pid), EVENT_COMM_MAX - 1);
+	} else if (kind == BY_CGROUP) {
+		g->cgroup = o->cgroup;
 	} else if (kind == BY_FILE) {
 		g->part = file_node__id(o->file)->part;
 		memcpy(g->path, o->path, plen);
@@ -210,7 +219,7 @@ static void pattern_record(void *p, const struct io_rec *r)
 	v->streams = ds;
 	seq = pattern__sequential(&ds[r->dev->index].op[op], r->lba, r->len);
 	o = (struct origin){ r->dev, r->file ? file_node__id(r->file)->part : 0, r->pid, r->comm,
-			     r->file, r->path, r->path_len };
+			     r->cgroup, r->file, r->path, r->path_len };
 	count(v, &o, PAT_BLOCK, op, (uint64_t)r->len * 512, seq,
 	      pattern__aligned(r->lba, r->len));
 }
@@ -260,7 +269,7 @@ static void pattern_vfs(void *p, const struct vfs_rec *r)
 		int64_t off = sides[i].op == VOP_WRITE && vfs_call__has_output(r->call) ?
 				      r->offset2 : r->offset;
 		enum pat_op op = sides[i].op == VOP_READ ? PAT_READ : PAT_WRITE;
-		struct origin o = { r->dev, r->part, r->pid, r->comm, sides[i].file,
+		struct origin o = { r->dev, r->part, r->pid, r->comm, r->cgroup, sides[i].file,
 				    sides[i].path, sides[i].path_len };
 		bool seq = false, aligned;
 
@@ -299,6 +308,8 @@ static int by_bytes(const void *a, const void *b)
 	}
 	if (x->kind == BY_DEVICE)
 		return x->dev->index < y->dev->index ? -1 : x->dev->index > y->dev->index;
+	if (x->kind == BY_CGROUP)
+		return x->cgroup < y->cgroup ? -1 : x->cgroup > y->cgroup;
 	if (x->kind == BY_FILE) {
 		c = strcmp(x->path, y->path);
 		return c ? c : (x->part < y->part ? -1 : x->part > y->part);
@@ -331,6 +342,9 @@ static void json_group(struct json_writer *jw, const struct group *g)
 		jw__uint(jw, g->pid);
 		jw__key(jw, "comm");
 		jw__string(jw, g->comm);
+	} else if (g->kind == BY_CGROUP) {
+		jw__key(jw, "cgroup");
+		jw__uint_str(jw, g->cgroup);
 	} else if (g->kind == BY_FILE) {
 		jw__key(jw, "file");
 		jw__start_object(jw);
@@ -340,7 +354,7 @@ static void json_group(struct json_writer *jw, const struct group *g)
 		jw__uint_str(jw, g->part);
 		jw__end_object(jw);
 	}
-	if (g->kind != BY_PROCESS)
+	if (g->kind == BY_DEVICE || g->kind == BY_FILE)
 		json_device(jw, g->dev, g->part);
 	for (l = 0; l < PAT_LAYERS; l++) {
 		if (!layer_count(g, l))
@@ -396,20 +410,30 @@ static void write_json(struct pattern_view *v)
 
 /* ---- CSV ---- */
 
+/* The columns of one kind of group; the others' are empty. */
 static void csv_group_cells(struct csv_writer *cw, const struct group *g)
 {
+	bool dev = g->kind == BY_DEVICE || g->kind == BY_FILE;
+
 	csv__string(cw, kind_name[g->kind]);
-	if (g->kind == BY_PROCESS) {
-		csv__empty(cw);
-		csv__empty(cw);
-		csv__uint(cw, g->pid);
-		csv__string(cw, g->comm);
-	} else {
+	if (dev) {
 		csv__uint(cw, g->dev ? g->dev->id : g->part);
 		csv__string(cw, g->dev ? g->dev->name : "");
+	} else {
 		csv__empty(cw);
 		csv__empty(cw);
 	}
+	if (g->kind == BY_PROCESS) {
+		csv__uint(cw, g->pid);
+		csv__string(cw, g->comm);
+	} else {
+		csv__empty(cw);
+		csv__empty(cw);
+	}
+	if (g->kind == BY_CGROUP)
+		csv__uint(cw, g->cgroup);
+	else
+		csv__empty(cw);
 	if (g->kind == BY_FILE) {
 		csv__string(cw, g->path);
 		csv__uint(cw, g->part);
@@ -422,9 +446,9 @@ static void csv_group_cells(struct csv_writer *cw, const struct group *g)
 static void write_csv(struct pattern_view *v)
 {
 	static const char *const head[] = { "group", "device.id", "device.name", "process.pid",
-					    "process.comm", "file.path", "file.partition",
-					    "layer", "operation", "count", "bytes", "sequential",
-					    "runs", "unaligned" };
+					    "process.comm", "process.cgroup", "file.path",
+					    "file.partition", "layer", "operation", "count", "bytes",
+					    "sequential", "runs", "unaligned" };
 	struct csv_writer *cw = csv__new(v->out);
 	unsigned int k, l, op;
 	size_t i;
@@ -478,6 +502,10 @@ static void table_rows(struct table *t, const struct group *g)
 			/* a file's device cell names its file system's partition */
 			if (g->kind == BY_PROCESS)
 				view__process_cells(t, g->pid, g->comm);
+			else if (g->kind == BY_CGROUP && g->cgroup)
+				table__cell(t, "%llu", (unsigned long long)g->cgroup);
+			else if (g->kind == BY_CGROUP)
+				table__cell(t, "-");
 			else
 				view__device_cell(t, g->dev, g->kind == BY_FILE ? g->part : g->dev->id);
 			if (g->kind == BY_FILE)
@@ -501,6 +529,7 @@ static int write_table(struct pattern_view *v)
 					    "unaligned" };
 	/* the devices' rows are block I/O only */
 	static const char *const lead[KINDS][3] = { { "device" }, { "pid", "comm", "layer" },
+						    { "cgroup", "layer" },
 						    { "device", "file", "layer" } };
 	unsigned int k, c;
 	int err = 0;
@@ -512,7 +541,7 @@ static int write_table(struct pattern_view *v)
 		return 0;
 	}
 	for (k = 0; k < KINDS && !err; k++) {
-		unsigned int nlead = lead[k][1] ? 3 : 1;
+		unsigned int nlead = !lead[k][1] ? 1 : !lead[k][2] ? 2 : 3;
 		struct table *t;
 
 		if (!v->groups[k].count)
@@ -520,9 +549,9 @@ static int write_table(struct pattern_view *v)
 		t = table__new(nlead + sizeof(tail) / sizeof(tail[0]));
 		if (!t)
 			return -ENOMEM;
-		/* names and words to the left, numbers (a pid) to the right */
+		/* names and words to the left, numbers (a pid, a cgroup id) to the right */
 		for (c = 0; c <= nlead; c++)
-			table__align_left(t, c, !(k == BY_PROCESS && c == 0));
+			table__align_left(t, c, !((k == BY_PROCESS || k == BY_CGROUP) && c == 0));
 		for (c = 0; c < nlead; c++)
 			table__cell(t, "%s", lead[k][c]);
 		for (c = 0; c < sizeof(tail) / sizeof(tail[0]); c++)

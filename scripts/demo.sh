@@ -177,7 +177,7 @@ show "$BIN" --trace-parser --file-statistics --path "$TRACE" --format table
 step "per process and cgroup: who did the I/O"
 show "$BIN" --trace-parser --process-statistics --path "$TRACE" --format table
 
-step "the access pattern: sequential runs and unaligned I/O, per device, process and file,
+step "the access pattern: sequential runs and unaligned I/O, per device, process, cgroup and file,
    as block I/O and as calls (the calls are in whole 4 KiB units, but mkfs gives an ext4
    this small 1 KiB blocks, and its block I/O is not)"
 show "$BIN" --trace-parser --access-pattern --path "$TRACE" --format table

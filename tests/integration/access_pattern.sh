@@ -87,12 +87,13 @@ for dev in json.load(open(sys.argv[2]))["statistics"]:
         stats[op] = stats.get(op, 0) + int(dev[op]["count"])
 for op in ("read", "write"):
     d = row("device", op)
-    procs = [r for r in rows if r["group"] == "process" and r["layer"] == "block"
-             and r["operation"] == op]
+    procs, cgroups = ([r for r in rows if r["group"] == g and r["layer"] == "block"
+                       and r["operation"] == op] for g in ("process", "cgroup"))
     say(d is not None and d["count"] == stats[op]
         and sum(int(r["count"]) for r in procs) == d["count"]
-        and sum(int(r["sequential"]) for r in procs) == d["sequential"],
-        "%ss: the device's row is --statistics' count and the processes' sum (%s, %s)"
+        and sum(int(r["sequential"]) for r in procs) == d["sequential"]
+        and sum(int(r["count"]) for r in cgroups) == d["count"],
+        "%ss: the device's row is --statistics' count, the processes' sum and the cgroups' (%s, %s)"
         % (op, d, stats[op]))
 EOF
 iotrace_test_relay "$T/check.out" $? "the pattern check"

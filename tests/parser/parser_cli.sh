@@ -820,17 +820,17 @@ done 11 700 5
 done 12 700 6
 SPEC
 run "access pattern, csv" 0 '' -- -P --access-pattern -p "$ap" -f csv
-[ "$(tr '\n' ' ' <"$tmp/out")" = "group,device.id,device.name,process.pid,process.comm,file.path,file.partition,layer,operation,count,bytes,sequential,runs,unaligned device,8388608,,,,,,block,write,6,22528,3,3,2 process,,,0,,,,block,write,6,22528,3,3,2 " ] ||
+[ "$(tr '\n' ' ' <"$tmp/out")" = "group,device.id,device.name,process.pid,process.comm,process.cgroup,file.path,file.partition,layer,operation,count,bytes,sequential,runs,unaligned device,8388608,,,,,,,block,write,6,22528,3,3,2 process,,,0,,,,,block,write,6,22528,3,3,2 cgroup,,,,,0,,,block,write,6,22528,3,3,2 " ] ||
 	fail "access pattern, csv: '$(cat "$tmp/out")'"
 run "access pattern, json" 0 '' -- -P --access-pattern -p "$ap"
-[ "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); w = d["devices"][0]["block"]["write"]; print(d["devices"][0]["device"]["id"], w["count"], w["bytes"], w["sequential"], w["runs"], w["unaligned"], len(d["processes"]), d["files"])' "$tmp/out")" = "8388608 6 22528 3 3 2 1 []" ] ||
+[ "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); w = d["devices"][0]["block"]["write"]; print(d["devices"][0]["device"]["id"], w["count"], w["bytes"], w["sequential"], w["runs"], w["unaligned"], len(d["processes"]), d["cgroups"][0]["cgroup"], d["files"])' "$tmp/out")" = "8388608 6 22528 3 3 2 1 0 []" ] ||
 	fail "access pattern, json: '$(cat "$tmp/out")'"
 run "access pattern, table" 0 '' -- -P --access-pattern -p "$ap" -f table
 [ "$(sed -n 3p "$tmp/out" | tr -s ' ')" = " 8:0 write 6 22 KiB 50.0% 7.3 KiB 33.3%" ] ||
 	fail "access pattern, table: '$(cat "$tmp/out")'"
 # a filter first: the streams are those of the I/Os it keeps
 run "access pattern, window" 0 '' -- -P --access-pattern -p "$ap" -f csv --from 0.0000002
-[ "$(sed -n 2p "$tmp/out")" = "device,8388608,,,,,,block,write,4,14336,1,3,2" ] ||
+[ "$(sed -n 2p "$tmp/out")" = "device,8388608,,,,,,,block,write,4,14336,1,3,2" ] ||
 	fail "access pattern, window: '$(cat "$tmp/out")'"
 # calls: fio writes 4 KiB at 0 and 4096, then 100 bytes at 8192 (unaligned),
 # then at 0 again; dd writes 4 KiB at 4096 on the same file (its own
@@ -848,7 +848,7 @@ vfs 27 850 16 4 101 fio 14 4096 -28 10 12288
 vfs 28 860 17 1 101 fio 14 4096 4096 10 -1
 SPEC
 run "access pattern, calls" 0 '' -- -P --access-pattern -p "$ap" -f csv
-[ "$(grep ',vfs,' "$tmp/out" | cut -d, -f1,4,5,6,8- | tr '\n' ' ')" = "process,101,fio,,vfs,read,1,4096,0,1,0 process,101,fio,,vfs,write,4,12388,2,2,1 process,202,dd,,vfs,write,1,4096,0,1,0 file,,,/f.dat,vfs,read,1,4096,0,1,0 file,,,/f.dat,vfs,write,5,16484,2,3,1 " ] ||
+[ "$(grep ',vfs,' "$tmp/out" | cut -d, -f1,4-7,9- | tr '\n' ' ')" = "process,101,fio,,,vfs,read,1,4096,0,1,0 process,101,fio,,,vfs,write,4,12388,2,2,1 process,202,dd,,,vfs,write,1,4096,0,1,0 cgroup,,,5,,vfs,read,1,4096,0,1,0 cgroup,,,5,,vfs,write,5,16484,2,3,1 file,,,,/f.dat,vfs,read,1,4096,0,1,0 file,,,,/f.dat,vfs,write,5,16484,2,3,1 " ] ||
 	fail "access pattern, calls: '$(cat "$tmp/out")'"
 run "access pattern, nothing left" 0 '' -- -P --access-pattern -p "$ap" -f table --from 1
 [ "$(cat "$tmp/out")" = "no read or write I/O in this trace matches the filters" ] ||

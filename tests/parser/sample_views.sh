@@ -330,7 +330,8 @@ for line in open(sys.argv[2]):
         if len(s) == 32:
             s.popitem(last=False)
         s[lba + n] = True
-    keys = [("device", e["device"]["id"]), ("process", 0)]
+    keys = [("device", e["device"]["id"]), ("process", 0),
+            ("cgroup", e.get("process", {}).get("cgroup", "0"))]
     # a file the trace names
     if e.get("file", {}).get("path"):
         keys.append(("file", e["file"]["path"]))
@@ -343,9 +344,10 @@ for line in open(sys.argv[2]):
 got = {}
 for kind, group, key in (("device", "devices", lambda g: g["device"]["id"]),
                          ("process", "processes", lambda g: g["pid"]),
+                         ("cgroup", "cgroups", lambda g: g["cgroup"]),
                          ("file", "files", lambda g: g["file"]["path"])):
     for g in p[group]:
-        assert set(g) - {"pid", "comm", "file", "device"} == {"block"}  # no calls in the sample
+        assert set(g) - {"pid", "comm", "cgroup", "file", "device"} == {"block"}  # no calls in the sample
         for op in ("read", "write"):
             if op in g["block"]:
                 c = g["block"][op]
