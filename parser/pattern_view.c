@@ -502,10 +502,8 @@ static void table_rows(struct table *t, const struct group *g)
 			/* a file's device cell names its file system's partition */
 			if (g->kind == BY_PROCESS)
 				view__process_cells(t, g->pid, g->comm);
-			else if (g->kind == BY_CGROUP && g->cgroup)
-				table__cell(t, "%llu", (unsigned long long)g->cgroup);
 			else if (g->kind == BY_CGROUP)
-				table__cell(t, "-");
+				view__cgroup_cell(t, g->cgroup);
 			else
 				view__device_cell(t, g->dev, g->kind == BY_FILE ? g->part : g->dev->id);
 			if (g->kind == BY_FILE)

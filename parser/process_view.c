@@ -283,10 +283,7 @@ static void table_group(struct table *t, const struct group *g)
 	}
 	if (g->kind == BY_PROCESS)
 		view__process_cells(t, g->pid, g->comm);
-	if (g->cgroup)
-		table__cell(t, "%llu", (unsigned long long)g->cgroup);
-	else
-		table__cell(t, "-");
+	view__cgroup_cell(t, g->cgroup);
 	op_totals__cell_count(t, ios);
 	op_totals__cell_bytes(t, g->t.block[GRP_READ].bytes);
 	op_totals__cell_bytes(t, g->t.block[GRP_WRITE].bytes);

@@ -63,3 +63,11 @@ void view__process_cells(struct table *t, uint32_t pid, const char *comm)
 		table__cell(t, "-");
 	table__cell(t, "%s", comm[0] ? comm : "-");
 }
+
+void view__cgroup_cell(struct table *t, uint64_t cgroup)
+{
+	if (cgroup)
+		table__cell(t, "%llu", (unsigned long long)cgroup);
+	else
+		table__cell(t, "-");
+}

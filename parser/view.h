@@ -113,5 +113,7 @@ struct table;
 void view__device_cell(struct table *t, const struct device *d, uint64_t part);
 /* A table's process columns: its pid and comm, "-" for what the trace does not give. */
 void view__process_cells(struct table *t, uint32_t pid, const char *comm);
+/* A table's cgroup column: its id, "-" where the trace does not give one (0). */
+void view__cgroup_cell(struct table *t, uint64_t cgroup);
 
 #endif
