@@ -159,8 +159,8 @@ void tdir__init_summary(struct collector *c, struct summary *s, const char *rel)
 
 /*
  * Describes the traced devices (sids 1..n in stream 0, the trace's
- * first events), and notes the wall-clock time of their timestamp as
- * s's timestampOrigin; 0 or -errno.
+ * first events), and notes their timestamp as s's timestampOriginClock
+ * and its wall-clock time as s's timestampOrigin; 0 or -errno.
  */
 int tdir__write_descriptions(struct collector *c, struct summary *s);
 

@@ -109,8 +109,7 @@ bool probe__rdonly_cast(const struct btf *btf)
 	return btf && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
 }
 
-/* Whether the environment variable name is "1": a test asks for an older kernel's way. */
-static bool asked(const char *name)
+bool probe__asked(const char *name)
 {
 	const char *env = getenv(name);
 
@@ -142,9 +141,9 @@ enum probe_uring_complete probe__uring_complete_of(const struct btf *btf, bool t
 {
 	static const char *const fields[] = { "ctx", "req", "user_data", "res", NULL };
 
-	if (!btf || asked("IOTRACE_NO_URING"))
+	if (!btf || probe__asked("IOTRACE_NO_URING"))
 		return PROBE_URING_COMPLETE_NONE;
-	if (!asked("IOTRACE_URING_TRACEPOINT") && probe__tp_btf_args(btf, "io_uring_complete") == 3)
+	if (!probe__asked("IOTRACE_URING_TRACEPOINT") && probe__tp_btf_args(btf, "io_uring_complete") == 3)
 		return PROBE_URING_COMPLETE_BTF;
 	if (tracepoint && has_members(btf, "trace_event_raw_io_uring_complete", fields))
 		return PROBE_URING_COMPLETE_TRACEPOINT;
@@ -158,12 +157,12 @@ enum probe_uring_complete probe__uring_complete(const struct btf *btf)
 
 bool probe__cast_loads(const struct btf *btf)
 {
-	return !asked("IOTRACE_PROBE_READS") && probe__rdonly_cast(btf);
+	return !probe__asked("IOTRACE_PROBE_READS") && probe__rdonly_cast(btf);
 }
 
 bool probe__path_walk(const struct btf *btf)
 {
-	return !asked("IOTRACE_NO_PATH_WALK") &&
+	return !probe__asked("IOTRACE_NO_PATH_WALK") &&
 	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_loop, NULL) == 1 &&
 	       probe__rdonly_cast(btf);
 }

@@ -12,6 +12,9 @@
 
 struct btf;
 
+/* Whether the environment variable name is "1": a test asks for an older kernel's way. */
+bool probe__asked(const char *name);
+
 /*
  * Arguments of the tp_btf tracepoint tp in the kernel's BTF (its
  * btf_trace_<tp> prototype, without the private data pointer), or -1 if

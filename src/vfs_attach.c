@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -317,7 +316,10 @@ const uint32_t *vfs__fs_devs(const struct iotrace *skel, size_t *n)
 	return skel->bss->targ_fs_devs;
 }
 
-/* Whether the tracer runs in the initial pid namespace (PROC_PID_INIT_INO, include/linux/proc_ns.h). */
+/*
+ * Whether the tracer runs in the initial pid namespace: its inode is
+ * PROC_PID_INIT_INO (include/linux/proc_ns.h).
+ */
 static bool initial_pid_ns(void)
 {
 	struct stat st;
@@ -328,11 +330,10 @@ static bool initial_pid_ns(void)
 int vfs__know_self(struct iotrace *skel, bool pids)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	/* for the tests: as where the kernel cannot run it (before 5.10, or without CONFIG_NET) */
-	bool refused = getenv("IOTRACE_NO_WHOAMI") && *getenv("IOTRACE_NO_WHOAMI") == '1';
 	int err;
 
-	if (refused) {
+	/* for the tests: as where the kernel cannot run it (before 5.10, or without CONFIG_NET) */
+	if (probe__asked("IOTRACE_NO_WHOAMI")) {
 		err = -EOPNOTSUPP;
 	} else {
 		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.whoami), &opts);
