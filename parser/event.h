@@ -14,8 +14,8 @@
  * Units are those of trace.proto: LBAs and lengths in 512-byte sectors,
  * timestamps in ns.
  */
-#ifndef IOTRACE_EVENT_H
-#define IOTRACE_EVENT_H
+#ifndef IOTRACE_PARSER_EVENT_H
+#define IOTRACE_PARSER_EVENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
