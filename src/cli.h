@@ -73,6 +73,14 @@ bool cli_next_word(const char **line, char *out, size_t size);
  */
 int cli_parse_seconds(const char *s, unsigned long long max_s, unsigned long long *ns);
 
+/*
+ * Parses a duration with its unit, ns, us, ms or s ("500us", "1.5ms",
+ * "2s"), into ns. A bare number is refused: 10 could be any of them.
+ * Returns 0 or -EINVAL (not such a duration, or a fraction of a ns) /
+ * -ERANGE (past 2^64 ns).
+ */
+int cli_parse_duration(const char *s, unsigned long long *ns);
+
 /* Prints the usage error for option opt with value val and returns EXIT_USAGE. */
 int cli_bad_value(const char *opt, const char *val, const char *expected);
 

@@ -101,6 +101,39 @@ int cli_parse_seconds(const char *s, unsigned long long max_s, unsigned long lon
 	return 0;
 }
 
+int cli_parse_duration(const char *s, unsigned long long *ns)
+{
+	static const struct {
+		const char *name;
+		unsigned long long per_s;
+	} units[] = { { "ns", 1000000000ull }, { "us", 1000000ull }, { "ms", 1000ull }, { "s", 1 } };
+	char number[32];
+	unsigned long long v;
+	size_t n, i;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	n = strspn(s, "0123456789.");
+	if (!n || n >= sizeof(number))
+		return n ? -ERANGE : -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(s + n, units[i].name))
+			break;
+	if (i == sizeof(units) / sizeof(units[0]))
+		return -EINVAL;
+	memcpy(number, s, n);
+	number[n] = '\0';
+	/* as if seconds, then scaled down: 18446744073 s is as far as 64 bits of ns go */
+	err = cli_parse_seconds(number, ULLONG_MAX / 1000000000ull, &v);
+	if (err)
+		return err;
+	if (v % units[i].per_s)
+		return -EINVAL;
+	*ns = v / units[i].per_s;
+	return 0;
+}
+
 int cli_bad_value(const char *opt, const char *val, const char *expected)
 {
 	cli_err("invalid value '%s' for %s: expected %s", val, opt, expected);

@@ -59,6 +59,42 @@ static void test_parse_seconds(void **state)
 	assert_int_equal(ns, 100000000000ull);
 }
 
+static void test_parse_duration(void **state)
+{
+	unsigned long long ns = 7;
+
+	assert_int_equal(cli_parse_duration("500us", &ns), 0);
+	assert_int_equal(ns, 500000ull);
+	assert_int_equal(cli_parse_duration("1.5ms", &ns), 0);
+	assert_int_equal(ns, 1500000ull);
+	assert_int_equal(cli_parse_duration("2s", &ns), 0);
+	assert_int_equal(ns, 2000000000ull);
+	assert_int_equal(cli_parse_duration("0.000000001s", &ns), 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(cli_parse_duration("0ns", &ns), 0);
+	assert_int_equal(ns, 0);
+	/* ns count past the 4 s that 32 bits hold */
+	assert_int_equal(cli_parse_duration("5000000000ns", &ns), 0);
+	assert_int_equal(ns, 5000000000ull);
+	assert_int_equal(cli_parse_duration("18446744073s", &ns), 0);
+	assert_int_equal(ns, 18446744073000000000ull);
+	assert_int_equal(cli_parse_duration("18446744074s", &ns), -ERANGE);
+	assert_int_equal(cli_parse_duration("99999999999999999999999999999999999ns", &ns), -ERANGE);
+	/* a bare number: which unit? */
+	assert_int_equal(cli_parse_duration("10", &ns), -EINVAL);
+	/* below a ns */
+	assert_int_equal(cli_parse_duration("1.5ns", &ns), -EINVAL);
+	assert_int_equal(cli_parse_duration("10 ms", &ns), -EINVAL);
+	assert_int_equal(cli_parse_duration("10MS", &ns), -EINVAL);
+	assert_int_equal(cli_parse_duration("10m", &ns), -EINVAL);
+	assert_int_equal(cli_parse_duration("ms", &ns), -EINVAL);
+	assert_int_equal(cli_parse_duration("-1ms", &ns), -EINVAL);
+	assert_int_equal(cli_parse_duration("1.ms", &ns), -EINVAL);
+	assert_int_equal(cli_parse_duration("", &ns), -EINVAL);
+	assert_int_equal(cli_parse_duration(NULL, &ns), -EINVAL);
+	assert_int_equal(ns, 18446744073000000000ull);
+}
+
 static void test_append_option(void **state)
 {
 	char buf[64] = "";
@@ -132,6 +168,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_seconds),
+		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_append_option),
 		cmocka_unit_test(test_append_option_full),
 		cmocka_unit_test(test_next_word),
