@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Record filters of the parser views (--file, --pid, --comm): a join sink
+ * Record filters of the parser views (--file, --pid, --comm, --cgroup,
+ * --device, --min-latency/--max-latency, --from/--to): a join sink
  * that hands on only the records that match, so every view counts,
  * aggregates and prints only those.
  *
@@ -19,8 +20,19 @@
  *   submission, a call's return, a file event's. An I/O submitted in the
  *   window keeps the latency and queue depth the whole trace gives it.
  *
+ * - cgroup: the cgroup v2 id recorded with the I/O or call.
+ * - device: the name of the device the record is on, as the trace's
+ *   deviceDescription gives it: an I/O's disk or partition, a call's
+ *   file system's device. A disk's name takes its partitions' records
+ *   too: a partition named as the kernel names them (sda1 of sda,
+ *   nvme0n1p1 of nvme0n1), or one the join saw I/O of on that disk.
+ *   Partitions are looked up in the join given (NULL: none).
+ * - latency [min, max], both included: an I/O's latency, a call's
+ *   duration. An I/O that never completed has none and does not match,
+ *   nor does a file event.
+ *
  * All given must match. Records without a process (file events,
- * Open-CAS traces) match no --pid or --comm.
+ * Open-CAS traces) match no --pid, --comm or --cgroup.
  */
 #ifndef IOTRACE_FILTER_H
 #define IOTRACE_FILTER_H
@@ -35,27 +47,41 @@ struct filter {
 	uint32_t pid;			/* 0 = any */
 	char comm[EVENT_COMM_MAX];	/* "" = any */
 	uint64_t from_ns, to_ns;	/* the window; 0 and UINT64_MAX = all */
+	uint64_t cgroup;		/* 0 = any */
+	const char *device;		/* NULL = any; the caller keeps it alive */
+	uint64_t min_latency, max_latency;	/* ns; 0 and UINT64_MAX = any */
 };
 
 /* Sets up f from the options (any of them NULL / 0 for "any"). */
 void filter__init(struct filter *f, const char *file, uint32_t pid, const char *comm);
 /* Sets f's time window: records at from_ns <= time < to_ns. */
 void filter__set_window(struct filter *f, uint64_t from_ns, uint64_t to_ns);
+/* Sets f's cgroup id (0: any). */
+void filter__set_cgroup(struct filter *f, uint64_t cgroup);
+/* Sets f's device name (NULL or "": any). */
+void filter__set_device(struct filter *f, const char *device);
+/* Sets f's latency range: records with min_ns <= latency <= max_ns. */
+void filter__set_latency(struct filter *f, uint64_t min_ns, uint64_t max_ns);
+/* Whether d is the device f names (--device), or a partition of it. */
+bool filter__names(const struct filter *f, const struct device *d);
 /* Whether f lets anything out. */
 bool filter__active(const struct filter *f);
 /* The join flags f needs on top of a view's (paths for a glob). */
 unsigned int filter__join_flags(const struct filter *f);
 
-bool filter__io(const struct filter *f, const struct io_rec *r);
-bool filter__vfs(const struct filter *f, const struct vfs_rec *r);
+bool filter__io(const struct filter *f, const struct join *j, const struct io_rec *r);
+bool filter__vfs(const struct filter *f, const struct join *j, const struct vfs_rec *r);
 
 /* A sink passing to next what f lets through; fs holds both, and must outlive the join. */
 struct filter_sink {
 	const struct filter *f;
 	struct join_sink next;
+	const struct join *join;	/* for --device's partitions; NULL until set */
 };
 
 struct join_sink filter__sink(struct filter_sink *fs, const struct filter *f,
 			      const struct join_sink *next);
+/* The join feeding fs (made after the sink it is given). */
+void filter__sink_join(struct filter_sink *fs, const struct join *j);
 
 #endif

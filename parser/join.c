@@ -961,6 +961,13 @@ const struct device *join__device(const struct join *j, size_t i)
 	return i < j->ndevs ? j->devs[i] : NULL;
 }
 
+const struct device *join__device_by_id(const struct join *j, uint64_t id)
+{
+	uint64_t idx;
+
+	return u64map__get(&j->dev_idx, id, &idx) ? j->devs[idx] : NULL;
+}
+
 uint64_t join__first_ts(const struct join *j)
 {
 	return j->ts0;

@@ -214,6 +214,8 @@ bool join__needs_one_pass(const struct join *j);
 const struct join_counts *join__counts(const struct join *j);
 size_t join__device_count(const struct join *j);
 const struct device *join__device(const struct join *j, size_t i);
+/* The device of that id (dev_t), NULL if the trace has none yet. */
+const struct device *join__device_by_id(const struct join *j, uint64_t id);
 /*
  * The timestamp records' times count from (record.time): the first
  * event's, a device description too (0 if none), unless set before it.

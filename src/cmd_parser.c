@@ -19,6 +19,7 @@
 #include "join.h"
 #include "merge.h"
 #include "not_followed.h"
+#include "parser_filters.h"
 #include "raw_view.h"
 #include "reader.h"
 #include "split.h"
@@ -64,6 +65,10 @@ enum {
 	OPT_BY,
 	OPT_WALL_CLOCK,
 	OPT_PATTERN,
+	OPT_CGROUP,
+	OPT_DEVICE,
+	OPT_MIN_LATENCY,
+	OPT_MAX_LATENCY,
 };
 
 /* ':' first: getopt_long() returns ':' for a missing value (cli_option_error()) */
@@ -86,6 +91,10 @@ static const struct option parser_opts[] = {
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "min-latency", required_argument, NULL, OPT_MIN_LATENCY },
+	{ "max-latency", required_argument, NULL, OPT_MAX_LATENCY },
 	{ "final-names", no_argument, NULL, OPT_FINAL_NAMES },
 	{ "wall-clock", no_argument, NULL, OPT_WALL_CLOCK },
 	{ "time-series", no_argument, NULL, OPT_TIME_SERIES },
@@ -179,6 +188,16 @@ void cmd_parser_help(FILE *out)
 	      "  --pid N                   process (or thread) N\n"
 	      "  --comm NAME               tasks named NAME (cut to 15 bytes, as the kernel\n"
 	      "                            keeps it)\n"
+	      "  --cgroup ID|DIR           tasks of cgroup ID (as --process-statistics\n"
+	      "                            prints it) or of a cgroup v2 directory of this\n"
+	      "                            node (system.slice/slurmd.service)\n"
+	      "  --device NAME             records on device NAME (nvme0n1; a partition's\n"
+	      "                            are its disk's)\n"
+	      "  --min-latency D, --max-latency D\n"
+	      "                            I/Os whose latency, calls whose duration, is at\n"
+	      "                            least D, at most D (units: ns, us, ms, s:\n"
+	      "                            --min-latency 10ms); I/Os that never completed\n"
+	      "                            have none\n"
 	      "  --from S, --to T          records from S seconds after the trace's first\n"
 	      "                            event up to, not including, T (decimals allowed:\n"
 	      "                            12.5): an I/O by its submission, a call by its\n"
@@ -667,9 +686,9 @@ static void missing_notes(const struct summary_read *sr, const struct view_ops *
 		cli_note("this trace has no file metadata: none of its %llu I/Os is attributed to a "
 			 "file (no file system mounted on the traced devices?)",
 			 (unsigned long long)c->ios);
-	if ((filter->pid || filter->comm[0]) && ios && !c->process_ios)
+	if ((filter->pid || filter->comm[0] || filter->cgroup) && ios && !c->process_ios)
 		cli_note("no I/O in this trace names its process (Open-CAS's traces do not): %s "
-			 "matches none", filter->pid ? "--pid" : "--comm");
+			 "matches none", filter->pid ? "--pid" : filter->comm[0] ? "--comm" : "--cgroup");
 }
 
 /*
@@ -878,6 +897,8 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	if (filter__active(filter))
 		sink = filter__sink(&fsink, filter, &sink);
 	j = join__new(ops->join_flags | filter__join_flags(filter), &sink);
+	if (j && filter__active(filter))
+		filter__sink_join(&fsink, j);
 	/* the same times as the whole trace gives, when damage took its first events */
 	if (j && !sr.err && sr.s.timestamp_origin_clock_ns)
 		join__set_first_ts(j, sr.s.timestamp_origin_clock_ns);
@@ -927,6 +948,9 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	if (ret2 && ret != EXIT_ERROR)
 		ret = ret2;
 	missing_notes(&sr, ops, filter, j);
+	ret2 = parser_filters__check_device(filter, j);
+	if (ret2 && ret != EXIT_ERROR)
+		ret = ret2;
 
 cleanup:
 	if (ctx[1])
@@ -991,13 +1015,13 @@ int cmd_parser(int argc, char **argv)
 	struct view_opts opts = { .format = VIEW_JSON, .bucket_size = LBA_BUCKET_DEFAULT,
 				  .subrange_end = UINT64_MAX, .interval_ns = 1000000000ull };
 	const char *path = NULL, *format = "json", *view_flag = NULL, *lba_opt = NULL;
-	const char *file_glob = NULL, *comm = NULL, *filter_opt = NULL;
+	const char *file_glob = NULL, *comm = NULL, *filter_opt = NULL, *device = NULL;
 	const struct view_ops *ops = NULL;
 	struct filter filter;
-	uint64_t pid = 0;
+	uint64_t pid = 0, cgroup = 0, min_latency = 0, max_latency = UINT64_MAX;
 	struct time_window window;
 	bool raw = false, help = false, wall_clock = false;
-	const char *series_opt = NULL;
+	const char *series_opt = NULL, *latency_text[2] = { NULL, NULL };
 	char dir[PATH_MAX];
 	uint64_t seen = 0;
 	int c, err;
@@ -1068,6 +1092,27 @@ int cmd_parser(int argc, char **argv)
 		case OPT_PID:
 			filter_opt = "--pid";
 			err = parse_number("--pid", optarg, 1, PID_MAX_LIMIT, &pid);
+			if (err)
+				return err;
+			break;
+		case OPT_CGROUP:
+			filter_opt = "--cgroup";
+			err = parser_filters__cgroup(optarg, "/proc/self/mounts", &cgroup);
+			if (err)
+				return err;
+			break;
+		case OPT_DEVICE:
+			filter_opt = "--device";
+			err = parser_filters__device(optarg, &device);
+			if (err)
+				return err;
+			break;
+		case OPT_MIN_LATENCY:
+		case OPT_MAX_LATENCY:
+			filter_opt = c == OPT_MIN_LATENCY ? "--min-latency" : "--max-latency";
+			latency_text[c == OPT_MAX_LATENCY] = optarg;
+			err = parser_filters__latency(filter_opt, optarg, c == OPT_MIN_LATENCY ?
+						      &min_latency : &max_latency);
 			if (err)
 				return err;
 			break;
@@ -1177,6 +1222,11 @@ int cmd_parser(int argc, char **argv)
 		cli_err("%s goes with --lba-histogram only", lba_opt);
 		return EXIT_USAGE;
 	}
+	if (min_latency > max_latency) {
+		cli_err("--min-latency %s is past --max-latency %s", latency_text[0],
+			latency_text[1]);
+		return EXIT_USAGE;
+	}
 	if (opts.subrange_start > opts.subrange_end) {
 		cli_err("--subrange-start %llu is past --subrange-end %llu",
 			(unsigned long long)opts.subrange_start,
@@ -1200,6 +1250,9 @@ int cmd_parser(int argc, char **argv)
 	if (raw)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
 	filter__init(&filter, file_glob, (uint32_t)pid, comm);
+	filter__set_cgroup(&filter, cgroup);
+	filter__set_device(&filter, device);
+	filter__set_latency(&filter, min_latency, max_latency);
 	if (window.wall || wall_clock) {
 		uint64_t duration_s;
 		int64_t origin;

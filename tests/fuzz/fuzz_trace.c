@@ -14,8 +14,9 @@
  * must be one pass's (bit 3); the rest is the streams' bytes (raw framed
  * records, or zstd frames: the reader tells them apart by their first
  * bytes). The input's last byte also picks the filters (glob bits 0-1,
- * comm 2, window 3 and 7, pid 4-5), the time series' by-completion (bit
- * 6) and the split's output format.
+ * comm 2, window 3 and 7, pid 4-5; with bit 6 also device, latency and
+ * cgroup), the time series' by-completion (bit 6) and the split's output
+ * format.
  *
  * Built with libFuzzer when IOTRACE_FUZZ is on; tests/fuzz/regression.c
  * replays the corpus through the same function in every test run.
@@ -299,6 +300,8 @@ static void run_views(unsigned int threads, const struct view_opts *o, const str
 
 	t = trace__open(dir);
 	j = t ? join__new(flags, &sink) : NULL;
+	if (j && f)
+		filter__sink_join(&fsink, j);
 	/* --final-names: a first pass over the trace for the names */
 	if (j && f && join__preload_names(j, t, threads)) {
 		join__free(j);
@@ -494,6 +497,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		filter__init(&f, globs[last & 3], last >> 4 & 3, last & 4 ? "fio" : NULL);
 		filter__set_window(&f, (last >> 3 & 1) * 1000, last & 0x80 ? 1000000 : UINT64_MAX);
+		/* device, latency and cgroup share bits with the others: their combinations still vary */
+		if (last & 0x40) {
+			filter__set_device(&f, last & 0x01 ? "sda" : "nvme0n1");
+			filter__set_latency(&f, 1000, last & 0x20 ? 100000000 : UINT64_MAX);
+			filter__set_cgroup(&f, last & 0x08 ? 1 : 0);
+		}
 		o.filtered = filter__active(&f);
 		/* --wall-clock, and an origin where the times run past int64 */
 		o.wall_origin_ns = last & 0x10 ? INT64_MAX : 1796032800123456789LL;

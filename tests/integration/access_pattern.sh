@@ -21,6 +21,10 @@
 #   - python3 writes 4 KiB at 32 places 8 KiB apart, shuffled: no call
 #     sequential, none unaligned.
 #
+# The parser's --cgroup (tinyw runs in a cgroup of its own there),
+# --min-latency and --device on that trace keep what the unfiltered calls
+# say they should.
+#
 # Needs root, BTF, loop devices, ext4, dd, fio and python3; a missing one
 # is a failure, never a skip. Everything set up is torn down at exit, also
 # on failure.
@@ -35,7 +39,9 @@ iotrace_require_loop
 iotrace_loop_test pattern 64M
 MNT=$T/mnt
 # the ext4 of part 2 goes before the device
-trap 'mountpoint -q "$MNT" && umount "$MNT"; iotrace_loop_test_cleanup' EXIT
+# tinyw's cgroup of part 2 goes once tinyw is gone
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)/iotrace-pattern-$$
+trap 'mountpoint -q "$MNT" && umount "$MNT"; [ -d "$CG" ] && rmdir "$CG"; iotrace_loop_test_cleanup' EXIT
 udevadm settle 2>/dev/null
 cp "$(command -v dd)" "$T/seqw" && cp "$(command -v dd)" "$T/tinyw" || die "cannot copy dd"
 
@@ -103,7 +109,10 @@ iotrace_test_relay "$T/check.out" $? "the pattern check"
 mkfs.ext4 -q -F "$LOOP" >"$T/mkfs.log" 2>&1 || die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
 mkdir "$MNT" && mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
 iotrace_test_start_tracer "2: " "$T/out2" "$T/err2" -S -d "$DEV" --vfs
-"$T/tinyw" if=/dev/zero of="$MNT/tiny" bs=100 count=64 status=none || fail "2: tinyw failed"
+mkdir "$CG" || die "cannot make cgroup $CG"
+# in a cgroup of its own, for part 3's --cgroup
+(echo "$BASHPID" >"$CG/cgroup.procs" &&
+	exec "$T/tinyw" if=/dev/zero of="$MNT/tiny" bs=100 count=64 status=none) || fail "2: tinyw failed"
 python3 - "$MNT/spread" <<'EOF' || fail "2: the spread writes failed"
 import os, random, sys
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
@@ -141,5 +150,56 @@ say(tiny is not None and counts("file", "file.path", "/tiny") == tiny and
     "2: each file's row is its one writer's")
 EOF
 iotrace_test_relay "$T/check2.out" $? "the calls' pattern check"
+
+# the parser's filters on this trace keep what the unfiltered records say
+# they should: --cgroup (tinyw's, as a directory relative to the cgroup2
+# mount and as the id the records carry), --min-latency, --device
+tr2=$IOTRACE_TRACE_DIR/$TRACE
+cg_id=$(stat -c %i "$CG") || fail "3: cannot stat cgroup $CG"
+"$BIN" -P --vfs -f csv -p "$tr2" >"$T/vfs-all.csv" 2>"$T/parse.err" ||
+	fail "3: --vfs failed: $(cat "$T/parse.err")"
+# the calls' median duration: half are at least that, whatever the machine's speed
+median=$(python3 -c 'import csv, sys
+d = sorted(int(r["vfs.duration"]) for r in csv.DictReader(open(sys.argv[1])))
+print(d[len(d) // 2] if d else 1)' "$T/vfs-all.csv")
+for f in cgroup:--cgroup:"${CG##*/}" cgroup_id:--cgroup:"$cg_id" slow:--min-latency:"${median}ns" \
+	dev:--device:/dev/"$DEV"; do
+	IFS=: read -r name opt val <<<"$f"
+	"$BIN" -P --vfs -f csv -p "$tr2" "$opt" "$val" >"$T/vfs-$name.csv" 2>"$T/parse.err" ||
+		fail "3: --vfs $opt $val failed: $(cat "$T/parse.err")"
+done
+python3 - "$T" "$cg_id" "$median" >"$T/check3.out" <<'EOF'
+import csv, sys
+
+d, cg_id, median = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+
+def rows(name):
+    return list(csv.DictReader(open("%s/vfs-%s.csv" % (d, name))))
+
+
+def say(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+
+
+every = rows("all")
+mine = [r for r in every if r["process.cgroup"] == cg_id]
+say(len(mine) >= 64 and {r["process.comm"] for r in mine} == {"tinyw"}
+    and len(mine) == sum(r["process.comm"] == "tinyw" for r in every),
+    "3: tinyw's calls, and only they, name its cgroup (%d)" % len(mine))
+say(rows("cgroup") == mine and rows("cgroup_id") == mine,
+    "3: --cgroup as a directory and as an id keeps the calls of that cgroup (%d of %d)"
+    % (len(mine), len(every)))
+slow = [r for r in every if int(r["vfs.duration"]) >= median]
+say(0 < len(slow) < len(every) and rows("slow") == slow,
+    "3: --min-latency %dns keeps the %d calls of that or more of %d" % (median, len(slow), len(every)))
+say(rows("dev") == every, "3: --device keeps every call on the traced device")
+EOF
+iotrace_test_relay "$T/check3.out" $? "the filters' check"
+"$BIN" -P --vfs -p "$tr2" --device sdzz >/dev/null 2>"$T/parse.err"
+rc=$?
+refused=$([ $rc -eq 2 ] && grep -c "^iotrace: --device sdzz: the trace has no such device (it has .*$DEV" "$T/parse.err")
+check "3: a device the trace does not have is refused (exit $rc: $(cat "$T/parse.err"))" \
+	[ "$refused" = 1 ]
 
 finish

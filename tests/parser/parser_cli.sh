@@ -522,6 +522,7 @@ run "help, other options" 0 '' -- -P --io -H -p "$t"
 # file system on 8:1); prints the byte offset of the last record:
 #   device SID [TS]
 #   name SID INO PARENT NAME
+#   device SID [TS [DEV NAME]]                             (sda, 8:0, by default)
 #   vfs SID TS ID CALL PID COMM INO SIZE RESULT DURATION [OFFSET]   (INO 0: no file)
 #   io SID TS ID LBA LEN PID COMM VFSCALL                  (a write)
 #   meta SID TS REF INO
@@ -557,7 +558,8 @@ with open(sys.argv[1], "wb") as f:
         sid = int(w[1])
         if w[0] == "device":
             hdr = field(1, sid) + (field(2, int(w[2])) if len(w) > 2 else b"")
-            ev = sub(1, hdr) + sub(3, field(1, 8388608) + sub(2, b"sda"))
+            dev, name = (int(w[3]), w[4].encode()) if len(w) > 4 else (8388608, b"sda")
+            ev = sub(1, hdr) + sub(3, field(1, dev) + sub(2, name))
         elif w[0] == "name":
             ev = sub(1, field(1, sid) + field(2, 1)) + sub(6, sub(1, fid(int(w[2]))) +
                  sub(2, fid(int(w[3]))) + sub(3, w[4].encode()))
@@ -596,7 +598,7 @@ echo "$summary_ok" >"$v/octf.summary"
 # fio (101) opens /data/run42/a/b/f.dat, writes 4096 (its block write
 # queued in call 2), a failed write, reads 100 of 4096; dd (202) opens
 # /tmp.log and closes a file it does not name
-mkvfs "$v/octf.trace.0" >/dev/null <<'SPEC'
+tee "$tmp/vfs-spec" <<'SPEC' | mkvfs "$v/octf.trace.0" >/dev/null
 device 1
 name 2 2 2 /
 name 3 10 2 data
@@ -772,6 +774,80 @@ run "pid, no value" 2 "iotrace: option '--pid' needs a value (try 'iotrace -P -H
 run "comm empty" 2 "iotrace: invalid value '' for --comm: expected a task name such as 'fio'" -- -P --vfs -p "$v" --comm ''
 run "file empty" 2 "iotrace: invalid value '' for --file: expected a path glob such as '/data/*'" -- -P --vfs -p "$v" --file ''
 run "filter, raw" 2 "iotrace: --comm does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$v" --comm fio
+# --min-latency/--max-latency (both included): a call's duration, an
+# I/O's latency (sid 10: 1600 - 1100 ns); --cgroup; --device
+run "min latency, vfs" 0 '' -- -P --vfs -p "$v" -f csv --min-latency 300ns
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 9 13 15 " ] || fail "min latency, vfs: '$(cat "$tmp/out")'"
+run "max latency, vfs" 0 '' -- -P --vfs -p "$v" -f csv --max-latency 0.07us
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 14 16 17 " ] || fail "max latency, vfs: '$(cat "$tmp/out")'"
+run "latency range, io" 0 '' -- -P --io -p "$v" -f csv --min-latency 500ns --max-latency 500ns
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] || fail "latency range, io: '$(cat "$tmp/out")'"
+run "min latency, io, none" 0 '' -- -P --io -p "$v" -f csv --min-latency 501ns
+[ "$(wc -l <"$tmp/out")" -le 1 ] || fail "min latency, io, none: '$(cat "$tmp/out")'"
+run "min latency, process statistics" 0 '' -- -P --process-statistics -p "$v" -f csv --min-latency 0.5us
+got=$(cut -d, -f1-3,5-7 "$tmp/out" | grep '^process' | tr '\n' ' ')
+[ "$got" = "process,101,fio,vfs,open,1 process,101,fio,vfs,write,1 process,101,fio,block,write,1 " ] ||
+	fail "min latency, process statistics: got '$got'"
+run "cgroup" 0 '' -- -P --vfs -p "$v" -f csv --cgroup 5
+[ "$(wc -l <"$tmp/out")" -eq 7 ] || fail "cgroup: '$(cat "$tmp/out")'"
+run "cgroup, io" 0 '' -- -P --io -p "$v" -f csv --cgroup 5
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] || fail "cgroup, io: '$(cat "$tmp/out")'"
+run "cgroup, other" 0 '' -- -P --vfs -p "$v" --cgroup 6
+[ -s "$tmp/out" ] && fail "cgroup, other: printed '$(head -c 100 "$tmp/out")'"
+# the calls' file system is on partition 8:1 of sda: that it is sda's, the
+# trace says only with the I/O of sid 10, after the first call; described,
+# its name says so from the start (as our tracer describes a traced disk's
+# partitions)
+run "device, partition learned" 0 '' -- -P --vfs -p "$v" -f csv --device /dev/sda
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 13 14 15 16 17 " ] || fail "device, partition learned: '$(cat "$tmp/out")'"
+vp=$tmp/vfs-partition
+mkdir "$vp"
+echo "$summary_ok" >"$vp/octf.summary"
+# the same, one sid later, after the partition's description
+{
+	echo "device 1"
+	echo "device 2 0 8388609 sda1"
+	tail -n +2 "$tmp/vfs-spec" | awk '{ $2 = $2 + 1; print }'
+} | mkvfs "$vp/octf.trace.0" >/dev/null
+for dev in sda sda1; do
+	run "device $dev, partition described" 0 '' -- -P --vfs -p "$vp" -f csv --device $dev
+	[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 14 15 16 17 18 " ] ||
+		fail "device $dev, partition described: '$(cat "$tmp/out")'"
+	# the I/O names its disk (sda) and partition (8:1, sda1)
+	run "device $dev, partition described, io" 0 '' -- -P --io -p "$vp" -f csv --device $dev
+	[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 11 " ] ||
+		fail "device $dev, partition described, io: '$(cat "$tmp/out")'"
+done
+run "device, a partition not described" 2 "iotrace: --device sda2: the trace has no such device (it has sda, sda1)" -- -P --io -p "$vp" --device sda2
+# only the partition described: the disk's name is known from it
+vq=$tmp/vfs-partition-only
+mkdir "$vq"
+echo "$summary_ok" >"$vq/octf.summary"
+sed '1s/.*/device 1 0 8388609 sda1/' "$tmp/vfs-spec" | mkvfs "$vq/octf.trace.0" >/dev/null
+run "device, partition described alone" 0 '' -- -P --vfs -p "$vq" -f csv --device sda
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 9 13 14 15 16 17 " ] ||
+	fail "device, partition described alone: '$(cat "$tmp/out")'"
+run "device, partition described alone, io" 0 '' -- -P --io -p "$vq" -f csv --device sda
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] ||
+	fail "device, partition described alone, io: '$(cat "$tmp/out")'"
+run "device, with others" 0 '' -- -P --io -p "$v" -f csv --device sda --cgroup 5 --max-latency 1s
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] || fail "device, with others: '$(cat "$tmp/out")'"
+run "device, not in the trace" 2 "iotrace: --device sdb: the trace has no such device (it has sda)" -- -P --vfs -p "$v" --device sdb
+[ -s "$tmp/out" ] && fail "device, not in the trace: printed '$(head -c 100 "$tmp/out")'"
+vn=$tmp/vfs-no-device
+mkdir "$vn"
+echo "$summary_ok" >"$vn/octf.summary"
+sed 1d "$tmp/vfs-spec" | mkvfs "$vn/octf.trace.0" >/dev/null
+run "device, a trace naming none" 2 "iotrace: --device sda: the trace names no device" -- -P --io -p "$vn" --device sda
+run "device, empty" 2 "iotrace: invalid value '' for --device: expected a device's name, such as nvme0n1" -- -P --io -p "$v" --device ''
+run "device, a path" 2 "iotrace: invalid value '/dev/mapper/vg-lv' for --device: expected a device's name, such as nvme0n1" -- -P --io -p "$v" --device /dev/mapper/vg-lv
+run "latency, no unit" 2 "iotrace: invalid value '10' for --min-latency: expected a time with its unit, such as 500us, 10ms or 1.5s" -- -P --io -p "$v" --min-latency 10
+run "latency, below a ns" 2 "iotrace: invalid value '0.5ns' for --max-latency: expected a time with its unit, such as 500us, 10ms or 1.5s" -- -P --io -p "$v" --max-latency 0.5ns
+run "latency, empty range" 2 "iotrace: --min-latency 2ms is past --max-latency 1999us" -- -P --io -p "$v" --max-latency 1999us --min-latency 2ms
+run "cgroup 0" 2 "iotrace: invalid value '0' for --cgroup: expected a cgroup id, as --process-statistics prints it, or a cgroup v2 directory of this node, such as system.slice/slurmd.service" -- -P --io -p "$v" --cgroup 0
+run "cgroup, no such directory" 2 "iotrace: invalid value 'no.such/cgroup' for --cgroup: expected a cgroup id, as --process-statistics prints it, or a cgroup v2 directory of this node, such as system.slice/slurmd.service" -- -P --io -p "$v" --cgroup no.such/cgroup
+run "latency, raw" 2 "iotrace: --min-latency does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$v" --min-latency 1ms
+run "device twice" 2 "iotrace: --device given twice; give it once (try 'iotrace -P -H')" -- -P --io -p "$v" --device sda --device sdb
 run "from not seconds" 2 "iotrace: invalid value '1s' for --from: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --from 1s
 run "to negative" 2 "iotrace: invalid value '-1' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --to=-1
 run "to past ns" 2 "iotrace: invalid value '0.0000000001' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --to 0.0000000001
@@ -870,6 +946,8 @@ run "no process, pid" 0 "$warnings
 iotrace: no I/O in this trace names its process (Open-CAS's traces do not): --pid matches none" -- -P --statistics --pid 7 -p "$j"
 run "no process, comm" 0 "$warnings
 iotrace: no I/O in this trace names its process (Open-CAS's traces do not): --comm matches none" -- -P --io --comm fio -p "$j"
+run "no process, cgroup" 0 "$warnings
+iotrace: no I/O in this trace names its process (Open-CAS's traces do not): --cgroup matches none" -- -P --latency-histogram --cgroup 1 -p "$j"
 # ours, taken without --vfs, then with it and no call on the traced files
 nv=$tmp/no-vfs
 cp -r "$j" "$nv"

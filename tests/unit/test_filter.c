@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * --file, --pid, --comm, --from/--to: what each lets through on I/O records, file
+ * --file, --pid, --comm, --cgroup, --device, --min/--max-latency,
+ * --from/--to: what each lets through on I/O records, file
  * events and VFS calls (their output file too), how they combine, and
  * the sink that puts them in front of a view.
  */
@@ -36,7 +37,7 @@ static void test_none(void **state)
 	filter__init(&f, NULL, 0, NULL);
 	assert_false(filter__active(&f));
 	assert_int_equal(filter__join_flags(&f), 0);
-	assert_true(filter__io(&f, &r));
+	assert_true(filter__io(&f, NULL, &r));
 	/* an empty glob is no glob */
 	filter__init(&f, "", 0, "");
 	assert_false(filter__active(&f));
@@ -54,15 +55,15 @@ static void test_file(void **state)
 	assert_true(filter__active(&f));
 	assert_int_equal(filter__join_flags(&f), JOIN_FILES | JOIN_PATHS);
 	/* '*' crosses directories */
-	assert_true(filter__io(&f, &nested));
-	assert_false(filter__io(&f, &other));
-	assert_false(filter__io(&f, &partial));
-	assert_false(filter__io(&f, &nofile));
+	assert_true(filter__io(&f, NULL, &nested));
+	assert_false(filter__io(&f, NULL, &other));
+	assert_false(filter__io(&f, NULL, &partial));
+	assert_false(filter__io(&f, NULL, &nofile));
 	filter__init(&f, "*.dat", 0, NULL);
-	assert_true(filter__io(&f, &partial));
+	assert_true(filter__io(&f, NULL, &partial));
 	filter__init(&f, "/data/run4[23]/f.dat", 0, NULL);
-	assert_true(filter__io(&f, &other));
-	assert_false(filter__io(&f, &nested));
+	assert_true(filter__io(&f, NULL, &other));
+	assert_false(filter__io(&f, NULL, &nested));
 }
 
 static void test_process(void **state)
@@ -75,33 +76,33 @@ static void test_process(void **state)
 	fs_event.kind = REC_FS_EVENT;
 	filter__init(&f, NULL, 100, NULL);
 	assert_int_equal(filter__join_flags(&f), 0);
-	assert_true(filter__io(&f, &r));
-	assert_false(filter__io(&f, &unknown));
-	assert_false(filter__io(&f, &fs_event));
+	assert_true(filter__io(&f, NULL, &r));
+	assert_false(filter__io(&f, NULL, &unknown));
+	assert_false(filter__io(&f, NULL, &fs_event));
 	/* a thread id finds its thread */
 	filter__init(&f, NULL, 102, NULL);
-	assert_true(filter__io(&f, &r));
+	assert_true(filter__io(&f, NULL, &r));
 	filter__init(&f, NULL, 101, NULL);
-	assert_false(filter__io(&f, &r));
+	assert_false(filter__io(&f, NULL, &r));
 
 	filter__init(&f, NULL, 0, "rocksdb:low");
-	assert_true(filter__io(&f, &r));
-	assert_false(filter__io(&f, &fs_event));
+	assert_true(filter__io(&f, NULL, &r));
+	assert_false(filter__io(&f, NULL, &fs_event));
 	filter__init(&f, NULL, 0, "rocksdb");
-	assert_false(filter__io(&f, &r));
+	assert_false(filter__io(&f, NULL, &r));
 	/* cut where the kernel cuts */
 	strcpy(r.comm, "a_long_thread_n");
 	filter__init(&f, NULL, 0, "a_long_thread_name");
 	assert_string_equal(f.comm, "a_long_thread_n");
-	assert_true(filter__io(&f, &r));
+	assert_true(filter__io(&f, NULL, &r));
 
 	/* all must match; a file event passes a file filter alone */
 	filter__init(&f, "/a", 100, "a_long_thread_n");
-	assert_true(filter__io(&f, &r));
+	assert_true(filter__io(&f, NULL, &r));
 	filter__init(&f, "/a", 100, "other");
-	assert_false(filter__io(&f, &r));
+	assert_false(filter__io(&f, NULL, &r));
 	filter__init(&f, "/a", 0, NULL);
-	assert_true(filter__io(&f, &fs_event));
+	assert_true(filter__io(&f, NULL, &fs_event));
 }
 
 /* [from, to) on the time a record is printed with, I/Os, file events and calls alike. */
@@ -119,34 +120,34 @@ static void test_window(void **state)
 	assert_true(filter__active(&f));
 	assert_int_equal(filter__join_flags(&f), 0);
 	r.time = 999;
-	assert_false(filter__io(&f, &r));
+	assert_false(filter__io(&f, NULL, &r));
 	r.time = 1000;
-	assert_true(filter__io(&f, &r));
+	assert_true(filter__io(&f, NULL, &r));
 	r.time = 1999;
-	assert_true(filter__io(&f, &r));
+	assert_true(filter__io(&f, NULL, &r));
 	r.time = 2000;
-	assert_false(filter__io(&f, &r));
+	assert_false(filter__io(&f, NULL, &r));
 	fs_event.time = 1500;
-	assert_true(filter__io(&f, &fs_event));
+	assert_true(filter__io(&f, NULL, &fs_event));
 	fs_event.time = 500;
-	assert_false(filter__io(&f, &fs_event));
+	assert_false(filter__io(&f, NULL, &fs_event));
 	call.time = 1500;
-	assert_true(filter__vfs(&f, &call));
+	assert_true(filter__vfs(&f, NULL, &call));
 	call.time = 2500;
-	assert_false(filter__vfs(&f, &call));
+	assert_false(filter__vfs(&f, NULL, &call));
 	/* with the others: all must match */
 	filter__init(&f, NULL, 101, NULL);
 	filter__set_window(&f, 1000, 2000);
 	r.time = 1500;
-	assert_false(filter__io(&f, &r));
+	assert_false(filter__io(&f, NULL, &r));
 	/* --from alone: to the end */
 	filter__init(&f, NULL, 0, NULL);
 	filter__set_window(&f, 1000, UINT64_MAX);
 	assert_true(filter__active(&f));
 	r.time = UINT64_MAX - 1;
-	assert_true(filter__io(&f, &r));
+	assert_true(filter__io(&f, NULL, &r));
 	r.time = 0;
-	assert_false(filter__io(&f, &r));
+	assert_false(filter__io(&f, NULL, &r));
 }
 
 static void test_vfs(void **state)
@@ -163,17 +164,158 @@ static void test_vfs(void **state)
 	r.path2 = "/dst/a";
 	r.path2_len = 6;
 	filter__init(&f, "/dst/*", 0, NULL);
-	assert_true(filter__vfs(&f, &r));
+	assert_true(filter__vfs(&f, NULL, &r));
 	filter__init(&f, "/src/*", 8, "cp");
-	assert_true(filter__vfs(&f, &r));
+	assert_true(filter__vfs(&f, NULL, &r));
 	filter__init(&f, "/tmp/*", 0, NULL);
-	assert_false(filter__vfs(&f, &r));
+	assert_false(filter__vfs(&f, NULL, &r));
 	r.path = NULL;
 	r.path2 = NULL;
 	filter__init(&f, "*", 0, NULL);
-	assert_false(filter__vfs(&f, &r));
+	assert_false(filter__vfs(&f, NULL, &r));
 	filter__init(&f, NULL, 9, NULL);
-	assert_false(filter__vfs(&f, &r));
+	assert_false(filter__vfs(&f, NULL, &r));
+}
+
+static void test_cgroup_device(void **state)
+{
+	struct device nvme = { .id = 259 << 20, .name = "nvme0n1" };
+	struct device unnamed = { .id = 7 << 20, .name = "" };
+	struct io_rec r = io_rec("/a", 100, 100, "fio");
+	struct io_rec fs_event = io_rec("/a", 0, 0, "");
+	struct vfs_rec call;
+	struct filter f;
+
+	memset(&call, 0, sizeof(call));
+	fs_event.kind = REC_FS_EVENT;
+	r.cgroup = 4242;
+	r.dev = &nvme;
+	fs_event.dev = &nvme;
+	call.cgroup = 4242;
+	call.dev = &nvme;
+
+	filter__init(&f, NULL, 0, NULL);
+	filter__set_cgroup(&f, 4242);
+	assert_true(filter__active(&f));
+	assert_int_equal(filter__join_flags(&f), 0);
+	assert_true(filter__io(&f, NULL, &r));
+	assert_true(filter__vfs(&f, NULL, &call));
+	/* a file event has no process, so no cgroup */
+	assert_false(filter__io(&f, NULL, &fs_event));
+	filter__set_cgroup(&f, 4243);
+	assert_false(filter__io(&f, NULL, &r));
+	assert_false(filter__vfs(&f, NULL, &call));
+
+	filter__init(&f, NULL, 0, NULL);
+	filter__set_device(&f, "nvme0n1");
+	assert_true(filter__active(&f));
+	assert_true(filter__io(&f, NULL, &r));
+	assert_true(filter__io(&f, NULL, &fs_event));
+	assert_true(filter__vfs(&f, NULL, &call));
+	filter__set_device(&f, "nvme1n1");
+	assert_false(filter__io(&f, NULL, &r));
+	assert_false(filter__io(&f, NULL, &fs_event));
+	/* a name is no prefix, bar the kernel's partition names */
+	filter__set_device(&f, "nvme0");
+	assert_false(filter__io(&f, NULL, &r));
+	/* a device the trace never described, or a call on none known */
+	filter__set_device(&f, "nvme0n1");
+	r.dev = &unnamed;
+	assert_false(filter__io(&f, NULL, &r));
+	call.dev = NULL;
+	assert_false(filter__vfs(&f, NULL, &call));
+	filter__set_device(&f, "");
+	assert_false(filter__active(&f));
+
+	/* a disk's name takes its partitions, named as the kernel names them */
+	{
+		struct device sda1 = { .id = (8 << 20) | 1, .name = "sda1" };
+		struct device sda10 = { .id = (8 << 20) | 10, .name = "sda10" };
+		struct device sdab = { .id = (65 << 20) | 16, .name = "sdab" };
+		struct device p1 = { .id = 259 << 20 | 1, .name = "nvme0n1p1" };
+		struct device nvme0n11 = { .id = 259 << 20 | 9, .name = "nvme0n11" };
+
+		filter__set_device(&f, "sda");
+		call.dev = &sda1;
+		assert_true(filter__vfs(&f, NULL, &call));
+		call.dev = &sda10;
+		assert_true(filter__vfs(&f, NULL, &call));
+		call.dev = &sdab;
+		assert_false(filter__vfs(&f, NULL, &call));
+		filter__set_device(&f, "sda1");
+		call.dev = &sda10;
+		assert_false(filter__vfs(&f, NULL, &call));
+		filter__set_device(&f, "nvme0n1");
+		call.dev = &p1;
+		assert_true(filter__vfs(&f, NULL, &call));
+		call.dev = &nvme0n11;
+		assert_false(filter__vfs(&f, NULL, &call));
+		filter__set_device(&f, "nvme0n1p1");
+		call.dev = &nvme;
+		assert_false(filter__vfs(&f, NULL, &call));
+	}
+
+	/* with the others: all must match */
+	r.dev = &nvme;
+	filter__init(&f, NULL, 100, "fio");
+	filter__set_cgroup(&f, 4242);
+	filter__set_device(&f, "nvme0n1");
+	assert_true(filter__io(&f, NULL, &r));
+	filter__init(&f, NULL, 101, "fio");
+	filter__set_cgroup(&f, 4242);
+	filter__set_device(&f, "nvme0n1");
+	assert_false(filter__io(&f, NULL, &r));
+}
+
+/* [min, max], both included: an I/O's latency, a call's duration. */
+static void test_latency(void **state)
+{
+	struct io_rec r = io_rec("/a", 100, 100, "fio");
+	struct io_rec fs_event = io_rec("/a", 0, 0, "");
+	struct vfs_rec call;
+	struct filter f;
+
+	memset(&call, 0, sizeof(call));
+	fs_event.kind = REC_FS_EVENT;
+	r.state = IO_COMPLETED;
+	filter__init(&f, NULL, 0, NULL);
+	filter__set_latency(&f, 1000, 2000);
+	assert_true(filter__active(&f));
+	assert_int_equal(filter__join_flags(&f), 0);
+	r.latency = 999;
+	assert_false(filter__io(&f, NULL, &r));
+	r.latency = 1000;
+	assert_true(filter__io(&f, NULL, &r));
+	r.latency = 2000;
+	assert_true(filter__io(&f, NULL, &r));
+	r.latency = 2001;
+	assert_false(filter__io(&f, NULL, &r));
+	/* never completed: no latency to compare, even one far past max */
+	r.latency = 1500;
+	r.state = IO_NOT_COMPLETED;
+	assert_false(filter__io(&f, NULL, &r));
+	assert_false(filter__io(&f, NULL, &fs_event));
+	call.duration = 1500;
+	assert_true(filter__vfs(&f, NULL, &call));
+	call.duration = 2500;
+	assert_false(filter__vfs(&f, NULL, &call));
+
+	/* --min-latency alone: no end; latency 0 passes only a minimum of 0 */
+	r.state = IO_COMPLETED;
+	filter__init(&f, NULL, 0, NULL);
+	filter__set_latency(&f, 1000, UINT64_MAX);
+	r.latency = UINT64_MAX;
+	assert_true(filter__io(&f, NULL, &r));
+	filter__set_latency(&f, 0, 10);
+	assert_true(filter__active(&f));
+	r.latency = 0;
+	assert_true(filter__io(&f, NULL, &r));
+	/* no range: not-completed I/Os and file events pass again */
+	filter__set_latency(&f, 0, UINT64_MAX);
+	assert_false(filter__active(&f));
+	r.state = IO_NOT_COMPLETED;
+	assert_true(filter__io(&f, NULL, &r));
+	assert_true(filter__io(&f, NULL, &fs_event));
 }
 
 static unsigned int got_io, got_vfs;
@@ -262,6 +404,8 @@ int main(void)
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_process),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_cgroup_device),
+		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_vfs),
 		cmocka_unit_test(test_sink),
 		cmocka_unit_test(test_copy_sides),

@@ -55,6 +55,8 @@ static inline struct join *view_run_start_filtered(struct view_run *vr, const st
 		sink = filter__sink(&vr->fs, f, &sink);
 	vr->join = join__new(ops->join_flags | (f ? filter__join_flags(f) : 0), &sink);
 	assert_non_null(vr->join);
+	if (f)
+		filter__sink_join(&vr->fs, vr->join);
 	return vr->join;
 }
 
