@@ -171,6 +171,14 @@ show "$BIN" --trace-parser --time-series --interval 0.1 --path "$TRACE" --format
 step "latency histogram"
 show "$BIN" --trace-parser --latency-histogram --path "$TRACE" --format table
 
+step "the slowest tenth of the I/Os (their 90th latency percentile or more), who sent them, on which file"
+# the percentile from --statistics, in whole us: the cut is this run's own
+P90=$("$BIN" -P --statistics -p "$TRACE" | python3 -c '
+import json, sys
+print(max(1, json.load(sys.stdin)["statistics"][0]["total"]["latency"]["percentiles"]["90.000000th"] // 1000))')
+echo "\$ $BIN -P --io -p $TRACE -f table --min-latency ${P90}us | head -11"
+"$BIN" -P --io -p "$TRACE" -f table --min-latency "${P90}us" | head -11
+
 step "per file: system calls (--vfs) and the block I/O beneath them"
 show "$BIN" --trace-parser --file-statistics --path "$TRACE" --format table
 
