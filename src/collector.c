@@ -129,7 +129,7 @@ int collector__open(struct collector **cp, const struct collector_config *cfg)
 	c->size_limit = cfg->size_mib << 20;
 	c->first_refused_sid = UINT64_MAX;
 	/* records then wait in their stage until it is full or the trace ends: for tests */
-	c->no_stage_flush = getenv("IOTRACE_NO_STAGE_FLUSH") && *getenv("IOTRACE_NO_STAGE_FLUSH") == '1';
+	c->no_stage_flush = probe__asked("IOTRACE_NO_STAGE_FLUSH");
 	c->toggle_ms = bench_toggle__period_ms();
 	if (c->toggle_ms < 0)
 		return set_error(c, -EINVAL, "%s must be a whole number of milliseconds, 10 to 3600000",

@@ -12,7 +12,10 @@
 
 struct btf;
 
-/* Whether the environment variable name is "1": a test asks for an older kernel's way. */
+/*
+ * Whether the environment variable name is "1", exactly: a test asks for
+ * an older kernel's way, or for IOTRACE_DEBUG's logs.
+ */
 bool probe__asked(const char *name);
 
 /*

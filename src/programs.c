@@ -148,7 +148,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	static int debug = -1;
 
 	if (debug < 0)
-		debug = getenv("IOTRACE_DEBUG") && *getenv("IOTRACE_DEBUG") == '1';
+		debug = probe__asked("IOTRACE_DEBUG");
 	return debug ? vfprintf(stderr, fmt, ap) : 0;
 }
 

@@ -88,6 +88,23 @@ static int teardown(void **state)
 }
 
 /* v6.13 on: io_uring_complete(ctx, req, cqe), the tp_btf program; the knob picks the other */
+/* The switches are "1" exactly: a "10", "0x1" or "yes" is no switch. */
+static void test_asked(void **state)
+{
+	static const char *const no[] = { "", "0", "10", "1 ", "0x1", "yes", "true" };
+	size_t i;
+
+	assert_int_equal(unsetenv("IOTRACE_TEST_SWITCH"), 0);
+	assert_false(probe__asked("IOTRACE_TEST_SWITCH"));
+	assert_int_equal(setenv("IOTRACE_TEST_SWITCH", "1", 1), 0);
+	assert_true(probe__asked("IOTRACE_TEST_SWITCH"));
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		assert_int_equal(setenv("IOTRACE_TEST_SWITCH", no[i], 1), 0);
+		assert_false(probe__asked("IOTRACE_TEST_SWITCH"));
+	}
+	unsetenv("IOTRACE_TEST_SWITCH");
+}
+
 static void test_complete_6_13(void **state)
 {
 	struct types t;
@@ -178,6 +195,7 @@ static void test_submit_5_19(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_asked),
 		cmocka_unit_test_teardown(test_complete_6_13, teardown),
 		cmocka_unit_test_teardown(test_complete_6_1, teardown),
 		cmocka_unit_test_teardown(test_complete_5_15, teardown),
