@@ -250,12 +250,7 @@ static void write_json(struct fs_view *v, struct fs_entry **all, const struct jo
 		jw__key(jw, "statistics");
 		jw__start_object(jw);
 		/* OCTF's IoStatistics: desc and duration, then the groups */
-		jw__key(jw, "desc");
-		jw__start_object(jw);
-		stats_view__json_device(jw, join__device(j, e->dev));
-		jw__end_object(jw);
-		jw__key(jw, "duration");
-		jw__uint_str(jw, dur);
+		stats_view__json_desc(jw, join__device(j, e->dev), dur);
 		for (g = 0; g < NSHOWN; g++)
 			stats_view__json_op(jw, op_group_name[shown[g]], &e->stats.op[shown[g]], dur,
 					    false, shown[g] == GRP_WRITE ? wif(&e->stats) : -1);

@@ -299,12 +299,7 @@ static void write_json(struct hist_view *v, const struct join *j)
 		if (!h || !h->any)
 			continue;
 		jw__start_object(jw);
-		jw__key(jw, "desc");
-		jw__start_object(jw);
-		stats_view__json_device(jw, join__device(j, i));
-		jw__end_object(jw);
-		jw__key(jw, "duration");
-		jw__uint_str(jw, h->last_ts - h->first_ts);
+		stats_view__json_desc(jw, join__device(j, i), h->last_ts - h->first_ts);
 		for (g = 0; g < GRP_COUNT; g++) {
 			n = group_rows(v, h, g, true);
 			jw__name(jw, op_group_name[g]);

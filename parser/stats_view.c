@@ -100,6 +100,16 @@ double stats_view__mib(uint64_t sectors)
 	return (double)sectors * 512.0 / (1024.0 * 1024.0);
 }
 
+void stats_view__json_desc(struct json_writer *jw, const struct device *d, uint64_t dur_ns)
+{
+	jw__key(jw, "desc");
+	jw__start_object(jw);
+	stats_view__json_device(jw, d);
+	jw__end_object(jw);
+	jw__key(jw, "duration");
+	jw__uint_str(jw, dur_ns);
+}
+
 void stats_view__json_device(struct json_writer *jw, const struct device *d)
 {
 	jw__key(jw, "device");
@@ -219,12 +229,7 @@ static void write_json(struct stats_view *v, const struct join *j)
 		if (!s->any)
 			continue;
 		jw__start_object(jw);
-		jw__key(jw, "desc");
-		jw__start_object(jw);
-		stats_view__json_device(jw, join__device(j, i));
-		jw__end_object(jw);
-		jw__key(jw, "duration");
-		jw__uint_str(jw, dur);
+		stats_view__json_desc(jw, join__device(j, i), dur);
 		for (g = 0; g < GRP_COUNT; g++)
 			stats_view__json_op(jw, op_group_name[g], &s->op[g], dur, has_dispatch(s),
 					    -1);

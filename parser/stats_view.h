@@ -23,6 +23,8 @@ struct io_stats *stats_view__device_stats(struct io_stats **arr, size_t *n, unsi
 
 /* "device": {id, name, size, model} */
 void stats_view__json_device(struct json_writer *jw, const struct device *d);
+/* "desc": {"device": ...}, "duration": "dur_ns": how OCTF's per-device objects begin */
+void stats_view__json_desc(struct json_writer *jw, const struct device *d, uint64_t dur_ns);
 
 /*
  * "name": {unit, average, min, max, count, total[, percentiles]}: one
