@@ -83,6 +83,7 @@ extern const struct view_ops file_stats_view_ops;
 extern const struct view_ops process_view_ops;
 extern const struct view_ops pattern_view_ops;
 extern const struct view_ops series_view_ops;
+extern const struct view_ops hit_ratio_view_ops;
 
 /*
  * Shared by the views' tables by device index: arr, of *n entries of

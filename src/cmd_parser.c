@@ -69,6 +69,7 @@ enum {
 	OPT_DEVICE,
 	OPT_MIN_LATENCY,
 	OPT_MAX_LATENCY,
+	OPT_HIT_RATIO,
 };
 
 /* ':' first: getopt_long() returns ':' for a missing value (cli_option_error()) */
@@ -88,6 +89,7 @@ static const struct option parser_opts[] = {
 	{ "file-statistics", no_argument, NULL, OPT_FILE_STATS },
 	{ "process-statistics", no_argument, NULL, OPT_PROCESS_STATS },
 	{ "access-pattern", no_argument, NULL, OPT_PATTERN },
+	{ "hit-ratio-curve", no_argument, NULL, OPT_HIT_RATIO },
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
@@ -140,6 +142,7 @@ static const struct {
 	{ OPT_FILE_STATS, "--file-statistics", &file_stats_view_ops, NEEDS_VFS | NEEDS_FILES },
 	{ OPT_PROCESS_STATS, "--process-statistics", &process_view_ops, NEEDS_VFS },
 	{ OPT_PATTERN, "--access-pattern", &pattern_view_ops, 0 },
+	{ OPT_HIT_RATIO, "--hit-ratio-curve", &hit_ratio_view_ops, 0 },
 };
 
 void cmd_parser_help(FILE *out)
@@ -181,7 +184,10 @@ void cmd_parser_help(FILE *out)
 	      "  --access-pattern          reads and writes per device, process, cgroup and\n"
 	      "                            file, as block I/O and as calls (--vfs): how many\n"
 	      "                            sequential, their runs' length, how many not in\n"
-	      "                            whole 4 KiB units\n\n"
+	      "                            whole 4 KiB units\n"
+	      "  --hit-ratio-curve         per device, the hit ratio an LRU cache of 4 KiB\n"
+	      "                            blocks would have had at each size (powers of\n"
+	      "                            two up to the workset): reads, writes, total\n\n"
 	      "Filters (every view but --raw; a record must match each one given):\n"
 	      "  --file GLOB               files whose path matches GLOB; '*' matches '/'\n"
 	      "                            too, so '/data/run42/*' is the whole tree\n"

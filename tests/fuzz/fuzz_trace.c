@@ -276,6 +276,7 @@ static void run_views(unsigned int threads, const struct view_opts *o, const str
 	add_view(&vs, &file_stats_view_ops, o, VIEW_JSON);
 	add_view(&vs, &process_view_ops, o, VIEW_TABLE);
 	add_view(&vs, &pattern_view_ops, o, VIEW_TABLE);
+	add_view(&vs, &hit_ratio_view_ops, o, VIEW_TABLE);
 	if (!f) {
 		add_view(&vs, &io_view_ops, o, VIEW_CSV);
 		add_view(&vs, &io_view_ops, o, VIEW_TABLE);
@@ -293,6 +294,8 @@ static void run_views(unsigned int threads, const struct view_opts *o, const str
 		add_view(&vs, &series_view_ops, o, VIEW_CSV);
 		add_view(&vs, &pattern_view_ops, o, VIEW_JSON);
 		add_view(&vs, &pattern_view_ops, o, VIEW_CSV);
+		add_view(&vs, &hit_ratio_view_ops, o, VIEW_JSON);
+		add_view(&vs, &hit_ratio_view_ops, o, VIEW_CSV);
 	} else {
 		sink = filter__sink(&fsink, f, &sink);
 		flags |= filter__join_flags(f);

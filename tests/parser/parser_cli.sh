@@ -61,7 +61,7 @@ EOF
 }
 
 # mkios FILE < SPEC: a stream of io and completion events, one per line:
-#   io SID TS ID LBA LEN        (a write on device 8:0)
+#   io SID TS ID LBA LEN [OP]   (on device 8:0: a write, or OP 1 read, 3 discard)
 #   done SID TS REF
 #   doneat SID TS REF LBA LEN   (a completion naming its range)
 mkios() {
@@ -91,7 +91,7 @@ with open(sys.argv[1], "wb") as f:
         hdr = sub(1, field(1, a[0]) + field(2, a[1]))
         if w[0] == "io":
             ev = hdr + sub(2, field(1, a[3]) + field(2, a[4]) + field(4, 8388608) +
-                           field(5, 2) + field(9, a[2]))
+                           field(5, a[5] if len(a) > 5 else 2) + field(9, a[2]))
         elif w[0] == "doneat":
             ev = hdr + sub(5, field(1, a[3]) + field(2, a[4]) + field(4, 8388608) +
                            field(5, a[2]))
@@ -929,6 +929,54 @@ run "access pattern, calls" 0 '' -- -P --access-pattern -p "$ap" -f csv
 run "access pattern, nothing left" 0 '' -- -P --access-pattern -p "$ap" -f table --from 1
 [ "$(cat "$tmp/out")" = "no read or write I/O in this trace matches the filters" ] ||
 	fail "access pattern, nothing left: '$(cat "$tmp/out")'"
+
+# --- --hit-ratio-curve: LRU stack distances of 4 KiB blocks (8 sectors) ---
+# writes: block 0, blocks 1 and 2 (all cold); reads: block 0 (distance 3),
+# blocks 0 and 1 (1 and 3); a discard of block 2; a write of block 2
+# (cold again); a read of block 1 (2). Reads hit 1, 2, 4 of 4 in caches of
+# 1, 2, 4 blocks; writes none; at most 3 blocks cached at once
+hr=$tmp/hit-ratio
+mkdir "$hr"
+echo "$summary_ok" >"$hr/octf.summary"
+mkios "$hr/octf.trace.0" <<'SPEC'
+io 1 100 1 0 8
+io 2 200 2 8 16
+io 3 300 3 0 8 1
+io 4 400 4 4 8 1
+io 5 500 5 16 8 3
+io 6 600 6 16 8
+io 7 700 7 8 8 1
+done 8 800 1
+done 9 800 2
+done 10 800 3
+done 11 800 4
+done 12 800 5
+done 13 800 6
+done 14 800 7
+SPEC
+run "hit ratio, csv" 0 '' -- -P --hit-ratio-curve -p "$hr" -f csv
+[ "$(tr '\n' ' ' <"$tmp/out")" = "device.id,device.name,operation,cacheSize,accesses,hits,hitRatio 8388608,,read,4096,4,1,0.25 8388608,,read,8192,4,2,0.5 8388608,,read,16384,4,4,1 8388608,,write,4096,4,0,0 8388608,,write,8192,4,0,0 8388608,,write,16384,4,0,0 8388608,,total,4096,8,1,0.125 8388608,,total,8192,8,2,0.25 8388608,,total,16384,8,4,0.5 " ] ||
+	fail "hit ratio, csv: '$(cat "$tmp/out")'"
+run "hit ratio, json" 0 '' -- -P --hit-ratio-curve -p "$hr"
+[ "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["hitRatioCurve"][0]
+print(d["desc"]["device"]["id"], d["blockSize"], d["workset"], d["notSimulated"], d["duration"])
+for op in ("read", "write", "total"):
+    print(op, d[op]["accesses"], d[op]["coldMisses"],
+          *("%s:%s:%s" % (c["cacheSize"], c["hits"], c["hitRatio"]) for c in d[op]["curve"]))' "$tmp/out" | tr '\n' '|')" = "8388608 4096 12288 0 600|read 4 0 4096:1:0.25 8192:2:0.5 16384:4:1|write 4 4 4096:0:0 8192:0:0 16384:0:0|total 8 4 4096:1:0.125 8192:2:0.25 16384:4:0.5|" ] ||
+	fail "hit ratio, json: '$(cat "$tmp/out")'"
+run "hit ratio, table" 0 '' -- -P --hit-ratio-curve -p "$hr" -f table
+[ "$(sed -n '3p;6,8p' "$tmp/out" | tr -s ' ' | tr '\n' '|')" = "4 KiB blocks accessed: 4 reads, 4 writes (cold: 0, 4); workset 12 KiB|4 KiB 25.00 0.00 12.50|8 KiB 50.00 0.00 25.00|16 KiB 100.00 0.00 50.00|" ] ||
+	fail "hit ratio, table: '$(cat "$tmp/out")'"
+# a filter first: the cache sees only the I/Os it keeps, from the first
+# read on (reads: block 0 cold, then 0 and 1 (distance 1, cold), then 1
+# (2, the write of block 2 between))
+run "hit ratio, filtered" 0 '' -- -P --hit-ratio-curve -p "$hr" -f csv --from 0.0000002
+[ "$(grep ',read,' "$tmp/out" | tr '\n' ' ')" = "8388608,,read,4096,4,1,0.25 8388608,,read,8192,4,2,0.5 8388608,,read,16384,4,2,0.5 " ] ||
+	fail "hit ratio, filtered: '$(cat "$tmp/out")'"
+run "hit ratio, nothing left" 0 '' -- -P --hit-ratio-curve -p "$hr" -f table --from 1
+[ "$(cat "$tmp/out")" = "no read or write I/O in this trace matches the filters" ] ||
+	fail "hit ratio, nothing left: '$(cat "$tmp/out")'"
 
 # --- a view of what the trace does not have: empty, or no call counted,
 # and a note that says what is missing; exit 0 all the same

@@ -360,6 +360,48 @@ PY
 ) || fail "pattern.json: bad output"
 [ "$got" = "64188 True" ] || fail "pattern.json: got '$got'"
 
+# --- hit ratio curve: against LRU caches of 1 MiB, 64 MiB and 1 GiB run
+# here on the I/Os --io gives, as a cache runs: a discard frees slots ---
+view hit_ratio.json --hit-ratio-curve
+got=$(python3 - "$tmp/hit_ratio.json" "$tmp/io.json" <<'PY'
+import collections, json, sys
+
+# LRU caches of 4 KiB blocks as a cache has them: a discard frees its blocks' slots
+sizes = (256, 16384, 262144)
+caches = [collections.OrderedDict() for _ in sizes]
+hits = {op: [0] * len(sizes) for op in ("read", "write")}
+acc = {"read": 0, "write": 0}
+for line in open(sys.argv[2]):
+    io = json.loads(line).get("io")
+    if not io or io["operation"] not in ("Read", "Write", "Discard") or not io["len"]:
+        continue
+    first, last = int(io["lba"]) // 8, (int(io["lba"]) + io["len"] - 1) // 8
+    if io["operation"] == "Discard":
+        for c in caches:
+            for b in ([b for b in c if first <= b <= last] if last - first > len(c)
+                      else range(first, last + 1)):
+                c.pop(b, None)
+        continue
+    op = io["operation"].lower()
+    for b in range(first, last + 1):
+        acc[op] += 1
+        for i, c in enumerate(caches):
+            if b in c:
+                hits[op][i] += 1
+                c.move_to_end(b)
+            else:
+                if len(c) == sizes[i]:
+                    c.popitem(last=False)
+                c[b] = True
+d = json.load(open(sys.argv[1]))["hitRatioCurve"][0]
+got = {op: {int(c["cacheSize"]) // 4096: int(c["hits"]) for c in d[op]["curve"]} for op in ("read", "write")}
+ok = all(got[op][s] == hits[op][i] for op in hits for i, s in enumerate(sizes)) and \
+    all(int(d[op]["accesses"]) == acc[op] for op in acc)
+print(acc["write"], hits["write"], ok)
+PY
+) || fail "hit_ratio.json: bad output"
+[ "$got" = "2042456 [125, 137, 278] True" ] || fail "hit_ratio.json: got '$got'"
+
 # --- devices ---
 view devices.txt --devices -f table
 same_as_golden devices.txt

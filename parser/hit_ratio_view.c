@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * --hit-ratio-curve: per device, the hit ratio an LRU cache in front of
+ * it would have had at each size, powers of two from 1 MiB (or one
+ * block) up to the first that holds the workset, for reads, writes and
+ * both: what sizing a cache from a trace asks.
+ *
+ * The cache holds 4 KiB blocks (Open-CAS's default cache line); an I/O
+ * accesses each block it touches, in submission order, reads and writes
+ * alike (a write is cached, as in write-back and write-through modes).
+ * A discard takes its blocks out; flushes touch nothing. A block's first
+ * access misses at every size (cold). Distances are exact (reuse.h):
+ * hits at size C are the accesses at distance C or less. An I/O of more
+ * than HIT_BLOCKS_MAX blocks accesses its first HIT_BLOCKS_MAX; the
+ * rest are counted as not simulated (none in real traces: the kernel
+ * splits I/O far smaller).
+ *
+ * JSON: {"hitRatioCurve": [{desc, duration, blockSize, workset,
+ * notSimulated, read|write|total: {accesses, coldMisses, curve: [{cacheSize,
+ * hits, hitRatio}]}}]}, sizes in bytes. CSV: one row per device,
+ * operation and size.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_writer.h"
+#include "io_stats.h"
+#include "json_writer.h"
+#include "reuse.h"
+#include "stats_view.h"
+#include "table_writer.h"
+#include "view.h"
+
+#define BLOCK_SECTORS 8
+#define HIT_BLOCKS_MAX 16384
+/* the smallest size listed, in blocks (1 MiB), when the workset is larger */
+#define FIRST_SIZE_ORDER 8
+/* distances by order: d <= 2^k; d of 2^64 blocks would not fit a trace */
+#define ORDERS 64
+
+enum { HR_READ, HR_WRITE, HR_TOTAL, HR_OPS };
+static const char *const hr_op_name[HR_OPS] = { "read", "write", "total" };
+
+struct dev_cache {
+	struct reuse lru;
+	uint64_t by_order[HR_OPS][ORDERS + 1];	/* accesses at distance in (2^(k-1), 2^k] */
+	uint64_t accesses[HR_OPS], cold[HR_OPS];
+	uint64_t peak;				/* most blocks cached at once, at no limit */
+	uint64_t peak_depth;			/* ... and holes: no distance is larger */
+	uint64_t not_simulated;
+	uint64_t first_ts, last_ts;
+	bool any;
+};
+
+struct hit_view {
+	FILE *out;
+	struct view_opts o;
+	struct dev_cache **dev;
+	size_t ndev;
+	bool oom;
+};
+
+static void *hit_create(FILE *out, const struct view_opts *o)
+{
+	struct hit_view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->out = out;
+	v->o = *o;
+	return v;
+}
+
+/* The order of distance d: the smallest k with d <= 2^k. */
+static unsigned int order_of(uint64_t d)
+{
+	return d <= 1 ? 0 : 64 - (unsigned int)__builtin_clzll(d - 1);
+}
+
+static struct dev_cache *cache_of(struct hit_view *v, unsigned int idx)
+{
+	struct dev_cache **d = view__grow(v->dev, &v->ndev, sizeof(*d), idx);
+
+	if (!d)
+		return NULL;
+	v->dev = d;
+	if (!d[idx])
+		d[idx] = calloc(1, sizeof(**d));
+	return d[idx];
+}
+
+static void hit_record(void *p, const struct io_rec *r)
+{
+	struct hit_view *v = p;
+	enum op_group grp;
+	struct dev_cache *c;
+	uint64_t first, last, b, n, dist;
+	int op;
+
+	if (r->kind != REC_IO || !r->dev || !r->len)
+		return;
+	grp = io_stats__group(r);
+	if (grp != GRP_READ && grp != GRP_WRITE && grp != GRP_DISCARD)
+		return;
+	c = cache_of(v, r->dev->index);
+	if (!c) {
+		v->oom = true;
+		return;
+	}
+	first = r->lba / BLOCK_SECTORS;
+	last = (r->lba > UINT64_MAX - (r->len - 1) ? UINT64_MAX : r->lba + (r->len - 1)) /
+	       BLOCK_SECTORS;
+	if (grp == GRP_DISCARD) {
+		if (reuse__forget_range(&c->lru, first, last))
+			v->oom = true;
+		return;
+	}
+	if (!c->any)
+		c->first_ts = r->ts;
+	c->any = true;
+	c->last_ts = r->ts > c->last_ts ? r->ts : c->last_ts;
+	op = grp == GRP_READ ? HR_READ : HR_WRITE;
+	/* len is 32 bits: at most 2^29 + 1 blocks */
+	n = last - first + 1;
+	if (n > HIT_BLOCKS_MAX) {
+		c->not_simulated += n - HIT_BLOCKS_MAX;
+		last = first + HIT_BLOCKS_MAX - 1;
+	}
+	for (b = first;; b++) {
+		if (reuse__access(&c->lru, b, &dist)) {
+			v->oom = true;
+			return;
+		}
+		c->accesses[op]++;
+		c->accesses[HR_TOTAL]++;
+		if (dist) {
+			c->by_order[op][order_of(dist)]++;
+			c->by_order[HR_TOTAL][order_of(dist)]++;
+		} else {
+			c->cold[op]++;
+			c->cold[HR_TOTAL]++;
+		}
+		if (b == last)
+			break;
+	}
+	if (c->lru.blocks > c->peak)
+		c->peak = c->lru.blocks;
+	if (reuse__depth(&c->lru) > c->peak_depth)
+		c->peak_depth = reuse__depth(&c->lru);
+}
+
+/* The sizes listed, as orders: [*from, *to]. */
+static void size_orders(const struct dev_cache *c, unsigned int *from, unsigned int *to)
+{
+	*to = order_of(c->peak_depth ? c->peak_depth : 1);
+	*from = *to > FIRST_SIZE_ORDER ? FIRST_SIZE_ORDER : 0;
+}
+
+/* Hits of op in a cache of 2^k blocks. */
+static uint64_t hits(const struct dev_cache *c, int op, unsigned int k)
+{
+	uint64_t h = 0;
+	unsigned int i;
+
+	for (i = 0; i <= k; i++)
+		h += c->by_order[op][i];
+	return h;
+}
+
+static double ratio(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0;
+}
+
+static uint64_t size_bytes(unsigned int k)
+{
+	return (uint64_t)BLOCK_SECTORS * 512 << k;
+}
+
+static void write_json(struct hit_view *v, const struct join *j)
+{
+	struct json_writer *jw = jw__new(v->out, true);
+	unsigned int from, to, k;
+	size_t i;
+	int op;
+
+	if (!jw) {
+		v->oom = true;
+		return;
+	}
+	jw__start_object(jw);
+	jw__key(jw, "hitRatioCurve");
+	jw__start_array(jw);
+	for (i = 0; i < v->ndev; i++) {
+		const struct dev_cache *c = v->dev[i];
+
+		if (!c || !c->any)
+			continue;
+		size_orders(c, &from, &to);
+		jw__start_object(jw);
+		stats_view__json_desc(jw, join__device(j, i), c->last_ts - c->first_ts);
+		jw__key(jw, "blockSize");
+		jw__uint(jw, BLOCK_SECTORS * 512);
+		jw__key(jw, "workset");
+		jw__uint_str(jw, c->peak * BLOCK_SECTORS * 512);
+		jw__key(jw, "notSimulated");
+		jw__uint_str(jw, c->not_simulated);
+		for (op = 0; op < HR_OPS; op++) {
+			jw__name(jw, hr_op_name[op]);
+			jw__start_object(jw);
+			jw__key(jw, "accesses");
+			jw__uint_str(jw, c->accesses[op]);
+			jw__key(jw, "coldMisses");
+			jw__uint_str(jw, c->cold[op]);
+			jw__key(jw, "curve");
+			jw__start_array(jw);
+			for (k = from; k <= to; k++) {
+				jw__start_object(jw);
+				jw__key(jw, "cacheSize");
+				jw__uint_str(jw, size_bytes(k));
+				jw__key(jw, "hits");
+				jw__uint_str(jw, hits(c, op, k));
+				jw__key(jw, "hitRatio");
+				jw__double(jw, ratio(hits(c, op, k), c->accesses[op]));
+				jw__end_object(jw);
+			}
+			jw__end_array(jw);
+			jw__end_object(jw);
+		}
+		jw__end_object(jw);
+	}
+	jw__end_array(jw);
+	jw__end_object(jw);
+	jw__newline(jw);
+	jw__free(jw);
+}
+
+static void write_csv(struct hit_view *v, const struct join *j)
+{
+	static const char *const head[] = { "device.id", "device.name", "operation", "cacheSize",
+					    "accesses", "hits", "hitRatio" };
+	struct csv_writer *cw = csv__new(v->out);
+	unsigned int from, to, k;
+	size_t i;
+	int op;
+
+	if (!cw) {
+		v->oom = true;
+		return;
+	}
+	for (k = 0; k < sizeof(head) / sizeof(head[0]); k++)
+		csv__string(cw, head[k]);
+	csv__end_row(cw);
+	for (i = 0; i < v->ndev; i++) {
+		const struct dev_cache *c = v->dev[i];
+		const struct device *d = join__device(j, i);
+
+		if (!c || !c->any)
+			continue;
+		size_orders(c, &from, &to);
+		for (op = 0; op < HR_OPS; op++) {
+			for (k = from; k <= to; k++) {
+				csv__uint(cw, d->id);
+				csv__string(cw, d->name);
+				csv__string(cw, hr_op_name[op]);
+				csv__uint(cw, size_bytes(k));
+				csv__uint(cw, c->accesses[op]);
+				csv__uint(cw, hits(c, op, k));
+				csv__double(cw, ratio(hits(c, op, k), c->accesses[op]));
+				csv__end_row(cw);
+			}
+		}
+	}
+	csv__free(cw);
+}
+
+static void percent_cell(struct table *t, const struct dev_cache *c, int op, unsigned int k)
+{
+	if (c->accesses[op])
+		table__cell(t, "%.2f", 100 * ratio(hits(c, op, k), c->accesses[op]));
+	else
+		table__cell(t, "-");
+}
+
+static void write_table(struct hit_view *v, const struct join *j)
+{
+	unsigned int from, to, k;
+	bool first = true;
+	char buf[32];
+	size_t i;
+	int op;
+
+	for (i = 0; i < v->ndev; i++) {
+		const struct dev_cache *c = v->dev[i];
+		struct table *t;
+
+		if (!c || !c->any)
+			continue;
+		size_orders(c, &from, &to);
+		stats_view__device_title(v->out, &first, join__device(j, i),
+					 c->last_ts - c->first_ts);
+		table__fmt_bytes(buf, sizeof(buf), (double)c->peak * BLOCK_SECTORS * 512);
+		fprintf(v->out, "\n4 KiB blocks accessed: %llu reads, %llu writes (cold: %llu, %llu); "
+			"workset %s\n", (unsigned long long)c->accesses[HR_READ],
+			(unsigned long long)c->accesses[HR_WRITE], (unsigned long long)c->cold[HR_READ],
+			(unsigned long long)c->cold[HR_WRITE], buf);
+		if (c->not_simulated)
+			fprintf(v->out, "not simulated (past %u blocks of one I/O): %llu blocks\n",
+				HIT_BLOCKS_MAX, (unsigned long long)c->not_simulated);
+		t = table__new(4);
+		if (!t) {
+			v->oom = true;
+			return;
+		}
+		table__cell(t, "CACHE");
+		for (op = 0; op < HR_OPS; op++)
+			table__cell(t, "%s HITS %%", op == HR_READ ? "READ" : op == HR_WRITE ? "WRITE"
+										 : "TOTAL");
+		table__end_row(t);
+		for (k = from; k <= to; k++) {
+			table__fmt_bytes(buf, sizeof(buf), (double)size_bytes(k));
+			table__cell(t, "%s", buf);
+			for (op = 0; op < HR_OPS; op++)
+				percent_cell(t, c, op, k);
+			table__end_row(t);
+		}
+		fputc('\n', v->out);
+		if (table__print(t, v->out, 0))
+			v->oom = true;
+		table__free(t);
+	}
+	if (first)
+		view__none(v->out, "read or write I/O", v->o.filtered);
+}
+
+static int hit_finish(void *p, const struct join *j)
+{
+	struct hit_view *v = p;
+
+	if (v->o.format == VIEW_JSON)
+		write_json(v, j);
+	else if (v->o.format == VIEW_CSV)
+		write_csv(v, j);
+	else
+		write_table(v, j);
+	if (v->oom)
+		return -ENOMEM;
+	return view__flush(v->out);
+}
+
+static void hit_destroy(void *p)
+{
+	struct hit_view *v = p;
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->ndev; i++) {
+		if (v->dev[i])
+			reuse__free(&v->dev[i]->lru);
+		free(v->dev[i]);
+	}
+	free(v->dev);
+	free(v);
+}
+
+const struct view_ops hit_ratio_view_ops = {
+	.name = "hit-ratio-curve",
+	.create = hit_create,
+	.record = hit_record,
+	.finish = hit_finish,
+	.destroy = hit_destroy,
+};
