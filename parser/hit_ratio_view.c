@@ -95,7 +95,7 @@ static void hit_record(void *p, const struct io_rec *r)
 	struct hit_view *v = p;
 	enum op_group grp;
 	struct dev_cache *c;
-	uint64_t first, last, b, n, dist;
+	uint64_t first, last, b, n, dist, end;
 	int op;
 
 	if (r->kind != REC_IO || !r->dev || !r->len)
@@ -116,10 +116,13 @@ static void hit_record(void *p, const struct io_rec *r)
 			v->oom = true;
 		return;
 	}
-	if (!c->any)
+	/* as the histograms time a device: first submission to last completion */
+	end = r->ts + (r->state == IO_COMPLETED ? r->latency : 0);
+	if (!c->any || r->ts < c->first_ts)
 		c->first_ts = r->ts;
+	if (!c->any || end > c->last_ts)
+		c->last_ts = end;
 	c->any = true;
-	c->last_ts = r->ts > c->last_ts ? r->ts : c->last_ts;
 	op = grp == GRP_READ ? HR_READ : HR_WRITE;
 	/* len is 32 bits: at most 2^29 + 1 blocks */
 	n = last - first + 1;

@@ -963,7 +963,7 @@ d = json.load(open(sys.argv[1]))["hitRatioCurve"][0]
 print(d["desc"]["device"]["id"], d["blockSize"], d["workset"], d["notSimulated"], d["duration"])
 for op in ("read", "write", "total"):
     print(op, d[op]["accesses"], d[op]["coldMisses"],
-          *("%s:%s:%s" % (c["cacheSize"], c["hits"], c["hitRatio"]) for c in d[op]["curve"]))' "$tmp/out" | tr '\n' '|')" = "8388608 4096 12288 0 600|read 4 0 4096:1:0.25 8192:2:0.5 16384:4:1|write 4 4 4096:0:0 8192:0:0 16384:0:0|total 8 4 4096:1:0.125 8192:2:0.25 16384:4:0.5|" ] ||
+          *("%s:%s:%s" % (c["cacheSize"], c["hits"], c["hitRatio"]) for c in d[op]["curve"]))' "$tmp/out" | tr '\n' '|')" = "8388608 4096 12288 0 700|read 4 0 4096:1:0.25 8192:2:0.5 16384:4:1|write 4 4 4096:0:0 8192:0:0 16384:0:0|total 8 4 4096:1:0.125 8192:2:0.25 16384:4:0.5|" ] ||
 	fail "hit ratio, json: '$(cat "$tmp/out")'"
 run "hit ratio, table" 0 '' -- -P --hit-ratio-curve -p "$hr" -f table
 [ "$(sed -n '3p;6,8p' "$tmp/out" | tr -s ' ' | tr '\n' '|')" = "4 KiB blocks accessed: 4 reads, 4 writes (cold: 0, 4); workset 12 KiB|4 KiB 25.00 0.00 12.50|8 KiB 50.00 0.00 25.00|16 KiB 100.00 0.00 50.00|" ] ||
