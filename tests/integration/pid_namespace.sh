@@ -126,15 +126,21 @@ note "the namespace's pids: ddin $in, ddnest $nest (nested)"
 OUT_PID=$!
 touch "$T/go"
 wait "$OUT_PID" || fail "2: ddout failed"
-# the tracer, their init, reaps no child: a dd that ended is a zombie
-for _ in $(seq 200); do
+# both wrote all (a dd not yet started, still the shell waiting for go,
+# is no ddin to pgrep), and ended: the tracer, their init, reaps no
+# child, so a dd that ended is a zombie
+for _ in $(seq 400); do
 	busy=0
+	for f in ddin ddnest; do
+		[ "$(stat -c %s "$MNT/$f" 2>/dev/null)" = 1048576 ] || busy=1
+	done
 	for p in $(pgrep -x 'ddin|ddnest'); do
 		read -r _ _ state _ 2>/dev/null <"/proc/$p/stat" && [ "$state" != Z ] && busy=1
 	done
 	[ "$busy" = 0 ] && break
 	sleep 0.05
 done
+[ "$busy" = 0 ] || fail "2: ddin and ddnest did not write their 1 MiB within 20 s"
 stop 2
 "$BIN" -P --vfs -f csv -p "$IOTRACE_TRACE_DIR/$TRACE" 2>"$T/parse.err" | python3 -c '
 import collections, csv, sys
