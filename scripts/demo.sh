@@ -190,6 +190,10 @@ step "the access pattern: sequential runs and unaligned I/O, per device, process
    this small 1 KiB blocks, and its block I/O is not)"
 show "$BIN" --trace-parser --access-pattern --path "$TRACE" --format table
 
+step "the hit ratio an LRU cache in front of the device would have had, by its size
+   (buffered.bin is read back after it was written: those reads hit in a cache that holds it)"
+show "$BIN" --trace-parser --hit-ratio-curve --path "$TRACE" --format table
+
 step "events as recorded, per type"
 COUNT='s/^{"header":{[^}]*},"\([a-zA-Z]*\)".*/\1/p'
 echo "\$ $BIN -P --io --raw -p $TRACE | sed -n '$COUNT' | sort | uniq -c | sort -rn"
