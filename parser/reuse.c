@@ -110,7 +110,8 @@ static int renumber(struct reuse *r)
 		s[n++] = (struct stamp){ val, key, false };
 	for (i = 0; i < r->nholes; i++)
 		s[n++] = (struct stamp){ r->holes[i], 0, true };
-	qsort(s, n, sizeof(*s), by_time);
+	if (n)
+		qsort(s, n, sizeof(*s), by_time);
 	/* in time order, the holes stay a max-heap backwards: fill it from the end */
 	k = r->nholes;
 	for (i = 0; i < n; i++) {
