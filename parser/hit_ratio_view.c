@@ -2,20 +2,21 @@
 /*
  * --hit-ratio-curve: per device, the hit ratio an LRU cache in front of
  * it would have had at each size, powers of two from 1 MiB (or one
- * block) up to the first that holds the workset, for reads, writes and
+ * line) up to the first that holds the workset, for reads, writes and
  * both: what sizing a cache from a trace asks.
  *
- * The cache holds 4 KiB blocks (Open-CAS's default cache line); an I/O
- * accesses each block it touches, in submission order, reads and writes
+ * The cache holds lines of view_opts.line_sectors (4 KiB by default,
+ * Open-CAS's default cache line; --cache-line-size as casadm's); an I/O
+ * accesses each line it touches, in submission order, reads and writes
  * alike (a write is cached, as in write-back and write-through modes).
- * A discard takes its blocks out; flushes touch nothing. A block's first
+ * A discard takes its lines out; flushes touch nothing. A line's first
  * access misses at every size (cold). Distances are exact (reuse.h):
  * hits at size C are the accesses at distance C or less. An I/O of more
- * than HIT_BLOCKS_MAX blocks accesses its first HIT_BLOCKS_MAX; the
+ * than HIT_BLOCKS_MAX lines accesses its first HIT_BLOCKS_MAX; the
  * rest are counted as not simulated (none in real traces: the kernel
  * splits I/O far smaller).
  *
- * JSON: {"hitRatioCurve": [{desc, duration, blockSize, workset,
+ * JSON: {"hitRatioCurve": [{desc, duration, lineSize, workset,
  * notSimulated, read|write|total: {accesses, coldMisses, curve: [{cacheSize,
  * hits, hitRatio}]}}]}, sizes in bytes. CSV: one row per device,
  * operation and size.
@@ -32,10 +33,9 @@
 #include "table_writer.h"
 #include "view.h"
 
-#define BLOCK_SECTORS 8
-#define HIT_BLOCKS_MAX 16384
-/* the smallest size listed, in blocks (1 MiB), when the workset is larger */
-#define FIRST_SIZE_ORDER 8
+#define HIT_BLOCKS_MAX 16384	/* lines */
+/* the smallest size listed when the workset is larger: 1 MiB, 2^20 bytes */
+#define FIRST_SIZE_SHIFT 20
 /* distances by order: d <= 2^k; d of 2^64 blocks would not fit a trace */
 #define ORDERS 64
 
@@ -56,6 +56,7 @@ struct dev_cache {
 struct hit_view {
 	FILE *out;
 	struct view_opts o;
+	uint64_t line;		/* sectors a cache line */
 	struct dev_cache **dev;
 	size_t ndev;
 	bool oom;
@@ -69,6 +70,7 @@ static void *hit_create(FILE *out, const struct view_opts *o)
 		return NULL;
 	v->out = out;
 	v->o = *o;
+	v->line = o->line_sectors ? o->line_sectors : 8;
 	return v;
 }
 
@@ -108,9 +110,9 @@ static void hit_record(void *p, const struct io_rec *r)
 		v->oom = true;
 		return;
 	}
-	first = r->lba / BLOCK_SECTORS;
+	first = r->lba / v->line;
 	last = (r->lba > UINT64_MAX - (r->len - 1) ? UINT64_MAX : r->lba + (r->len - 1)) /
-	       BLOCK_SECTORS;
+	       v->line;
 	if (grp == GRP_DISCARD) {
 		if (reuse__forget_range(&c->lru, first, last))
 			v->oom = true;
@@ -154,10 +156,14 @@ static void hit_record(void *p, const struct io_rec *r)
 }
 
 /* The sizes listed, as orders: [*from, *to]. */
-static void size_orders(const struct dev_cache *c, unsigned int *from, unsigned int *to)
+static void size_orders(const struct hit_view *v, const struct dev_cache *c, unsigned int *from,
+			unsigned int *to)
 {
+	/* lines are 2^9 to 2^17 bytes (parser_filters checks --cache-line-size) */
+	unsigned int first = FIRST_SIZE_SHIFT - 9 - order_of(v->line);
+
 	*to = order_of(c->peak_depth ? c->peak_depth : 1);
-	*from = *to > FIRST_SIZE_ORDER ? FIRST_SIZE_ORDER : 0;
+	*from = *to > first ? first : 0;
 }
 
 /* Hits of op in a cache of 2^k blocks. */
@@ -176,9 +182,9 @@ static double ratio(uint64_t part, uint64_t whole)
 	return whole ? (double)part / (double)whole : 0;
 }
 
-static uint64_t size_bytes(unsigned int k)
+static uint64_t size_bytes(const struct hit_view *v, unsigned int k)
 {
-	return (uint64_t)BLOCK_SECTORS * 512 << k;
+	return v->line * 512 << k;
 }
 
 static void write_json(struct hit_view *v, const struct join *j)
@@ -200,13 +206,13 @@ static void write_json(struct hit_view *v, const struct join *j)
 
 		if (!c || !c->any)
 			continue;
-		size_orders(c, &from, &to);
+		size_orders(v, c, &from, &to);
 		jw__start_object(jw);
 		stats_view__json_desc(jw, join__device(j, i), c->last_ts - c->first_ts);
-		jw__key(jw, "blockSize");
-		jw__uint(jw, BLOCK_SECTORS * 512);
+		jw__key(jw, "lineSize");
+		jw__uint(jw, v->line * 512);
 		jw__key(jw, "workset");
-		jw__uint_str(jw, c->peak * BLOCK_SECTORS * 512);
+		jw__uint_str(jw, c->peak * v->line * 512);
 		jw__key(jw, "notSimulated");
 		jw__uint_str(jw, c->not_simulated);
 		for (op = 0; op < HR_OPS; op++) {
@@ -221,7 +227,7 @@ static void write_json(struct hit_view *v, const struct join *j)
 			for (k = from; k <= to; k++) {
 				jw__start_object(jw);
 				jw__key(jw, "cacheSize");
-				jw__uint_str(jw, size_bytes(k));
+				jw__uint_str(jw, size_bytes(v, k));
 				jw__key(jw, "hits");
 				jw__uint_str(jw, hits(c, op, k));
 				jw__key(jw, "hitRatio");
@@ -261,13 +267,13 @@ static void write_csv(struct hit_view *v, const struct join *j)
 
 		if (!c || !c->any)
 			continue;
-		size_orders(c, &from, &to);
+		size_orders(v, c, &from, &to);
 		for (op = 0; op < HR_OPS; op++) {
 			for (k = from; k <= to; k++) {
 				csv__uint(cw, d->id);
 				csv__string(cw, d->name);
 				csv__string(cw, hr_op_name[op]);
-				csv__uint(cw, size_bytes(k));
+				csv__uint(cw, size_bytes(v, k));
 				csv__uint(cw, c->accesses[op]);
 				csv__uint(cw, hits(c, op, k));
 				csv__double(cw, ratio(hits(c, op, k), c->accesses[op]));
@@ -290,7 +296,7 @@ static void write_table(struct hit_view *v, const struct join *j)
 {
 	unsigned int from, to, k;
 	bool first = true;
-	char buf[32];
+	char buf[32], line[32];
 	size_t i;
 	int op;
 
@@ -300,16 +306,17 @@ static void write_table(struct hit_view *v, const struct join *j)
 
 		if (!c || !c->any)
 			continue;
-		size_orders(c, &from, &to);
+		size_orders(v, c, &from, &to);
 		stats_view__device_title(v->out, &first, join__device(j, i),
 					 c->last_ts - c->first_ts);
-		table__fmt_bytes(buf, sizeof(buf), (double)c->peak * BLOCK_SECTORS * 512);
-		fprintf(v->out, "\n4 KiB blocks accessed: %llu reads, %llu writes (cold: %llu, %llu); "
-			"workset %s\n", (unsigned long long)c->accesses[HR_READ],
+		table__fmt_bytes(line, sizeof(line), (double)v->line * 512);
+		table__fmt_bytes(buf, sizeof(buf), (double)c->peak * v->line * 512);
+		fprintf(v->out, "\n%s lines accessed: %llu reads, %llu writes (cold: %llu, %llu); "
+			"workset %s\n", line, (unsigned long long)c->accesses[HR_READ],
 			(unsigned long long)c->accesses[HR_WRITE], (unsigned long long)c->cold[HR_READ],
 			(unsigned long long)c->cold[HR_WRITE], buf);
 		if (c->not_simulated)
-			fprintf(v->out, "not simulated (past %u blocks of one I/O): %llu blocks\n",
+			fprintf(v->out, "not simulated (past %u lines of one I/O): %llu lines\n",
 				HIT_BLOCKS_MAX, (unsigned long long)c->not_simulated);
 		t = table__new(4);
 		if (!t) {
@@ -322,7 +329,7 @@ static void write_table(struct hit_view *v, const struct join *j)
 										 : "TOTAL");
 		table__end_row(t);
 		for (k = from; k <= to; k++) {
-			table__fmt_bytes(buf, sizeof(buf), (double)size_bytes(k));
+			table__fmt_bytes(buf, sizeof(buf), (double)size_bytes(v, k));
 			table__cell(t, "%s", buf);
 			for (op = 0; op < HR_OPS; op++)
 				percent_cell(t, c, op, k);

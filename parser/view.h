@@ -28,6 +28,8 @@ struct view_opts {
 	/* --time-series: ns per interval, > 0; I/Os by completion time, not submission */
 	uint64_t interval_ns;
 	bool by_completion;
+	/* --hit-ratio-curve: sectors a cache line (0: 8, 4 KiB) */
+	uint64_t line_sectors;
 	/* records were filtered (--file, --pid, ...): "none" means none matched */
 	bool filtered;
 	/*

@@ -70,6 +70,7 @@ enum {
 	OPT_MIN_LATENCY,
 	OPT_MAX_LATENCY,
 	OPT_HIT_RATIO,
+	OPT_LINE_SIZE,
 };
 
 /* ':' first: getopt_long() returns ':' for a missing value (cli_option_error()) */
@@ -90,6 +91,7 @@ static const struct option parser_opts[] = {
 	{ "process-statistics", no_argument, NULL, OPT_PROCESS_STATS },
 	{ "access-pattern", no_argument, NULL, OPT_PATTERN },
 	{ "hit-ratio-curve", no_argument, NULL, OPT_HIT_RATIO },
+	{ "cache-line-size", required_argument, NULL, OPT_LINE_SIZE },
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
@@ -187,7 +189,9 @@ void cmd_parser_help(FILE *out)
 	      "                            whole 4 KiB units\n"
 	      "  --hit-ratio-curve         per device, the hit ratio an LRU cache of 4 KiB\n"
 	      "                            blocks would have had at each size (powers of\n"
-	      "                            two up to the workset): reads, writes, total\n\n"
+	      "                            two up to the workset): reads, writes, total\n"
+	      "    --cache-line-size N       KiB a cache line: 4 (default), 8, 16, 32 or 64,\n"
+	      "                              as casadm's\n\n"
 	      "Filters (every view but --raw; a record must match each one given):\n"
 	      "  --file GLOB               files whose path matches GLOB; '*' matches '/'\n"
 	      "                            too, so '/data/run42/*' is the whole tree\n"
@@ -1021,6 +1025,8 @@ int cmd_parser(int argc, char **argv)
 	struct view_opts opts = { .format = VIEW_JSON, .bucket_size = LBA_BUCKET_DEFAULT,
 				  .subrange_end = UINT64_MAX, .interval_ns = 1000000000ull };
 	const char *path = NULL, *format = "json", *view_flag = NULL, *lba_opt = NULL;
+	const char *line_opt = NULL;
+	unsigned long long kib;
 	const char *file_glob = NULL, *comm = NULL, *filter_opt = NULL, *device = NULL;
 	const struct view_ops *ops = NULL;
 	struct filter filter;
@@ -1122,6 +1128,12 @@ int cmd_parser(int argc, char **argv)
 			if (err)
 				return err;
 			break;
+		case OPT_LINE_SIZE:
+			line_opt = "--cache-line-size";
+			if (cli_parse_u64(optarg, 4, 64, &kib) || (kib & (kib - 1)))
+				return cli_bad_value(line_opt, optarg, "4, 8, 16, 32 or 64 (KiB)");
+			opts.line_sectors = kib * 2;
+			break;
 		case OPT_WALL_CLOCK:
 			wall_clock = true;
 			break;
@@ -1222,6 +1234,10 @@ int cmd_parser(int argc, char **argv)
 	}
 	if (series_opt && ops != &series_view_ops) {
 		cli_err("%s goes with --time-series only", series_opt);
+		return EXIT_USAGE;
+	}
+	if (line_opt && ops != &hit_ratio_view_ops) {
+		cli_err("%s goes with --hit-ratio-curve only", line_opt);
 		return EXIT_USAGE;
 	}
 	if (lba_opt && ops != &lba_hist_ops) {

@@ -8,10 +8,10 @@
  *
  * Input: byte 0 selects the streams (1-3, even split of the rest; bits
  * 0-1), one reader thread or two (bit 4; with two, the --io output must
- * be one thread's), the LBA histogram's bucket size and the time series'
- * interval (bits 5-7), a second pass through the filters with
- * --final-names and --wall-clock (bit 2), and a split run of --statistics, whose output
- * must be one pass's (bit 3); the rest is the streams' bytes (raw framed
+ * be one thread's), the LBA histogram's bucket size, the time series'
+ * interval and the cache line (bits 5-7), a second pass through the
+ * filters with --final-names and --wall-clock (bit 2), and a split run of
+ * --statistics, whose output must be one pass's (bit 3); the rest is the streams' bytes (raw framed
  * records, or zstd frames: the reader tells them apart by their first
  * bytes). The input's last byte also picks the filters (glob bits 0-1,
  * comm 2, window 3 and 7, pid 4-5; with bit 6 also device, latency and
@@ -472,6 +472,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	threads = sel & 0x10 ? 2 : 1;
 	o.bucket_size = 1ull << ((sel >> 5) * 4);	/* 1 .. 2^28 sectors */
 	o.interval_ns = 1000ull << ((sel >> 5) * 4);	/* 1 us .. 268 s */
+	o.line_sectors = 8ull << ((sel >> 5) & 3);	/* 4 .. 32 KiB */
 	data++;
 	size--;
 	last = size ? data[size - 1] : 0;

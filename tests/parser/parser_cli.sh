@@ -960,13 +960,13 @@ run "hit ratio, csv" 0 '' -- -P --hit-ratio-curve -p "$hr" -f csv
 run "hit ratio, json" 0 '' -- -P --hit-ratio-curve -p "$hr"
 [ "$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))["hitRatioCurve"][0]
-print(d["desc"]["device"]["id"], d["blockSize"], d["workset"], d["notSimulated"], d["duration"])
+print(d["desc"]["device"]["id"], d["lineSize"], d["workset"], d["notSimulated"], d["duration"])
 for op in ("read", "write", "total"):
     print(op, d[op]["accesses"], d[op]["coldMisses"],
           *("%s:%s:%s" % (c["cacheSize"], c["hits"], c["hitRatio"]) for c in d[op]["curve"]))' "$tmp/out" | tr '\n' '|')" = "8388608 4096 12288 0 700|read 4 0 4096:1:0.25 8192:2:0.5 16384:4:1|write 4 4 4096:0:0 8192:0:0 16384:0:0|total 8 4 4096:1:0.125 8192:2:0.25 16384:4:0.5|" ] ||
 	fail "hit ratio, json: '$(cat "$tmp/out")'"
 run "hit ratio, table" 0 '' -- -P --hit-ratio-curve -p "$hr" -f table
-[ "$(sed -n '3p;6,8p' "$tmp/out" | tr -s ' ' | tr '\n' '|')" = "4 KiB blocks accessed: 4 reads, 4 writes (cold: 0, 4); workset 12 KiB|4 KiB 25.00 0.00 12.50|8 KiB 50.00 0.00 25.00|16 KiB 100.00 0.00 50.00|" ] ||
+[ "$(sed -n '3p;6,8p' "$tmp/out" | tr -s ' ' | tr '\n' '|')" = "4 KiB lines accessed: 4 reads, 4 writes (cold: 0, 4); workset 12 KiB|4 KiB 25.00 0.00 12.50|8 KiB 50.00 0.00 25.00|16 KiB 100.00 0.00 50.00|" ] ||
 	fail "hit ratio, table: '$(cat "$tmp/out")'"
 # a filter first: the cache sees only the I/Os it keeps, from the first
 # read on (reads: block 0 cold, then 0 and 1 (distance 1, cold), then 1
@@ -977,6 +977,16 @@ run "hit ratio, filtered" 0 '' -- -P --hit-ratio-curve -p "$hr" -f csv --from 0.
 run "hit ratio, nothing left" 0 '' -- -P --hit-ratio-curve -p "$hr" -f table --from 1
 [ "$(cat "$tmp/out")" = "no read or write I/O in this trace matches the filters" ] ||
 	fail "hit ratio, nothing left: '$(cat "$tmp/out")'"
+# 8 KiB lines (16 sectors): writes line 0 (cold), lines 0 (1) and 1 (cold);
+# reads line 0 (2), line 0 (1); a discard of line 1; a write of it (cold);
+# a read of line 0 (2)
+run "hit ratio, 8 KiB lines" 0 '' -- -P --hit-ratio-curve -p "$hr" -f csv --cache-line-size 8
+[ "$(sed 1d "$tmp/out" | cut -d, -f3- | tr '\n' ' ')" = "read,8192,3,1,0.3333333333333333 read,16384,3,3,1 write,8192,4,1,0.25 write,16384,4,1,0.25 total,8192,7,2,0.2857142857142857 total,16384,7,4,0.5714285714285714 " ] ||
+	fail "hit ratio, 8 KiB lines: '$(cat "$tmp/out")'"
+for bad in 2 12 128 0x8 ''; do
+	run "hit ratio, line size '$bad'" 2 "iotrace: invalid value '$bad' for --cache-line-size: expected 4, 8, 16, 32 or 64 (KiB)" -- -P --hit-ratio-curve -p "$hr" --cache-line-size "$bad"
+done
+run "line size, other view" 2 "iotrace: --cache-line-size goes with --hit-ratio-curve only" -- -P --statistics -p "$hr" --cache-line-size 8
 
 # --- a view of what the trace does not have: empty, or no call counted,
 # and a note that says what is missing; exit 0 all the same
