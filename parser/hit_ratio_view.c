@@ -12,7 +12,7 @@
  * A discard takes its lines out; flushes touch nothing. A line's first
  * access misses at every size (cold). Distances are exact (reuse.h):
  * hits at size C are the accesses at distance C or less. An I/O of more
- * than HIT_BLOCKS_MAX lines accesses its first HIT_BLOCKS_MAX; the
+ * than HIT_LINES_MAX lines accesses its first HIT_LINES_MAX; the
  * rest are counted as not simulated (none in real traces: the kernel
  * splits I/O far smaller).
  *
@@ -33,10 +33,10 @@
 #include "table_writer.h"
 #include "view.h"
 
-#define HIT_BLOCKS_MAX 16384	/* lines */
+#define HIT_LINES_MAX 16384
 /* the smallest size listed when the workset is larger: 1 MiB, 2^20 bytes */
 #define FIRST_SIZE_SHIFT 20
-/* distances by order: d <= 2^k; d of 2^64 blocks would not fit a trace */
+/* distances by order: d <= 2^k; d of 2^64 lines would not fit a trace */
 #define ORDERS 64
 
 enum { HR_READ, HR_WRITE, HR_TOTAL, HR_OPS };
@@ -46,7 +46,7 @@ struct dev_cache {
 	struct reuse lru;
 	uint64_t by_order[HR_OPS][ORDERS + 1];	/* accesses at distance in (2^(k-1), 2^k] */
 	uint64_t accesses[HR_OPS], cold[HR_OPS];
-	uint64_t peak;				/* most blocks cached at once, at no limit */
+	uint64_t peak;				/* most lines cached at once, at no limit */
 	uint64_t peak_depth;			/* ... and holes: no distance is larger */
 	uint64_t not_simulated;
 	uint64_t first_ts, last_ts;
@@ -126,11 +126,11 @@ static void hit_record(void *p, const struct io_rec *r)
 		c->last_ts = end;
 	c->any = true;
 	op = grp == GRP_READ ? HR_READ : HR_WRITE;
-	/* len is 32 bits: at most 2^29 + 1 blocks */
+	/* len is 32 bits: at most 2^29 + 1 lines */
 	n = last - first + 1;
-	if (n > HIT_BLOCKS_MAX) {
-		c->not_simulated += n - HIT_BLOCKS_MAX;
-		last = first + HIT_BLOCKS_MAX - 1;
+	if (n > HIT_LINES_MAX) {
+		c->not_simulated += n - HIT_LINES_MAX;
+		last = first + HIT_LINES_MAX - 1;
 	}
 	for (b = first;; b++) {
 		if (reuse__access(&c->lru, b, &dist)) {
@@ -159,14 +159,14 @@ static void hit_record(void *p, const struct io_rec *r)
 static void size_orders(const struct hit_view *v, const struct dev_cache *c, unsigned int *from,
 			unsigned int *to)
 {
-	/* lines are 2^9 to 2^17 bytes (parser_filters checks --cache-line-size) */
+	/* 4 to 64 KiB lines (cmd_parser checks --cache-line-size): 1 MiB is 2^8 to 2^4 of them */
 	unsigned int first = FIRST_SIZE_SHIFT - 9 - order_of(v->line);
 
 	*to = order_of(c->peak_depth ? c->peak_depth : 1);
 	*from = *to > first ? first : 0;
 }
 
-/* Hits of op in a cache of 2^k blocks. */
+/* Hits of op in a cache of 2^k lines. */
 static uint64_t hits(const struct dev_cache *c, int op, unsigned int k)
 {
 	uint64_t h = 0;
@@ -317,7 +317,7 @@ static void write_table(struct hit_view *v, const struct join *j)
 			(unsigned long long)c->cold[HR_WRITE], buf);
 		if (c->not_simulated)
 			fprintf(v->out, "not simulated (past %u lines of one I/O): %llu lines\n",
-				HIT_BLOCKS_MAX, (unsigned long long)c->not_simulated);
+				HIT_LINES_MAX, (unsigned long long)c->not_simulated);
 		t = table__new(4);
 		if (!t) {
 			v->oom = true;
