@@ -16,7 +16,9 @@
 #   - read, write and discard sectors equal p1's own stat deltas;
 #   - the trace describes the disk and p1;
 #   - -P --vfs has the calls on p1's files, on the partition, and none on
-#     p2's.
+#     p2's;
+#   - the parser's --device, with the disk's name or p1's, keeps all of it,
+#     and refuses p2's, which the trace does not describe.
 #
 # Needs root, BTF, tracefs, loop devices, partx, mkfs.ext4, fstrim and
 # python3; a missing one is a failure, never a skip. Everything set up is
@@ -144,5 +146,20 @@ bad = [r["file.path"] + " " + r["device.partition"] for r in one if r["device.pa
 print(("ok: " if not bad else "FAIL: ") + "the calls' device.partition is p1's %s %s" % (sys.argv[2], bad[:3]))
 EOF
 iotrace_test_relay "$T/vfs.check" $? "the -P --vfs check"
+
+# the parser's --device: the disk's name and p1's each keep every I/O and
+# every call here (the I/Os name the disk, and p1 as their partition; the
+# calls name p1's file system); a partition the trace does not describe
+# is refused with the names it has
+for dev in "$LN" "$P1"; do
+	timeout -k 5 120 "$BIN" -P --io -f csv -p "$TRACE" --device "$dev" >"$T/io-$dev.csv" 2>"$T/io-$dev.err"
+	timeout -k 5 120 "$BIN" -P --vfs -f csv -p "$TRACE" --device "/dev/$dev" >"$T/vfs-$dev.csv" 2>"$T/vfs-$dev.err"
+	same=$(cmp -s "$T/io.csv" "$T/io-$dev.csv" && echo io)$(cmp -s "$T/vfs.csv" "$T/vfs-$dev.csv" && echo +vfs)
+	check "--device $dev keeps every I/O and every call (the same: '$same')" [ "$same" = io+vfs ]
+done
+timeout -k 5 120 "$BIN" -P --io -p "$TRACE" --device "${LN}p2" >/dev/null 2>"$T/p2.err"
+rc=$?
+refused=$([ $rc -eq 2 ] && grep -cx "iotrace: --device ${LN}p2: the trace has no such device (it has $LN, $P1)" "$T/p2.err")
+check "--device ${LN}p2 is refused with the trace's devices (exit $rc: $(cat "$T/p2.err"))" [ "$refused" = 1 ]
 
 finish
