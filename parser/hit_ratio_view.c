@@ -44,6 +44,7 @@ static const char *const hr_op_name[HR_OPS] = { "read", "write", "total" };
 
 struct dev_cache {
 	struct reuse lru;
+	/* [HR_TOTAL]: read's and write's added up by fill_totals() at the end */
 	uint64_t by_order[HR_OPS][ORDERS + 1];	/* accesses at distance in (2^(k-1), 2^k] */
 	uint64_t accesses[HR_OPS], cold[HR_OPS];
 	uint64_t peak;				/* most lines cached at once, at no limit */
@@ -138,14 +139,10 @@ static void hit_record(void *p, const struct io_rec *r)
 			return;
 		}
 		c->accesses[op]++;
-		c->accesses[HR_TOTAL]++;
-		if (dist) {
+		if (dist)
 			c->by_order[op][order_of(dist)]++;
-			c->by_order[HR_TOTAL][order_of(dist)]++;
-		} else {
+		else
 			c->cold[op]++;
-			c->cold[HR_TOTAL]++;
-		}
 		if (b == last)
 			break;
 	}
@@ -344,10 +341,24 @@ static void write_table(struct hit_view *v, const struct join *j)
 		view__none(v->out, "read or write I/O", v->o.filtered);
 }
 
+static void fill_totals(struct dev_cache *c)
+{
+	unsigned int k;
+
+	c->accesses[HR_TOTAL] = c->accesses[HR_READ] + c->accesses[HR_WRITE];
+	c->cold[HR_TOTAL] = c->cold[HR_READ] + c->cold[HR_WRITE];
+	for (k = 0; k <= ORDERS; k++)
+		c->by_order[HR_TOTAL][k] = c->by_order[HR_READ][k] + c->by_order[HR_WRITE][k];
+}
+
 static int hit_finish(void *p, const struct join *j)
 {
 	struct hit_view *v = p;
+	size_t i;
 
+	for (i = 0; i < v->ndev; i++)
+		if (v->dev[i])
+			fill_totals(v->dev[i]);
 	if (v->o.format == VIEW_JSON)
 		write_json(v, j);
 	else if (v->o.format == VIEW_CSV)
