@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "bench_toggle.h"
+#include "cgroup_names.h"
 #include "cli.h"
 #include "clock_ns.h"
 #include "collector_state.h"
@@ -29,6 +31,7 @@
 #include "verifier_stats.h"
 #include "ring_plan.h"
 #include "stream_writer.h"
+#include "trace_filters.h"
 #include "vfs_attach.h"
 
 /* How often buffered records reach the disk and the summary is rewritten. */
@@ -458,6 +461,7 @@ static int map_stages(struct collector *c)
 
 static int open_streams(struct collector *c, const char *dir)
 {
+	char root[PATH_MAX];
 	int i, err;
 
 	c->streams = calloc(c->ncpus, sizeof(*c->streams));
@@ -465,6 +469,10 @@ static int open_streams(struct collector *c, const char *dir)
 	c->dir = strdup(dir);
 	if (!c->streams || !c->unwritten_sid || !c->dir)
 		return set_error(c, -ENOMEM, "out of memory");
+	err = cgroup_paths__init(&c->cgroups, dir,
+				 trace_filters__cgroup2_root("/proc/self/mounts", root, sizeof(root)));
+	if (err)
+		return set_error(c, err, "out of memory");
 	if (c->cfg->compress) {
 		c->zstd = stream_zstd__new(c->cfg->compress_level);
 		if (!c->zstd)
@@ -783,6 +791,10 @@ finish:
 			(void)werr; /* already reported through intake__flush_all/write_err */
 		}
 	}
+	werr = cgroup_paths__close(&c->cgroups);
+	if (werr)
+		cli_warn("cannot write the paths of the trace's cgroups to '%s/%s': %s; its "
+			 "views name some cgroups by id only", dir, CGROUP_NAMES_FILE, strerror(-werr));
 	werr = summary__write(dir, s);
 	if (werr && !err) {
 		err = werr;
@@ -816,6 +828,7 @@ void collector__free(struct collector *c)
 		detach_all(c);
 	path_filter__free(c->paths);
 	inflight__free(&c->open);
+	cgroup_paths__close(&c->cgroups);
 	if (c->mounts_fd >= 0)
 		close(c->mounts_fd);
 	iotrace__destroy(c->skel);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "collector.h"
+#include "cgroup_paths.h"
 #include "delta.h"
 #include "inflight.h"
 #include "mount_gate.h"
@@ -101,6 +102,7 @@ struct collector {
 	unsigned int not_followed;	/* vfs__not_followed(), for the summary */
 	uint32_t devs_gone;	/* by cfg->devs index: told it was removed or changed */
 	struct inflight open;	/* the trace's I/Os not completed yet */
+	struct cgroup_paths cgroups;	/* the trace's iotrace.cgroups */
 	long toggle_ms;	/* bench_toggle.h, 0 = never */
 	int toggle_what;	/* enum bench_toggle_what */
 	bool toggle_on;	/* the block programs are attached, or the collector keeps records */

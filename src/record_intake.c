@@ -190,6 +190,7 @@ static void sample(struct collector *c, int cpu, const void *data, uint32_t size
 		if (size < sizeof(r.q))
 			break;
 		memcpy(&r.q, data, sizeof(r.q));
+		cgroup_paths__note(&c->cgroups, r.q.cgroup);
 		put_hot(c, cpu, encode__io(&r.q, &split, buf, pack), buf, &split);
 		put_hot(c, cpu, encode__fs_meta(&r.q, &split, buf, pack), buf, &split);
 		return;
@@ -208,6 +209,7 @@ static void sample(struct collector *c, int cpu, const void *data, uint32_t size
 		if (c->paths && !path_filter__match(c->paths, &r.v.file) &&
 		    !(r.v.file2.ino && path_filter__match(c->paths, &r.v.file2)))
 			return;
+		cgroup_paths__note(&c->cgroups, r.v.cgroup);
 		put_hot(c, cpu, encode__vfs(&r.v, &split, buf, pack), buf, &split);
 		return;
 	case IOTRACE_EV_FS:

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup_names.h"
+#include "cgroup_paths.h"
+
+/* kernfs's file handle type: the handle is the node's 64-bit id */
+#ifndef FILEID_KERNFS
+#define FILEID_KERNFS 0xfe
+#endif
+
+int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *root)
+{
+	memset(cp, 0, sizeof(*cp));
+	cp->fd = cp->root_fd = -1;
+	cp->root = strdup(root ? root : "");
+	if (!cp->root || asprintf(&cp->file, "%s/%s", dir, CGROUP_NAMES_FILE) < 0) {
+		free(cp->root);
+		memset(cp, 0, sizeof(*cp));
+		return -ENOMEM;
+	}
+	if (root)
+		cp->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
+/*
+ * id's path as /proc/PID/cgroup gives it, into path: false if the cgroup
+ * is gone, or is not below the mount (a cgroup namespace's outside).
+ */
+static bool path_of(const struct cgroup_paths *cp, uint64_t id, char *path, size_t size)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = FILEID_KERNFS } };
+	char link[64], target[PATH_MAX];
+	size_t n = strlen(cp->root);
+	ssize_t len;
+	int fd;
+
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	fd = open_by_handle_at(cp->root_fd, &h.fh, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, target, sizeof(target) - 1);
+	close(fd);
+	if (len < 0 || (size_t)len < n || strncmp(target, cp->root, n))
+		return false;
+	target[len] = '\0';
+	/* removed since it was opened: the link says so after the path */
+	if ((size_t)len >= sizeof(" (deleted)") - 1 &&
+	    !strcmp(target + len - (sizeof(" (deleted)") - 1), " (deleted)"))
+		return false;
+	if (target[n] != '/' && target[n])
+		return false;
+	snprintf(path, size, "%s", target[n] ? target + n : "/");
+	return true;
+}
+
+static void write_line(struct cgroup_paths *cp, const char *line, size_t len)
+{
+	ssize_t n;
+
+	if (cp->err)
+		return;
+	if (cp->fd < 0) {
+		cp->fd = open(cp->file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		if (cp->fd < 0) {
+			cp->err = -errno;
+			return;
+		}
+		write_line(cp, CGROUP_NAMES_HEAD, strlen(CGROUP_NAMES_HEAD));
+		if (cp->err)
+			return;
+	}
+	/* one write a line, so a reader never sees half of one but at a crash */
+	n = write(cp->fd, line, len);
+	if (n != (ssize_t)len)
+		cp->err = n < 0 ? -errno : -ENOSPC;
+}
+
+/* Writes id's line, unless it has one: whether it was new. */
+static bool put(struct cgroup_paths *cp, uint64_t id, const char *path)
+{
+	char line[PATH_MAX + 32];
+	bool created;
+	size_t len;
+
+	/* out of memory: looked up again next time, which is all it costs */
+	if (!u64map__ref(&cp->seen, id, &created) || !created)
+		return false;
+	len = cgroup_names__line(line, sizeof(line), id, path);
+	if (len)
+		write_line(cp, line, len);
+	return true;
+}
+
+/*
+ * The cgroups above path, each with its line: a job's id then takes the
+ * job's tasks, which run in cgroups below it, and names it after it is
+ * gone. Its id is its directory's inode number.
+ */
+static void put_ancestors(struct cgroup_paths *cp, char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	while ((slash = strrchr(path, '/')) && slash != path) {
+		*slash = '\0';
+		if (snprintf(dir, sizeof(dir), "%s%s", cp->root, path) >= (int)sizeof(dir) ||
+		    stat(dir, &st) || !put(cp, (uint64_t)st.st_ino, path))
+			return;
+	}
+}
+
+void cgroup_paths__look_up(struct cgroup_paths *cp, uint64_t id)
+{
+	char path[PATH_MAX];
+	uint64_t one;
+
+	cp->last = id;
+	/* zeroed (not set up: root_fd 0 is no mount), or no mount to look in */
+	if (!id || !cp->file || cp->root_fd < 0)
+		return;
+	if (u64map__get(&cp->seen, id, &one))
+		return;
+	if (!path_of(cp, id, path, sizeof(path))) {
+		/* gone, or outside the mount: not looked up again */
+		(void)u64map__put(&cp->seen, id, 1);
+		return;
+	}
+	if (put(cp, id, path))
+		put_ancestors(cp, path);
+}
+
+int cgroup_paths__close(struct cgroup_paths *cp)
+{
+	int err = cp->err;
+
+	/* a zeroed one was never set up: its 0s are no fds */
+	if (!cp->file)
+		return 0;
+	if (cp->fd >= 0 && close(cp->fd) && !err)
+		err = -errno;
+	if (cp->root_fd >= 0)
+		close(cp->root_fd);
+	u64map__free(&cp->seen);
+	free(cp->root);
+	free(cp->file);
+	memset(cp, 0, sizeof(*cp));
+	return err;
+}

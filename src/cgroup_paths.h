@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The collector's record of the cgroups its records name: the first time
+ * it sees a cgroup id it looks the cgroup's path up (a cgroup2 file handle
+ * is the id, so open_by_handle_at finds the directory) and appends a line
+ * to the trace's iotrace.cgroups (parser/cgroup_names.h), and one for
+ * each cgroup above it not named yet (a job's cgroup holds no task, its
+ * steps do). A job's cgroups are gone by the time anyone reads its trace;
+ * the ids alone say nothing.
+ *
+ * A cgroup removed before its first record is read (within a round, 100
+ * ms) has no line. The file is not counted against --size: a node has
+ * hundreds of cgroups, a few KiB of lines. A failed write is reported
+ * once at the end and costs the trace nothing else.
+ */
+#ifndef IOTRACE_CGROUP_PATHS_H
+#define IOTRACE_CGROUP_PATHS_H
+
+#include <stdint.h>
+
+#include "u64map.h"
+
+struct cgroup_paths {
+	uint64_t last;		/* the id just seen: records come in runs of one task */
+	struct u64map seen;	/* ids looked up, found or not */
+	int root_fd;		/* the cgroup2 mount, -1: none (nothing is looked up) */
+	char *root;		/* its path, cut from the paths the links give */
+	char *file;		/* the trace's iotrace.cgroups */
+	int fd;			/* -1 until the first line */
+	int err;		/* the first failure to write, -errno */
+};
+
+/*
+ * For the trace in dir, with the cgroup2 mount at root (NULL or not
+ * openable: ids are kept, no paths). 0 or -ENOMEM.
+ */
+int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *root);
+
+void cgroup_paths__look_up(struct cgroup_paths *cp, uint64_t id);
+
+/* Notes that a record names cgroup id (0: none); cp set up, or zeroed. */
+static inline void cgroup_paths__note(struct cgroup_paths *cp, uint64_t id)
+{
+	if (id != cp->last)
+		cgroup_paths__look_up(cp, id);
+}
+
+/* Closes the file: the first write error (-errno), or 0. A zeroed or closed cp is left as it is. */
+int cgroup_paths__close(struct cgroup_paths *cp);
+
+#endif
