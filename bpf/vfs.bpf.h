@@ -22,6 +22,8 @@
 #define IOTRACE_MAX_SYSCALL_NR 512
 #define IOTRACE_MAX_FS_DEVS 64
 #define IOTRACE_MAX_FILTER 16
+/* cgroup levels --cgroup looks up from the root: systemd and Slurm nest 4 to 6 */
+#define IOTRACE_CGROUP_DEPTH 32
 /* unlinkat(2) flag: rmdir */
 #define IOTRACE_AT_REMOVEDIR 0x200
 
@@ -139,6 +141,7 @@ __noinline int task_selected(__u32 pid)
 	__u64 cgroup;
 	bool hit;
 	__u32 i;
+	int level;
 
 	if (!filt_npids && !filt_ncgroups && !filt_ncomms)
 		return 1;
@@ -153,10 +156,20 @@ __noinline int task_selected(__u32 pid)
 			return 0;
 	}
 	if (filt_ncgroups) {
-		cgroup = bpf_get_current_cgroup_id();
+		/*
+		 * The task's cgroup or one above it: a batch job's processes
+		 * live in cgroups below the job's (Slurm's job_N/step_M/...).
+		 * Levels count from the root, whatever the tracer's cgroup
+		 * namespace; past the task's own the helper gives 0.
+		 */
 		hit = false;
-		for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_ncgroups; i++)
-			hit |= filt_cgroups[i] == cgroup;
+		for (level = 0; level < IOTRACE_CGROUP_DEPTH && !hit; level++) {
+			cgroup = bpf_get_current_ancestor_cgroup_id(level);
+			if (!cgroup)
+				break;
+			for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_ncgroups; i++)
+				hit |= filt_cgroups[i] == cgroup;
+		}
 		if (!hit)
 			return 0;
 	}
