@@ -23,9 +23,9 @@ void filter__set_window(struct filter *f, uint64_t from_ns, uint64_t to_ns)
 	f->to_ns = to_ns;
 }
 
-void filter__set_cgroup(struct filter *f, uint64_t cgroup)
+void filter__set_cgroups(struct filter *f, const struct u64map *ids)
 {
-	f->cgroup = cgroup;
+	f->cgroups = ids;
 }
 
 void filter__set_device(struct filter *f, const char *device)
@@ -47,7 +47,7 @@ static bool by_latency(const struct filter *f)
 bool filter__active(const struct filter *f)
 {
 	return f->file || f->pid || f->comm[0] || f->from_ns || f->to_ns != UINT64_MAX ||
-	       f->cgroup || f->device || by_latency(f);
+	       f->cgroups || f->device || by_latency(f);
 }
 
 static bool in_window(const struct filter *f, uint64_t time)
@@ -101,9 +101,11 @@ static bool path_matches(const struct filter *f, const char *path)
 static bool process_matches(const struct filter *f, uint32_t pid, uint32_t tid, const char *comm,
 			    uint64_t cgroup)
 {
+	uint64_t one;
+
 	if (f->pid && pid != f->pid && tid != f->pid)
 		return false;
-	if (f->cgroup && cgroup != f->cgroup)
+	if (f->cgroups && !u64map__get(f->cgroups, cgroup, &one))
 		return false;
 	return !f->comm[0] || !strcmp(comm, f->comm);
 }
@@ -115,7 +117,7 @@ bool filter__io(const struct filter *f, const struct join *j, const struct io_re
 	if (f->file && !path_matches(f, r->path))
 		return false;
 	if (r->kind != REC_IO)
-		return !f->pid && !f->comm[0] && !f->cgroup && !by_latency(f);
+		return !f->pid && !f->comm[0] && !f->cgroups && !by_latency(f);
 	if (by_latency(f) && (r->state != IO_COMPLETED || !latency_in(f, r->latency)))
 		return false;
 	return process_matches(f, r->pid, r->tid, r->comm, r->cgroup);

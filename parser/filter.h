@@ -20,7 +20,9 @@
  *   submission, a call's return, a file event's. An I/O submitted in the
  *   window keeps the latency and queue depth the whole trace gives it.
  *
- * - cgroup: the cgroup v2 id recorded with the I/O or call.
+ * - cgroups: a set of cgroup v2 ids (values 1), one of which the I/O or
+ *   call must have recorded: a cgroup and those below it
+ *   (cgroup_names.h).
  * - device: the name of the device the record is on, as the trace's
  *   deviceDescription gives it: an I/O's disk or partition, a call's
  *   file system's device. A disk's name takes its partitions' records
@@ -41,13 +43,14 @@
 #include <stdint.h>
 
 #include "join.h"
+#include "u64map.h"
 
 struct filter {
 	const char *file;		/* NULL = any; the caller keeps it alive */
 	uint32_t pid;			/* 0 = any */
 	char comm[EVENT_COMM_MAX];	/* "" = any */
 	uint64_t from_ns, to_ns;	/* the window; 0 and UINT64_MAX = all */
-	uint64_t cgroup;		/* 0 = any */
+	const struct u64map *cgroups;	/* NULL = any; the caller keeps it alive */
 	const char *device;		/* NULL = any; the caller keeps it alive */
 	uint64_t min_latency, max_latency;	/* ns; 0 and UINT64_MAX = any */
 };
@@ -56,8 +59,8 @@ struct filter {
 void filter__init(struct filter *f, const char *file, uint32_t pid, const char *comm);
 /* Sets f's time window: records at from_ns <= time < to_ns. */
 void filter__set_window(struct filter *f, uint64_t from_ns, uint64_t to_ns);
-/* Sets f's cgroup id (0: any). */
-void filter__set_cgroup(struct filter *f, uint64_t cgroup);
+/* Sets f's cgroup ids (NULL: any). */
+void filter__set_cgroups(struct filter *f, const struct u64map *ids);
 /* Sets f's device name (NULL or "": any). */
 void filter__set_device(struct filter *f, const char *device);
 /* Sets f's latency range: records with min_ns <= latency <= max_ns. */

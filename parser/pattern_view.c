@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup_names.h"
 #include "file_names.h"
 #include "io_stats.h"
 #include "keymap.h"
@@ -90,6 +91,7 @@ struct pattern_view {
 	size_t nstreams;
 	struct keymap ends;		/* struct call_ends by file node and pid */
 	struct keymap groups[KINDS];
+	const struct cgroup_names *names;	/* view_opts.cgroups */
 	bool oom;
 };
 
@@ -102,6 +104,7 @@ static void *pattern_create(FILE *out, const struct view_opts *o)
 	v->out = out;
 	v->filtered = o->filtered;
 	v->fmt = o->format;
+	v->names = o->cgroups;
 	return v;
 }
 
@@ -332,7 +335,8 @@ static void json_device(struct json_writer *jw, const struct device *d, uint64_t
 	jw__end_object(jw);
 }
 
-static void json_group(struct json_writer *jw, const struct group *g)
+static void json_group(struct json_writer *jw, const struct cgroup_names *names,
+		       const struct group *g)
 {
 	unsigned int l, i;
 
@@ -343,8 +347,7 @@ static void json_group(struct json_writer *jw, const struct group *g)
 		jw__key(jw, "comm");
 		jw__string(jw, g->comm);
 	} else if (g->kind == BY_CGROUP) {
-		jw__key(jw, "cgroup");
-		jw__uint_str(jw, g->cgroup);
+		view__cgroup_json(jw, names, g->cgroup);
 	} else if (g->kind == BY_FILE) {
 		jw__key(jw, "file");
 		jw__start_object(jw);
@@ -400,7 +403,7 @@ static void write_json(struct pattern_view *v)
 		jw__name(jw, kind_json[k]);
 		jw__start_array(jw);
 		for (i = 0; i < v->groups[k].count; i++)
-			json_group(jw, v->groups[k].items[i]->value);
+			json_group(jw, v->names, v->groups[k].items[i]->value);
 		jw__end_array(jw);
 	}
 	jw__end_object(jw);
@@ -411,8 +414,10 @@ static void write_json(struct pattern_view *v)
 /* ---- CSV ---- */
 
 /* The columns of one kind of group; the others' are empty. */
-static void csv_group_cells(struct csv_writer *cw, const struct group *g)
+static void csv_group_cells(struct csv_writer *cw, const struct cgroup_names *names,
+			    const struct group *g)
 {
+	const char *path = g->kind == BY_CGROUP ? cgroup_names__path(names, g->cgroup) : NULL;
 	bool dev = g->kind == BY_DEVICE || g->kind == BY_FILE;
 
 	csv__string(cw, kind_name[g->kind]);
@@ -434,6 +439,10 @@ static void csv_group_cells(struct csv_writer *cw, const struct group *g)
 		csv__uint(cw, g->cgroup);
 	else
 		csv__empty(cw);
+	if (path)
+		csv__string(cw, path);
+	else
+		csv__empty(cw);
 	if (g->kind == BY_FILE) {
 		csv__string(cw, g->path);
 		csv__uint(cw, g->part);
@@ -446,7 +455,8 @@ static void csv_group_cells(struct csv_writer *cw, const struct group *g)
 static void write_csv(struct pattern_view *v)
 {
 	static const char *const head[] = { "group", "device.id", "device.name", "process.pid",
-					    "process.comm", "process.cgroup", "file.path",
+					    "process.comm", "process.cgroup",
+					    "process.cgroupPath", "file.path",
 					    "file.partition", "layer", "operation", "count", "bytes",
 					    "sequential", "runs", "unaligned" };
 	struct csv_writer *cw = csv__new(v->out);
@@ -470,7 +480,7 @@ static void write_csv(struct pattern_view *v)
 
 					if (!c->count)
 						continue;
-					csv_group_cells(cw, g);
+					csv_group_cells(cw, v->names, g);
 					csv__string(cw, layer_name[l]);
 					csv__string(cw, op_name[op]);
 					csv__uint(cw, c->count);
@@ -488,7 +498,8 @@ static void write_csv(struct pattern_view *v)
 
 /* ---- table ---- */
 
-static void table_rows(struct table *t, const struct group *g)
+static void table_rows(struct table *t, const struct cgroup_names *names,
+		       const struct group *g)
 {
 	unsigned int l, op;
 
@@ -503,7 +514,7 @@ static void table_rows(struct table *t, const struct group *g)
 			if (g->kind == BY_PROCESS)
 				view__process_cells(t, g->pid, g->comm);
 			else if (g->kind == BY_CGROUP)
-				view__cgroup_cell(t, g->cgroup);
+				view__cgroup_cell(t, names, g->cgroup);
 			else
 				view__device_cell(t, g->dev, g->kind == BY_FILE ? g->part : g->dev->id);
 			if (g->kind == BY_FILE)
@@ -549,14 +560,15 @@ static int write_table(struct pattern_view *v)
 			return -ENOMEM;
 		/* names and words to the left, numbers (a pid, a cgroup id) to the right */
 		for (c = 0; c <= nlead; c++)
-			table__align_left(t, c, !((k == BY_PROCESS || k == BY_CGROUP) && c == 0));
+			table__align_left(t, c, !((k == BY_PROCESS || k == BY_CGROUP) && c == 0) ||
+						(k == BY_CGROUP && view__cgroups_named(v->names)));
 		for (c = 0; c < nlead; c++)
 			table__cell(t, "%s", lead[k][c]);
 		for (c = 0; c < sizeof(tail) / sizeof(tail[0]); c++)
 			table__cell(t, "%s", tail[c]);
 		table__end_row(t);
 		for (i = 0; i < v->groups[k].count; i++)
-			table_rows(t, v->groups[k].items[i]->value);
+			table_rows(t, v->names, v->groups[k].items[i]->value);
 		fprintf(v->out, "%s%s:\n", k ? "\n" : "", kind_title[k]);
 		err = table__print(t, v->out, 2);
 		table__free(t);

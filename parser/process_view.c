@@ -21,16 +21,20 @@
  * Groups are sorted by the block bytes they moved, then by the bytes
  * their calls read and wrote, most first; ties by pid, comm, cgroup.
  *
- * JSON: {"processes": [{pid, comm[, cgroup][, calls], vfs {...},
- * block {...}}], "cgroups": [{cgroup[, calls], vfs {...}, block {...}}]},
- * the operations that happened only; calls is the number of VFS calls
- * (a copy is one call, but a read and a write in vfs). CSV: one row per group and operation, a "group" column
- * saying which grouping (process, cgroup), then op_acc.h's columns.
+ * JSON: {"processes": [{pid, comm[, cgroup[, cgroupPath]][, calls],
+ * vfs {...}, block {...}}], "cgroups": [{cgroup[, cgroupPath][, calls],
+ * vfs {...}, block {...}}]}, the operations that happened only; calls is
+ * the number of VFS calls (a copy is one call, but a read and a write in
+ * vfs); cgroupPath where the trace names the cgroup (cgroup_names.h).
+ * CSV: one row per group and operation, a "group" column saying which
+ * grouping (process, cgroup), the process and cgroup columns, then
+ * op_acc.h's columns. A table shows a cgroup by its path where it can.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup_names.h"
 #include "io_stats.h"
 #include "keymap.h"
 #include "op_acc.h"
@@ -54,6 +58,7 @@ struct process_view {
 	FILE *out;
 	bool filtered;		/* view_opts.filtered */
 	enum view_format fmt;
+	const struct cgroup_names *names;	/* view_opts.cgroups */
 	struct keymap groups[KINDS];
 	bool oom;
 };
@@ -67,6 +72,7 @@ static void *process_create(FILE *out, const struct view_opts *o)
 	v->out = out;
 	v->filtered = o->filtered;
 	v->fmt = o->format;
+	v->names = o->cgroups;
 	return v;
 }
 
@@ -179,7 +185,8 @@ static int by_impact(const void *a, const void *b)
 
 /* ---- JSON ---- */
 
-static void json_group(struct json_writer *jw, const struct group *g)
+static void json_group(struct json_writer *jw, const struct cgroup_names *names,
+		       const struct group *g)
 {
 	jw__start_object(jw);
 	if (g->kind == BY_PROCESS) {
@@ -188,10 +195,8 @@ static void json_group(struct json_writer *jw, const struct group *g)
 		jw__key(jw, "comm");
 		jw__string(jw, g->comm);
 	}
-	if (g->kind == BY_CGROUP || g->cgroup) {
-		jw__key(jw, "cgroup");
-		jw__uint_str(jw, g->cgroup);
-	}
+	if (g->kind == BY_CGROUP || g->cgroup)
+		view__cgroup_json(jw, names, g->cgroup);
 	if (g->t.calls) {
 		jw__key(jw, "calls");
 		jw__uint_str(jw, g->t.calls);
@@ -215,7 +220,7 @@ static void write_json(struct process_view *v)
 		jw__name(jw, kind_json[k]);
 		jw__start_array(jw);
 		for (i = 0; i < v->groups[k].count; i++)
-			json_group(jw, v->groups[k].items[i]->value);
+			json_group(jw, v->names, v->groups[k].items[i]->value);
 		jw__end_array(jw);
 	}
 	jw__end_object(jw);
@@ -225,9 +230,16 @@ static void write_json(struct process_view *v)
 
 /* ---- CSV ---- */
 
+struct csv_row {
+	const struct group *g;
+	const struct cgroup_names *names;
+};
+
 static void csv_group_cells(struct csv_writer *cw, void *ctx)
 {
-	const struct group *g = ctx;
+	const struct csv_row *row = ctx;
+	const struct group *g = row->g;
+	const char *path = cgroup_names__path(row->names, g->cgroup);
 
 	csv__string(cw, kind_name[g->kind]);
 	if (g->kind == BY_PROCESS) {
@@ -241,12 +253,16 @@ static void csv_group_cells(struct csv_writer *cw, void *ctx)
 		csv__uint(cw, g->cgroup);
 	else
 		csv__empty(cw);
+	if (path)
+		csv__string(cw, path);
+	else
+		csv__empty(cw);
 }
 
 static void write_csv(struct process_view *v)
 {
 	static const char *const head[] = { "group", "process.pid", "process.comm",
-					    "process.cgroup" };
+					    "process.cgroup", "process.cgroupPath" };
 	struct csv_writer *cw = csv__new(v->out);
 	unsigned int k;
 	size_t i;
@@ -260,9 +276,9 @@ static void write_csv(struct process_view *v)
 	op_totals__csv_header(cw);
 	for (k = 0; k < KINDS; k++) {
 		for (i = 0; i < v->groups[k].count; i++) {
-			struct group *g = v->groups[k].items[i]->value;
+			struct csv_row row = { v->groups[k].items[i]->value, v->names };
 
-			op_totals__csv_rows(cw, &g->t, csv_group_cells, g);
+			op_totals__csv_rows(cw, &row.g->t, csv_group_cells, &row);
 		}
 	}
 	csv__free(cw);
@@ -270,7 +286,8 @@ static void write_csv(struct process_view *v)
 
 /* ---- table ---- */
 
-static void table_group(struct table *t, const struct group *g)
+static void table_group(struct table *t, const struct cgroup_names *names,
+			const struct group *g)
 {
 	struct dist lat = { .percentiles = true };
 	uint64_t ios = 0;
@@ -283,7 +300,7 @@ static void table_group(struct table *t, const struct group *g)
 	}
 	if (g->kind == BY_PROCESS)
 		view__process_cells(t, g->pid, g->comm);
-	view__cgroup_cell(t, g->cgroup);
+	view__cgroup_cell(t, names, g->cgroup);
 	op_totals__cell_count(t, ios);
 	op_totals__cell_bytes(t, g->t.block[GRP_READ].bytes);
 	op_totals__cell_bytes(t, g->t.block[GRP_WRITE].bytes);
@@ -317,15 +334,16 @@ static int write_table(struct process_view *v)
 
 		if (!t)
 			return -ENOMEM;
-		/* ids to the right like the other numbers, comm to the left */
+		/* ids to the right like the other numbers, comm and paths to the left */
 		table__align_left(t, 0, false);
 		if (k == BY_PROCESS)
 			table__align_left(t, 1, true);
+		table__align_left(t, 2 - first, view__cgroups_named(v->names));
 		for (c = first; c < ncols; c++)
 			table__cell(t, "%s", head[c]);
 		table__end_row(t);
 		for (i = 0; i < v->groups[k].count; i++)
-			table_group(t, v->groups[k].items[i]->value);
+			table_group(t, v->names, v->groups[k].items[i]->value);
 		fprintf(v->out, "%s%s:\n", k ? "\n" : "", kind_title[k]);
 		err = table__print(t, v->out, 2);
 		table__free(t);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup_names.h"
+#include "json_writer.h"
 #include "table_writer.h"
 #include "view.h"
 
@@ -64,10 +66,31 @@ void view__process_cells(struct table *t, uint32_t pid, const char *comm)
 	table__cell(t, "%s", comm[0] ? comm : "-");
 }
 
-void view__cgroup_cell(struct table *t, uint64_t cgroup)
+void view__cgroup_cell(struct table *t, const struct cgroup_names *names, uint64_t cgroup)
 {
-	if (cgroup)
+	const char *path = cgroup_names__path(names, cgroup);
+
+	if (path)
+		table__cell(t, "%s", path);
+	else if (cgroup)
 		table__cell(t, "%llu", (unsigned long long)cgroup);
 	else
 		table__cell(t, "-");
+}
+
+bool view__cgroups_named(const struct cgroup_names *names)
+{
+	return names && names->count;
+}
+
+void view__cgroup_json(struct json_writer *jw, const struct cgroup_names *names, uint64_t cgroup)
+{
+	const char *path = cgroup_names__path(names, cgroup);
+
+	jw__key(jw, "cgroup");
+	jw__uint_str(jw, cgroup);
+	if (path) {
+		jw__key(jw, "cgroupPath");
+		jw__string(jw, path);
+	}
 }

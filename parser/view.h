@@ -19,6 +19,8 @@
 
 enum view_format { VIEW_JSON, VIEW_CSV, VIEW_TABLE };
 
+struct cgroup_names;
+
 struct view_opts {
 	enum view_format format;
 	/* --lba-histogram */
@@ -37,6 +39,8 @@ struct view_opts {
 	 * the epoch (the summary's timestampOrigin); 0 = not asked
 	 */
 	int64_t wall_origin_ns;
+	/* the trace's cgroup paths (cgroup_names.h); NULL: none */
+	const struct cgroup_names *cgroups;
 };
 
 /* --time-series: intervals kept, all devices together (-E2BIG past it): a day of 1 s ones */
@@ -116,7 +120,18 @@ struct table;
 void view__device_cell(struct table *t, const struct device *d, uint64_t part);
 /* A table's process columns: its pid and comm, "-" for what the trace does not give. */
 void view__process_cells(struct table *t, uint32_t pid, const char *comm);
-/* A table's cgroup column: its id, "-" where the trace does not give one (0). */
-void view__cgroup_cell(struct table *t, uint64_t cgroup);
+/*
+ * A table's cgroup column: its path where names has it (people know a
+ * job by its cgroup's name), else its id; "-" where the trace does not
+ * give one (0).
+ */
+void view__cgroup_cell(struct table *t, const struct cgroup_names *names, uint64_t cgroup);
+
+/* Whether names names any cgroup: a cgroup column is then paths, aligned left. */
+bool view__cgroups_named(const struct cgroup_names *names);
+
+struct json_writer;
+/* The JSON "cgroup" (id) and, where names has it, "cgroupPath". */
+void view__cgroup_json(struct json_writer *jw, const struct cgroup_names *names, uint64_t cgroup);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup_names.h"
 #include "cli.h"
 #include "filter.h"
 #include "join.h"
@@ -198,9 +199,9 @@ void cmd_parser_help(FILE *out)
 	      "  --pid N                   process (or thread) N\n"
 	      "  --comm NAME               tasks named NAME (cut to 15 bytes, as the kernel\n"
 	      "                            keeps it)\n"
-	      "  --cgroup ID|DIR           tasks of cgroup ID (as --process-statistics\n"
-	      "                            prints it) or of a cgroup v2 directory of this\n"
-	      "                            node (system.slice/slurmd.service)\n"
+	      "  --cgroup ID|PATH          tasks of cgroup ID (as --process-statistics\n"
+	      "                            prints it) or PATH (system.slice/slurmd.service),\n"
+	      "                            and of the cgroups below it (a job's steps)\n"
 	      "  --device NAME             records on device NAME (nvme0n1; a partition's\n"
 	      "                            are its disk's)\n"
 	      "  --min-latency D, --max-latency D\n"
@@ -696,7 +697,7 @@ static void missing_notes(const struct summary_read *sr, const struct view_ops *
 		cli_note("this trace has no file metadata: none of its %llu I/Os is attributed to a "
 			 "file (no file system mounted on the traced devices?)",
 			 (unsigned long long)c->ios);
-	if ((filter->pid || filter->comm[0] || filter->cgroup) && ios && !c->process_ios)
+	if ((filter->pid || filter->comm[0] || filter->cgroups) && ios && !c->process_ios)
 		cli_note("no I/O in this trace names its process (Open-CAS's traces do not): %s "
 			 "matches none", filter->pid ? "--pid" : filter->comm[0] ? "--comm" : "--cgroup");
 }
@@ -878,6 +879,27 @@ static int print_split(const char *path, const char *dir, const struct summary_r
 	return ret;
 }
 
+/*
+ * The trace's cgroup paths, if it has them: a damaged line is said, and
+ * the cgroups from it on are named by id only. EXIT_OK or EXIT_ERROR.
+ */
+static int load_cgroup_names(const char *dir, struct cgroup_names *names)
+{
+	size_t bad_line = 0;
+	int err = cgroup_names__load(names, dir, &bad_line);
+
+	if (err == -EINVAL) {
+		cli_warn("%s/%s: line %zu is not a cgroup's id and path; the cgroups from it on "
+			 "are named by id only", dir, CGROUP_NAMES_FILE, bad_line);
+		return EXIT_OK;
+	}
+	if (err) {
+		cli_err("cannot read %s/%s: %s", dir, CGROUP_NAMES_FILE, strerror(-err));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 static int print_view(const char *path, const char *dir, const struct view_ops *ops,
 		      const struct view_opts *opts, const struct filter *filter)
 {
@@ -1030,7 +1052,10 @@ int cmd_parser(int argc, char **argv)
 	const char *file_glob = NULL, *comm = NULL, *filter_opt = NULL, *device = NULL;
 	const struct view_ops *ops = NULL;
 	struct filter filter;
-	uint64_t pid = 0, cgroup = 0, min_latency = 0, max_latency = UINT64_MAX;
+	uint64_t pid = 0, min_latency = 0, max_latency = UINT64_MAX;
+	const char *cgroup = NULL;
+	struct cgroup_names names = { 0 };
+	struct u64map cgroup_ids = { 0 };
 	struct time_window window;
 	bool raw = false, help = false, wall_clock = false;
 	const char *series_opt = NULL, *latency_text[2] = { NULL, NULL };
@@ -1109,9 +1134,10 @@ int cmd_parser(int argc, char **argv)
 			break;
 		case OPT_CGROUP:
 			filter_opt = "--cgroup";
-			err = parser_filters__cgroup(optarg, "/proc/self/mounts", &cgroup);
+			err = parser_filters__cgroup(optarg);
 			if (err)
 				return err;
+			cgroup = optarg;
 			break;
 		case OPT_DEVICE:
 			filter_opt = "--device";
@@ -1272,7 +1298,14 @@ int cmd_parser(int argc, char **argv)
 	if (raw)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
 	filter__init(&filter, file_glob, (uint32_t)pid, comm);
-	filter__set_cgroup(&filter, cgroup);
+	err = load_cgroup_names(dir, &names);
+	if (!err && cgroup) {
+		err = parser_filters__cgroup_ids(cgroup, &names, "/proc/self/mounts", &cgroup_ids);
+		filter__set_cgroups(&filter, &cgroup_ids);
+	}
+	if (err)
+		goto out;
+	opts.cgroups = &names;
 	filter__set_device(&filter, device);
 	filter__set_latency(&filter, min_latency, max_latency);
 	if (window.wall || wall_clock) {
@@ -1285,11 +1318,15 @@ int cmd_parser(int argc, char **argv)
 		if (!err)
 			err = time_window__resolve(&window, origin, duration_s);
 		if (err)
-			return err;
+			goto out;
 		if (wall_clock)
 			opts.wall_origin_ns = origin;
 	}
 	filter__set_window(&filter, window.from_ns, window.to_ns);
 	opts.filtered = filter__active(&filter);
-	return print_view(path, dir, ops, &opts, &filter);
+	err = print_view(path, dir, ops, &opts, &filter);
+out:
+	cgroup_names__free(&names);
+	u64map__free(&cgroup_ids);
+	return err;
 }

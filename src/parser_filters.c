@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "cgroup_names.h"
 #include "cli.h"
 #include "filter.h"
 #include "join.h"
@@ -10,27 +15,128 @@
 #include "trace_filters.h"
 
 #define CGROUP_EXPECTED                                                                       \
-	"a cgroup id, as --process-statistics prints it, or a cgroup v2 directory of this "   \
-	"node, such as system.slice/slurmd.service"
+	"a cgroup id, as --process-statistics prints it, or a cgroup's path, such as "        \
+	"system.slice/slurmd.service"
 #define LATENCY_EXPECTED "a time with its unit, such as 500us, 10ms or 1.5s"
 
-int parser_filters__cgroup(const char *val, const char *mounts, uint64_t *id)
+int parser_filters__cgroup(const char *val)
 {
-	struct trace_filters one = { .ncgroups = 0 };
 	unsigned long long v;
-	char root[PATH_MAX], bad[PATH_MAX];
 
-	if (!cli_parse_u64(val, 1, ULLONG_MAX, &v)) {
-		*id = v;
+	if (!cli_parse_u64(val, 1, ULLONG_MAX, &v))
+		return EXIT_OK;
+	/* a list is no cgroup here: the tracer's --cgroup takes one */
+	if (!*val || strchr(val, ',') || (*val >= '0' && *val <= '9' && !strchr(val, '/')))
+		return cli_bad_value("--cgroup", val, CGROUP_EXPECTED);
+	return EXIT_OK;
+}
+
+/*
+ * val as a cgroup path, as /proc/PID/cgroup gives it, into out: "/" plus a
+ * relative one, an absolute one under the cgroup2 mount root without it,
+ * any other absolute one as it is. Trailing '/'s go.
+ */
+static void cgroup_path(const char *val, const char *root, char *out, size_t size)
+{
+	size_t n = strlen(root), len;
+
+	if (!strncmp(val, root, n) && (val[n] == '/' || !val[n]))
+		val += n;
+	snprintf(out, size, "%s%s", *val == '/' ? "" : "/", val);
+	len = strlen(out);
+	while (len > 1 && out[len - 1] == '/')
+		out[--len] = '\0';
+}
+
+static int out_of_memory(void)
+{
+	cli_err("out of memory");
+	return EXIT_ERROR;
+}
+
+/* nftw() has no argument for its callback: the set it fills, and how that went */
+static struct u64map *walk_ids;
+static int walk_err;
+
+static int add_dir(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (type != FTW_D)
+		return 0;
+	/* a cgroup v2 id is the inode number of its directory */
+	walk_err = u64map__put(walk_ids, (uint64_t)st->st_ino, 1);
+	return walk_err ? 1 : 0;
+}
+
+/*
+ * The cgroup at path (a cgroup path) on this node, and those below it,
+ * into ids: how many, 0 if there is no such cgroup, or -errno.
+ */
+static long node_subtree(const char *root, const char *path, struct u64map *ids)
+{
+	char dir[PATH_MAX], real[PATH_MAX], real_root[PATH_MAX];
+	size_t before = u64map__count(ids), n;
+	struct stat st;
+
+	if (snprintf(dir, sizeof(dir), "%s%s", root, path) >= (int)sizeof(dir) ||
+	    stat(dir, &st) || !S_ISDIR(st.st_mode) || !realpath(dir, real) ||
+	    !realpath(root, real_root))
+		return 0;
+	/* "../../etc" is no cgroup */
+	n = strlen(real_root);
+	if (strncmp(real, real_root, n) || (real[n] != '/' && real[n]))
+		return 0;
+	walk_ids = ids;
+	walk_err = 0;
+	if (nftw(real, add_dir, 16, FTW_PHYS | FTW_MOUNT) && walk_err)
+		return walk_err;
+	return (long)(u64map__count(ids) - before);
+}
+
+int parser_filters__cgroup_ids(const char *val, const struct cgroup_names *names,
+			       const char *mounts, struct u64map *ids)
+{
+	char root[PATH_MAX], path[PATH_MAX];
+	unsigned long long id;
+	const char *known;
+	long found;
+
+	if (!cli_parse_u64(val, 1, ULLONG_MAX, &id)) {
+		/* taken as given: the trace may come from another node, or the cgroup be gone */
+		if (u64map__put(ids, id, 1))
+			return out_of_memory();
+		known = cgroup_names__path(names, id);
+		if (known && cgroup_names__subtree(names, known, ids) < 0)
+			return out_of_memory();
 		return EXIT_OK;
 	}
-	/* a list is no cgroup here: the tracer's --cgroup parser would take one */
-	if (!*val || strchr(val, ','))
-		return cli_bad_value("--cgroup", val, CGROUP_EXPECTED);
 	trace_filters__cgroup2_root(mounts, root, sizeof(root));
-	if (trace_filters__parse_cgroups(&one, val, root, bad, sizeof(bad)) || one.ncgroups != 1)
-		return cli_bad_value("--cgroup", val, CGROUP_EXPECTED);
-	*id = one.cgroups[0];
+	cgroup_path(val, root, path, sizeof(path));
+	/*
+	 * A trace that names its cgroups is judged by its names alone: this
+	 * node's ids are its own, and a trace from another node would match
+	 * its cgroups by chance (ids are small numbers).
+	 */
+	if (names->present) {
+		found = cgroup_names__subtree(names, path, ids);
+		if (found < 0)
+			return out_of_memory();
+		if (!found) {
+			cli_err("--cgroup %s: the trace has no task in cgroup %s or below it", val,
+				path);
+			return EXIT_USAGE;
+		}
+		return EXIT_OK;
+	}
+	found = node_subtree(root, path, ids);
+	if (found < 0)
+		return out_of_memory();
+	if (!found) {
+		cli_err("--cgroup %s: this node has no such cgroup, and the trace does not name "
+			"its cgroups (an id is taken as given)", val);
+		return EXIT_USAGE;
+	}
 	return EXIT_OK;
 }
 

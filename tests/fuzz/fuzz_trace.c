@@ -56,10 +56,15 @@ static void cleanup(void)
 	rmdir(dir);
 }
 
+/* --cgroup of the root cgroup: the one id a fuzzed record is likely to carry */
+static struct u64map root_cgroup;
+
 static void setup(void)
 {
 	if (dir[0])
 		return;
+	if (u64map__put(&root_cgroup, 1, 1))
+		abort();
 	fuzz_dir__make(dir, sizeof(dir), "trace");
 	atexit(cleanup);
 	/* the split's edge cases are in traces of a few records */
@@ -505,7 +510,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (last & 0x40) {
 			filter__set_device(&f, last & 0x01 ? "sda" : "nvme0n1");
 			filter__set_latency(&f, 1000, last & 0x20 ? 100000000 : UINT64_MAX);
-			filter__set_cgroup(&f, last & 0x08 ? 1 : 0);
+			filter__set_cgroups(&f, last & 0x08 ? &root_cgroup : NULL);
 		}
 		o.filtered = filter__active(&f);
 		/* --wall-clock, and an origin where the times run past int64 */

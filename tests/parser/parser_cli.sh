@@ -637,7 +637,7 @@ got=$(cut -d, -f1,6,7,8,9,11 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "file.path,layer,operation,count,errors,bytes /data/run42/a/b/f.dat,vfs,open,1,0,0 /data/run42/a/b/f.dat,vfs,read,1,0,100 /data/run42/a/b/f.dat,vfs,write,2,1,4096 /data/run42/a/b/f.dat,block,write,1,0,4096 " ] ||
 	fail "file statistics: got '$got'"
 run "process statistics" 0 '' -- -P --process-statistics -p "$v" -f csv --comm dd
-got=$(cut -d, -f1-3,5-8 "$tmp/out" | tr '\n' ' ')
+got=$(cut -d, -f1-3,6-9 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "group,process.pid,process.comm,layer,operation,count,errors process,202,dd,vfs,open,1,0 process,202,dd,vfs,close,1,0 cgroup,,,vfs,open,1,0 cgroup,,,vfs,close,1,0 " ] ||
 	fail "process statistics: got '$got'"
 # a time window, from the first event (the device, ts 0): the calls that
@@ -785,7 +785,7 @@ run "latency range, io" 0 '' -- -P --io -p "$v" -f csv --min-latency 500ns --max
 run "min latency, io, none" 0 '' -- -P --io -p "$v" -f csv --min-latency 501ns
 [ "$(wc -l <"$tmp/out")" -le 1 ] || fail "min latency, io, none: '$(cat "$tmp/out")'"
 run "min latency, process statistics" 0 '' -- -P --process-statistics -p "$v" -f csv --min-latency 0.5us
-got=$(cut -d, -f1-3,5-7 "$tmp/out" | grep '^process' | tr '\n' ' ')
+got=$(cut -d, -f1-3,6-8 "$tmp/out" | grep '^process' | tr '\n' ' ')
 [ "$got" = "process,101,fio,vfs,open,1 process,101,fio,vfs,write,1 process,101,fio,block,write,1 " ] ||
 	fail "min latency, process statistics: got '$got'"
 run "cgroup" 0 '' -- -P --vfs -p "$v" -f csv --cgroup 5
@@ -844,8 +844,8 @@ run "device, a path" 2 "iotrace: invalid value '/dev/mapper/vg-lv' for --device:
 run "latency, no unit" 2 "iotrace: invalid value '10' for --min-latency: expected a time with its unit, such as 500us, 10ms or 1.5s" -- -P --io -p "$v" --min-latency 10
 run "latency, below a ns" 2 "iotrace: invalid value '0.5ns' for --max-latency: expected a time with its unit, such as 500us, 10ms or 1.5s" -- -P --io -p "$v" --max-latency 0.5ns
 run "latency, empty range" 2 "iotrace: --min-latency 2ms is past --max-latency 1999us" -- -P --io -p "$v" --max-latency 1999us --min-latency 2ms
-run "cgroup 0" 2 "iotrace: invalid value '0' for --cgroup: expected a cgroup id, as --process-statistics prints it, or a cgroup v2 directory of this node, such as system.slice/slurmd.service" -- -P --io -p "$v" --cgroup 0
-run "cgroup, no such directory" 2 "iotrace: invalid value 'no.such/cgroup' for --cgroup: expected a cgroup id, as --process-statistics prints it, or a cgroup v2 directory of this node, such as system.slice/slurmd.service" -- -P --io -p "$v" --cgroup no.such/cgroup
+run "cgroup 0" 2 "iotrace: invalid value '0' for --cgroup: expected a cgroup id, as --process-statistics prints it, or a cgroup's path, such as system.slice/slurmd.service" -- -P --io -p "$v" --cgroup 0
+run "cgroup, no such directory" 2 "iotrace: --cgroup no.such/cgroup: this node has no such cgroup, and the trace does not name its cgroups (an id is taken as given)" -- -P --io -p "$v" --cgroup no.such/cgroup
 run "latency, raw" 2 "iotrace: --min-latency does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$v" --min-latency 1ms
 run "device twice" 2 "iotrace: --device given twice; give it once (try 'iotrace -P -H')" -- -P --io -p "$v" --device sda --device sdb
 run "from not seconds" 2 "iotrace: invalid value '1s' for --from: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --from 1s
@@ -896,7 +896,7 @@ done 11 700 5
 done 12 700 6
 SPEC
 run "access pattern, csv" 0 '' -- -P --access-pattern -p "$ap" -f csv
-[ "$(tr '\n' ' ' <"$tmp/out")" = "group,device.id,device.name,process.pid,process.comm,process.cgroup,file.path,file.partition,layer,operation,count,bytes,sequential,runs,unaligned device,8388608,,,,,,,block,write,6,22528,3,3,2 process,,,0,,,,,block,write,6,22528,3,3,2 cgroup,,,,,0,,,block,write,6,22528,3,3,2 " ] ||
+[ "$(tr '\n' ' ' <"$tmp/out")" = "group,device.id,device.name,process.pid,process.comm,process.cgroup,process.cgroupPath,file.path,file.partition,layer,operation,count,bytes,sequential,runs,unaligned device,8388608,,,,,,,,block,write,6,22528,3,3,2 process,,,0,,,,,,block,write,6,22528,3,3,2 cgroup,,,,,0,,,,block,write,6,22528,3,3,2 " ] ||
 	fail "access pattern, csv: '$(cat "$tmp/out")'"
 run "access pattern, json" 0 '' -- -P --access-pattern -p "$ap"
 [ "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); w = d["devices"][0]["block"]["write"]; print(d["devices"][0]["device"]["id"], w["count"], w["bytes"], w["sequential"], w["runs"], w["unaligned"], len(d["processes"]), d["cgroups"][0]["cgroup"], d["files"])' "$tmp/out")" = "8388608 6 22528 3 3 2 1 0 []" ] ||
@@ -906,7 +906,7 @@ run "access pattern, table" 0 '' -- -P --access-pattern -p "$ap" -f table
 	fail "access pattern, table: '$(cat "$tmp/out")'"
 # a filter first: the streams are those of the I/Os it keeps
 run "access pattern, window" 0 '' -- -P --access-pattern -p "$ap" -f csv --from 0.0000002
-[ "$(sed -n 2p "$tmp/out")" = "device,8388608,,,,,,,block,write,4,14336,1,3,2" ] ||
+[ "$(sed -n 2p "$tmp/out")" = "device,8388608,,,,,,,,block,write,4,14336,1,3,2" ] ||
 	fail "access pattern, window: '$(cat "$tmp/out")'"
 # calls: fio writes 4 KiB at 0 and 4096, then 100 bytes at 8192 (unaligned),
 # then at 0 again; dd writes 4 KiB at 4096 on the same file (its own
@@ -924,7 +924,7 @@ vfs 27 850 16 4 101 fio 14 4096 -28 10 12288
 vfs 28 860 17 1 101 fio 14 4096 4096 10 -1
 SPEC
 run "access pattern, calls" 0 '' -- -P --access-pattern -p "$ap" -f csv
-[ "$(grep ',vfs,' "$tmp/out" | cut -d, -f1,4-7,9- | tr '\n' ' ')" = "process,101,fio,,,vfs,read,1,4096,0,1,0 process,101,fio,,,vfs,write,4,12388,2,2,1 process,202,dd,,,vfs,write,1,4096,0,1,0 cgroup,,,5,,vfs,read,1,4096,0,1,0 cgroup,,,5,,vfs,write,5,16484,2,3,1 file,,,,/f.dat,vfs,read,1,4096,0,1,0 file,,,,/f.dat,vfs,write,5,16484,2,3,1 " ] ||
+[ "$(grep ',vfs,' "$tmp/out" | cut -d, -f1,4-6,8,10- | tr '\n' ' ')" = "process,101,fio,,,vfs,read,1,4096,0,1,0 process,101,fio,,,vfs,write,4,12388,2,2,1 process,202,dd,,,vfs,write,1,4096,0,1,0 cgroup,,,5,,vfs,read,1,4096,0,1,0 cgroup,,,5,,vfs,write,5,16484,2,3,1 file,,,,/f.dat,vfs,read,1,4096,0,1,0 file,,,,/f.dat,vfs,write,5,16484,2,3,1 " ] ||
 	fail "access pattern, calls: '$(cat "$tmp/out")'"
 run "access pattern, nothing left" 0 '' -- -P --access-pattern -p "$ap" -f table --from 1
 [ "$(cat "$tmp/out")" = "no read or write I/O in this trace matches the filters" ] ||

@@ -183,6 +183,7 @@ static void test_cgroup_device(void **state)
 	struct device unnamed = { .id = 7 << 20, .name = "" };
 	struct io_rec r = io_rec("/a", 100, 100, "fio");
 	struct io_rec fs_event = io_rec("/a", 0, 0, "");
+	struct u64map job = { 0 }, other = { 0 };
 	struct vfs_rec call;
 	struct filter f;
 
@@ -194,15 +195,19 @@ static void test_cgroup_device(void **state)
 	call.cgroup = 4242;
 	call.dev = &nvme;
 
+	/* a job's cgroup and one below it */
+	assert_int_equal(u64map__put(&job, 4240, 1), 0);
+	assert_int_equal(u64map__put(&job, 4242, 1), 0);
+	assert_int_equal(u64map__put(&other, 4243, 1), 0);
 	filter__init(&f, NULL, 0, NULL);
-	filter__set_cgroup(&f, 4242);
+	filter__set_cgroups(&f, &job);
 	assert_true(filter__active(&f));
 	assert_int_equal(filter__join_flags(&f), 0);
 	assert_true(filter__io(&f, NULL, &r));
 	assert_true(filter__vfs(&f, NULL, &call));
 	/* a file event has no process, so no cgroup */
 	assert_false(filter__io(&f, NULL, &fs_event));
-	filter__set_cgroup(&f, 4243);
+	filter__set_cgroups(&f, &other);
 	assert_false(filter__io(&f, NULL, &r));
 	assert_false(filter__vfs(&f, NULL, &call));
 
@@ -258,13 +263,15 @@ static void test_cgroup_device(void **state)
 	/* with the others: all must match */
 	r.dev = &nvme;
 	filter__init(&f, NULL, 100, "fio");
-	filter__set_cgroup(&f, 4242);
+	filter__set_cgroups(&f, &job);
 	filter__set_device(&f, "nvme0n1");
 	assert_true(filter__io(&f, NULL, &r));
 	filter__init(&f, NULL, 101, "fio");
-	filter__set_cgroup(&f, 4242);
+	filter__set_cgroups(&f, &job);
 	filter__set_device(&f, "nvme0n1");
 	assert_false(filter__io(&f, NULL, &r));
+	u64map__free(&job);
+	u64map__free(&other);
 }
 
 /* [min, max], both included: an I/O's latency, a call's duration. */

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "cgroup_names.h"
 #include "join_events.h"
 #include "view_run.h"
 
@@ -86,17 +87,23 @@ static void feed_trace(struct join *j)
 					     .duration = 700 });
 }
 
-static char *run(enum view_format fmt, const struct filter *f)
+static char *run_named(enum view_format fmt, const struct filter *f,
+		       const struct cgroup_names *names)
 {
-	struct view_opts o = { .format = fmt };
+	struct view_opts o = { .format = fmt, .cgroups = names };
 	struct view_run vr;
 
 	feed_trace(view_run_start_filtered(&vr, &process_view_ops, &o, f));
 	return (char *)view_run_finish(&vr);
 }
 
+static char *run(enum view_format fmt, const struct filter *f)
+{
+	return run_named(fmt, f, NULL);
+}
+
 #define CSV_HEADER                                                                                 \
-	"group,process.pid,process.comm,process.cgroup,layer,operation,count,errors,notCompleted,"  \
+	"group,process.pid,process.comm,process.cgroup,process.cgroupPath,layer,operation,count,errors,notCompleted,"  \
 	"bytes,size.min,size.average,size.max,duration.min,duration.average,duration.max,"        \
 	"duration.p50,duration.p90,duration.p99,duration.p99.9,duration.p99.99,latency.min,"      \
 	"latency.average,latency.max,latency.p50,latency.p90,latency.p99,latency.p99.9,"         \
@@ -107,47 +114,47 @@ static char *run(enum view_format fmt, const struct filter *f)
 static const char *const want_csv =
 	CSV_HEADER
 	/* most block bytes first: the flusher's writeback */
-	"process,50,kworker/u8:1,1,block,write,2,0,0,131072,65536,65536,65536" NO_DURATION
+	"process,50,kworker/u8:1,1,,block,write,2,0,0,131072,65536,65536,65536" NO_DURATION
 	"1000,2000,3000,1000,3000,3000,3000,3000\n"
-	"process,100,fio,77,vfs,read,1,1,,0,4096,4096,4096,10,10,10,10,10,10,10,10" NO_LATENCY
-	"process,100,fio,77,vfs,write,2,0,,8192,4096,4096,4096,800,1000,1200,800,1200,1200,1200,"
+	"process,100,fio,77,,vfs,read,1,1,,0,4096,4096,4096,10,10,10,10,10,10,10,10" NO_LATENCY
+	"process,100,fio,77,,vfs,write,2,0,,8192,4096,4096,4096,800,1000,1200,800,1200,1200,1200,"
 	"1200" NO_LATENCY
-	"process,100,fio,77,block,read,1,0,0,8192,8192,8192,8192" NO_DURATION
+	"process,100,fio,77,,block,read,1,0,0,8192,8192,8192,8192" NO_DURATION
 	"50,50,50,50,50,50,50,50\n"
 	/* p50 of 100, 200, 300, 400, 10000 is 300; p90 and up the slow one */
-	"process,100,fio,77,block,write,5,0,0,20480,4096,4096,4096" NO_DURATION
+	"process,100,fio,77,,block,write,5,0,0,20480,4096,4096,4096" NO_DURATION
 	"100,2200,10000,300,10000,10000,10000,10000\n"
-	"process,100,fio,77,block,discard,1,0,0,32768,32768,32768,32768" NO_DURATION
+	"process,100,fio,77,,block,discard,1,0,0,32768,32768,32768,32768" NO_DURATION
 	"30,30,30,30,30,30,30,30\n"
-	"process,100,fio,77,block,flush,1,0,0,0,0,0,0" NO_DURATION "70,70,70,70,70,70,70,70\n"
+	"process,100,fio,77,,block,flush,1,0,0,0,0,0,0" NO_DURATION "70,70,70,70,70,70,70,70\n"
 	/* 4096 block bytes each: by pid */
-	"process,0,,,block,read,1,0,0,4096,4096,4096,4096" NO_DURATION
+	"process,0,,,,block,read,1,0,0,4096,4096,4096,4096" NO_DURATION
 	"500,500,500,500,500,500,500,500\n"
-	"process,100,fio:aux,77,block,read,1,0,0,4096,4096,4096,4096" NO_DURATION
+	"process,100,fio:aux,77,,block,read,1,0,0,4096,4096,4096,4096" NO_DURATION
 	"90,90,90,90,90,90,90,90\n"
 	/* the copy: a read and a write */
-	"process,200,cp,88,vfs,read,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,700,700"
+	"process,200,cp,88,,vfs,read,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,700,700"
 	NO_LATENCY
-	"process,200,cp,88,vfs,write,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,700,700"
+	"process,200,cp,88,,vfs,write,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,700,700"
 	NO_LATENCY
-	"cgroup,,,1,block,write,2,0,0,131072,65536,65536,65536" NO_DURATION
+	"cgroup,,,1,,block,write,2,0,0,131072,65536,65536,65536" NO_DURATION
 	"1000,2000,3000,1000,3000,3000,3000,3000\n"
-	"cgroup,,,77,vfs,read,1,1,,0,4096,4096,4096,10,10,10,10,10,10,10,10" NO_LATENCY
-	"cgroup,,,77,vfs,write,2,0,,8192,4096,4096,4096,800,1000,1200,800,1200,1200,1200,1200"
+	"cgroup,,,77,,vfs,read,1,1,,0,4096,4096,4096,10,10,10,10,10,10,10,10" NO_LATENCY
+	"cgroup,,,77,,vfs,write,2,0,,8192,4096,4096,4096,800,1000,1200,800,1200,1200,1200,1200"
 	NO_LATENCY
 	/* fio and its thread fio:aux, one job */
-	"cgroup,,,77,block,read,2,0,0,12288,4096,6144,8192" NO_DURATION
+	"cgroup,,,77,,block,read,2,0,0,12288,4096,6144,8192" NO_DURATION
 	"50,70,90,50,90,90,90,90\n"
-	"cgroup,,,77,block,write,5,0,0,20480,4096,4096,4096" NO_DURATION
+	"cgroup,,,77,,block,write,5,0,0,20480,4096,4096,4096" NO_DURATION
 	"100,2200,10000,300,10000,10000,10000,10000\n"
-	"cgroup,,,77,block,discard,1,0,0,32768,32768,32768,32768" NO_DURATION
+	"cgroup,,,77,,block,discard,1,0,0,32768,32768,32768,32768" NO_DURATION
 	"30,30,30,30,30,30,30,30\n"
-	"cgroup,,,77,block,flush,1,0,0,0,0,0,0" NO_DURATION "70,70,70,70,70,70,70,70\n"
-	"cgroup,,,0,block,read,1,0,0,4096,4096,4096,4096" NO_DURATION
+	"cgroup,,,77,,block,flush,1,0,0,0,0,0,0" NO_DURATION "70,70,70,70,70,70,70,70\n"
+	"cgroup,,,0,,block,read,1,0,0,4096,4096,4096,4096" NO_DURATION
 	"500,500,500,500,500,500,500,500\n"
-	"cgroup,,,88,vfs,read,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,700,700"
+	"cgroup,,,88,,vfs,read,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,700,700"
 	NO_LATENCY
-	"cgroup,,,88,vfs,write,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,700,700"
+	"cgroup,,,88,,vfs,write,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,700,700"
 	NO_LATENCY;
 
 static void test_csv(void **state)
@@ -241,24 +248,24 @@ static void test_filters(void **state)
 	filter__init(&f, NULL, 50, NULL);
 	out = run(VIEW_CSV, &f);
 	assert_string_equal(out, CSV_HEADER
-			    "process,50,kworker/u8:1,1,block,write,2,0,0,131072,65536,65536,65536"
+			    "process,50,kworker/u8:1,1,,block,write,2,0,0,131072,65536,65536,65536"
 			    NO_DURATION "1000,2000,3000,1000,3000,3000,3000,3000\n"
-			    "cgroup,,,1,block,write,2,0,0,131072,65536,65536,65536" NO_DURATION
+			    "cgroup,,,1,,block,write,2,0,0,131072,65536,65536,65536" NO_DURATION
 			    "1000,2000,3000,1000,3000,3000,3000,3000\n");
 	free(out);
 	/* a thread name picks that thread's group only */
 	filter__init(&f, NULL, 0, "fio:aux");
 	out = run(VIEW_CSV, &f);
 	assert_int_equal(rows(out, "process,"), 1);
-	assert_int_equal(rows(out, "cgroup,,,77,block,read,1,0,0,4096,"), 1);
+	assert_int_equal(rows(out, "cgroup,,,77,,block,read,1,0,0,4096,"), 1);
 	free(out);
 	/* the copy through its output: the write side only; the block I/O names no file */
 	filter__init(&f, "/y.dat", 0, NULL);
 	out = run(VIEW_CSV, &f);
 	assert_string_equal(out, CSV_HEADER
-			    "process,200,cp,88,vfs,write,1,0,,8192,8192,8192,8192,700,700,700,700,700,"
+			    "process,200,cp,88,,vfs,write,1,0,,8192,8192,8192,8192,700,700,700,700,700,"
 			    "700,700,700" NO_LATENCY
-			    "cgroup,,,88,vfs,write,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,"
+			    "cgroup,,,88,,vfs,write,1,0,,8192,8192,8192,8192,700,700,700,700,700,700,"
 			    "700,700" NO_LATENCY);
 	free(out);
 	/* nothing */
@@ -271,6 +278,35 @@ static void test_filters(void **state)
 	free(out);
 }
 
+/* Where the trace names its cgroups: by path beside the id, in the table instead of it. */
+static void test_cgroup_paths(void **state)
+{
+	struct cgroup_names names = { .present = true };
+	char *out;
+
+	assert_int_equal(cgroup_names__add(&names, 1, "/"), 0);
+	assert_int_equal(cgroup_names__add(&names, 77, "/slurm/job_77/step_0"), 0);
+	out = run_named(VIEW_CSV, NULL, &names);
+	assert_int_equal(rows(out, "process,100,fio,77,/slurm/job_77/step_0,block,write,5,"), 1);
+	assert_int_equal(rows(out, "cgroup,,,77,/slurm/job_77/step_0,block,write,5,"), 1);
+	assert_int_equal(rows(out, "cgroup,,,1,/,block,write,2,"), 1);
+	/* not named: the id alone */
+	assert_int_equal(rows(out, "cgroup,,,88,,vfs,read,1,"), 1);
+	free(out);
+	out = run_named(VIEW_JSON, NULL, &names);
+	assert_non_null(strstr(out, "   \"pid\": 100,\n   \"comm\": \"fio\",\n   \"cgroup\": \"77\",\n"
+				    "   \"cgroupPath\": \"/slurm/job_77/step_0\",\n"));
+	assert_non_null(strstr(out, "   \"cgroup\": \"88\",\n   \"calls\""));
+	free(out);
+	/* paths to the left, where people read them */
+	out = run_named(VIEW_TABLE, NULL, &names);
+	assert_non_null(strstr(out, "\n  100  fio           /slurm/job_77/step_0     8 "));
+	assert_non_null(strstr(out, "\n  /slurm/job_77/step_0     9 "));
+	assert_non_null(strstr(out, "\n  88                       0 "));
+	free(out);
+	cgroup_names__free(&names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_cgroup_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
