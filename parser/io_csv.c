@@ -9,6 +9,7 @@
 #define _GNU_SOURCE	/* fwrite_unlocked (outbuf.h) */
 #include <string.h>
 
+#include "cgroup_names.h"
 #include "csv_writer.h"
 #include "file_names.h"
 #include "io_text.h"
@@ -123,6 +124,13 @@ void io_text__csv(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 	}
 	if (io && r->vfs_call)
 		line_u64(&l, r->vfs_call);
+	if (x->cgroups) {
+		const char *path = io ? cgroup_names__path(x->cgroups, r->cgroup) : NULL;
+
+		line_lit(&l, ",");
+		if (path)
+			line_csv_string(&l, path, strlen(path));
+	}
 	if (x->wall_origin) {
 		const char *wall = wall_fmt(&x->wall, wall_clock__at(x->wall_origin, r->time));
 

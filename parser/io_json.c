@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "file_names.h"
+#include "cgroup_names.h"
 #include "io_text.h"
 #include "json_writer.h"
 #include "line_out.h"
@@ -75,7 +76,8 @@ void io_text__json(struct io_text *x, struct outbuf *o, const struct io_rec *r)
 			     wall_fmt(&x->wall, wall_clock__at(x->wall_origin, r->time)) : NULL);
 	if (r->kind == REC_IO) {
 		json_io(&l, r);
-		rec_out__line_process(&l, r->pid, r->tid, r->comm, r->cgroup);
+		rec_out__line_process(&l, r->pid, r->tid, r->comm, r->cgroup,
+				      cgroup_names__path(x->cgroups, r->cgroup));
 	}
 	io_text__dev(t, r->dev, VIEW_JSON);
 	line_lit(&l, ",\"device\":{\"id\":");

@@ -16,6 +16,7 @@
 #include "view.h"
 #include "wall_clock.h"
 
+struct cgroup_names;
 struct outbuf;
 
 /*
@@ -41,6 +42,7 @@ struct io_text {
 	/* --wall-clock: view_opts.wall_origin_ns (0 = not asked), and its text */
 	int64_t wall_origin;
 	struct wall_fmt wall;
+	const struct cgroup_names *cgroups;	/* rec_out.cgroups: NULL, no such column */
 };
 
 /* t->dev for d, unless it is for d already */
@@ -52,7 +54,8 @@ const char *io_text__fs_event_name(int32_t e);
 
 /*
  * One record, newline included, into o (flushed when the next does not
- * fit); with wall_origin, header.wallClock too (the CSV's last column)
+ * fit); with the trace's cgroup paths process.cgroupPath, with
+ * wall_origin header.wallClock too (the CSV's last columns, in that order)
  */
 void io_text__json(struct io_text *t, struct outbuf *o, const struct io_rec *r);
 void io_text__csv(struct io_text *t, struct outbuf *o, const struct io_rec *r);

@@ -19,7 +19,9 @@
  * What our traces add, printed only when the trace has it: io.queueTime
  * and io.deviceTime (ns) for dispatched I/Os; io.vfsCallId (the vfs.id
  * of the call the I/O was queued in, see --vfs) and process {pid, tid,
- * comm, cgroup} (named as --vfs names them) when not 0 or empty; flags
+ * comm, cgroup, cgroupPath} (named as --vfs names them) when not 0 or
+ * empty, cgroupPath where the trace names the cgroup (CSV: a last column
+ * process.cgroupPath, in a trace that names any); flags
  * sync, requestOnly and writeZeroes when set. io.flags.direct is OCTF's,
  * set by our traces. An I/O that never completed has error true and no
  * latency.
@@ -48,13 +50,13 @@ static void *io_view_create(FILE *out, const struct view_opts *o)
 
 	if (!v)
 		return NULL;
-	if (rec_out__init(&v->o, out, o->format)) {
+	if (rec_out__init(&v->o, out, o)) {
 		free(v);
 		errno = ENOMEM;
 		return NULL;
 	}
-	v->o.wall = o->wall_origin_ns != 0;
 	v->text.wall_origin = o->wall_origin_ns;
+	v->text.cgroups = v->o.cgroups;
 	wall_fmt__init(&v->text.wall, o->format == VIEW_TABLE);
 	return v;
 }

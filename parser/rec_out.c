@@ -6,14 +6,17 @@
 #include "line_out.h"
 #include "rec_out.h"
 
-int rec_out__init(struct rec_out *o, FILE *out, enum view_format fmt)
+int rec_out__init(struct rec_out *o, FILE *out, const struct view_opts *opts)
 {
+	enum view_format fmt = opts->format;
+
 	o->out = out;
 	o->fmt = fmt;
 	o->jw = NULL;
 	o->cw = NULL;
 	o->header_done = false;
-	o->wall = false;
+	o->wall = opts->wall_origin_ns != 0;
+	o->cgroups = view__cgroups_named(opts->cgroups) ? opts->cgroups : NULL;
 	if (fmt == VIEW_JSON)
 		o->jw = jw__new(out, false);
 	else if (fmt == VIEW_CSV)
@@ -37,6 +40,8 @@ void rec_out__csv_header(struct rec_out *o, const char *const *cols, size_t n)
 
 	for (i = 0; i < n; i++)
 		csv__string(o->cw, cols[i]);
+	if (o->cgroups)
+		csv__string(o->cw, "process.cgroupPath");
 	if (o->wall)
 		csv__string(o->cw, "header.wallClock");
 	csv__end_row(o->cw);
@@ -71,7 +76,7 @@ void rec_out__line_header(struct line *l, uint64_t sid, uint64_t time, const cha
 }
 
 void rec_out__line_process(struct line *l, uint32_t pid, uint32_t tid, const char *comm,
-			   uint64_t cgroup)
+			   uint64_t cgroup, const char *cgroup_path)
 {
 	char sep = '{';
 
@@ -99,6 +104,10 @@ void rec_out__line_process(struct line *l, uint32_t pid, uint32_t tid, const cha
 		*l->p++ = sep;
 		line_lit(l, "\"cgroup\":");
 		line_u64_str(l, cgroup);
+	}
+	if (cgroup_path) {
+		line_lit(l, ",\"cgroupPath\":");
+		line_json_string(l, cgroup_path, strlen(cgroup_path));
 	}
 	line_lit(l, "}");
 }

@@ -8,7 +8,7 @@
  *                                      to the trace's first event
  *   vfs     {id, call, start, duration, fd, offset, size, result, error,
  *            flags, created, fd2, offset2, uringOpcode}
- *   process {pid, tid, comm, cgroup}
+ *   process {pid, tid, comm, cgroup, cgroupPath}
  *   device  {id, name, partition}
  *   file    {id, creationDate, path}
  *   file2   {id, partition, creationDate, path}
@@ -21,12 +21,15 @@
  * negative; created only for open calls; fd2, offset2 and file2 (the
  * output side) only for copy_file_range, sendfile and splice;
  * uringOpcode only for io_uring requests; process fields only when not 0
- * or empty; file only when the call names one. device is the file
+ * or empty, cgroupPath where the trace names the cgroup; file only when
+ * the call names one. device is the file
  * system's: partition is its dev_t, id and name the device the trace
  * describes for it (id = partition when none).
  *
  * CSV: one column per dotted path, always the same, empty cells where a
- * record has no value. The table is for people, one line per call.
+ * record has no value; process.cgroupPath last in a trace that names its
+ * cgroups (before header.wallClock). The table is for people, one line
+ * per call.
  */
 #define _GNU_SOURCE	/* ferror_unlocked; fwrite_unlocked (outbuf.h) */
 #include <errno.h>
@@ -36,6 +39,7 @@
 #include "date_fmt.h"
 #include "file_names.h"
 #include "line_out.h"
+#include "cgroup_names.h"
 #include "rec_out.h"
 #include "wall_clock.h"
 #include "table_writer.h"
@@ -67,12 +71,11 @@ static void *vfs_view_create(FILE *out, const struct view_opts *o)
 
 	if (!v)
 		return NULL;
-	if (rec_out__init(&v->o, out, o->format)) {
+	if (rec_out__init(&v->o, out, o)) {
 		free(v);
 		errno = ENOMEM;
 		return NULL;
 	}
-	v->o.wall = o->wall_origin_ns != 0;
 	v->wall_origin = o->wall_origin_ns;
 	wall_fmt__init(&v->wall, o->format == VIEW_TABLE);
 	return v;
@@ -179,7 +182,8 @@ static void json_record(struct vfs_view *v, const struct vfs_rec *r)
 	rec_out__line_header(&l, r->sid, r->time, v->o.wall ?
 			     wall_fmt(&v->wall, wall_clock__at(v->wall_origin, r->time)) : NULL);
 	json_vfs(&l, r);
-	rec_out__line_process(&l, r->pid, r->tid, r->comm, r->cgroup);
+	rec_out__line_process(&l, r->pid, r->tid, r->comm, r->cgroup,
+			      cgroup_names__path(v->o.cgroups, r->cgroup));
 	line_lit(&l, ",\"device\":{\"id\":");
 	line_u64_str(&l, r->dev ? r->dev->id : r->part);
 	line_lit(&l, ",\"name\":");
@@ -287,6 +291,13 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 	line_lit(&l, ",");
 	csv_file(v, &l, r->file, r->path, false);
 	csv_file(v, &l, out ? r->file2 : NULL, r->path2, true);
+	if (v->o.cgroups) {
+		const char *path = cgroup_names__path(v->o.cgroups, r->cgroup);
+
+		if (path)
+			line_csv_string(&l, path, strlen(path));
+		line_lit(&l, ",");
+	}
 	if (v->o.wall) {
 		const char *wall = wall_fmt(&v->wall, wall_clock__at(v->wall_origin, r->time));
 

@@ -19,7 +19,8 @@
 #     job's id keep task_0's I/Os and calls, and no other's; --cgroup
 #     job/step_0/task_0 the same; a path neither the trace nor the node
 #     has is an error;
-#   - --process-statistics names the cgroups by path (JSON, CSV, table).
+#   - --process-statistics names the cgroups by path (JSON, CSV, table),
+#     and so do --io and --vfs (process.cgroupPath).
 #
 # Needs root, BTF, loop devices, ext4, dd, python3 and a cgroup2 mount; a
 # missing one is a failure, never a skip. Everything set up is torn down
@@ -76,12 +77,16 @@ check "it names other by its path" grep -qxF "$other_id	/${BASE#"$CG2"/}/other" 
 	fail "the parser failed: $(cat "$T/parse.err")"
 "$BIN" -P --vfs -f csv -p "$trace" >"$T/calls.csv" 2>>"$T/parse.err" ||
 	fail "--vfs failed: $(cat "$T/parse.err")"
-python3 - "$T/all.csv" "$T/calls.csv" "$task_id" "$other_id" >"$T/check.out" <<'EOF'
-import csv, sys
+"$BIN" -P --io -p "$trace" >"$T/all.json" 2>>"$T/parse.err" ||
+	fail "--io (JSON) failed: $(cat "$T/parse.err")"
+python3 - "$T/all.csv" "$T/calls.csv" "$task_id" "$other_id" "/$JOB_REL/step_0/task_0" \
+	"$T/all.json" >"$T/check.out" <<'EOF'
+import csv, json, sys
 
 ios = list(csv.DictReader(open(sys.argv[1])))
 calls = list(csv.DictReader(open(sys.argv[2])))
-task, other = sys.argv[3], sys.argv[4]
+task, other, task_path = sys.argv[3:6]
+records = [json.loads(line) for line in open(sys.argv[6])]
 
 
 def say(ok, what):
@@ -92,6 +97,13 @@ def written(rows, cg, size_col):
     return sum(int(r[size_col]) for r in rows if r["process.cgroup"] == cg)
 
 
+for name, rows in (("--io", ios), ("--vfs", calls)):
+    mine = [r for r in rows if r["process.cgroup"] == task]
+    say(mine and all(r["process.cgroupPath"] == task_path for r in mine),
+        "%s CSV: process.cgroupPath on task_0's %d records" % (name, len(mine)))
+procs = [r["process"] for r in records if r.get("process", {}).get("cgroup") == task]
+say(procs and all(p.get("cgroupPath") == task_path for p in procs),
+    "--io JSON: process.cgroupPath on task_0's %d I/Os" % len(procs))
 writes = [r for r in calls if r["vfs.call"] == "write"]
 ios = [r for r in ios if r["io.operation"] == "Write"]
 say(written(writes, task, "vfs.size") == 256 << 10,
@@ -167,10 +179,10 @@ def say(ok, what):
 doc = json.load(open(t + "/procs.json"))
 cg = [c for c in doc["cgroups"] if c["cgroup"] == task]
 say(len(cg) == 1 and cg[0].get("cgroupPath") == path,
-    "JSON: the cgroup row of task_0 has its path (%s)" % cg)
+    "JSON: the cgroup row of task_0 has its path (%s)" % [c.get("cgroupPath") for c in cg])
 pr = [p for p in doc["processes"] if p.get("cgroup") == task]
 say(pr and all(p.get("cgroupPath") == path for p in pr),
-    "JSON: so does the row of its process (%s)" % pr)
+    "JSON: so does the row of its process (%s)" % [p.get("cgroupPath") for p in pr])
 rows = [r for r in csv.DictReader(open(t + "/procs.csv")) if r["process.cgroup"] == task]
 say(rows and all(r["process.cgroupPath"] == path for r in rows),
     "CSV: process.cgroupPath on task_0's rows (%d)" % len(rows))

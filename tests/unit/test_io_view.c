@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "cgroup_names.h"
 #include "join_events.h"
 #include "view_run.h"
 
@@ -140,6 +141,46 @@ static void test_empty(void **state)
 	free(vr.text);
 }
 
+/*
+ * A trace that names its cgroups: the path beside the id in JSON, a last
+ * CSV column (empty where a record has no cgroup, or one not named).
+ */
+static void test_cgroup_paths(void **state)
+{
+	struct cgroup_names names = { .present = true };
+	struct view_opts o = { .format = VIEW_CSV, .cgroups = &names };
+	struct view_run vr;
+	const char *out, *row;
+
+	assert_int_equal(cgroup_names__add(&names, 77, "/slurm/job_7/step_0"), 0);
+	feed_trace(view_run_start(&vr, &io_view_ops, &o));
+	out = view_run_finish(&vr);
+	assert_non_null(strstr(out, ",io.vfsCallId,process.cgroupPath\n"));
+	row = strstr(out, "\n6,1495,");
+	assert_non_null(row);
+	assert_true(!strncmp(strstr(row, ",77,"), ",77,true,false,false,31,/slurm/job_7/step_0\n",
+			     strlen(",77,true,false,false,31,/slurm/job_7/step_0\n")));
+	assert_non_null(strstr(out, "\n11,2995,8,8,Write,true,,1,0,false,false,false,false,false,"
+				    "271581186,nvme0n1,271581186,MODEL,,,,,,,,,,,,,false,false,false,,\n"));
+	free(vr.text);
+
+	o.format = VIEW_JSON;
+	feed_trace(view_run_start(&vr, &io_view_ops, &o));
+	out = view_run_finish(&vr);
+	assert_non_null(strstr(out, "\"process\":{\"pid\":4242,\"tid\":4243,\"comm\":\"rocksdb:low\","
+				    "\"cgroup\":\"77\",\"cgroupPath\":\"/slurm/job_7/step_0\"},"));
+	free(vr.text);
+
+	/* a trace whose file names none: the columns of one without it */
+	cgroup_names__free(&names);
+	names.present = true;
+	o.format = VIEW_CSV;
+	feed_trace(view_run_start(&vr, &io_view_ops, &o));
+	out = view_run_finish(&vr);
+	assert_string_equal(out, want_csv);
+	free(vr.text);
+}
+
 static const char *const want_table =
 	"TIME(s)        COMM                PID DEVICE     OP                LBA SECTORS    QD"
 	"      LAT(us)  FILE\n"
@@ -171,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_cgroup_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "cgroup_names.h"
 #include "join_events.h"
 #include "view_run.h"
 
@@ -76,13 +77,19 @@ static void feed_trace(struct join *j)
 					    .ino = 70, .result = -600, .duration = 1 });
 }
 
-static const char *run(enum view_format fmt, const struct filter *f)
+static const char *run_named(enum view_format fmt, const struct filter *f,
+			     const struct cgroup_names *names)
 {
-	struct view_opts o = { .format = fmt };
+	struct view_opts o = { .format = fmt, .cgroups = names };
 	struct view_run vr;
 
 	feed_trace(view_run_start_filtered(&vr, &vfs_view_ops, &o, f));
 	return view_run_finish(&vr);
+}
+
+static const char *run(enum view_format fmt, const struct filter *f)
+{
+	return run_named(fmt, f, NULL);
 }
 
 static const char *const want_json =
@@ -176,6 +183,26 @@ static void test_csv(void **state)
 	free(out);
 }
 
+/* A trace that names its cgroups: cgroupPath in JSON, a last CSV column. */
+static void test_cgroup_paths(void **state)
+{
+	struct cgroup_names names = { .present = true };
+	char *out;
+
+	assert_int_equal(cgroup_names__add(&names, 77, "/job,1"), 0);
+	out = (char *)run_named(VIEW_CSV, NULL, &names);
+	assert_non_null(strstr(out, ",file2.path,process.cgroupPath\n"));
+	assert_non_null(strstr(out, "\n14,1995,2,pwrite64,"));
+	assert_non_null(strstr(out, ",/a/b/c/d/e/f.dat,,,,,\"/job,1\"\n15,2995,3,read,"));
+	/* cp's copy has no cgroup: an empty last cell */
+	assert_non_null(strstr(out, ",/g.dat,\n17,4995,"));
+	free(out);
+	out = (char *)run_named(VIEW_JSON, NULL, &names);
+	assert_non_null(strstr(out, "\"comm\":\"fio\",\"cgroup\":\"77\",\"cgroupPath\":\"/job,1\"}"));
+	free(out);
+	cgroup_names__free(&names);
+}
+
 static const char *const want_table =
 	"START(s)       COMM                PID CALL                    FD       OFFSET       SIZE"
 	"       RESULT      DUR(us)  FILE\n"
@@ -260,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_cgroup_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
