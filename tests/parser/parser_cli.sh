@@ -794,6 +794,23 @@ run "cgroup, io" 0 '' -- -P --io -p "$v" -f csv --cgroup 5
 [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] || fail "cgroup, io: '$(cat "$tmp/out")'"
 run "cgroup, other" 0 '' -- -P --vfs -p "$v" --cgroup 6
 [ -s "$tmp/out" ] && fail "cgroup, other: printed '$(head -c 100 "$tmp/out")'"
+# a trace that names its cgroups (iotrace.cgroups): a path is looked up
+# there alone, with the cgroups below it; the paths are printed beside the ids
+vc=$tmp/vfs-cgroups
+cp -r "$v" "$vc"
+printf '# iotrace cgroups\n5\t/slurm/job_9/step_0\n6\t/slurm/job_9\n7\t/slurm/job_90\n' \
+	>"$vc/iotrace.cgroups"
+run "cgroup path, named by the trace" 0 '' -- -P --vfs -p "$vc" -f csv --cgroup slurm/job_9
+[ "$(wc -l <"$tmp/out")" -eq 7 ] && [ "$(sed -n 2p "$tmp/out" | awk -F, '{ print $NF }')" = /slurm/job_9/step_0 ] ||
+	fail "cgroup path, named by the trace: '$(cat "$tmp/out")'"
+run "cgroup id of a parent, named by the trace" 0 '' -- -P --io -p "$vc" -f csv --cgroup 6
+[ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] ||
+	fail "cgroup id of a parent, named by the trace: '$(cat "$tmp/out")'"
+run "cgroup path, not in the trace" 2 "iotrace: --cgroup /slurm/job_90/x: the trace has no task in cgroup /slurm/job_90/x or below it" -- -P --io -p "$vc" --cgroup /slurm/job_90/x
+# damaged: said, and the lines before it used
+printf '5\t/slurm/job_9/step_0\nbad line\n6\t/slurm/job_9\n' >"$vc/iotrace.cgroups"
+run "cgroups file damaged" 0 "iotrace: warning: $vc/iotrace.cgroups: line 2 is not a cgroup's id and path; the cgroups from it on are named by id only" -- -P --process-statistics -p "$vc" -f csv
+grep -q '^cgroup,,,5,/slurm/job_9/step_0,' "$tmp/out" || fail "cgroups file damaged: '$(cat "$tmp/out")'"
 # the calls' file system is on partition 8:1 of sda: that it is sda's, the
 # trace says only with the I/O of sid 10, after the first call; described,
 # its name says so from the start (as our tracer describes a traced disk's
