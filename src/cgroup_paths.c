@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,41 @@ int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *roo
 	return 0;
 }
 
+/* nftw() has no argument for its callback: the id looked for, and its directory once found */
+static uint64_t wanted_id;
+static char *found_dir;
+
+static int is_wanted(const char *dir, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_D || (uint64_t)st->st_ino != wanted_id)
+		return 0;
+	found_dir = strdup(dir);
+	return 1;
+}
+
+/*
+ * id's path found by walking the tree (a cgroup's id is its directory's
+ * inode number): what a tracer without CAP_DAC_READ_SEARCH (CAP_BPF and
+ * CAP_PERFMON alone) does, as it may not open by handle. A node has
+ * hundreds of cgroups, and an id is looked up once.
+ */
+static bool walk_for(const struct cgroup_paths *cp, uint64_t id, char *path, size_t size)
+{
+	size_t n = strlen(cp->root);
+	bool ok;
+
+	wanted_id = id;
+	found_dir = NULL;
+	if (nftw(cp->root, is_wanted, 16, FTW_PHYS | FTW_MOUNT) != 1 || !found_dir)
+		return false;
+	ok = !strncmp(found_dir, cp->root, n) && (found_dir[n] == '/' || !found_dir[n]);
+	if (ok)
+		snprintf(path, size, "%s", found_dir[n] ? found_dir + n : "/");
+	free(found_dir);
+	return ok;
+}
+
 /*
  * id's path as /proc/PID/cgroup gives it, into path: false if the cgroup
  * is gone, or is not below the mount (a cgroup namespace's outside).
@@ -50,7 +86,7 @@ static bool path_of(const struct cgroup_paths *cp, uint64_t id, char *path, size
 	memcpy(h.fh.f_handle, &id, sizeof(id));
 	fd = open_by_handle_at(cp->root_fd, &h.fh, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return errno == EPERM && walk_for(cp, id, path, size);
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	len = readlink(link, target, sizeof(target) - 1);
 	close(fd);

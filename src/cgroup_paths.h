@@ -8,8 +8,9 @@
  * steps do). A job's cgroups are gone by the time anyone reads its trace;
  * the ids alone say nothing.
  *
- * A cgroup removed before its first record is read (within a round, 100
- * ms) has no line. The file is not counted against --size: a node has
+ * Without CAP_DAC_READ_SEARCH (a tracer with CAP_BPF and CAP_PERFMON
+ * alone) the directory is found by walking the tree. A cgroup removed
+ * before its first record is read (within a round, 100 ms) has no line. The file is not counted against --size: a node has
  * hundreds of cgroups, a few KiB of lines. A failed write is reported
  * once at the end and costs the trace nothing else.
  */

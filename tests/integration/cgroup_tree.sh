@@ -21,6 +21,9 @@
 #     has is an error;
 #   - --process-statistics names the cgroups by path (JSON, CSV, table),
 #     and so do --io and --vfs (process.cgroupPath).
+# First, a tracer without CAP_DAC_READ_SEARCH (it may not open a cgroup
+# by its handle: a tracer with CAP_BPF and CAP_PERFMON alone) names the
+# cgroups too.
 #
 # Needs root, BTF, loop devices, ext4, dd, python3 and a cgroup2 mount; a
 # missing one is a failure, never a skip. Everything set up is torn down
@@ -32,7 +35,7 @@ iotrace_test_binary "$@"
 iotrace_test_harness
 
 iotrace_require_root_bpf "loop devices, cgroups, BPF" losetup mkfs.ext4 mount umount mountpoint \
-	dd python3 findmnt
+	dd python3 findmnt setpriv
 iotrace_require_cgroup2
 iotrace_require_loop
 iotrace_loop_test cgtree 64M
@@ -55,6 +58,21 @@ note "cgroups: $JOB (id $job_id), step_0/task_0 (id $task_id), other (id $other_
 mkfs.ext4 -q -F "$LOOP" >"$T/mkfs.log" 2>&1 || die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
 mkdir "$MNT" && mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
 
+# --- 0: no CAP_DAC_READ_SEARCH: the cgroup found by a walk of the tree ---
+setpriv --bounding-set -dac_read_search "$BIN" -S -d "$DEV" >"$T/out0" 2>"$T/err0" &
+TRACER_PID=$!
+iotrace_wait_running "$BIN" "$TRACER_PID" "$IOTRACE_TRACE_DIR"
+[ -n "$TRACE" ] || die "0: the tracer without CAP_DAC_READ_SEARCH did not reach RUNNING: $(tail -3 "$T/err0")"
+(echo "$BASHPID" >"$JOB/step_0/task_0/cgroup.procs" &&
+	exec dd if=/dev/zero of="$MNT/caps.dat" bs=4k count=16 oflag=direct status=none) ||
+	fail "0: the writer in task_0 failed"
+iotrace_test_stop_tracer "0: " "$T/out0" "$T/err0"
+check "0: without CAP_DAC_READ_SEARCH, iotrace.cgroups names task_0" \
+	grep -qxF -e "$task_id	/$JOB_REL/step_0/task_0" "$IOTRACE_TRACE_DIR/$TRACE/iotrace.cgroups"
+check "0: ... and the job above it" \
+	grep -qxF -e "$job_id	/$JOB_REL" "$IOTRACE_TRACE_DIR/$TRACE/iotrace.cgroups"
+
+# --- 1: the tracer's --cgroup, the cgroups gone ---
 iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$DEV" --vfs --cgroup "$JOB_REL"
 # each writer enters its cgroup, then becomes dd: its calls and I/Os are the cgroup's
 for w in task_0:job/step_0/task_0 other:other; do
