@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgroup_names.h"
+#include "keymap.h"
 
 /* the characters a line cannot hold as they are */
 static bool escaped(char c)
@@ -169,6 +171,57 @@ long cgroup_names__subtree(const struct cgroup_names *cn, const char *path, stru
 		found++;
 	}
 	return found;
+}
+
+/* The length of path's first depth levels ("/a/b/c", 2: 4), or 0 if it has no more. */
+static size_t levels_len(const char *path, unsigned int depth)
+{
+	const char *p = path;
+
+	if (!strcmp(path, "/"))
+		return 0;
+	while (depth--) {
+		p = strchr(p + 1, '/');
+		if (!p)
+			return 0;
+	}
+	/* depth 0: the root */
+	return p == path ? 1 : (size_t)(p - path);
+}
+
+int cgroup_names__rollup(const struct cgroup_names *cn, unsigned int depth,
+			 struct u64map *rollup)
+{
+	struct keymap by_path = { 0 };
+	size_t pos = 0, n;
+	uint64_t id, at;
+	int err = 0;
+
+	/* path -> id (ids start at 1, so no id is NULL): an ancestor's id by its path */
+	while (!err && u64map__next(&cn->by_id, &pos, &id, &at)) {
+		struct keymap_item *it = keymap__get(&by_path, cn->paths[at], strlen(cn->paths[at]));
+
+		if (!it)
+			err = -ENOMEM;
+		else
+			it->value = (void *)(uintptr_t)id;
+	}
+	pos = 0;
+	while (!err && u64map__next(&cn->by_id, &pos, &id, &at)) {
+		struct keymap_item *it;
+
+		n = levels_len(cn->paths[at], depth);
+		if (!n || n == strlen(cn->paths[at]))
+			continue;
+		it = keymap__get(&by_path, cn->paths[at], n);
+		if (!it)
+			err = -ENOMEM;
+		/* an ancestor not named: the cgroup stays itself */
+		else if (it->value)
+			err = u64map__put(rollup, id, (uint64_t)(uintptr_t)it->value);
+	}
+	keymap__free(&by_path, NULL);
+	return err;
 }
 
 void cgroup_names__free(struct cgroup_names *cn)

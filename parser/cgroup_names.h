@@ -60,6 +60,15 @@ const char *cgroup_names__path(const struct cgroup_names *cn, uint64_t id);
  */
 long cgroup_names__subtree(const struct cgroup_names *cn, const char *path, struct u64map *ids);
 
+/*
+ * --cgroup-depth: into rollup, each cgroup cn names deeper than depth
+ * levels below the root ("/" is level 0) mapped to its ancestor at that
+ * level ("/a/b/c" at depth 2 to "/a/b"), where cn names it too (the
+ * collector names a cgroup's ancestors with it). 0 or -ENOMEM.
+ */
+int cgroup_names__rollup(const struct cgroup_names *cn, unsigned int depth,
+			 struct u64map *rollup);
+
 void cgroup_names__free(struct cgroup_names *cn);
 
 #endif

@@ -92,6 +92,7 @@ struct pattern_view {
 	struct keymap ends;		/* struct call_ends by file node and pid */
 	struct keymap groups[KINDS];
 	const struct cgroup_names *names;	/* view_opts.cgroups */
+	const struct u64map *rollup;		/* view_opts.cgroup_rollup */
 	bool oom;
 };
 
@@ -105,6 +106,7 @@ static void *pattern_create(FILE *out, const struct view_opts *o)
 	v->filtered = o->filtered;
 	v->fmt = o->format;
 	v->names = o->cgroups;
+	v->rollup = o->cgroup_rollup;
 	return v;
 }
 
@@ -222,7 +224,7 @@ static void pattern_record(void *p, const struct io_rec *r)
 	v->streams = ds;
 	seq = pattern__sequential(&ds[r->dev->index].op[op], r->lba, r->len);
 	o = (struct origin){ r->dev, r->file ? file_node__id(r->file)->part : 0, r->pid, r->comm,
-			     r->cgroup, r->file, r->path, r->path_len };
+			     view__cgroup_of(v->rollup, r->cgroup), r->file, r->path, r->path_len };
 	count(v, &o, PAT_BLOCK, op, (uint64_t)r->len * 512, seq,
 	      pattern__aligned(r->lba, r->len));
 }
@@ -272,7 +274,8 @@ static void pattern_vfs(void *p, const struct vfs_rec *r)
 		int64_t off = sides[i].op == VOP_WRITE && vfs_call__has_output(r->call) ?
 				      r->offset2 : r->offset;
 		enum pat_op op = sides[i].op == VOP_READ ? PAT_READ : PAT_WRITE;
-		struct origin o = { r->dev, r->part, r->pid, r->comm, r->cgroup, sides[i].file,
+		struct origin o = { r->dev, r->part, r->pid, r->comm,
+				    view__cgroup_of(v->rollup, r->cgroup), sides[i].file,
 				    sides[i].path, sides[i].path_len };
 		bool seq = false, aligned;
 

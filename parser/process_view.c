@@ -59,6 +59,7 @@ struct process_view {
 	bool filtered;		/* view_opts.filtered */
 	enum view_format fmt;
 	const struct cgroup_names *names;	/* view_opts.cgroups */
+	const struct u64map *rollup;		/* view_opts.cgroup_rollup */
 	struct keymap groups[KINDS];
 	bool oom;
 };
@@ -73,6 +74,7 @@ static void *process_create(FILE *out, const struct view_opts *o)
 	v->filtered = o->filtered;
 	v->fmt = o->format;
 	v->names = o->cgroups;
+	v->rollup = o->cgroup_rollup;
 	return v;
 }
 
@@ -135,7 +137,7 @@ static void process_record(void *p, const struct io_rec *r)
 
 	/* an operation OCTF does not know is in no report's operations */
 	if (r->kind != REC_IO || io_stats__group(r) >= BLOCK_OPS ||
-	    !groups_of(v, r->pid, r->comm, r->cgroup, g))
+	    !groups_of(v, r->pid, r->comm, view__cgroup_of(v->rollup, r->cgroup), g))
 		return;
 	for (k = 0; k < KINDS; k++) {
 		if (op_totals__add_io(&g[k]->t, r))
@@ -150,7 +152,7 @@ static void process_vfs(void *p, const struct vfs_rec *r)
 	unsigned int n = vfs_rec__sides(r, sides), i, k;
 	struct group *g[KINDS];
 
-	if (!groups_of(v, r->pid, r->comm, r->cgroup, g))
+	if (!groups_of(v, r->pid, r->comm, view__cgroup_of(v->rollup, r->cgroup), g))
 		return;
 	for (k = 0; k < KINDS; k++)
 		g[k]->t.calls++;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cgroup_names.h"
+#include "u64map.h"
 #include "json_writer.h"
 #include "table_writer.h"
 #include "view.h"
@@ -76,6 +77,13 @@ void view__cgroup_cell(struct table *t, const struct cgroup_names *names, uint64
 		table__cell(t, "%llu", (unsigned long long)cgroup);
 	else
 		table__cell(t, "-");
+}
+
+uint64_t view__cgroup_of(const struct u64map *rollup, uint64_t id)
+{
+	uint64_t top;
+
+	return rollup && u64map__get(rollup, id, &top) ? top : id;
 }
 
 bool view__cgroups_named(const struct cgroup_names *names)

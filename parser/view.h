@@ -20,6 +20,7 @@
 enum view_format { VIEW_JSON, VIEW_CSV, VIEW_TABLE };
 
 struct cgroup_names;
+struct u64map;
 
 struct view_opts {
 	enum view_format format;
@@ -41,7 +42,15 @@ struct view_opts {
 	int64_t wall_origin_ns;
 	/* the trace's cgroup paths (cgroup_names.h); NULL: none */
 	const struct cgroup_names *cgroups;
+	/*
+	 * --cgroup-depth (--process-statistics, --access-pattern): a cgroup
+	 * id -> the id it counts for (cgroup_names__rollup()); NULL: itself
+	 */
+	const struct u64map *cgroup_rollup;
 };
+
+/* The cgroup a record of cgroup id counts for, by rollup (NULL: id). */
+uint64_t view__cgroup_of(const struct u64map *rollup, uint64_t id);
 
 /* --time-series: intervals kept, all devices together (-E2BIG past it): a day of 1 s ones */
 #define SERIES_INTERVALS_MAX (1u << 17)

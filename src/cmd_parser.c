@@ -35,6 +35,8 @@
 /* OCTF's default LBA histogram bucket: 10 MiB */
 #define LBA_BUCKET_DEFAULT 20480
 #define SUBRANGE_MAX 9223372036854775807ull
+/* cgroup v2 nests at most INT_MAX deep, but paths end at PATH_MAX: 2048 levels of "/x" */
+#define CGROUP_DEPTH_MAX 2048
 /* the kernel's PID_MAX_LIMIT on 64-bit: no pid or tid is larger */
 #define PID_MAX_LIMIT 4194304
 /* no machine has more CPUs: a larger queueCount is not looked through */
@@ -72,6 +74,7 @@ enum {
 	OPT_MAX_LATENCY,
 	OPT_HIT_RATIO,
 	OPT_LINE_SIZE,
+	OPT_CGROUP_DEPTH,
 };
 
 /* ':' first: getopt_long() returns ':' for a missing value (cli_option_error()) */
@@ -93,6 +96,7 @@ static const struct option parser_opts[] = {
 	{ "access-pattern", no_argument, NULL, OPT_PATTERN },
 	{ "hit-ratio-curve", no_argument, NULL, OPT_HIT_RATIO },
 	{ "cache-line-size", required_argument, NULL, OPT_LINE_SIZE },
+	{ "cgroup-depth", required_argument, NULL, OPT_CGROUP_DEPTH },
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
@@ -188,6 +192,9 @@ void cmd_parser_help(FILE *out)
 	      "                            file, as block I/O and as calls (--vfs): how many\n"
 	      "                            sequential, their runs' length, how many not in\n"
 	      "                            whole 4 KiB units\n"
+	      "    --cgroup-depth N          (these two) a cgroup counts for its ancestor N\n"
+	      "                              levels below the root: one row a Slurm job\n"
+	      "                              (system.slice/slurmstepd.scope/job_42: 3)\n"
 	      "  --hit-ratio-curve         per device, the hit ratio an LRU cache of 4 KiB\n"
 	      "                            blocks would have had at each size (powers of\n"
 	      "                            two up to the workset): reads, writes, total\n"
@@ -900,6 +907,22 @@ static int load_cgroup_names(const char *dir, struct cgroup_names *names)
 	return EXIT_OK;
 }
 
+/* --cgroup-depth: by the trace's names, which a trace without them has not. */
+static int cgroup_rollup(const struct cgroup_names *names, unsigned int depth,
+			 struct u64map *rollup)
+{
+	if (!names->count) {
+		cli_err("--cgroup-depth: the trace does not name its cgroups (it has no %s, "
+			"as Open-CAS's traces have not)", CGROUP_NAMES_FILE);
+		return EXIT_USAGE;
+	}
+	if (cgroup_names__rollup(names, depth, rollup)) {
+		cli_err("out of memory");
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 static int print_view(const char *path, const char *dir, const struct view_ops *ops,
 		      const struct view_opts *opts, const struct filter *filter)
 {
@@ -1052,10 +1075,10 @@ int cmd_parser(int argc, char **argv)
 	const char *file_glob = NULL, *comm = NULL, *filter_opt = NULL, *device = NULL;
 	const struct view_ops *ops = NULL;
 	struct filter filter;
-	uint64_t pid = 0, min_latency = 0, max_latency = UINT64_MAX;
+	uint64_t pid = 0, min_latency = 0, max_latency = UINT64_MAX, cgroup_depth = 0;
 	const char *cgroup = NULL;
 	struct cgroup_names names = { 0 };
-	struct u64map cgroup_ids = { 0 };
+	struct u64map cgroup_ids = { 0 }, rollup = { 0 };
 	struct time_window window;
 	bool raw = false, help = false, wall_clock = false;
 	const char *series_opt = NULL, *latency_text[2] = { NULL, NULL };
@@ -1151,6 +1174,12 @@ int cmd_parser(int argc, char **argv)
 			latency_text[c == OPT_MAX_LATENCY] = optarg;
 			err = parser_filters__latency(filter_opt, optarg, c == OPT_MIN_LATENCY ?
 						      &min_latency : &max_latency);
+			if (err)
+				return err;
+			break;
+		case OPT_CGROUP_DEPTH:
+			err = parse_number("--cgroup-depth", optarg, 1, CGROUP_DEPTH_MAX,
+					   &cgroup_depth);
 			if (err)
 				return err;
 			break;
@@ -1262,6 +1291,10 @@ int cmd_parser(int argc, char **argv)
 		cli_err("%s goes with --time-series only", series_opt);
 		return EXIT_USAGE;
 	}
+	if (cgroup_depth && ops != &process_view_ops && ops != &pattern_view_ops) {
+		cli_err("--cgroup-depth goes with --process-statistics and --access-pattern");
+		return EXIT_USAGE;
+	}
 	if (line_opt && ops != &hit_ratio_view_ops) {
 		cli_err("%s goes with --hit-ratio-curve only", line_opt);
 		return EXIT_USAGE;
@@ -1303,9 +1336,12 @@ int cmd_parser(int argc, char **argv)
 		err = parser_filters__cgroup_ids(cgroup, &names, "/proc/self/mounts", &cgroup_ids);
 		filter__set_cgroups(&filter, &cgroup_ids);
 	}
+	if (!err && cgroup_depth)
+		err = cgroup_rollup(&names, (unsigned int)cgroup_depth, &rollup);
 	if (err)
 		goto out;
 	opts.cgroups = &names;
+	opts.cgroup_rollup = cgroup_depth ? &rollup : NULL;
 	filter__set_device(&filter, device);
 	filter__set_latency(&filter, min_latency, max_latency);
 	if (window.wall || wall_clock) {
@@ -1328,5 +1364,6 @@ int cmd_parser(int argc, char **argv)
 out:
 	cgroup_names__free(&names);
 	u64map__free(&cgroup_ids);
+	u64map__free(&rollup);
 	return err;
 }

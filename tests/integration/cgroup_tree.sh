@@ -184,10 +184,13 @@ sed 's/^/      stderr: /' "$T/bad.err"
 	fail "--process-statistics -f csv failed: $(cat "$T/procs.err")"
 "$BIN" -P --process-statistics -f table -p "$trace" >"$T/procs.txt" 2>>"$T/procs.err" ||
 	fail "--process-statistics -f table failed: $(cat "$T/procs.err")"
-python3 - "$T" "$task_id" "/$JOB_REL/step_0/task_0" >"$T/check3.out" <<'EOF'
+# the job's level: iotrace-cgtree-PID/job
+"$BIN" -P --process-statistics -f csv --cgroup-depth 2 -p "$trace" >"$T/jobs.csv" 2>>"$T/procs.err" ||
+	fail "--process-statistics --cgroup-depth 2 failed: $(cat "$T/procs.err")"
+python3 - "$T" "$task_id" "/$JOB_REL/step_0/task_0" "$job_id" "/$JOB_REL" >"$T/check3.out" <<'EOF'
 import csv, json, sys
 
-t, task, path = sys.argv[1:4]
+t, task, path, job, job_path = sys.argv[1:6]
 
 
 def say(ok, what):
@@ -206,6 +209,20 @@ say(rows and all(r["process.cgroupPath"] == path for r in rows),
     "CSV: process.cgroupPath on task_0's rows (%d)" % len(rows))
 table = open(t + "/procs.txt").read()
 say(path in table, "table: the path where the id would be")
+every = list(csv.DictReader(open(t + "/procs.csv")))
+jobs = list(csv.DictReader(open(t + "/jobs.csv")))
+
+
+def cgroup_rows(rows, cg):
+    return {(r["layer"], r["operation"]): (r["count"], r["bytes"]) for r in rows
+            if r["group"] == "cgroup" and r["process.cgroup"] == cg}
+
+
+say(cgroup_rows(jobs, job) == cgroup_rows(every, task) and cgroup_rows(jobs, job)
+    and all(r["process.cgroupPath"] == job_path for r in jobs if r["process.cgroup"] == job)
+    and not cgroup_rows(jobs, task),
+    "--cgroup-depth 2: task_0's I/Os and calls count for the job, named by its path (%s)"
+    % sorted(cgroup_rows(jobs, job).items()))
 EOF
 iotrace_test_relay "$T/check3.out" $? "the --process-statistics check"
 

@@ -807,6 +807,16 @@ run "cgroup id of a parent, named by the trace" 0 '' -- -P --io -p "$vc" -f csv 
 [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] ||
 	fail "cgroup id of a parent, named by the trace: '$(cat "$tmp/out")'"
 run "cgroup path, not in the trace" 2 "iotrace: --cgroup /slurm/job_90/x: the trace has no task in cgroup /slurm/job_90/x or below it" -- -P --io -p "$vc" --cgroup /slurm/job_90/x
+# --cgroup-depth 2: the step counts for its job
+run "cgroup depth" 0 '' -- -P --process-statistics -p "$vc" -f csv --cgroup-depth 2
+[ "$(grep -c '^cgroup,,,6,/slurm/job_9,' "$tmp/out")" -gt 0 ] && ! grep -q '^cgroup,,,5,' "$tmp/out" &&
+	grep -q '^process,101,fio,6,/slurm/job_9,vfs,' "$tmp/out" || fail "cgroup depth: '$(cat "$tmp/out")'"
+run "cgroup depth, access pattern" 0 '' -- -P --access-pattern -p "$vc" -f csv --cgroup-depth 2
+[ "$(grep -c '^cgroup,,,,,6,/slurm/job_9,' "$tmp/out")" -gt 0 ] && ! grep -q '^cgroup,,,,,5,' "$tmp/out" ||
+	fail "cgroup depth, access pattern: '$(cat "$tmp/out")'"
+run "cgroup depth, a trace without names" 2 "iotrace: --cgroup-depth: the trace does not name its cgroups (it has no iotrace.cgroups, as Open-CAS's traces have not)" -- -P --process-statistics -p "$v" --cgroup-depth 2
+run "cgroup depth, another view" 2 "iotrace: --cgroup-depth goes with --process-statistics and --access-pattern" -- -P --statistics -p "$vc" --cgroup-depth 2
+run "cgroup depth 0" 2 "iotrace: invalid value '0' for --cgroup-depth: expected a number from 1 to 2048" -- -P --process-statistics -p "$vc" --cgroup-depth 0
 # damaged: said, and the lines before it used
 printf '5\t/slurm/job_9/step_0\nbad line\n6\t/slurm/job_9\n' >"$vc/iotrace.cgroups"
 run "cgroups file damaged" 0 "iotrace: warning: $vc/iotrace.cgroups: line 2 is not a cgroup's id and path; the cgroups from it on are named by id only" -- -P --process-statistics -p "$vc" -f csv

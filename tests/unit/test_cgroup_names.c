@@ -142,12 +142,48 @@ static void test_subtree(void **state)
 	cgroup_names__free(&cn);
 }
 
+/* --cgroup-depth: each cgroup counts for its named ancestor at that level, or for itself. */
+static void test_rollup(void **state)
+{
+	struct cgroup_names cn = { 0 };
+	struct u64map up = { 0 };
+	uint64_t v;
+
+	assert_int_equal(cgroup_names__add(&cn, 1, "/"), 0);
+	assert_int_equal(cgroup_names__add(&cn, 10, "/slurm"), 0);
+	assert_int_equal(cgroup_names__add(&cn, 11, "/slurm/job_1"), 0);
+	assert_int_equal(cgroup_names__add(&cn, 12, "/slurm/job_1/step_0"), 0);
+	assert_int_equal(cgroup_names__add(&cn, 13, "/slurm/job_1/step_0/task_0"), 0);
+	assert_int_equal(cgroup_names__add(&cn, 14, "/slurm/job_10/step_0"), 0);
+	assert_int_equal(cgroup_names__add(&cn, 20, "/user.slice"), 0);
+
+	assert_int_equal(cgroup_names__rollup(&cn, 2, &up), 0);
+	assert_true(u64map__get(&up, 12, &v) && v == 11);
+	assert_true(u64map__get(&up, 13, &v) && v == 11);
+	/* at the level or above it: itself (no entry) */
+	assert_false(u64map__get(&up, 11, &v));
+	assert_false(u64map__get(&up, 10, &v));
+	assert_false(u64map__get(&up, 1, &v));
+	assert_false(u64map__get(&up, 20, &v));
+	/* job_10 is not job_1's, and is not named: its step stays itself */
+	assert_false(u64map__get(&up, 14, &v));
+	u64map__free(&up);
+
+	assert_int_equal(cgroup_names__rollup(&cn, 1, &up), 0);
+	assert_true(u64map__get(&up, 13, &v) && v == 10);
+	assert_true(u64map__get(&up, 14, &v) && v == 10);
+	assert_false(u64map__get(&up, 20, &v));
+	u64map__free(&up);
+	cgroup_names__free(&cn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_subtree),
+		cmocka_unit_test(test_rollup),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
