@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include "cgroup_names.h"
 #include "cgroup_paths.h"
+#include "cgroup_tree.h"
 
 /* kernfs's file handle type: the handle is the node's 64-bit id */
 #ifndef FILEID_KERNFS
@@ -33,19 +33,6 @@ int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *roo
 	return 0;
 }
 
-/* nftw() has no argument for its callback: the id looked for, and its directory once found */
-static uint64_t wanted_id;
-static char *found_dir;
-
-static int is_wanted(const char *dir, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)ftw;
-	if (type != FTW_D || (uint64_t)st->st_ino != wanted_id)
-		return 0;
-	found_dir = strdup(dir);
-	return 1;
-}
-
 /*
  * id's path found by walking the tree (a cgroup's id is its directory's
  * inode number): what a tracer without CAP_DAC_READ_SEARCH (CAP_BPF and
@@ -55,17 +42,13 @@ static int is_wanted(const char *dir, const struct stat *st, int type, struct FT
 static bool walk_for(const struct cgroup_paths *cp, uint64_t id, char *path, size_t size)
 {
 	size_t n = strlen(cp->root);
-	bool ok;
+	char dir[PATH_MAX];
 
-	wanted_id = id;
-	found_dir = NULL;
-	if (nftw(cp->root, is_wanted, 16, FTW_PHYS | FTW_MOUNT) != 1 || !found_dir)
+	if (!cgroup_tree__find(cp->root, id, dir, sizeof(dir)) || strncmp(dir, cp->root, n) ||
+	    (dir[n] != '/' && dir[n]))
 		return false;
-	ok = !strncmp(found_dir, cp->root, n) && (found_dir[n] == '/' || !found_dir[n]);
-	if (ok)
-		snprintf(path, size, "%s", found_dir[n] ? found_dir + n : "/");
-	free(found_dir);
-	return ok;
+	snprintf(path, size, "%s", dir[n] ? dir + n : "/");
+	return true;
 }
 
 /*

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#define _XOPEN_SOURCE 700
-#include <ftw.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cgroup_names.h"
+#include "cgroup_tree.h"
 #include "cli.h"
 #include "filter.h"
 #include "join.h"
@@ -54,43 +54,21 @@ static int out_of_memory(void)
 	return EXIT_ERROR;
 }
 
-/* nftw() has no argument for its callback: the set it fills, and how that went */
-static struct u64map *walk_ids;
-static int walk_err;
-
-static int add_dir(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)path;
-	(void)ftw;
-	if (type != FTW_D)
-		return 0;
-	/* a cgroup v2 id is the inode number of its directory */
-	walk_err = u64map__put(walk_ids, (uint64_t)st->st_ino, 1);
-	return walk_err ? 1 : 0;
-}
-
 /*
  * The cgroup at path (a cgroup path) on this node, and those below it,
  * into ids: how many, 0 if there is no such cgroup, or -errno.
  */
 static long node_subtree(const char *root, const char *path, struct u64map *ids)
 {
-	char dir[PATH_MAX], real[PATH_MAX], real_root[PATH_MAX];
-	size_t before = u64map__count(ids), n;
+	char dir[PATH_MAX];
+	size_t before = u64map__count(ids);
 	struct stat st;
 
 	if (snprintf(dir, sizeof(dir), "%s%s", root, path) >= (int)sizeof(dir) ||
-	    stat(dir, &st) || !S_ISDIR(st.st_mode) || !realpath(dir, real) ||
-	    !realpath(root, real_root))
+	    stat(dir, &st) || !S_ISDIR(st.st_mode) || !cgroup_tree__under(dir, root))
 		return 0;
-	/* "../../etc" is no cgroup */
-	n = strlen(real_root);
-	if (strncmp(real, real_root, n) || (real[n] != '/' && real[n]))
-		return 0;
-	walk_ids = ids;
-	walk_err = 0;
-	if (nftw(real, add_dir, 16, FTW_PHYS | FTW_MOUNT) && walk_err)
-		return walk_err;
+	if (cgroup_tree__subtree(dir, ids))
+		return -ENOMEM;
 	return (long)(u64map__count(ids) - before);
 }
 

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#define _GNU_SOURCE /* nftw() */
 #include <ctype.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgroup_tree.h"
 #include "mount_escape.h"
 #include "trace_filters.h"
 
@@ -97,39 +96,6 @@ struct cgroup_arg {
 	const char *root;
 };
 
-/* nftw() has no argument for its callback: the id looked for */
-static uint64_t wanted_id;
-
-static int is_wanted(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)path;
-	(void)ftw;
-	return type == FTW_D && (uint64_t)st->st_ino == wanted_id;
-}
-
-/*
- * Whether id is a cgroup under root, a directory there of that inode
- * number. A cgroup tree has hundreds of directories, not millions; an id
- * mistyped would otherwise give a trace without a call and no word why.
- */
-static bool cgroup_id_exists(const char *root, uint64_t id)
-{
-	wanted_id = id;
-	return nftw(root, is_wanted, 16, FTW_PHYS | FTW_MOUNT) == 1;
-}
-
-/* Whether path, resolved, is root or below it: "../../etc" is no cgroup. */
-static bool under_root(const char *path, const char *root)
-{
-	char real[PATH_MAX], real_root[PATH_MAX];
-	size_t n;
-
-	if (!realpath(path, real) || !realpath(root, real_root))
-		return false;
-	n = strlen(real_root);
-	return !strncmp(real, real_root, n) && (real[n] == '/' || !real[n]);
-}
-
 static int add_cgroup(const char *elem, void *arg)
 {
 	struct cgroup_arg *a = arg;
@@ -141,7 +107,8 @@ static int add_cgroup(const char *elem, void *arg)
 		return -E2BIG;
 	if (!parse_u64(elem, &id)) {
 		/* without a cgroup2 mount nothing tells: the kernel's ids are taken on trust */
-		if (a->root && !cgroup_id_exists(a->root, id))
+		/* a cgroup tree has hundreds of directories; a mistyped id would give a trace without a call */
+		if (a->root && !cgroup_tree__find(a->root, id, NULL, 0))
 			return -ENOENT;
 		a->f->cgroups[a->f->ncgroups++] = id;
 		return 0;
@@ -152,7 +119,7 @@ static int add_cgroup(const char *elem, void *arg)
 		snprintf(path, sizeof(path), "%s", elem);
 	else
 		snprintf(path, sizeof(path), "%s/%s", a->root ? a->root : "", elem);
-	if (stat(path, &st) || !S_ISDIR(st.st_mode) || (a->root && !under_root(path, a->root)))
+	if (stat(path, &st) || !S_ISDIR(st.st_mode) || (a->root && !cgroup_tree__under(path, a->root)))
 		return -ENOENT;
 	/* a cgroup v2 id is the inode number of its directory */
 	a->f->cgroups[a->f->ncgroups++] = (uint64_t)st.st_ino;
