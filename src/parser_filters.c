@@ -25,8 +25,11 @@ int parser_filters__cgroup(const char *val)
 
 	if (!cli_parse_u64(val, 1, ULLONG_MAX, &v))
 		return EXIT_OK;
-	/* a list is no cgroup here: the tracer's --cgroup takes one */
-	if (!*val || strchr(val, ',') || (*val >= '0' && *val <= '9' && !strchr(val, '/')))
+	/*
+	 * A list is no cgroup here (the tracer's --cgroup takes one), nor is
+	 * id 0 or one past 64 bits; "42x" is a path
+	 */
+	if (!*val || strchr(val, ',') || strspn(val, "0123456789") == strlen(val))
 		return cli_bad_value("--cgroup", val, CGROUP_EXPECTED);
 	return EXIT_OK;
 }

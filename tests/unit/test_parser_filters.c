@@ -102,9 +102,10 @@ static void test_cgroup_value(void **state)
 	assert_int_equal(parser_filters__cgroup("system.slice/job_42"), EXIT_OK);
 	assert_int_equal(parser_filters__cgroup("/system.slice"), EXIT_OK);
 	assert_int_equal(parser_filters__cgroup(""), EXIT_USAGE);
-	/* cgroup ids start at 1; a negative number is no path either */
+	/* cgroup ids start at 1 and have 64 bits; a name may start with a digit */
 	assert_int_equal(parser_filters__cgroup("0"), EXIT_USAGE);
-	assert_int_equal(parser_filters__cgroup("12x"), EXIT_USAGE);
+	assert_int_equal(parser_filters__cgroup("18446744073709551616"), EXIT_USAGE);
+	assert_int_equal(parser_filters__cgroup("42x"), EXIT_OK);
 	/* one cgroup, not the tracer's list */
 	assert_int_equal(parser_filters__cgroup("12,13"), EXIT_USAGE);
 	assert_int_equal(parser_filters__cgroup("system.slice,system.slice/job_42"), EXIT_USAGE);
