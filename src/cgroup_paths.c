@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cgroup_names.h"
@@ -20,6 +22,8 @@
 
 int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *root)
 {
+	struct statfs fs;
+
 	memset(cp, 0, sizeof(*cp));
 	cp->fd = cp->root_fd = -1;
 	cp->root = strdup(root ? root : "");
@@ -30,6 +34,14 @@ int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *roo
 	}
 	if (root)
 		cp->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/*
+	 * the default /sys/fs/cgroup of a node with cgroup v1 alone is a
+	 * tmpfs: its inode numbers are no cgroup's
+	 */
+	if (cp->root_fd >= 0 && (fstatfs(cp->root_fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC)) {
+		close(cp->root_fd);
+		cp->root_fd = -1;
+	}
 	return 0;
 }
 
