@@ -47,6 +47,12 @@ const volatile char filt_comms[IOTRACE_MAX_FILTER][IOTRACE_COMM_LEN] = {};
 const volatile __u32 filt_ncomms = 0;
 const volatile __u64 filt_cgroups[IOTRACE_MAX_FILTER] = {};
 const volatile __u32 filt_ncgroups = 0;
+/*
+ * bpf_get_current_ancestor_cgroup_id() is allowed in tracing programs
+ * (not on every kernel since 5.12): set by user space, which probes it;
+ * else the cgroup's parents are read one by one
+ */
+const volatile bool cgroup_ancestor_helper = false;
 
 /*
  * Last call id handed out; ids start at 1. Next to next_sid (IOTRACE_IDS),
@@ -129,6 +135,49 @@ static __always_inline bool comm_is(const char *comm, __u32 i)
 	return true;
 }
 
+static __always_inline bool in_filt_cgroups(__u64 cgroup)
+{
+	bool hit = false;
+	__u32 i;
+
+	for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_ncgroups; i++)
+		hit |= filt_cgroups[i] == cgroup;
+	return hit;
+}
+
+/*
+ * Whether the current task's cgroup or one above it is a --cgroup one: a
+ * batch job's processes live in cgroups below the job's (Slurm's
+ * job_N/step_M/...). By the helper, levels count from the root whatever
+ * the tracer's cgroup namespace (past the task's own it gives 0); without
+ * it, up the parents: three probe reads a level against one helper call.
+ */
+static __always_inline bool in_cgroup_tree(void)
+{
+	struct cgroup *cg;
+	__u64 cgroup;
+	int level;
+
+	if (cgroup_ancestor_helper) {
+		for (level = 0; level < IOTRACE_CGROUP_DEPTH; level++) {
+			cgroup = bpf_get_current_ancestor_cgroup_id(level);
+			if (!cgroup)
+				return false;
+			if (in_filt_cgroups(cgroup))
+				return true;
+		}
+		return false;
+	}
+	cg = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), cgroups, dfl_cgrp);
+	for (level = 0; level < IOTRACE_CGROUP_DEPTH && cg; level++) {
+		if (in_filt_cgroups(BPF_CORE_READ(cg, kn, id)))
+			return true;
+		/* self, a cgroup's own css, is its first member: its parent's is the parent */
+		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+	}
+	return false;
+}
+
 /*
  * The --pids/--comm/--cgroup filters, evaluated in the kernel, for the
  * current task; pid: its tgid. Without any, nothing is looked up: this
@@ -138,10 +187,8 @@ static __always_inline bool comm_is(const char *comm, __u32 i)
 __noinline int task_selected(__u32 pid)
 {
 	char comm[IOTRACE_COMM_LEN] = {};
-	__u64 cgroup;
 	bool hit;
 	__u32 i;
-	int level;
 
 	if (!filt_npids && !filt_ncgroups && !filt_ncomms)
 		return 1;
@@ -155,24 +202,8 @@ __noinline int task_selected(__u32 pid)
 		if (!hit)
 			return 0;
 	}
-	if (filt_ncgroups) {
-		/*
-		 * The task's cgroup or one above it: a batch job's processes
-		 * live in cgroups below the job's (Slurm's job_N/step_M/...).
-		 * Levels count from the root, whatever the tracer's cgroup
-		 * namespace; past the task's own the helper gives 0.
-		 */
-		hit = false;
-		for (level = 0; level < IOTRACE_CGROUP_DEPTH && !hit; level++) {
-			cgroup = bpf_get_current_ancestor_cgroup_id(level);
-			if (!cgroup)
-				break;
-			for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_ncgroups; i++)
-				hit |= filt_cgroups[i] == cgroup;
-		}
-		if (!hit)
-			return 0;
-	}
+	if (filt_ncgroups && !in_cgroup_tree())
+		return 0;
 	if (filt_ncomms) {
 		bpf_get_current_comm(comm, sizeof(comm));
 		for (i = 0; i < IOTRACE_MAX_FILTER && i < filt_ncomms; i++)

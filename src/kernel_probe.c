@@ -160,6 +160,14 @@ bool probe__cast_loads(const struct btf *btf)
 	return !probe__asked("IOTRACE_PROBE_READS") && probe__rdonly_cast(btf);
 }
 
+bool probe__ancestor_cgroup_helper(void)
+{
+	/* tracepoint, raw_tp and tp_btf programs share the tracing helpers */
+	return !probe__asked("IOTRACE_NO_CGROUP_HELPER") &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT,
+				       BPF_FUNC_get_current_ancestor_cgroup_id, NULL) == 1;
+}
+
 bool probe__path_walk(const struct btf *btf)
 {
 	return !probe__asked("IOTRACE_NO_PATH_WALK") &&

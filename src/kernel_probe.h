@@ -94,4 +94,12 @@ bool probe__cast_loads(const struct btf *vmlinux);
  */
 bool probe__path_walk(const struct btf *vmlinux);
 
+/*
+ * Whether tracing programs may call bpf_get_current_ancestor_cgroup_id()
+ * (added for cgroup socket programs in 5.7, allowed in tracing ones
+ * later), which --cgroup's test of the cgroups above a task's uses;
+ * IOTRACE_NO_CGROUP_HELPER=1 says no (the tests of the other way).
+ */
+bool probe__ancestor_cgroup_helper(void);
+
 #endif

@@ -377,6 +377,7 @@ int vfs__configure(struct iotrace *skel, const struct collector_config *cfg,
 	for (i = 0; i < f->ncgroups; i++)
 		ro->filt_cgroups[i] = f->cgroups[i];
 	ro->filt_ncgroups = (__u32)f->ncgroups;
+	ro->cgroup_ancestor_helper = f->ncgroups && probe__ancestor_cgroup_helper();
 
 	/* attached by hand, to many tracepoints each */
 	bpf_program__set_autoattach(skel->progs.handle_sys_enter, false);

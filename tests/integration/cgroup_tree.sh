@@ -23,7 +23,9 @@
 #     and so do --io and --vfs (process.cgroupPath).
 # First, a tracer without CAP_DAC_READ_SEARCH (it may not open a cgroup
 # by its handle: a tracer with CAP_BPF and CAP_PERFMON alone) names the
-# cgroups too.
+# cgroups too, and its --cgroup job, told to go up the cgroups' parents as
+# on a kernel before 5.14 (IOTRACE_NO_CGROUP_HELPER=1), takes the same
+# calls.
 #
 # Needs root, BTF, loop devices, ext4, dd, python3 and a cgroup2 mount; a
 # missing one is a failure, never a skip. Everything set up is torn down
@@ -58,19 +60,38 @@ note "cgroups: $JOB (id $job_id), step_0/task_0 (id $task_id), other (id $other_
 mkfs.ext4 -q -F "$LOOP" >"$T/mkfs.log" 2>&1 || die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
 mkdir "$MNT" && mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
 
-# --- 0: no CAP_DAC_READ_SEARCH: the cgroup found by a walk of the tree ---
-setpriv --bounding-set -dac_read_search "$BIN" -S -d "$DEV" >"$T/out0" 2>"$T/err0" &
+# --- 0: no CAP_DAC_READ_SEARCH: the cgroup found by a walk of the tree;
+# --cgroup by the cgroups' parents ---
+IOTRACE_NO_CGROUP_HELPER=1 setpriv --bounding-set -dac_read_search "$BIN" -S -d "$DEV" --vfs \
+	--cgroup "$JOB_REL" >"$T/out0" 2>"$T/err0" &
 TRACER_PID=$!
 iotrace_wait_running "$BIN" "$TRACER_PID" "$IOTRACE_TRACE_DIR"
 [ -n "$TRACE" ] || die "0: the tracer without CAP_DAC_READ_SEARCH did not reach RUNNING: $(tail -3 "$T/err0")"
-(echo "$BASHPID" >"$JOB/step_0/task_0/cgroup.procs" &&
-	exec dd if=/dev/zero of="$MNT/caps.dat" bs=4k count=16 oflag=direct status=none) ||
-	fail "0: the writer in task_0 failed"
+for w in task_0:job/step_0/task_0 other:other; do
+	(echo "$BASHPID" >"$BASE/${w#*:}/cgroup.procs" &&
+		exec dd if=/dev/zero of="$MNT/${w%%:*}.0" bs=4k count=16 oflag=direct status=none) ||
+		fail "0: the writer in ${w#*:} failed"
+done
 iotrace_test_stop_tracer "0: " "$T/out0" "$T/err0"
 check "0: without CAP_DAC_READ_SEARCH, iotrace.cgroups names task_0" \
 	grep -qxF -e "$task_id	/$JOB_REL/step_0/task_0" "$IOTRACE_TRACE_DIR/$TRACE/iotrace.cgroups"
 check "0: ... and the job above it" \
 	grep -qxF -e "$job_id	/$JOB_REL" "$IOTRACE_TRACE_DIR/$TRACE/iotrace.cgroups"
+"$BIN" -P --vfs -f csv -p "$IOTRACE_TRACE_DIR/$TRACE" >"$T/calls0.csv" 2>"$T/parse0.err" ||
+	fail "0: --vfs failed: $(cat "$T/parse0.err")"
+python3 - "$T/calls0.csv" "$task_id" "$other_id" >"$T/check0.out" <<'EOF'
+import csv, sys
+
+calls = list(csv.DictReader(open(sys.argv[1])))
+task, other = sys.argv[2:4]
+written = sum(int(r["vfs.size"]) for r in calls
+              if r["vfs.call"] == "write" and r["process.cgroup"] == task)
+print(("ok: " if written == 16 * 4096 else "FAIL: ")
+      + "0: --cgroup job by the cgroups' parents took task_0's 16 writes (%d bytes)" % written)
+print(("ok: " if not [r for r in calls if r["process.cgroup"] == other] else "FAIL: ")
+      + "0: and no call of other")
+EOF
+iotrace_test_relay "$T/check0.out" $? "the part 0 check"
 
 # --- 1: the tracer's --cgroup, the cgroups gone ---
 iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$DEV" --vfs --cgroup "$JOB_REL"
