@@ -792,7 +792,8 @@ finish:
 		}
 	}
 	werr = cgroup_paths__close(&c->cgroups);
-	if (werr)
+	/* a trace stopped by a full disk says so once: its cgroups' file met the same disk */
+	if (werr && !err)
 		cli_warn("cannot write the paths of the trace's cgroups to '%s/%s': %s; its "
 			 "views name some cgroups by id only", dir, CGROUP_NAMES_FILE, strerror(-werr));
 	werr = summary__write(dir, s);
