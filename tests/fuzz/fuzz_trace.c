@@ -16,16 +16,20 @@
  * bytes). The input's last byte also picks the filters (glob bits 0-1,
  * comm 2, window 3 and 7, pid 4-5; with bit 6 also device, latency and
  * cgroup), the time series' by-completion (bit 6) and the split's output
- * format.
+ * format; in that pass the views have cgroup paths, and with bit 5 roll
+ * them up (--cgroup-depth). The streams' bytes are also read as a
+ * trace's iotrace.cgroups.
  *
  * Built with libFuzzer when IOTRACE_FUZZ is on; tests/fuzz/regression.c
  * replays the corpus through the same function in every test run.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup_names.h"
 #include "decode.h"
 #include "delta.h"
 #include "filter.h"
@@ -58,12 +62,17 @@ static void cleanup(void)
 
 /* --cgroup of the root cgroup: the one id a fuzzed record is likely to carry */
 static struct u64map root_cgroup;
+/* the paths of the ids a fuzzed record is likely to carry, and --cgroup-depth 1 of them */
+static struct cgroup_names names;
+static struct u64map rollup;
 
 static void setup(void)
 {
 	if (dir[0])
 		return;
-	if (u64map__put(&root_cgroup, 1, 1))
+	if (u64map__put(&root_cgroup, 1, 1) || cgroup_names__add(&names, 1, "/") ||
+	    cgroup_names__add(&names, 2, "/a") || cgroup_names__add(&names, 3, "/a/b\"\t,c") ||
+	    cgroup_names__rollup(&names, 1, &rollup))
 		abort();
 	fuzz_dir__make(dir, sizeof(dir), "trace");
 	atexit(cleanup);
@@ -461,6 +470,28 @@ static void check_threads(const struct view_ops *ops, const struct view_opts *o)
 	free(b);
 }
 
+/* The input as a trace's iotrace.cgroups: read, looked through, rolled up. */
+static void check_cgroup_names(const uint8_t *data, size_t size)
+{
+	struct cgroup_names cn = { 0 };
+	struct u64map ids = { 0 }, up = { 0 };
+	char path[128];
+	size_t bad = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, CGROUP_NAMES_FILE);
+	f = fopen(path, "w");
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
+		abort();
+	if (cgroup_names__load(&cn, dir, &bad) == -ENOMEM ||
+	    cgroup_names__subtree(&cn, "/a", &ids) < 0 || cgroup_names__rollup(&cn, 2, &up))
+		abort();
+	unlink(path);
+	u64map__free(&ids);
+	u64map__free(&up);
+	cgroup_names__free(&cn);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct view_opts o = { .subrange_end = UINT64_MAX };
@@ -498,6 +529,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
+	check_cgroup_names(data, size);
 	run_views(threads, &o, NULL);
 	run_raw();
 	if (sel & 0x04) {
@@ -515,9 +547,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.filtered = filter__active(&f);
 		/* --wall-clock, and an origin where the times run past int64 */
 		o.wall_origin_ns = last & 0x10 ? INT64_MAX : 1796032800123456789LL;
+		/* a trace that names its cgroups, by --cgroup-depth 1 or not */
+		o.cgroups = &names;
+		o.cgroup_rollup = last & 0x20 ? &rollup : NULL;
 		run_views(threads, &o, &f);
 		o.filtered = false;
 		o.wall_origin_ns = 0;
+		o.cgroups = NULL;
+		o.cgroup_rollup = NULL;
 	}
 	if (sel & 0x08) {
 		o.format = (enum view_format)(last % 3);
