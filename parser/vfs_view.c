@@ -36,10 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup_names.h"
 #include "date_fmt.h"
 #include "file_names.h"
 #include "line_out.h"
-#include "cgroup_names.h"
 #include "rec_out.h"
 #include "wall_clock.h"
 #include "table_writer.h"

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "cgroup_names.h"
-#include "u64map.h"
 #include "json_writer.h"
 #include "table_writer.h"
+#include "u64map.h"
 #include "view.h"
 
 int view__flush(FILE *out)
