@@ -46,6 +46,20 @@ int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *roo
 }
 
 /*
+ * A cgroup's directory as /proc/PID/cgroup gives it, into path: false if
+ * it is not the mount's root or below it (a cgroup namespace's outside).
+ */
+static bool cgroup_path(const struct cgroup_paths *cp, const char *dir, char *path, size_t size)
+{
+	size_t n = strlen(cp->root);
+
+	if (strncmp(dir, cp->root, n) || (dir[n] != '/' && dir[n]))
+		return false;
+	snprintf(path, size, "%s", dir[n] ? dir + n : "/");
+	return true;
+}
+
+/*
  * id's path found by walking the tree (a cgroup's id is its directory's
  * inode number): what a tracer without CAP_DAC_READ_SEARCH (CAP_BPF and
  * CAP_PERFMON alone) does, as it may not open by handle. A node has
@@ -53,14 +67,10 @@ int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *roo
  */
 static bool walk_for(const struct cgroup_paths *cp, uint64_t id, char *path, size_t size)
 {
-	size_t n = strlen(cp->root);
 	char dir[PATH_MAX];
 
-	if (!cgroup_tree__find(cp->root, id, dir, sizeof(dir)) || strncmp(dir, cp->root, n) ||
-	    (dir[n] != '/' && dir[n]))
-		return false;
-	snprintf(path, size, "%s", dir[n] ? dir + n : "/");
-	return true;
+	return cgroup_tree__find(cp->root, id, dir, sizeof(dir)) &&
+	       cgroup_path(cp, dir, path, size);
 }
 
 /*
@@ -74,7 +84,6 @@ static bool path_of(const struct cgroup_paths *cp, uint64_t id, char *path, size
 		uint64_t id;
 	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = FILEID_KERNFS } };
 	char link[64], target[PATH_MAX];
-	size_t n = strlen(cp->root);
 	ssize_t len;
 	int fd;
 
@@ -85,17 +94,14 @@ static bool path_of(const struct cgroup_paths *cp, uint64_t id, char *path, size
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	len = readlink(link, target, sizeof(target) - 1);
 	close(fd);
-	if (len < 0 || (size_t)len < n || strncmp(target, cp->root, n))
+	if (len < 0)
 		return false;
 	target[len] = '\0';
 	/* removed since it was opened: the link says so after the path */
 	if ((size_t)len >= sizeof(" (deleted)") - 1 &&
 	    !strcmp(target + len - (sizeof(" (deleted)") - 1), " (deleted)"))
 		return false;
-	if (target[n] != '/' && target[n])
-		return false;
-	snprintf(path, size, "%s", target[n] ? target + n : "/");
-	return true;
+	return cgroup_path(cp, target, path, size);
 }
 
 static void write_line(struct cgroup_paths *cp, const char *line, size_t len)
