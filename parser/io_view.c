@@ -175,6 +175,7 @@ static void io_view_destroy(void *p)
 const struct view_ops io_view_ops = {
 	.name = "io",
 	.join_flags = JOIN_FILES | JOIN_PATHS,
+	.cgroup_paths = true,
 	.create = io_view_create,
 	.record = io_view_record,
 	.finish = io_view_finish,

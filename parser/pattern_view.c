@@ -616,6 +616,7 @@ static void pattern_destroy(void *p)
 const struct view_ops pattern_view_ops = {
 	.name = "access-pattern",
 	.join_flags = JOIN_PATHS | JOIN_VFS,
+	.cgroup_paths = true,
 	.create = pattern_create,
 	.record = pattern_record,
 	.vfs = pattern_vfs,

@@ -388,6 +388,7 @@ static void process_destroy(void *p)
 const struct view_ops process_view_ops = {
 	.name = "process-statistics",
 	.join_flags = JOIN_VFS,
+	.cgroup_paths = true,
 	.create = process_create,
 	.record = process_record,
 	.vfs = process_vfs,

@@ -397,6 +397,7 @@ static void vfs_view_destroy(void *p)
 const struct view_ops vfs_view_ops = {
 	.name = "vfs",
 	.join_flags = JOIN_FILES | JOIN_PATHS | JOIN_VFS,
+	.cgroup_paths = true,
 	.create = vfs_view_create,
 	.record = vfs_view_record,
 	.vfs = vfs_view_vfs,

@@ -58,6 +58,7 @@ uint64_t view__cgroup_of(const struct u64map *rollup, uint64_t id);
 struct view_ops {
 	const char *name;
 	unsigned int join_flags;	/* JOIN_FILES, JOIN_PATHS, JOIN_VFS */
+	bool cgroup_paths;		/* prints view_opts.cgroups' paths */
 	/* NULL with errno set on failure */
 	void *(*create)(FILE *out, const struct view_opts *o);
 	void (*record)(void *v, const struct io_rec *r);

@@ -1331,7 +1331,8 @@ int cmd_parser(int argc, char **argv)
 	if (raw)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
 	filter__init(&filter, file_glob, (uint32_t)pid, comm);
-	err = load_cgroup_names(dir, &names);
+	/* a view that names no cgroup need not read them, nor say the file is damaged */
+	err = ops->cgroup_paths || cgroup ? load_cgroup_names(dir, &names) : EXIT_OK;
 	if (!err && cgroup) {
 		err = parser_filters__cgroup_ids(cgroup, &names, "/proc/self/mounts", &cgroup_ids);
 		filter__set_cgroups(&filter, &cgroup_ids);

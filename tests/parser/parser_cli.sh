@@ -821,6 +821,8 @@ run "cgroup depth 0" 2 "iotrace: invalid value '0' for --cgroup-depth: expected 
 printf '5\t/slurm/job_9/step_0\nbad line\n6\t/slurm/job_9\n' >"$vc/iotrace.cgroups"
 run "cgroups file damaged" 0 "iotrace: warning: $vc/iotrace.cgroups: line 2 is not a cgroup's id and path; the cgroups from it on are named by id only" -- -P --process-statistics -p "$vc" -f csv
 grep -q '^cgroup,,,5,/slurm/job_9/step_0,' "$tmp/out" || fail "cgroups file damaged: '$(cat "$tmp/out")'"
+# a view that names no cgroup does not read the file
+run "cgroups file damaged, a view without cgroups" 0 '' -- -P --statistics -p "$vc"
 # the calls' file system is on partition 8:1 of sda: that it is sda's, the
 # trace says only with the I/O of sid 10, after the first call; described,
 # its name says so from the start (as our tracer describes a traced disk's
