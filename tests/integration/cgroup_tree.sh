@@ -57,6 +57,18 @@ mkdir -p "$JOB/step_0/task_0" "$BASE/other" || die "cannot make cgroups under $B
 job_id=$(stat -c %i "$JOB") && task_id=$(stat -c %i "$JOB/step_0/task_0") &&
 	other_id=$(stat -c %i "$BASE/other") || die "cannot stat the cgroups"
 note "cgroups: $JOB (id $job_id), step_0/task_0 (id $task_id), other (id $other_id)"
+# write_in_cgroups LABEL SUFFIX COUNT: a writer in task_0 and one in other
+# each enter their cgroup, then become dd, so that their calls and I/Os
+# are the cgroup's: COUNT direct 4 KiB writes to $MNT/task_0SUFFIX and
+# $MNT/otherSUFFIX
+write_in_cgroups() {
+	local w
+	for w in task_0:job/step_0/task_0 other:other; do
+		(echo "$BASHPID" >"$BASE/${w#*:}/cgroup.procs" &&
+			exec dd if=/dev/zero of="$MNT/${w%%:*}$2" bs=4k count="$3" oflag=direct status=none) ||
+			fail "${1}the writer in ${w#*:} failed"
+	done
+}
 mkfs.ext4 -q -F "$LOOP" >"$T/mkfs.log" 2>&1 || die "mkfs.ext4 failed: $(cat "$T/mkfs.log")"
 mkdir "$MNT" && mount -o noatime "$LOOP" "$MNT" || die "cannot mount $LOOP"
 
@@ -67,11 +79,7 @@ IOTRACE_NO_CGROUP_HELPER=1 setpriv --bounding-set -dac_read_search "$BIN" -S -d 
 TRACER_PID=$!
 iotrace_wait_running "$BIN" "$TRACER_PID" "$IOTRACE_TRACE_DIR"
 [ -n "$TRACE" ] || die "0: the tracer without CAP_DAC_READ_SEARCH did not reach RUNNING: $(tail -3 "$T/err0")"
-for w in task_0:job/step_0/task_0 other:other; do
-	(echo "$BASHPID" >"$BASE/${w#*:}/cgroup.procs" &&
-		exec dd if=/dev/zero of="$MNT/${w%%:*}.0" bs=4k count=16 oflag=direct status=none) ||
-		fail "0: the writer in ${w#*:} failed"
-done
+write_in_cgroups "0: " .0 16
 iotrace_test_stop_tracer "0: " "$T/out0" "$T/err0"
 check "0: without CAP_DAC_READ_SEARCH, iotrace.cgroups names task_0" \
 	grep -qxF -e "$task_id	/$JOB_REL/step_0/task_0" "$IOTRACE_TRACE_DIR/$TRACE/iotrace.cgroups"
@@ -95,12 +103,7 @@ iotrace_test_relay "$T/check0.out" $? "the part 0 check"
 
 # --- 1: the tracer's --cgroup, the cgroups gone ---
 iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$DEV" --vfs --cgroup "$JOB_REL"
-# each writer enters its cgroup, then becomes dd: its calls and I/Os are the cgroup's
-for w in task_0:job/step_0/task_0 other:other; do
-	(echo "$BASHPID" >"$BASE/${w#*:}/cgroup.procs" &&
-		exec dd if=/dev/zero of="$MNT/${w%%:*}.dat" bs=4k count=64 oflag=direct status=none) ||
-		fail "the writer in ${w#*:} failed"
-done
+write_in_cgroups "" .dat 64
 iotrace_test_stop_tracer "" "$T/out" "$T/err"
 umount "$MNT"
 remove_cgroups
