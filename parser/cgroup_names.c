@@ -143,6 +143,13 @@ int cgroup_names__load(struct cgroup_names *cn, const char *dir, size_t *bad_lin
 	return err;
 }
 
+bool cgroup_names__within(const char *path, const char *top, size_t len)
+{
+	if (len == 1 && top[0] == '/')
+		return path[0] == '/';
+	return !strncmp(path, top, len) && (path[len] == '/' || !path[len]);
+}
+
 const char *cgroup_names__path(const struct cgroup_names *cn, uint64_t id)
 {
 	uint64_t at;
@@ -160,11 +167,7 @@ long cgroup_names__subtree(const struct cgroup_names *cn, const char *path, stru
 	while (n > 1 && path[n - 1] == '/')
 		n--;
 	while (u64map__next(&cn->by_id, &pos, &id, &at)) {
-		const char *p = cn->paths[at];
-		bool under = n == 1 ? p[0] == '/' :
-			     !strncmp(p, path, n) && (p[n] == '/' || !p[n]);
-
-		if (!under)
+		if (!cgroup_names__within(cn->paths[at], path, n))
 			continue;
 		if (u64map__put(ids, id, 1))
 			return -ENOMEM;

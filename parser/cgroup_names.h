@@ -50,6 +50,13 @@ int cgroup_names__load(struct cgroup_names *cn, const char *dir, size_t *bad_lin
 /* Adds or replaces id's path: 0 or -ENOMEM. */
 int cgroup_names__add(struct cgroup_names *cn, uint64_t id, const char *path);
 
+/*
+ * Whether path is the directory top (its first len bytes, without a
+ * trailing '/', but for "/" itself) or below it: "/a/b" is below "/a",
+ * "/ab" is not.
+ */
+bool cgroup_names__within(const char *path, const char *top, size_t len);
+
 /* id's path, NULL if not known. */
 const char *cgroup_names__path(const struct cgroup_names *cn, uint64_t id);
 

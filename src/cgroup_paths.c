@@ -53,7 +53,7 @@ static bool cgroup_path(const struct cgroup_paths *cp, const char *dir, char *pa
 {
 	size_t n = strlen(cp->root);
 
-	if (strncmp(dir, cp->root, n) || (dir[n] != '/' && dir[n]))
+	if (!cgroup_names__within(dir, cp->root, n))
 		return false;
 	snprintf(path, size, "%s", dir[n] ? dir + n : "/");
 	return true;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgroup_names.h"
 #include "cgroup_tree.h"
 #include "u64map.h"
 
@@ -41,12 +42,9 @@ bool cgroup_tree__find(const char *root, uint64_t id, char *dir, size_t size)
 bool cgroup_tree__under(const char *path, const char *root)
 {
 	char real[PATH_MAX], real_root[PATH_MAX];
-	size_t n;
 
-	if (!realpath(path, real) || !realpath(root, real_root))
-		return false;
-	n = strlen(real_root);
-	return !strncmp(real, real_root, n) && (real[n] == '/' || !real[n]);
+	return realpath(path, real) && realpath(root, real_root) &&
+	       cgroup_names__within(real, real_root, strlen(real_root));
 }
 
 static int add_dir(const char *path, const struct stat *st, int type, struct FTW *ftw)

@@ -43,7 +43,7 @@ static void cgroup_path(const char *val, const char *root, char *out, size_t siz
 {
 	size_t n = strlen(root), len;
 
-	if (!strncmp(val, root, n) && (val[n] == '/' || !val[n]))
+	if (cgroup_names__within(val, root, n))
 		val += n;
 	snprintf(out, size, "%s%s", *val == '/' ? "" : "/", val);
 	len = strlen(out);

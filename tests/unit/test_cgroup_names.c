@@ -129,6 +129,14 @@ static void test_subtree(void **state)
 	assert_int_equal(cgroup_names__add(&cn, 4, "/a/b/d"), 0);
 	assert_string_equal(cgroup_names__path(&cn, 4), "/a/b/d");
 
+	/* whole components: a mount root, "/" itself */
+	assert_true(cgroup_names__within("/sys/fs/cgroup/a", "/sys/fs/cgroup", 14));
+	assert_true(cgroup_names__within("/sys/fs/cgroup", "/sys/fs/cgroup", 14));
+	assert_false(cgroup_names__within("/sys/fs/cgroupx/a", "/sys/fs/cgroup", 14));
+	assert_false(cgroup_names__within("/sys/fs", "/sys/fs/cgroup", 14));
+	assert_true(cgroup_names__within("/x", "/", 1));
+	assert_false(cgroup_names__within("x", "/", 1));
+
 	assert_int_equal(cgroup_names__subtree(&cn, "/a/b/", &ids), 2);
 	assert_true(u64map__get(&ids, 2, &v) && u64map__get(&ids, 4, &v));
 	assert_false(u64map__get(&ids, 3, &v));
