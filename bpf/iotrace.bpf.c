@@ -269,6 +269,7 @@ static __always_inline void task_ids(struct task_struct *t, __u32 *pid, __u32 *t
 #include "xfs_events.bpf.h"
 #include "btrfs_events.bpf.h"
 #include "uring.bpf.h"
+#include "cgroup_gone.bpf.h"
 
 static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 {

@@ -402,6 +402,21 @@ static inline __u32 iotrace_record_size(__u32 type)
 }
 
 /*
+ * The path of a cgroup v2 directory just removed, kept in the
+ * cgroups_gone map by its id (cgroup_gone.bpf.h): a job's cgroups may go
+ * before the collector reads the records that name them, and then only
+ * the kernel knows who they were. The path is the hierarchy's (as
+ * /proc/1/cgroup gives it); a longer one is not kept.
+ */
+#define IOTRACE_CGROUP_PATH_LEN 256
+
+struct iotrace_cgroup_gone {
+	/* the cgroup above it, 0 = the root */
+	__u64 parent;
+	char path[IOTRACE_CGROUP_PATH_LEN];
+};
+
+/*
  * Per-CPU counters the programs keep; user space sums and reports them.
  * Only failures are counted: a count of every record would cost each one
  * a map lookup and a locked add, and the trace files count them anyway.

@@ -11,9 +11,12 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "cgroup_names.h"
 #include "cgroup_paths.h"
 #include "cgroup_tree.h"
+#include "iotrace_event.h"
 
 /* kernfs's file handle type: the handle is the node's 64-bit id */
 #ifndef FILEID_KERNFS
@@ -25,7 +28,7 @@ int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *roo
 	struct statfs fs;
 
 	memset(cp, 0, sizeof(*cp));
-	cp->fd = cp->root_fd = -1;
+	cp->fd = cp->root_fd = cp->gone_fd = -1;
 	cp->root = strdup(root ? root : "");
 	if (!cp->root || asprintf(&cp->file, "%s/%s", dir, CGROUP_NAMES_FILE) < 0) {
 		free(cp->root);
@@ -43,6 +46,15 @@ int cgroup_paths__init(struct cgroup_paths *cp, const char *dir, const char *roo
 		cp->root_fd = -1;
 	}
 	return 0;
+}
+
+void cgroup_paths__watch_removals(struct cgroup_paths *cp, int map_fd)
+{
+	struct stat st;
+
+	/* the hierarchy's root is kernfs node 1; a cgroup namespace's mount is its own cgroup */
+	cp->whole = cp->root_fd >= 0 && !fstat(cp->root_fd, &st) && st.st_ino == 1;
+	cp->gone_fd = map_fd;
 }
 
 /*
@@ -104,6 +116,25 @@ static bool path_of(const struct cgroup_paths *cp, uint64_t id, char *path, size
 	return cgroup_path(cp, target, path, size);
 }
 
+/*
+ * A removed cgroup's path and parent, as the kernel kept them at its
+ * removal: false if it did not (removed before tracing, longer than
+ * IOTRACE_CGROUP_PATH_LEN, pushed out by a thousand removals since, or a
+ * subtree's mount, whose paths are not the kernel's).
+ */
+static bool gone_path(const struct cgroup_paths *cp, uint64_t id, char *path, size_t size,
+		      uint64_t *parent)
+{
+	struct iotrace_cgroup_gone g;
+
+	if (cp->gone_fd < 0 || !cp->whole || bpf_map_lookup_elem(cp->gone_fd, &id, &g))
+		return false;
+	g.path[sizeof(g.path) - 1] = '\0';
+	snprintf(path, size, "%s", g.path);
+	*parent = g.parent;
+	return true;
+}
+
 static void write_line(struct cgroup_paths *cp, const char *line, size_t len)
 {
 	ssize_t n;
@@ -145,26 +176,39 @@ static bool put(struct cgroup_paths *cp, uint64_t id, const char *path)
 /*
  * The cgroups above path, each with its line: a job's id then takes the
  * job's tasks, which run in cgroups below it, and names it after it is
- * gone. Its id is its directory's inode number.
+ * gone. An existing one's id is its directory's inode number; parent is
+ * the id the kernel kept for a removed cgroup's parent (0: none kept),
+ * truer than a directory of that name, which may be a new one.
  */
-static void put_ancestors(struct cgroup_paths *cp, char *path)
+static void put_ancestors(struct cgroup_paths *cp, char *path, uint64_t parent)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], above[PATH_MAX];
 	struct stat st;
+	uint64_t id;
 	char *slash;
 
 	while ((slash = strrchr(path, '/')) && slash != path) {
 		*slash = '\0';
-		if (snprintf(dir, sizeof(dir), "%s%s", cp->root, path) >= (int)sizeof(dir) ||
-		    stat(dir, &st) || !put(cp, (uint64_t)st.st_ino, path))
+		if (parent) {
+			id = parent;
+			/* gone too: its own parent kept with it; else it is still there */
+			if (!gone_path(cp, id, above, sizeof(above), &parent))
+				parent = 0;
+		} else if (snprintf(dir, sizeof(dir), "%s%s", cp->root, path) < (int)sizeof(dir) &&
+			   !stat(dir, &st)) {
+			id = (uint64_t)st.st_ino;
+		} else {
+			return;
+		}
+		if (!put(cp, id, path))
 			return;
 	}
 }
 
 void cgroup_paths__look_up(struct cgroup_paths *cp, uint64_t id)
 {
+	uint64_t one, parent = 0;
 	char path[PATH_MAX];
-	uint64_t one;
 
 	cp->last = id;
 	/* zeroed (not set up: root_fd 0 is no mount), or no mount to look in */
@@ -172,13 +216,14 @@ void cgroup_paths__look_up(struct cgroup_paths *cp, uint64_t id)
 		return;
 	if (u64map__get(&cp->seen, id, &one))
 		return;
-	if (!path_of(cp, id, path, sizeof(path))) {
-		/* gone, or outside the mount: not looked up again */
+	if (!path_of(cp, id, path, sizeof(path)) &&
+	    !gone_path(cp, id, path, sizeof(path), &parent)) {
+		/* gone without a trace, or outside the mount: not looked up again */
 		(void)u64map__put(&cp->seen, id, 1);
 		return;
 	}
 	if (put(cp, id, path))
-		put_ancestors(cp, path);
+		put_ancestors(cp, path, parent);
 }
 
 int cgroup_paths__close(struct cgroup_paths *cp)

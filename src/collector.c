@@ -473,6 +473,8 @@ static int open_streams(struct collector *c, const char *dir)
 				 trace_filters__cgroup2_root("/proc/self/mounts", root, sizeof(root)));
 	if (err)
 		return set_error(c, err, "out of memory");
+	if (bpf_program__autoload(c->skel->progs.handle_cgroup_rmdir))
+		cgroup_paths__watch_removals(&c->cgroups, bpf_map__fd(c->skel->maps.cgroups_gone));
 	if (c->cfg->compress) {
 		c->zstd = stream_zstd__new(c->cfg->compress_level);
 		if (!c->zstd)

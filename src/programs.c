@@ -43,6 +43,9 @@ void programs__pick(struct iotrace *skel, const struct btf *btf)
 		bpf_program__set_autoload(pairs[i].new_prog, !old);
 		bpf_program__set_autoload(pairs[i].old_prog, old);
 	}
+	/* a kernel without cgroups has no cgroup to name */
+	bpf_program__set_autoload(skel->progs.handle_cgroup_rmdir,
+				  btf && probe__tp_btf_args(btf, "cgroup_rmdir") == 2);
 	/* the variant with helper-free loads, where it loads */
 	cast = bpf_program__autoload(skel->progs.handle_bio_queue) && probe__cast_loads(btf);
 	bpf_program__set_autoload(skel->progs.handle_bio_queue_cast, cast);
