@@ -21,6 +21,9 @@
 #     has is an error;
 #   - --process-statistics names the cgroups by path (JSON, CSV, table),
 #     and so do --io and --vfs (process.cgroupPath).
+# Before that, a step whose cgroups are removed as soon as its writer
+# exits, sooner than the collector reads its I/Os: iotrace.cgroups names
+# the step and its job by the paths the kernel kept at their removal.
 # First, a tracer without CAP_DAC_READ_SEARCH (it may not open a cgroup
 # by its handle: a tracer with CAP_BPF and CAP_PERFMON alone) names the
 # cgroups too, and its --cgroup job, told to go up the cgroups' parents as
@@ -47,7 +50,8 @@ JOB_REL=iotrace-cgtree-$$/job
 JOB=$CG2/$JOB_REL
 remove_cgroups() {
 	local d
-	for d in "$JOB/step_0/task_0" "$JOB/step_0" "$JOB" "$BASE/other" "$BASE"; do
+	for d in "$JOB/step_0/task_0" "$JOB/step_0" "$JOB" "$BASE/other" "$BASE/brief/step_0" \
+		"$BASE/brief" "$BASE"; do
 		[ -d "$d" ] && rmdir "$d"
 	done
 }
@@ -100,6 +104,23 @@ print(("ok: " if not [r for r in calls if r["process.cgroup"] == other] else "FA
       + "0: and no call of other")
 EOF
 iotrace_test_relay "$T/check0.out" $? "the part 0 check"
+
+# --- brief: a step whose cgroups are removed as soon as its task exits,
+# before the collector's next round reads its I/Os: named by the paths
+# the kernel kept at their removal ---
+mkdir -p "$BASE/brief/step_0" || die "cannot make $BASE/brief/step_0"
+brief_id=$(stat -c %i "$BASE/brief/step_0") && brief_job_id=$(stat -c %i "$BASE/brief") ||
+	die "cannot stat the brief cgroups"
+iotrace_test_start_tracer "brief: " "$T/out_b" "$T/err_b" -S -d "$DEV"
+(echo "$BASHPID" >"$BASE/brief/step_0/cgroup.procs" &&
+	exec dd if=/dev/zero of="$MNT/brief" bs=4k count=8 oflag=direct status=none) ||
+	fail "brief: the writer in brief/step_0 failed"
+rmdir "$BASE/brief/step_0" "$BASE/brief" || fail "brief: cannot remove the brief cgroups"
+iotrace_test_stop_tracer "brief: " "$T/out_b" "$T/err_b"
+check "brief: iotrace.cgroups names the step removed before its I/Os were read" \
+	grep -qxF -e "$brief_id	/${BASE#"$CG2"/}/brief/step_0" "$IOTRACE_TRACE_DIR/$TRACE/iotrace.cgroups"
+check "brief: ... and its job, removed after it" \
+	grep -qxF -e "$brief_job_id	/${BASE#"$CG2"/}/brief" "$IOTRACE_TRACE_DIR/$TRACE/iotrace.cgroups"
 
 # --- 1: the tracer's --cgroup, the cgroups gone ---
 iotrace_test_start_tracer "" "$T/out" "$T/err" -S -d "$DEV" --vfs --cgroup "$JOB_REL"
