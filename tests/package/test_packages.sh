@@ -31,7 +31,8 @@
 #      `systemctl stop` does: exit 0, summary COMPLETE.
 #   8. bash completion in bash with bash-completion loaded: commands,
 #      --devices for `iotrace --start-tracing --dev`, loop devices for
-#      `iotrace -S -d lo`, comma lists, trace paths, formats.
+#      `iotrace -S -d lo`, comma lists, trace paths, formats, the parser's
+#      --cgroup from a trace's iotrace.cgroups.
 #   9. reinstall, and an upgrade to the same build as release 2, keep the
 #      traces and an edited config; apt-get remove and dpkg --purge remove
 #      the binary but keep every trace byte for byte.
@@ -619,6 +620,14 @@ check "'iotrace -S -d $LN,' continues the list, without $LN again" comma_list_ok
 check "'iotrace -S -d /dev/lo' offers /dev/$LN" comp_has "/dev/$LN" "iotrace -S -d /dev/lo"
 check "'iotrace -S -t ' offers nothing (a number)" test -z "$(complete_line "iotrace -S -t ")"
 check "'iotrace -P -f ' offers json, csv and table" test "$(complete_line "iotrace -P -f " | sort | tr '\n' ' ')" = "csv json table "
+mkdir -p "$T/cgtrace" && printf '# iotrace.cgroups\n5\t/system.slice\n9\t/system.slice/slurmstepd.scope/job_42\n' \
+	>"$T/cgtrace/iotrace.cgroups"
+check "'iotrace -P --io -p TRACE --cgroup system.slice/s' offers the trace's job" \
+	test "$(complete_line "iotrace -P --io -p $T/cgtrace --cgroup system.slice/s")" = system.slice/slurmstepd.scope/job_42
+check "'iotrace -P -p TRACE --io --cgroup /' offers the trace's two paths" \
+	test "$(complete_line "iotrace -P -p $T/cgtrace --io --cgroup /" | tr '\n' ' ')" = "/system.slice /system.slice/slurmstepd.scope/job_42 "
+check "'iotrace -P --io --path=TRACE --cgroup sys' offers both without the /" \
+	test "$(complete_line "iotrace -P --io --path=$T/cgtrace --cgroup sys" | wc -l)" = 2
 if [ -n "${REL:-}" ]; then
 	check "'iotrace -P --io --raw -p kernel/' offers $REL" comp_has "$REL" "iotrace -P --io --raw -p kernel/"
 	check "'iotrace -M -R --prefix ker' offers $REL" comp_has "$REL" "iotrace -M -R --prefix ker"
