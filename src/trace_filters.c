@@ -137,6 +137,8 @@ int trace_filters__parse_cgroups(struct trace_filters *f, const char *list,
 const char *trace_filters__cgroup2_root(const char *mounts, char *root, size_t len)
 {
 	char *line = NULL, dir[PATH_MAX], type[64];
+	bool found = false;
+	struct stat st;
 	size_t cap = 0;
 	FILE *f = fopen(mounts, "r");
 
@@ -145,9 +147,20 @@ const char *trace_filters__cgroup2_root(const char *mounts, char *root, size_t l
 		return root;
 	/* whole lines: a piece of a long one (an overlay's options) is no mount */
 	while (getline(&line, &cap, f) > 0) {
-		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2") &&
-		    strlen(dir) < sizeof(dir) - 1) {
-			mount_unescape(dir);
+		if (sscanf(line, "%*s %4095s %63s", dir, type) != 2 || strcmp(type, "cgroup2") ||
+		    strlen(dir) >= sizeof(dir) - 1)
+			continue;
+		mount_unescape(dir);
+		if (!found)
+			snprintf(root, len, "%s", dir);
+		found = true;
+		/*
+		 * the hierarchy's root (kernfs node 1), as a tracer in a
+		 * container of its own cgroup namespace sees the host's tree
+		 * mounted beside its own: the jobs' cgroups are there, and
+		 * the kernel names removed cgroups by it
+		 */
+		if (!stat(dir, &st) && st.st_ino == 1) {
 			snprintf(root, len, "%s", dir);
 			break;
 		}

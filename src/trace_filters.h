@@ -43,8 +43,10 @@ int trace_filters__parse_cgroups(struct trace_filters *f, const char *list,
 				 const char *cgroup2_root, char *bad, size_t badlen);
 
 /*
- * The cgroup2 mount point that mounts ("/proc/self/mounts") lists first,
- * or "/sys/fs/cgroup" when it lists none, in root (size len); returns root.
+ * The cgroup2 mount point of mounts ("/proc/self/mounts") that shows the
+ * whole hierarchy, or else the first it lists, or "/sys/fs/cgroup" when
+ * it lists none, in root (size len); returns root. A cgroup namespace's
+ * own mount shows only its subtree.
  */
 const char *trace_filters__cgroup2_root(const char *mounts, char *root, size_t len);
 

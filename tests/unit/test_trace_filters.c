@@ -142,6 +142,19 @@ static void test_cgroup2_root(void **state)
 	assert_ptr_equal(trace_filters__cgroup2_root(mounts, found, sizeof(found)), found);
 	assert_string_equal(found, "/run/my cgroups\\v2");
 
+	/*
+	 * a container's own cgroup namespace listed first, the host's tree
+	 * after it: the tree's root (inode 1, as the root of a tmpfs such
+	 * as /dev/shm has it too) is taken
+	 */
+	f = fopen(mounts, "w");
+	assert_non_null(f);
+	fprintf(f, "cgroup2 %s cgroup2 rw 0 0\n"
+		   "cgroup2 /dev/shm cgroup2 rw 0 0\n"
+		   "cgroup2 /third cgroup2 rw 0 0\n", root);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(trace_filters__cgroup2_root(mounts, found, sizeof(found)), "/dev/shm");
+
 	/* no cgroup2 mount, or no table: the usual place */
 	f = fopen(mounts, "w");
 	assert_non_null(f);
