@@ -23,8 +23,8 @@
  * a filter, the streams are those of what it keeps.
  *
  * Per group, layer and operation (read, write): count, bytes, sequential,
- * runs (count - sequential: the stretches of sequential I/O, so bytes /
- * runs is a run's average length), unaligned. Groups are sorted by the
+ * runs (the stretches of sequential I/O: the I/Os that were not, and the
+ * group's first, so bytes / runs is a run's average length), unaligned. Groups are sorted by the
  * block bytes they moved, then the call bytes, most first; ties by
  * device, pid and comm, cgroup id, or path.
  *
@@ -59,8 +59,13 @@ static const char *const kind_title[KINDS] = { "by device", "by process", "by cg
 static const char *const layer_name[PAT_LAYERS] = { "block", "vfs" };
 static const char *const op_name[PAT_OPS] = { "read", "write" };
 
+/*
+ * runs: the I/Os (calls) that began a stretch of the group's own: not
+ * sequential, or its first, which may continue a stream another group
+ * began (a log appended where the file before it ended on the device)
+ */
 struct pat_counts {
-	uint64_t count, bytes, sequential, unaligned;
+	uint64_t count, bytes, sequential, runs, unaligned;
 };
 
 struct group {
@@ -194,6 +199,7 @@ static void count(struct pattern_view *v, const struct origin *o, enum pat_layer
 		if (o->dev && (k != BY_FILE || o->part == g->part))
 			g->dev = o->dev;
 		c = &g->op[layer][op];
+		c->runs += !seq || !c->count;
 		c->count++;
 		c->bytes += bytes;
 		c->sequential += seq;
@@ -381,7 +387,7 @@ static void json_group(struct json_writer *jw, const struct cgroup_names *names,
 			jw__key(jw, "sequential");
 			jw__uint_str(jw, c->sequential);
 			jw__key(jw, "runs");
-			jw__uint_str(jw, c->count - c->sequential);
+			jw__uint_str(jw, c->runs);
 			jw__key(jw, "unaligned");
 			jw__uint_str(jw, c->unaligned);
 			jw__end_object(jw);
@@ -489,7 +495,7 @@ static void write_csv(struct pattern_view *v)
 					csv__uint(cw, c->count);
 					csv__uint(cw, c->bytes);
 					csv__uint(cw, c->sequential);
-					csv__uint(cw, c->count - c->sequential);
+					csv__uint(cw, c->runs);
 					csv__uint(cw, c->unaligned);
 					csv__end_row(cw);
 				}
@@ -509,8 +515,6 @@ static void table_rows(struct table *t, const struct cgroup_names *names,
 	for (l = 0; l < PAT_LAYERS; l++) {
 		for (op = 0; op < PAT_OPS; op++) {
 			const struct pat_counts *c = &g->op[l][op];
-			uint64_t runs = c->count - c->sequential;
-
 			if (!c->count)
 				continue;
 			/* a file's device cell names its file system's partition */
@@ -528,7 +532,7 @@ static void table_rows(struct table *t, const struct cgroup_names *names,
 			op_totals__cell_count(t, c->count);
 			op_totals__cell_bytes(t, c->bytes);
 			table__cell(t, "%.1f%%", 100.0 * (double)c->sequential / (double)c->count);
-			op_totals__cell_bytes(t, runs ? c->bytes / runs : c->bytes);
+			op_totals__cell_bytes(t, c->bytes / c->runs);
 			table__cell(t, "%.1f%%", 100.0 * (double)c->unaligned / (double)c->count);
 			table__end_row(t);
 		}
