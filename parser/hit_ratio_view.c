@@ -10,7 +10,9 @@
  * accesses each line it touches, in submission order, reads and writes
  * alike (a write is cached, as in write-back and write-through modes).
  * A discard takes its lines out; flushes touch nothing. A line's first
- * access misses at every size (cold). Distances are exact (reuse.h):
+ * access, and its first after a discard, misses at every size (cold); the
+ * workset is the most lines in at once, at no limit (a discard's lines
+ * out), not the lines ever touched. Distances are exact (reuse.h):
  * hits at size C are the accesses at distance C or less. An I/O of more
  * than HIT_LINES_MAX lines accesses its first HIT_LINES_MAX; the
  * rest are counted as not simulated (none in real traces: the kernel
