@@ -58,6 +58,7 @@ struct fs_view {
 	struct fs_entry **tab;
 	size_t cap, count;
 	bool oom;
+	bool filtered;	/* view_opts.filtered */
 };
 
 static uint64_t entry_hash(enum fs_kind kind, unsigned int dev, uint64_t part, const char *s,
@@ -81,6 +82,7 @@ static void *fs_create(FILE *out, const struct view_opts *o)
 		return NULL;
 	v->out = out;
 	v->fmt = o->format;
+	v->filtered = o->filtered;
 	return v;
 }
 
@@ -320,7 +322,7 @@ static int write_table(struct fs_view *v, struct fs_entry **all, const struct jo
 	int err = 0;
 
 	if (!v->count) {
-		fputs("no I/O to named files in this trace\n", v->out);
+		view__none(v->out, "I/O to named files", v->filtered);
 		return 0;
 	}
 	for (k = 0; k < FS_KINDS && !err; k++) {

@@ -634,22 +634,25 @@ cleanup:
  * CPU's file lacks from another point on.
  */
 static void join_warnings(const struct join *j, const uint64_t *cut_after, bool damaged,
-			  bool died)
+			  bool died, bool listed)
 {
 	const struct join_counts *c = join__counts(j);
+	/* --io lists each I/O; the other views count them */
+	const char *fate = listed ? "they are listed last, without latency" :
+				    "they count as not completed, without latency";
 
 	if (c->not_completed && cut_after)
-		cli_warn("%llu I/Os have no completion up to sid %llu, where the trace is cut (their completion may be among the events left out); they are listed last, without latency",
-			 (unsigned long long)c->not_completed, (unsigned long long)*cut_after);
+		cli_warn("%llu I/Os have no completion up to sid %llu, where the trace is cut (their completion may be among the events left out); %s",
+			 (unsigned long long)c->not_completed, (unsigned long long)*cut_after, fate);
 	else if (c->not_completed && damaged)
-		cli_warn("%llu I/Os have no completion in the trace (their completion may be among a damaged file's lost events); they are listed last, without latency",
-			 (unsigned long long)c->not_completed);
+		cli_warn("%llu I/Os have no completion in the trace (their completion may be among a damaged file's lost events); %s",
+			 (unsigned long long)c->not_completed, fate);
 	else if (c->not_completed && died)
-		cli_warn("%llu I/Os have no completion in the trace, which ends where its tracer died (their completion may be among the events it had not written); they are listed last, without latency",
-			 (unsigned long long)c->not_completed);
+		cli_warn("%llu I/Os have no completion in the trace, which ends where its tracer died (their completion may be among the events it had not written); %s",
+			 (unsigned long long)c->not_completed, fate);
 	else if (c->not_completed)
-		cli_warn("%llu I/Os never completed (their completion is not in the trace); they are listed last, without latency",
-			 (unsigned long long)c->not_completed);
+		cli_warn("%llu I/Os never completed (their completion is not in the trace); %s",
+			 (unsigned long long)c->not_completed, fate);
 	/* which of them is not a matter of the trace ending too early */
 	if (c->lost_by_reuse)
 		cli_warn("%llu of them did end: their id was used again later in the trace",
@@ -759,6 +762,19 @@ static int preload_names(struct join *j, const char *dir)
 	return err;
 }
 
+/* ns as seconds, as a user writes them (0.000000001, not 1e-09), into buf */
+static const char *seconds_text(uint64_t ns, char buf[32])
+{
+	int n = snprintf(buf, 32, "%llu.%09llu", (unsigned long long)(ns / 1000000000),
+			 (unsigned long long)(ns % 1000000000));
+
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	return buf;
+}
+
 /*
  * A view fed to the end: writes what it summarizes and reports the
  * summary's warnings (sr, as read for the run; records: the events read,
@@ -773,13 +789,14 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 		    const uint64_t *cut_after)
 {
 	int r = ops->finish(view, j), ret, ret2;
+	char secs[32];
 
 	if (r) {
 		if (r == -ENOMEM)
 			cli_err("out of memory");
 		else if (r == -E2BIG && ops == &series_view_ops)
-			cli_err("--interval %.9g s makes more than %u intervals for this trace; use a "
-				"longer one", (double)opts->interval_ns / 1e9, SERIES_INTERVALS_MAX);
+			cli_err("--interval %s s makes more than %u intervals for this trace; use a "
+				"longer one", seconds_text(opts->interval_ns, secs), SERIES_INTERVALS_MAX);
 		else if (r == -E2BIG)
 			cli_err("--bucket-size %llu makes more than a million LBA buckets with I/O "
 				"(over all devices and operations); use a larger one",
@@ -820,7 +837,7 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 		cli_note("this trace is still being recorded, and its summary does not say up to "
 			 "where every CPU's file holds every event: read to their ends, the files "
 			 "may hold an I/O without its completion, or a completion without its I/O");
-	join_warnings(j, cut_after, n > 0, tracer_died(dir, sr));
+	join_warnings(j, cut_after, n > 0, tracer_died(dir, sr), ops == &io_view_ops);
 	return ret2 ? ret2 : ret;
 }
 
