@@ -135,7 +135,8 @@ int time_window__times(const char *path, const char *dir, const char *opt, int64
 		cli_err("trace '%s' does not say when its events happened (an Open-CAS trace, or "
 			"an older iotrace's): %s", path, strcmp(opt, "--wall-clock") ?
 			"give --from and --to in seconds from its start" : "no --wall-clock for it");
-		return EXIT_ERROR;
+		/* an option this trace cannot take, as --cgroup-depth without cgroup names */
+		return EXIT_USAGE;
 	}
 	*origin = s.timestamp_origin_ns;
 	*duration_s = s.duration_s;

@@ -681,7 +681,7 @@ echo '{"state": "COMPLETE", "droppedEvents": "0", "traceDuration": "200000", "ta
 TZ=UTC run "wall-clock, a trace of days" 2 "iotrace: --from 12:00: the trace has that time on more than one day (give the date too)" -- -P --statistics -p "$vw" --from 12:00
 TZ=UTC run "wall-clock, a trace of days, dated" 0 '' -- -P --statistics -p "$vw" --from 2026-12-01T12:00
 echo '{"state": "COMPLETE", "droppedEvents": "0", "tags": {"timestampOrigin": "2026-11-30T10:00:00Z"}}' >"$vw/octf.summary"
-run "wall-clock, no origin" 1 "iotrace: trace '$v' does not say when its events happened (an Open-CAS trace, or an older iotrace's): give --from and --to in seconds from its start" -- -P --statistics -p "$v" --from 10:00
+run "wall-clock, no origin" 2 "iotrace: trace '$v' does not say when its events happened (an Open-CAS trace, or an older iotrace's): give --from and --to in seconds from its start" -- -P --statistics -p "$v" --from 10:00
 run "wall-clock, hour 24" 2 "iotrace: invalid value '24:00' for --from: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$vw" --from 24:00
 run "wall-clock, February 30" 2 "iotrace: invalid value '2026-02-30T10:00' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$vw" --to 2026-02-30T10:00
 run "wall-clock, ten digits" 2 "iotrace: invalid value '10:00:00.0000000001' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$vw" --to 10:00:00.0000000001
@@ -716,7 +716,7 @@ TZ=CET-1 run "wall-clock, time series table" 0 '' -- -P --time-series -p "$vw" -
 [ "$(awk 'NR > 1 { print $1 }' "$tmp/out" | tr '\n' ' ')" = "time 11:00:00.0 " ] ||
 	fail "wall-clock, time series table: '$(cat "$tmp/out")'"
 run "wall-clock, raw" 2 "iotrace: --wall-clock does not go with --raw: it prints every event as recorded" -- -P --io --raw -p "$vw" --wall-clock
-run "wall-clock, no origin" 1 "iotrace: trace '$v' does not say when its events happened (an Open-CAS trace, or an older iotrace's): no --wall-clock for it" -- -P --io -p "$v" --wall-clock
+run "wall-clock, no origin" 2 "iotrace: trace '$v' does not say when its events happened (an Open-CAS trace, or an older iotrace's): no --wall-clock for it" -- -P --io -p "$v" --wall-clock
 # the summary's timestampOriginClock: times count from the device
 # descriptions (there at 1000 ns) also when the first events are lost, as
 # with damage at the start of a stream
