@@ -10,12 +10,13 @@
 # makes an ext4 file system on it and mounts it; starts
 #   iotrace --start-tracing --devices loopN --vfs
 # runs a short workload (buffered and O_DIRECT writes, reads after dropping
-# the page cache, a delete, fsync), stops the tracer with Ctrl+C (SIGINT),
+# the page cache, a delete, fsync, and a batch job's writes in a cgroup
+# removed as it ends), stops the tracer with Ctrl+C (SIGINT),
 # and prints the trace summary, the trace list, the joined I/Os (latency,
 # queue depth, file), those between two times of day taken around one
-# command, statistics, a latency histogram, and the per-file and
-# per-process reports of block I/O and system calls. Everything is
-# torn down at exit.
+# command, statistics, a latency histogram, the per-file and per-process
+# reports of block I/O and system calls, and the job's I/O by its cgroup.
+# Everything is torn down at exit.
 #
 # Traces go to a temporary repository, removed at exit, unless
 # IOTRACE_TRACE_DIR is set, or KEEP=1 is given (then the temporary
@@ -52,6 +53,7 @@ done
 IMG=
 LOOP=
 MNT=
+CG2=
 TRACER_PID=
 TMP_REPO=
 WORK=
@@ -64,6 +66,9 @@ cleanup() {
 	# nothing left behind: not even the seconds the kernel takes to detach
 	iotrace_wait_detached
 	iotrace_teardown_fs
+	# the batch job's cgroups, should the demo stop before it removed them
+	[ -n "${CG2:-}" ] && rmdir "$CG2/iotrace-demo-$$/job_1/step_0" "$CG2/iotrace-demo-$$/job_1" \
+		"$CG2/iotrace-demo-$$" 2>/dev/null
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	if [ -n "$TMP_REPO" ]; then
 		if [ "$KEEP" = 1 ]; then
@@ -137,6 +142,16 @@ show dd if="$MNT/direct.bin" of=/dev/null bs=64k iflag=direct status=none
 TO=$(date +%H:%M:%S.%N)
 show rm "$MNT/small.bin"
 show sync
+# a batch job as Slurm nests it: its task writes in job_1/step_0, and the
+# job's cgroups go as it ends, before anyone reads the trace
+CG2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+if [ -n "$CG2" ] && mkdir -p "$CG2/iotrace-demo-$$/job_1/step_0"; then
+	JOB_CG=iotrace-demo-$$/job_1
+	echo "\$ (echo \$BASHPID > $CG2/$JOB_CG/step_0/cgroup.procs; dd of=$MNT/job.out bs=64k count=32 oflag=direct)"
+	(echo "$BASHPID" >"$CG2/$JOB_CG/step_0/cgroup.procs" &&
+		exec dd if=/dev/zero of="$MNT/job.out" bs=64k count=32 oflag=direct status=none)
+	show rmdir "$CG2/$JOB_CG/step_0" "$CG2/$JOB_CG" "$CG2/iotrace-demo-$$"
+fi
 
 step "stop tracing (SIGINT, as Ctrl+C) -- the tracer prints the summary"
 sleep 0.5
@@ -184,6 +199,12 @@ show "$BIN" --trace-parser --file-statistics --path "$TRACE" --format table
 
 step "per process and cgroup: who did the I/O"
 show "$BIN" --trace-parser --process-statistics --path "$TRACE" --format table
+
+if [ -n "${JOB_CG:-}" ]; then
+	step "one batch job's I/O by its cgroup, its steps' included, after the job is gone
+   (the trace names its cgroups: iotrace.cgroups)"
+	show "$BIN" --trace-parser --process-statistics --path "$TRACE" --cgroup "$JOB_CG" --format table
+fi
 
 step "the access pattern: sequential runs and unaligned I/O, per device, process, cgroup and file,
    as block I/O and as calls (the calls are in whole 4 KiB units, but mkfs gives an ext4
