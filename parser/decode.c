@@ -1157,6 +1157,13 @@ int decode__split(const struct delta_split *s, struct event *ev, unsigned int ty
 	if (!(types & EV_BIT(t)))
 		return DECODE_SKIPPED;
 	ev->type = t;
+	/*
+	 * the rare types keep their message (their strings), which only
+	 * protobuf-c makes: a device description of no fields (all zero) had
+	 * no field here to send it there, and left a device without one
+	 */
+	if (t == EV_DEVICE || t == EV_FILE_NAME || t == EV_FILE_EVENT)
+		return DECODE_UNSURE;
 	if (t == EV_VFS)
 		return split_vfs(f, fend, ev) ? 0 : DECODE_UNSURE;
 	if (t == EV_IO)
