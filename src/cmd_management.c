@@ -163,7 +163,9 @@ static int list_traces(const char *prefix)
 
 	err = store__list(prefix, &v, &n);
 	if (err) {
-		cli_err("cannot list traces: %s", strerror(-err));
+		/* the repository is root's (0700): its kernel/ is what a user cannot read */
+		cli_err("cannot list traces: %s%s", strerror(-err),
+			err == -EACCES ? " -- run as root" : "");
 		return EXIT_ERROR;
 	}
 	warn_unread(v, n);
