@@ -930,8 +930,9 @@ static int cgroup_rollup(const struct cgroup_names *names, unsigned int depth,
 			 struct u64map *rollup)
 {
 	if (!names->count) {
-		cli_err("--cgroup-depth: the trace does not name its cgroups (it has no %s, "
-			"as Open-CAS's traces have not)", CGROUP_NAMES_FILE);
+		cli_err("--cgroup-depth: the trace does not name its cgroups (it has no %s: "
+			"an Open-CAS trace, an older iotrace's, or one with no I/O or call of a "
+			"task)", CGROUP_NAMES_FILE);
 		return EXIT_USAGE;
 	}
 	if (cgroup_names__rollup(names, depth, rollup)) {

@@ -819,7 +819,7 @@ run "cgroup depth" 0 '' -- -P --process-statistics -p "$vc" -f csv --cgroup-dept
 run "cgroup depth, access pattern" 0 '' -- -P --access-pattern -p "$vc" -f csv --cgroup-depth 2
 [ "$(grep -c '^cgroup,,,,,6,/slurm/job_9,' "$tmp/out")" -gt 0 ] && ! grep -q '^cgroup,,,,,5,' "$tmp/out" ||
 	fail "cgroup depth, access pattern: '$(cat "$tmp/out")'"
-run "cgroup depth, a trace without names" 2 "iotrace: --cgroup-depth: the trace does not name its cgroups (it has no iotrace.cgroups, as Open-CAS's traces have not)" -- -P --process-statistics -p "$v" --cgroup-depth 2
+run "cgroup depth, a trace without names" 2 "iotrace: --cgroup-depth: the trace does not name its cgroups (it has no iotrace.cgroups: an Open-CAS trace, an older iotrace's, or one with no I/O or call of a task)" -- -P --process-statistics -p "$v" --cgroup-depth 2
 run "cgroup depth, another view" 2 "iotrace: --cgroup-depth goes with --process-statistics and --access-pattern" -- -P --statistics -p "$vc" --cgroup-depth 2
 run "cgroup depth 0" 2 "iotrace: invalid value '0' for --cgroup-depth: expected a number from 1 to 2048" -- -P --process-statistics -p "$vc" --cgroup-depth 0
 # damaged: said, and the lines before it used
