@@ -24,9 +24,9 @@
  *
  * Per group, layer and operation (read, write): count, bytes, sequential,
  * runs (the stretches of sequential I/O: the I/Os that were not, and the
- * group's first, so bytes / runs is a run's average length), unaligned. Groups are sorted by the
- * block bytes they moved, then the call bytes, most first; ties by
- * device, pid and comm, cgroup id, or path.
+ * group's first, so bytes / runs is a run's average length), unaligned.
+ * Groups are sorted by the block bytes they moved, then the call bytes,
+ * most first; ties by device, pid and comm, cgroup id, or path.
  *
  * JSON: {"devices": [{device {id, name}, block {read, write}}],
  * "processes": [{pid, comm, block {...}, vfs {...}}], "cgroups":
@@ -515,6 +515,7 @@ static void table_rows(struct table *t, const struct cgroup_names *names,
 	for (l = 0; l < PAT_LAYERS; l++) {
 		for (op = 0; op < PAT_OPS; op++) {
 			const struct pat_counts *c = &g->op[l][op];
+
 			if (!c->count)
 				continue;
 			/* a file's device cell names its file system's partition */
