@@ -41,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup_names.h"
 #include "file_names.h"
 #include "io_stats.h"
 #include "keymap.h"
@@ -426,7 +425,6 @@ static void write_json(struct pattern_view *v)
 static void csv_group_cells(struct csv_writer *cw, const struct cgroup_names *names,
 			    const struct group *g)
 {
-	const char *path = g->kind == BY_CGROUP ? cgroup_names__path(names, g->cgroup) : NULL;
 	bool dev = g->kind == BY_DEVICE || g->kind == BY_FILE;
 
 	csv__string(cw, kind_name[g->kind]);
@@ -444,14 +442,7 @@ static void csv_group_cells(struct csv_writer *cw, const struct cgroup_names *na
 		csv__empty(cw);
 		csv__empty(cw);
 	}
-	if (g->kind == BY_CGROUP)
-		csv__uint(cw, g->cgroup);
-	else
-		csv__empty(cw);
-	if (path)
-		csv__string(cw, path);
-	else
-		csv__empty(cw);
+	view__cgroup_csv(cw, names, g->cgroup, g->kind == BY_CGROUP);
 	if (g->kind == BY_FILE) {
 		csv__string(cw, g->path);
 		csv__uint(cw, g->part);

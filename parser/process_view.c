@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup_names.h"
 #include "io_stats.h"
 #include "keymap.h"
 #include "op_acc.h"
@@ -241,7 +240,6 @@ static void csv_group_cells(struct csv_writer *cw, void *ctx)
 {
 	const struct csv_row *row = ctx;
 	const struct group *g = row->g;
-	const char *path = cgroup_names__path(row->names, g->cgroup);
 
 	csv__string(cw, kind_name[g->kind]);
 	if (g->kind == BY_PROCESS) {
@@ -251,14 +249,7 @@ static void csv_group_cells(struct csv_writer *cw, void *ctx)
 		csv__empty(cw);
 		csv__empty(cw);
 	}
-	if (g->kind == BY_CGROUP || g->cgroup)
-		csv__uint(cw, g->cgroup);
-	else
-		csv__empty(cw);
-	if (path)
-		csv__string(cw, path);
-	else
-		csv__empty(cw);
+	view__cgroup_csv(cw, row->names, g->cgroup, g->kind == BY_CGROUP || g->cgroup);
 }
 
 static void write_csv(struct process_view *v)

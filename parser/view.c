@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cgroup_names.h"
+#include "csv_writer.h"
 #include "json_writer.h"
 #include "table_writer.h"
 #include "u64map.h"
@@ -89,6 +90,21 @@ uint64_t view__cgroup_of(const struct u64map *rollup, uint64_t id)
 bool view__cgroups_named(const struct cgroup_names *names)
 {
 	return names && names->count;
+}
+
+void view__cgroup_csv(struct csv_writer *cw, const struct cgroup_names *names, uint64_t cgroup,
+		      bool has)
+{
+	const char *path = has ? cgroup_names__path(names, cgroup) : NULL;
+
+	if (has)
+		csv__uint(cw, cgroup);
+	else
+		csv__empty(cw);
+	if (path)
+		csv__string(cw, path);
+	else
+		csv__empty(cw);
 }
 
 void view__cgroup_json(struct json_writer *jw, const struct cgroup_names *names, uint64_t cgroup)

@@ -144,4 +144,13 @@ struct json_writer;
 /* The JSON "cgroup" (id) and, where names has it, "cgroupPath". */
 void view__cgroup_json(struct json_writer *jw, const struct cgroup_names *names, uint64_t cgroup);
 
+struct csv_writer;
+/*
+ * The CSV columns process.cgroup and process.cgroupPath: the id and,
+ * where names has it, the path; both empty where the row has no cgroup
+ * (has false).
+ */
+void view__cgroup_csv(struct csv_writer *cw, const struct cgroup_names *names, uint64_t cgroup,
+		      bool has);
+
 #endif
