@@ -47,6 +47,17 @@ bool cgroup_tree__under(const char *path, const char *root)
 	       cgroup_names__within(real, real_root, strlen(real_root));
 }
 
+bool cgroup_tree__dir(const char *dir, const char *root, uint64_t *id)
+{
+	struct stat st;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || (root && !cgroup_tree__under(dir, root)))
+		return false;
+	if (id)
+		*id = (uint64_t)st.st_ino;
+	return true;
+}
+
 static int add_dir(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)path;

@@ -24,6 +24,13 @@ bool cgroup_tree__find(const char *root, uint64_t id, char *dir, size_t size);
 /* Whether path, resolved, is root or below it: "../../etc" is no cgroup. */
 bool cgroup_tree__under(const char *path, const char *root);
 
+/*
+ * Whether dir is a directory at or below root (root NULL: wherever it
+ * is), a cgroup's; its id, the directory's inode number, into *id if id
+ * is not NULL.
+ */
+bool cgroup_tree__dir(const char *dir, const char *root, uint64_t *id);
+
 /* Adds the ids of dir and of every directory below it to ids (values 1): 0 or -ENOMEM. */
 int cgroup_tree__subtree(const char *dir, struct u64map *ids);
 

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cgroup_names.h"
 #include "cgroup_tree.h"
@@ -65,10 +64,9 @@ static long node_subtree(const char *root, const char *path, struct u64map *ids)
 {
 	char dir[PATH_MAX];
 	size_t before = u64map__count(ids);
-	struct stat st;
 
 	if (snprintf(dir, sizeof(dir), "%s%s", root, path) >= (int)sizeof(dir) ||
-	    stat(dir, &st) || !S_ISDIR(st.st_mode) || !cgroup_tree__under(dir, root))
+	    !cgroup_tree__dir(dir, root, NULL))
 		return 0;
 	if (cgroup_tree__subtree(dir, ids))
 		return -ENOMEM;

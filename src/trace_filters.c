@@ -100,14 +100,16 @@ static int add_cgroup(const char *elem, void *arg)
 {
 	struct cgroup_arg *a = arg;
 	char path[PATH_MAX];
-	struct stat st;
 	uint64_t id;
 
 	if (a->f->ncgroups >= TRACE_FILTER_MAX)
 		return -E2BIG;
 	if (!parse_u64(elem, &id)) {
-		/* without a cgroup2 mount nothing tells: the kernel's ids are taken on trust */
-		/* a cgroup tree has hundreds of directories; a mistyped id would give a trace without a call */
+		/*
+		 * a mistyped id would give a trace without a call; without a
+		 * cgroup2 mount nothing tells, and the kernel's ids are taken
+		 * on trust
+		 */
 		if (a->root && !cgroup_tree__find(a->root, id, NULL, 0))
 			return -ENOENT;
 		a->f->cgroups[a->f->ncgroups++] = id;
@@ -119,10 +121,9 @@ static int add_cgroup(const char *elem, void *arg)
 		snprintf(path, sizeof(path), "%s", elem);
 	else
 		snprintf(path, sizeof(path), "%s/%s", a->root ? a->root : "", elem);
-	if (stat(path, &st) || !S_ISDIR(st.st_mode) || (a->root && !cgroup_tree__under(path, a->root)))
+	if (!cgroup_tree__dir(path, a->root, &id))
 		return -ENOENT;
-	/* a cgroup v2 id is the inode number of its directory */
-	a->f->cgroups[a->f->ncgroups++] = (uint64_t)st.st_ino;
+	a->f->cgroups[a->f->ncgroups++] = id;
 	return 0;
 }
 
