@@ -117,8 +117,8 @@ static bool path_of(const struct cgroup_paths *cp, uint64_t id, char *path, size
 }
 
 /*
- * A removed cgroup's path and parent, as the kernel kept them at its
- * removal: false if it did not (removed before tracing, longer than
+ * A removed cgroup's path (into path, unless NULL) and parent, as the
+ * kernel kept them at its removal: false if it did not (removed before tracing, longer than
  * IOTRACE_CGROUP_PATH_LEN, pushed out by a thousand removals since, or a
  * subtree's mount, whose paths are not the kernel's).
  */
@@ -130,7 +130,8 @@ static bool gone_path(const struct cgroup_paths *cp, uint64_t id, char *path, si
 	if (cp->gone_fd < 0 || !cp->whole || bpf_map_lookup_elem(cp->gone_fd, &id, &g))
 		return false;
 	g.path[sizeof(g.path) - 1] = '\0';
-	snprintf(path, size, "%s", g.path);
+	if (path)
+		snprintf(path, size, "%s", g.path);
 	*parent = g.parent;
 	return true;
 }
@@ -182,7 +183,7 @@ static bool put(struct cgroup_paths *cp, uint64_t id, const char *path)
  */
 static void put_ancestors(struct cgroup_paths *cp, char *path, uint64_t parent)
 {
-	char dir[PATH_MAX], above[PATH_MAX];
+	char dir[PATH_MAX];
 	struct stat st;
 	uint64_t id;
 	char *slash;
@@ -192,7 +193,7 @@ static void put_ancestors(struct cgroup_paths *cp, char *path, uint64_t parent)
 		if (parent) {
 			id = parent;
 			/* gone too: its own parent kept with it; else it is still there */
-			if (!gone_path(cp, id, above, sizeof(above), &parent))
+			if (!gone_path(cp, id, NULL, 0, &parent))
 				parent = 0;
 		} else if (snprintf(dir, sizeof(dir), "%s%s", cp->root, path) < (int)sizeof(dir) &&
 			   !stat(dir, &st)) {
