@@ -10,7 +10,8 @@
  * in the last moments, not every one made since tracing started, and
  * those made before it are covered too. Removals are rare (a job's
  * end), so the program costs nothing that matters; while it is attached
- * the kernel writes each removed cgroup's path for the tracepoint.
+ * the kernel writes each removed cgroup's path for the tracepoint. Part
+ * of iotrace.bpf.c, included after vfs.bpf.h (cgroup_parent()).
  */
 #ifndef IOTRACE_CGROUP_GONE_BPF_H
 #define IOTRACE_CGROUP_GONE_BPF_H
@@ -57,8 +58,7 @@ int BPF_PROG(handle_cgroup_rmdir, struct cgroup *cgrp, const char *path)
 	/* a path cut short would name another cgroup: none is better */
 	if (n <= 0 || n >= (long)sizeof(g->path))
 		return 0;
-	/* self, a cgroup's own css, is its first member: its parent's is the parent */
-	parent = (struct cgroup *)BPF_CORE_READ(cgrp, self.parent);
+	parent = cgroup_parent(cgrp);
 	g->parent = parent ? BPF_CORE_READ(parent, kn, id) : 0;
 	id = BPF_CORE_READ(cgrp, kn, id);
 	bpf_map_update_elem(&cgroups_gone, &id, g, BPF_ANY);

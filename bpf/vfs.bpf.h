@@ -145,6 +145,13 @@ static __always_inline bool in_filt_cgroups(__u64 cgroup)
 	return hit;
 }
 
+/* A cgroup's parent, NULL for the root (cgroup_gone.bpf.h's too). */
+static __always_inline struct cgroup *cgroup_parent(struct cgroup *cg)
+{
+	/* self, a cgroup's own css, is its first member: its parent's is the parent */
+	return (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+}
+
 /*
  * Whether the current task's cgroup or one above it is a --cgroup one: a
  * batch job's processes live in cgroups below the job's (Slurm's
@@ -172,8 +179,7 @@ static __always_inline bool in_cgroup_tree(void)
 	for (level = 0; level < IOTRACE_CGROUP_DEPTH && cg; level++) {
 		if (in_filt_cgroups(BPF_CORE_READ(cg, kn, id)))
 			return true;
-		/* self, a cgroup's own css, is its first member: its parent's is the parent */
-		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+		cg = cgroup_parent(cg);
 	}
 	return false;
 }
