@@ -6,9 +6,10 @@
  * tracepoints at all; the rest of iotrace's cost (reading the bio, the
  * record, the perf buffer, the collector) is measured against it.
  *
- * Each tracepoint has its own count: where block_rq_complete fires fewer
- * times than block_rq_issue for the same I/Os, the kernel completed some
- * without the tracepoint, and no tracer on it can report them.
+ * Each tracepoint has its own count: where block_rq_complete counts fewer
+ * than block_rq_issue for the same I/Os, the kernel ran no program for
+ * some completions (on the project's VMs, those in a PID 1 thread's
+ * context; README, "--io"), and no BPF tracer can report them.
  */
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
