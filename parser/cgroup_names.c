@@ -8,6 +8,7 @@
 
 #include "cgroup_names.h"
 #include "keymap.h"
+#include "regular_file.h"
 
 /* the characters a line cannot hold as they are */
 static bool escaped(char c)
@@ -121,9 +122,13 @@ int cgroup_names__load(struct cgroup_names *cn, const char *dir, size_t *bad_lin
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, CGROUP_NAMES_FILE) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	f = fopen(path, "r");
-	if (!f)
-		return errno == ENOENT ? 0 : -errno;
+	f = regular_file__open(path);
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		cn->present = cn->damaged = true;
+		return -errno;
+	}
 	cn->present = true;
 	errno = 0;
 	while (!err && getline(&line, &cap, f) > 0) {
@@ -135,9 +140,11 @@ int cgroup_names__load(struct cgroup_names *cn, const char *dir, size_t *bad_lin
 			err = take_line(cn, line);
 	}
 	if (!err && ferror(f))
-		err = -EIO;
+		err = -(errno ? errno : EIO);
 	if (err == -EINVAL)
 		*bad_line = lineno;
+	if (err && err != -ENOMEM)
+		cn->damaged = true;
 	free(line);
 	fclose(f);
 	return err;

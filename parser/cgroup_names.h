@@ -31,6 +31,8 @@ struct cgroup_names {
 	size_t count, cap;
 	/* the trace has the file (which may hold no line) */
 	bool present;
+	/* ... but not all of it could be read: some cgroups lack their paths */
+	bool damaged;
 };
 
 /*
@@ -43,7 +45,9 @@ size_t cgroup_names__line(char *out, size_t size, uint64_t id, const char *path)
  * dir's iotrace.cgroups, added to cn (zeroed, or loaded before). No file
  * is 0 and adds nothing. A line that is not an id, a tab and a path
  * starting with '/' ends the reading: -EINVAL, its number in *bad_line,
- * the lines before it kept. Other failures: -errno.
+ * the lines before it kept. Other failures: -errno (-ENOSTR: not a
+ * regular file). Any failure but -ENOMEM and -ENAMETOOLONG marks cn
+ * damaged.
  */
 int cgroup_names__load(struct cgroup_names *cn, const char *dir, size_t *bad_line);
 

@@ -21,6 +21,7 @@
 #include "merge.h"
 #include "not_followed.h"
 #include "parser_filters.h"
+#include "regular_file.h"
 #include "raw_view.h"
 #include "reader.h"
 #include "split.h"
@@ -905,8 +906,10 @@ static int print_split(const char *path, const char *dir, const struct summary_r
 }
 
 /*
- * The trace's cgroup paths, if it has them: a damaged line is said, and
- * the cgroups from it on are named by id only. EXIT_OK or EXIT_ERROR.
+ * The trace's cgroup paths, if it has them. A damaged line, or a file
+ * that cannot be read, is said, and the view goes on with the cgroups
+ * named before it, the others by id only: EXIT_PARTIAL. EXIT_OK, or
+ * EXIT_ERROR (out of memory, said).
  */
 static int load_cgroup_names(const char *dir, struct cgroup_names *names)
 {
@@ -916,11 +919,16 @@ static int load_cgroup_names(const char *dir, struct cgroup_names *names)
 	if (err == -EINVAL) {
 		cli_warn("%s/%s: line %zu is not a cgroup's id and path; the cgroups from it on "
 			 "are named by id only", dir, CGROUP_NAMES_FILE, bad_line);
-		return EXIT_OK;
+		return EXIT_PARTIAL;
+	}
+	if (err == -ENOMEM) {
+		cli_err("out of memory");
+		return EXIT_ERROR;
 	}
 	if (err) {
-		cli_err("cannot read %s/%s: %s", dir, CGROUP_NAMES_FILE, strerror(-err));
-		return EXIT_ERROR;
+		cli_warn("cannot read %s/%s: %s; its cgroups are named by id only", dir,
+			 CGROUP_NAMES_FILE, regular_file__strerror(-err));
+		return EXIT_PARTIAL;
 	}
 	return EXIT_OK;
 }
@@ -929,6 +937,15 @@ static int load_cgroup_names(const char *dir, struct cgroup_names *names)
 static int cgroup_rollup(const struct cgroup_names *names, unsigned int depth,
 			 struct u64map *rollup)
 {
+	if (!names->count && names->present) {
+		/* a damaged file's warning is just above */
+		if (names->damaged)
+			cli_err("--cgroup-depth: no cgroup's path could be read from the trace's "
+				"%s", CGROUP_NAMES_FILE);
+		else
+			cli_err("--cgroup-depth: the trace's %s names no cgroup", CGROUP_NAMES_FILE);
+		return EXIT_USAGE;
+	}
 	if (!names->count) {
 		cli_err("--cgroup-depth: the trace does not name its cgroups (it has no %s: "
 			"an Open-CAS trace, an older iotrace's, or one with no I/O or call of a "
@@ -1103,7 +1120,7 @@ int cmd_parser(int argc, char **argv)
 	const char *series_opt = NULL, *latency_text[2] = { NULL, NULL };
 	char dir[PATH_MAX];
 	uint64_t seen = 0;
-	int c, err;
+	int c, err, names_ret;
 	size_t i;
 
 	time_window__init(&window);
@@ -1351,7 +1368,8 @@ int cmd_parser(int argc, char **argv)
 		return print_raw(path, dir, opts.format == VIEW_CSV ? RAW_CSV : RAW_JSON);
 	filter__init(&filter, file_glob, (uint32_t)pid, comm);
 	/* a view that names no cgroup need not read them, nor say the file is damaged */
-	err = ops->cgroup_paths || cgroup ? load_cgroup_names(dir, &names) : EXIT_OK;
+	names_ret = ops->cgroup_paths || cgroup ? load_cgroup_names(dir, &names) : EXIT_OK;
+	err = names_ret == EXIT_PARTIAL ? EXIT_OK : names_ret;
 	if (!err && cgroup) {
 		err = parser_filters__cgroup_ids(cgroup, &names, "/proc/self/mounts", &cgroup_ids);
 		filter__set_cgroups(&filter, &cgroup_ids);
@@ -1381,6 +1399,8 @@ int cmd_parser(int argc, char **argv)
 	filter__set_window(&filter, window.from_ns, window.to_ns);
 	opts.filtered = filter__active(&filter);
 	err = print_view(path, dir, ops, &opts, &filter);
+	if (err == EXIT_OK)
+		err = names_ret;
 out:
 	cgroup_names__free(&names);
 	u64map__free(&cgroup_ids);

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "detach.h"
+#include "regular_file.h"
 #include "trace_store.h"
 
 struct cmd {
@@ -70,10 +71,17 @@ static int flush_stdout(int ret)
 }
 
 /* store__set_config_warning()'s: said when the repository is looked up, not at every start */
-static void warn_config(const char *file, const char *value)
+static void warn_config(const char *file, const char *value, int err)
 {
-	cli_warn("%s: trace-repository-path '%s' is not an absolute path; using %s", file, value,
-		 STORE_DEFAULT_ROOT);
+	if (err == ENAMETOOLONG)
+		cli_warn("%s: trace-repository-path is too long (PATH_MAX or more); using %s", file,
+			 STORE_DEFAULT_ROOT);
+	else if (err)
+		cli_warn("cannot read %s: %s; using %s", file, regular_file__strerror(err),
+			 STORE_DEFAULT_ROOT);
+	else
+		cli_warn("%s: trace-repository-path '%s' is not an absolute path; using %s", file,
+			 value, STORE_DEFAULT_ROOT);
 }
 
 int main(int argc, char **argv)

@@ -101,6 +101,12 @@ int parser_filters__cgroup_ids(const char *val, const struct cgroup_names *names
 		found = cgroup_names__subtree(names, path, ids);
 		if (found < 0)
 			return out_of_memory();
+		if (!found && names->damaged) {
+			/* the path may be in the part of the file that could not be read */
+			cli_err("--cgroup %s: the trace names no cgroup %s or below it, in the "
+				"part of %s that could be read", val, path, CGROUP_NAMES_FILE);
+			return EXIT_USAGE;
+		}
 		if (!found) {
 			cli_err("--cgroup %s: the trace has no task in cgroup %s or below it", val,
 				path);

@@ -12,6 +12,7 @@
 
 #include "date_fmt.h"
 #include "json_writer.h"
+#include "regular_file.h"
 #include "summary.h"
 #include "trace_store.h"
 #include "wall_clock.h"
@@ -823,7 +824,7 @@ int summary__read(const char *dir, struct summary *s)
 	memset(s, 0, sizeof(*s));
 	if (snprintf(path, sizeof(path), "%s/%s", dir, STORE_SUMMARY_NAME) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	f = fopen(path, "r");
+	f = regular_file__open(path);
 	if (!f)
 		return -errno;
 	n = fread(buf, 1, sizeof(buf), f);
@@ -842,5 +843,5 @@ int summary__read(const char *dir, struct summary *s)
 const char *summary__strerror(const struct summary *s, int err)
 {
 	/* parse() names the byte where the JSON broke when nothing else said why */
-	return err == -EBADMSG ? s->error : strerror(-err);
+	return err == -EBADMSG ? s->error : regular_file__strerror(-err);
 }

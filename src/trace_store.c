@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "regular_file.h"
 #include "summary.h"
 #include "trace_store.h"
 
@@ -31,12 +32,15 @@ static const char *config_path(void)
 	return p && *p ? p : STORE_DEFAULT_CONFIG;
 }
 
-/* The config file holds one line: "trace-repository-path=<dir>". */
+/*
+ * The config file holds one line: "trace-repository-path=<dir>". -ENOENT
+ * for a file without it, as for no file.
+ */
 static int read_config_root(char *out, size_t size)
 {
 	char line[PATH_MAX + 64];
 	const char *key = "trace-repository-path=";
-	FILE *f = fopen(config_path(), "r");
+	FILE *f = regular_file__open(config_path());
 	int err = -ENOENT;
 
 	if (!f)
@@ -59,13 +63,15 @@ static int read_config_root(char *out, size_t size)
 		err = copy_str(out, size, p);
 		break;
 	}
+	if (err == -ENOENT && ferror(f))
+		err = -EIO;
 	fclose(f);
 	return err;
 }
 
-static void (*config_warning)(const char *file, const char *value);
+static void (*config_warning)(const char *file, const char *value, int err);
 
-void store__set_config_warning(void (*warn)(const char *file, const char *value))
+void store__set_config_warning(void (*warn)(const char *file, const char *value, int err))
 {
 	config_warning = warn;
 }
@@ -73,19 +79,20 @@ void store__set_config_warning(void (*warn)(const char *file, const char *value)
 int store__root(char *out, size_t size)
 {
 	const char *env = getenv("IOTRACE_TRACE_DIR");
+	int err;
 
 	if (env && *env)
 		return copy_str(out, size, env);
-	if (read_config_root(out, size) == 0) {
-		if (out[0] == '/')
-			return 0;
-		if (config_warning) {
-			void (*warn)(const char *, const char *) = config_warning;
+	err = read_config_root(out, size);
+	if (!err && out[0] == '/')
+		return 0;
+	/* no file, or no line for it: the default, as a fresh install has it */
+	if (err != -ENOENT && config_warning) {
+		void (*warn)(const char *, const char *, int) = config_warning;
 
-			/* once: a command may look the root up several times */
-			config_warning = NULL;
-			warn(config_path(), out);
-		}
+		/* once: a command may look the root up several times */
+		config_warning = NULL;
+		warn(config_path(), err ? "" : out, -err);
 	}
 	return copy_str(out, size, STORE_DEFAULT_ROOT);
 }

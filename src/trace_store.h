@@ -36,10 +36,12 @@ int store__root(char *out, size_t size);
 
 /*
  * Called, once per process, when store__root() passes over the config
- * file's trace-repository-path (not an absolute path) for the default,
- * with the file and that value: the command line warns. NULL: no call.
+ * file for the default: with the file and its trace-repository-path (not
+ * an absolute path) and err 0, or with "" and why the file could not be
+ * read (a positive errno; ENOSTR: not a regular file). The command line
+ * warns. NULL: no call.
  */
-void store__set_config_warning(void (*warn)(const char *file, const char *value));
+void store__set_config_warning(void (*warn)(const char *file, const char *value, int err));
 
 /*
  * Whether root can be saved as the repository: 0, or -EINVAL (not an

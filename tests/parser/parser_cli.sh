@@ -822,12 +822,37 @@ run "cgroup depth, access pattern" 0 '' -- -P --access-pattern -p "$vc" -f csv -
 run "cgroup depth, a trace without names" 2 "iotrace: --cgroup-depth: the trace does not name its cgroups (it has no iotrace.cgroups: an Open-CAS trace, an older iotrace's, or one with no I/O or call of a task)" -- -P --process-statistics -p "$v" --cgroup-depth 2
 run "cgroup depth, another view" 2 "iotrace: --cgroup-depth goes with --process-statistics and --access-pattern" -- -P --statistics -p "$vc" --cgroup-depth 2
 run "cgroup depth 0" 2 "iotrace: invalid value '0' for --cgroup-depth: expected a number from 1 to 2048" -- -P --process-statistics -p "$vc" --cgroup-depth 0
-# damaged: said, and the lines before it used
+# damaged: said, the lines before it used, and the output is partial (exit 3)
 printf '5\t/slurm/job_9/step_0\nbad line\n6\t/slurm/job_9\n' >"$vc/iotrace.cgroups"
-run "cgroups file damaged" 0 "iotrace: warning: $vc/iotrace.cgroups: line 2 is not a cgroup's id and path; the cgroups from it on are named by id only" -- -P --process-statistics -p "$vc" -f csv
+run "cgroups file damaged" 3 "iotrace: warning: $vc/iotrace.cgroups: line 2 is not a cgroup's id and path; the cgroups from it on are named by id only" -- -P --process-statistics -p "$vc" -f csv
 grep -q '^cgroup,,,5,/slurm/job_9/step_0,' "$tmp/out" || fail "cgroups file damaged: '$(cat "$tmp/out")'"
 # a view that names no cgroup does not read the file
 run "cgroups file damaged, a view without cgroups" 0 '' -- -P --statistics -p "$vc"
+# a path past the damage: the message does not claim the trace lacks it
+run "cgroups file damaged, a path past it" 2 "iotrace: warning: $vc/iotrace.cgroups: line 2 is not a cgroup's id and path; the cgroups from it on are named by id only
+iotrace: --cgroup /slurm/job_90: the trace names no cgroup /slurm/job_90 or below it, in the part of iotrace.cgroups that could be read" -- -P --io -p "$vc" --cgroup /slurm/job_90
+printf 'bad line\n5\t/slurm/job_9/step_0\n' >"$vc/iotrace.cgroups"
+run "cgroups file damaged from its first line, cgroup depth" 2 "iotrace: warning: $vc/iotrace.cgroups: line 1 is not a cgroup's id and path; the cgroups from it on are named by id only
+iotrace: --cgroup-depth: no cgroup's path could be read from the trace's iotrace.cgroups" -- -P --process-statistics -p "$vc" --cgroup-depth 2
+# a file that cannot be read is the same: said, ids only, exit 3, never a
+# hang on a FIFO nor a read without end from a device
+rm "$vc/iotrace.cgroups"
+mkdir "$vc/iotrace.cgroups"
+run "cgroups file a directory" 3 "iotrace: warning: cannot read $vc/iotrace.cgroups: Is a directory; its cgroups are named by id only" -- -P --process-statistics -p "$vc" -f csv
+grep -q '^cgroup,,,5,,' "$tmp/out" || fail "cgroups file a directory: '$(cat "$tmp/out")'"
+rmdir "$vc/iotrace.cgroups"
+mkfifo "$vc/iotrace.cgroups"
+timeout 20 "$bin" -P --io -p "$vc" -f csv >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && [ "$(cat "$tmp/err")" = "iotrace: warning: cannot read $vc/iotrace.cgroups: not a regular file; its cgroups are named by id only" ] ||
+	fail "cgroups file a FIFO: exit $rc, stderr '$(cat "$tmp/err")'"
+rm "$vc/iotrace.cgroups"
+ln -s /dev/zero "$vc/iotrace.cgroups"
+timeout 20 "$bin" -P --io -p "$vc" -f csv >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && grep -qF "cannot read $vc/iotrace.cgroups: not a regular file" "$tmp/err" ||
+	fail "cgroups file a link to /dev/zero: exit $rc, stderr '$(cat "$tmp/err")'"
+rm "$vc/iotrace.cgroups"
 # the calls' file system is on partition 8:1 of sda: that it is sda's, the
 # trace says only with the I/O of sid 10, after the first call; described,
 # its name says so from the start (as our tracer describes a traced disk's
