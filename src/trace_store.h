@@ -150,7 +150,10 @@ struct store_lock;
 int store__lock(struct store_lock **lock, int *holder_pid);
 int store__lock_set_trace(struct store_lock *lock, const char *dir);
 void store__unlock(struct store_lock *lock);
-/* true if a live tracer is writing the trace in dir */
+/*
+ * true if a live tracer is writing the trace in dir. A user who may not
+ * open the lock is told by the summary's age: written in the last 30 s.
+ */
 bool store__trace_is_live(const char *dir);
 
 #endif

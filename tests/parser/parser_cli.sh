@@ -414,6 +414,27 @@ IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded" 0 "iotrace: the events a
 iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 1,0, 2,8, " ] || fail "still recorded: got '$got'"
+# a reader who may not open the lock (the tracer's is root's; this trace
+# made readable to others) is told by the summary's age: written in the
+# last 30 s, live; older, the tracer died
+other=()
+if [ "$(id -u)" = 0 ]; then
+	other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	chmod o+rx "$tmp" "$sl"
+	chmod o+r "$sl"/*
+fi
+chmod 000 "$tmp/live.lock"
+IOTRACE_LOCK_FILE="$tmp/live.lock" "${other[@]}" "$bin" -P --statistics -p "$sl" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && grep -qF "this trace is still being recorded" "$tmp/err" ||
+	fail "lock not readable, summary fresh: exit $rc, stderr '$(cat "$tmp/err")'"
+touch -d '-1 min' "$sl/octf.summary"
+IOTRACE_LOCK_FILE="$tmp/live.lock" "${other[@]}" "$bin" -P --statistics -p "$sl" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && grep -qF "the tracer of this trace died before finishing" "$tmp/err" ||
+	fail "lock not readable, summary a minute old: exit $rc, stderr '$(cat "$tmp/err")'"
+chmod 644 "$tmp/live.lock"
+touch "$sl/octf.summary"
 # a file read while the tracer's write to it was under way ends inside a
 # record: no damage while the trace is recorded (its events are past the
 # mark), damage once no tracer will finish the write
