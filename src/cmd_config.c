@@ -115,7 +115,7 @@ int cmd_config(int argc, char **argv)
 	if (!path && what == 'S' && optind < argc)
 		path = argv[optind++];
 	if (optind < argc) {
-		cli_err("unexpected argument '%s' (see iotrace -C -H)", argv[optind]);
+		cli_err("unexpected argument '%s' (try 'iotrace -C -H')", argv[optind]);
 		return EXIT_USAGE;
 	}
 	/* help asked for: the other options are not checked against each other */

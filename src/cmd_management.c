@@ -163,8 +163,12 @@ static int list_traces(const char *prefix)
 
 	err = store__list(prefix, &v, &n);
 	if (err) {
+		char root[PATH_MAX];
+
 		/* the repository is root's (0700): its kernel/ is what a user cannot read */
-		cli_err("cannot list traces: %s%s", strerror(-err),
+		if (store__root(root, sizeof(root)))
+			strcpy(root, "?");
+		cli_err("cannot list traces in '%s': %s%s", root, strerror(-err),
 			err == -EACCES ? " -- run as root" : "");
 		return EXIT_ERROR;
 	}
@@ -414,7 +418,7 @@ int cmd_management(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		cli_err("unexpected argument '%s' (see iotrace -M -H)", argv[optind]);
+		cli_err("unexpected argument '%s' (try 'iotrace -M -H')", argv[optind]);
 		return EXIT_USAGE;
 	}
 	/* help asked for: the other options are not checked against each other */

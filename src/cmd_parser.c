@@ -824,8 +824,9 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 	 */
 	if (cut_after && sr->s.incomplete)
 		cli_note("the events after sid %llu are left out: not every CPU's file holds "
-			 "them, as the tracer stopped (%s)",
-			 (unsigned long long)*cut_after, sr->s.stop_reason);
+			 "them, as the tracer stopped%s%s%s",
+			 (unsigned long long)*cut_after, sr->s.stop_reason[0] ? " (" : "",
+			 sr->s.stop_reason, sr->s.stop_reason[0] ? ")" : "");
 	else if (cut_after && tracer_died(dir, sr))
 		cli_note("the events after sid %llu are left out: not every CPU's file holds "
 			 "them, as the tracer died", (unsigned long long)*cut_after);

@@ -331,7 +331,7 @@ int cmd_tracing(int argc, char **argv)
 	}
 	cfg.options = options;
 	if (optind < argc) {
-		cli_err("unexpected argument '%s' (see iotrace -S -H)", argv[optind]);
+		cli_err("unexpected argument '%s' (try 'iotrace -S -H')", argv[optind]);
 		return EXIT_USAGE;
 	}
 	/* help asked for: the other options are not checked against each other */

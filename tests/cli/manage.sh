@@ -53,7 +53,7 @@ expect 1 'not a trace'          ''                 -- iotrace -M -G -p "$T/notat
 expect 1 "cannot open trace '$NOBODY_DIR/private': Permission denied" '' -- iotrace_nobody -M -G -p "$NOBODY_DIR/private"
 # a repository as the tracer makes it (it and its kernel/ 0700, root's): nobody may not list it
 mkdir -m 700 "$NOBODY_DIR/own" "$NOBODY_DIR/own/kernel"
-expect 1 "cannot list traces: Permission denied -- run as root" '' -- \
+expect 1 "cannot list traces in '$NOBODY_DIR/own': Permission denied -- run as root" '' -- \
 	"${NOBODY[@]}" env IOTRACE_TRACE_DIR="$NOBODY_DIR/own" "$NOBODY_DIR/iotrace" -M -L
 expect 1 'Not a directory'      ''                 -- iotrace -M -G -p "$T/afile"
 expect 1 'refusing to remove'   ''                 -- iotrace -M -R -p ../x

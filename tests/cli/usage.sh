@@ -67,9 +67,9 @@ refused 2 "iotrace: unknown option '-\\xc3' for --trace-management (try 'iotrace
 refused 2 "iotrace: unexpected argument 'extra' after -V (try 'iotrace --help')" -V extra
 refused 2 "iotrace: unexpected argument 'junk' after -H (try 'iotrace --help')" -H junk
 refused 2 "iotrace: unexpected argument '-S' after --help (try 'iotrace --help')" --help -S
-refused 2 "iotrace: unexpected argument 'junk' (see iotrace -S -H)" -S -H junk
-refused 2 "iotrace: unexpected argument 'junk' (see iotrace -M -H)" -M -H junk
-refused 2 "iotrace: unexpected argument 'junk' (see iotrace -C -H)" -C -H junk
+refused 2 "iotrace: unexpected argument 'junk' (try 'iotrace -S -H')" -S -H junk
+refused 2 "iotrace: unexpected argument 'junk' (try 'iotrace -M -H')" -M -H junk
+refused 2 "iotrace: unexpected argument 'junk' (try 'iotrace -C -H')" -C -H junk
 refused 2 "iotrace: --force goes with --remove-traces only" -M -L --force
 refused 2 "iotrace: --force goes with --remove-traces only" -M -G -p kernel/x -f
 refused 2 "iotrace: --path goes with --set-trace-repository-path only" -C -G -p /x
