@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#define _GNU_SOURCE	/* vasprintf */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -11,12 +12,27 @@
 #include "cli.h"
 #include "json_writer.h"
 
+/*
+ * A message is one line: a control character in what it quotes (a path
+ * with a newline in it, a terminal escape) is printed as '?', so that it
+ * can neither split the line nor act on the terminal.
+ */
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg, *p;
+
 	fflush(stdout);
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("(out of memory)\n", stderr);
+		return;
+	}
+	for (p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	fputs(msg, stderr);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 void cli_err(const char *fmt, ...)

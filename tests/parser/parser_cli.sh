@@ -115,6 +115,10 @@ run "raw" 0 '' -- -P --io --raw -p "$t"
 	fail "raw: last line $(sed -n 2000p "$tmp/out")"
 cp "$tmp/out" "$tmp/want"
 
+# a path with a newline and a terminal escape in it: the message is one
+# line all the same, the control characters shown as '?'
+run "a path with control characters, one line" 1 "iotrace: cannot open trace '$tmp/no?such?[31m': No such file or directory" -- -P --io -p "$tmp/no"$'\n'"such"$'\033'"[31m"
+
 z=$tmp/zstd
 mkdir "$z"
 zstd -q "$t/octf.trace.0" -o "$z/octf.trace.0.zst"
