@@ -1174,6 +1174,26 @@ for case in "--vfs:$nf_files; $nf_vfs" "--file-statistics:$nf_files; $nf_vfs" \
 	noted "notFollowed note" "$nf" "${case%%:*}" "$notes"
 done
 
+# --- a FIFO where a file read whole is expected: said, never waited on ---
+ff=$tmp/fifo-summary
+cp -r "$t" "$ff"
+rm "$ff/octf.summary"
+mkfifo "$ff/octf.summary"
+# by_name LABEL WANT_EXIT WANT_STDERR ARGS...: as run, within 20 s
+by_name() {
+	local name=$1 want_rc=$2 want_err=$3 rc
+	shift 3
+	timeout 20 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq "$want_rc" ] && [ "$(cat "$tmp/err")" = "$want_err" ] ||
+		fail "$name: exit $rc, want $want_rc; stderr '$(cat "$tmp/err")', want '$want_err'"
+}
+by_name "summary a FIFO, statistics" 3 "iotrace: warning: cannot read the trace's octf.summary (not a regular file): lost or missing events cannot be ruled out; output may be partial" -P --statistics -p "$ff"
+by_name "summary a FIFO, -M -G" 1 "iotrace: cannot read the summary of trace '$ff': not a regular file" -M -G -p "$ff"
+mkfifo "$tmp/config.fifo"
+IOTRACE_CONFIG=$tmp/config.fifo by_name "config a FIFO" 0 "iotrace: warning: cannot read $tmp/config.fifo: not a regular file; using /var/lib/iotrace" -C -G
+[ "$(cat "$tmp/out")" = '{"path":"/var/lib/iotrace"}' ] || fail "config a FIFO: printed '$(cat "$tmp/out")'"
+
 if [ $fails -ne 0 ]; then
 	echo "parser_cli: $fails failure(s)" >&2
 	exit 1
