@@ -750,6 +750,11 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 
 	if (*stop && !s->stop_reason[0])
 		strcpy(s->stop_reason, "signal");
+	/*
+	 * A device that went away since the last round (up to a second ago)
+	 * would be missing from the final summary's devicesGone otherwise.
+	 */
+	watch_devices(c, s, clock_ns(CLOCK_MONOTONIC) - start);
 	/* stop the programs, then take what is still in the buffers */
 	if (!err && !c->write_err && !c->size_reached)
 		finish_inflight(c, stop);

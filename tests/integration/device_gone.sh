@@ -16,6 +16,8 @@
 #      sector 16000; then the tracer goes on and says B holds a new medium.
 #   3. No traced device is left: the tracer ends with exit 0, stopReason
 #      "devices gone" and devicesGone "A,B".
+#   4. Another tracer, of a device C detached just before its stop (within
+#      a round): its final summary names C in devicesGone.
 # The trace holds A's first 10 writes and B's 17, each completed, none of
 # the writes on the new media; the parser says which devices went away.
 #
@@ -139,6 +141,33 @@ check "$DB: none on its new medium, left out by the programs (got $(count "$DB" 
 	[ "$(count "$DB" 16000)" = 0 ]
 check "$DB: nothing else (got $(count "$DB" all))" [ "$(count "$DB" all)" = 17 ]
 check "every write in the trace completed" [ "$(count "$DA" open)$(count "$DB" open)" = 00 ]
+
+# 4. A device that goes away just before the stop, inside the second the
+#    tracer waits between its looks: the final summary still names it.
+#    The tracer is held (SIGSTOP) from before the detach until the
+#    SIGINT is pending, so that no look of its rounds comes in between.
+image c1
+C=$(losetup -f --show "$IMG") || die "losetup"
+DC=$(basename "$C")
+TRACE=
+iotrace_test_start_tracer "last second: " "$T/late.out" "$T/late.err" --start-tracing --devices "$DC"
+writes "$C" 0 3
+kill -STOP "$TRACER_PID"
+losetup -d "$C" || die "losetup -d $C"
+kill -INT "$TRACER_PID"
+kill -CONT "$TRACER_PID"
+iotrace_wait_exit "$TRACER_PID" 30 || die "the tracer runs on 30 s after SIGINT"
+wait "$TRACER_PID"
+rc=$?
+TRACER_PID=
+check "last second: the tracer exits 0 (got $rc)" [ "$rc" = 0 ]
+check "last second: it says the device lost its medium" \
+	grep -qF "device $DC (" "$T/late.err"
+reason=$(iotrace_json_get "$T/late.out" tags stopReason)
+check "last second: stopReason 'signal' (got '$reason')" [ "$reason" = signal ]
+gone=$(iotrace_json_get "$T/late.out" tags devicesGone)
+check "last second: devicesGone '$DC' (got '$gone')" [ "$gone" = "$DC" ]
+iotrace_wait_detached || fail "last second: a detach helper still runs"
 
 # a loop device with nothing attached: refused at the start, as an unknown one
 FREE=$(losetup -f) || die "losetup -f"
