@@ -707,20 +707,21 @@ void store__unlock(struct store_lock *lock)
 #define SUMMARY_FRESH_S 30
 
 /*
- * Whether dir's summary was written in the last SUMMARY_FRESH_S seconds:
- * for a reader not allowed to open the lock (the tracer's is root's), of
- * a trace made readable to others.
+ * Whether dir's summary says RUNNING and was written in the last
+ * SUMMARY_FRESH_S seconds: for a reader not allowed to open the lock (the
+ * tracer's is root's), of a trace made readable to others.
  */
 static bool summary_fresh(const char *dir)
 {
 	char path[PATH_MAX];
+	struct summary s;
 	struct stat st;
 	time_t now = time(NULL);
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, STORE_SUMMARY_NAME) >= (int)sizeof(path) ||
-	    stat(path, &st))
+	    stat(path, &st) || st.st_mtime <= now - SUMMARY_FRESH_S)
 		return false;
-	return st.st_mtime > now - SUMMARY_FRESH_S;
+	return !summary__read(dir, &s) && !strcmp(s.state, "RUNNING");
 }
 
 bool store__trace_is_live(const char *dir)
