@@ -1034,15 +1034,20 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		cli_err("cannot read trace '%s': %s", path, strerror(-r));
 		goto cleanup;
 	}
+	/*
+	 * A --device the trace has not is a bad command line, said alone:
+	 * a summary view's empty output would pass for an answer. Known only
+	 * now; no record passed the filter meanwhile.
+	 */
+	ret = parser_filters__check_device(filter, j);
+	if (ret)
+		goto cleanup;
 	ret = end_view(dir, &sr, ops, opts, ctx[1], j, reader__records(rd), reader_error_of, rd,
 		       reader__error_count(rd), reader__cut(rd, &last) ? &last : NULL);
 	ret2 = same_sid_report(reader__same_sid(rd));
 	if (ret2 && ret != EXIT_ERROR)
 		ret = ret2;
 	missing_notes(&sr, ops, filter, j);
-	ret2 = parser_filters__check_device(filter, j);
-	if (ret2 && ret != EXIT_ERROR)
-		ret = ret2;
 
 cleanup:
 	if (ctx[1])

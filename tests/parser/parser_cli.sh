@@ -921,6 +921,11 @@ run "device, partition described alone, io" 0 '' -- -P --io -p "$vq" -f csv --de
 run "device, with others" 0 '' -- -P --io -p "$v" -f csv --device sda --cgroup 5 --max-latency 1s
 [ "$(cut -d, -f1 "$tmp/out" | tr '\n' ' ')" = "header.sid 10 " ] || fail "device, with others: '$(cat "$tmp/out")'"
 run "device, not in the trace" 2 "iotrace: --device sdb: the trace has no such device (it has sda)" -- -P --vfs -p "$v" --device sdb
+# a summary view prints nothing then: an empty table would pass for an answer
+for view in --statistics --devices --time-series; do
+	run "device, not in the trace, $view" 2 "iotrace: --device sdb: the trace has no such device (it has sda)" -- -P $view -p "$v" --device sdb -f table
+	[ -s "$tmp/out" ] && fail "device, not in the trace, $view: printed '$(head -c 200 "$tmp/out")'"
+done
 [ -s "$tmp/out" ] && fail "device, not in the trace: printed '$(head -c 100 "$tmp/out")'"
 vn=$tmp/vfs-no-device
 mkdir "$vn"
