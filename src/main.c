@@ -4,6 +4,7 @@
  * Open-CAS iotrace (`iotrace --start-tracing ...`, `iotrace -P ...`).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ static const struct cmd cmds[] = {
 
 static void usage(FILE *out)
 {
+	char root[PATH_MAX];
 	size_t i;
 
 	fputs("Usage: iotrace COMMAND [OPTIONS]\n\n"
@@ -49,8 +51,12 @@ static void usage(FILE *out)
 	      "  sudo iotrace --start-tracing --devices nvme0n1 --time 60\n"
 	      "  iotrace --trace-management --list-traces\n"
 	      "  iotrace --trace-parser --io --path kernel/2026-11-21_10:00:00\n"
-	      "  iotrace -P --statistics -f table --path kernel/2026-11-21_10:00:00\n\n"
-	      "Traces live in /var/lib/iotrace (IOTRACE_TRACE_DIR overrides).\n", out);
+	      "  iotrace -P --statistics -f table --path kernel/2026-11-21_10:00:00\n\n", out);
+	/* where they are for this user now: the config or IOTRACE_TRACE_DIR may say another */
+	if (store__root(root, sizeof(root)))
+		strcpy(root, STORE_DEFAULT_ROOT);
+	fprintf(out, "Traces live in %s (iotrace -C -S sets it; IOTRACE_TRACE_DIR overrides).\n",
+		root);
 }
 
 /*
