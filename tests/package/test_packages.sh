@@ -611,6 +611,13 @@ check "'iotrace -S -d lo' offers $LN" comp_has "$LN" "iotrace -S -d lo"
 check "'iotrace -S -d lo' offers only loop devices" \
 	test -z "$(complete_line "iotrace -S -d lo" | grep -v '^loop')"
 check "'iotrace -S --devices=lo' offers $LN" comp_has "$LN" "iotrace -S --devices=lo"
+# a loop device with nothing attached (size 0) the tracer refuses: not
+# offered to it; the parser's --device offers it (a trace from elsewhere)
+FREE=$(losetup -f) || die "losetup -f"
+FREE=${FREE##*/}
+check "'iotrace -S -d lo' does not offer $FREE, which has nothing attached" \
+	bash -c '! grep -qxF -- "$1" <<<"$2"' _ "$FREE" "$(complete_line "iotrace -S -d lo")"
+check "'iotrace -P --device lo' offers $FREE" comp_has "$FREE" "iotrace -P --io -p x --device lo"
 comma_list_ok() {
 	local out
 	out=$(complete_line "iotrace -S -d $LN,")
