@@ -69,7 +69,8 @@ bool cli_next_word(const char **line, char *out, size_t size);
 
 /*
  * Parses seconds with up to 9 decimals ("12", "0.5", "3.000001"), at
- * most max_s, into ns. Returns 0 or -EINVAL (not such a number) / -ERANGE.
+ * most max_s, into ns. Returns 0 or -EINVAL (not such a number), -ERANGE
+ * (more than max_s) or -EDOM (digits past the nanosecond).
  */
 int cli_parse_seconds(const char *s, unsigned long long max_s, unsigned long long *ns);
 
@@ -83,6 +84,13 @@ int cli_parse_duration(const char *s, unsigned long long *ns);
 
 /* Prints the usage error for option opt with value val and returns EXIT_USAGE. */
 int cli_bad_value(const char *opt, const char *val, const char *expected);
+
+/*
+ * cli_bad_value() for cli_parse_seconds()'s error err: a value too large
+ * or too fine says so, any other gets expected. EXIT_USAGE.
+ */
+int cli_bad_seconds(const char *opt, const char *val, int err, unsigned long long max_s,
+		    const char *expected);
 
 /*
  * An option of opts that takes a value, given a second time, would

@@ -103,8 +103,10 @@ int cli_parse_seconds(const char *s, unsigned long long max_s, unsigned long lon
 		/* "1." and digits past the ns are refused, not rounded */
 		f = dot + 1;
 		nf = strlen(f);
-		if (!nf || nf > 9)
+		if (!nf)
 			return -EINVAL;
+		if (nf > 9)
+			return f[strspn(f, "0123456789")] ? -EINVAL : -EDOM;
 		for (i = 0; i < 9; i++) {
 			if (i < nf && !isdigit((unsigned char)f[i]))
 				return -EINVAL;
@@ -154,6 +156,20 @@ int cli_bad_value(const char *opt, const char *val, const char *expected)
 {
 	cli_err("invalid value '%s' for %s: expected %s", val, opt, expected);
 	return EXIT_USAGE;
+}
+
+int cli_bad_seconds(const char *opt, const char *val, int err, unsigned long long max_s,
+		    const char *expected)
+{
+	char why[64];
+
+	if (err == -ERANGE) {
+		snprintf(why, sizeof(why), "seconds, at most %llu", max_s);
+		expected = why;
+	} else if (err == -EDOM) {
+		expected = "seconds to the nanosecond, at most 9 digits after the point";
+	}
+	return cli_bad_value(opt, val, expected);
 }
 
 int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help)

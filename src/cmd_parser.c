@@ -1086,9 +1086,10 @@ static int check_final_names(const struct view_ops *ops, bool raw, const char *f
 static int parse_time(const char *opt, const char *val, const char *expected, uint64_t *ns)
 {
 	unsigned long long v;
+	int err = cli_parse_seconds(val, MAX_WINDOW_S, &v);
 
-	if (cli_parse_seconds(val, MAX_WINDOW_S, &v))
-		return cli_bad_value(opt, val, expected);
+	if (err)
+		return cli_bad_seconds(opt, val, err, MAX_WINDOW_S, expected);
 	*ns = v;
 	return EXIT_OK;
 }

@@ -25,11 +25,18 @@ int time_window__set(struct time_window *w, bool from, const char *arg)
 {
 	unsigned long long v = 0;
 	int64_t ns;
+	int err;
 
 	/* the date does not matter yet: only the form is checked here */
-	if (wall_clock__looks_like(arg) ? wall_clock__parse(arg, 0, &ns) == -EINVAL
-					: cli_parse_seconds(arg, MAX_WINDOW_S, &v))
-		return cli_bad_value(from ? "--from" : "--to", arg, EXPECTED);
+	if (wall_clock__looks_like(arg)) {
+		if (wall_clock__parse(arg, 0, &ns) == -EINVAL)
+			return cli_bad_value(from ? "--from" : "--to", arg, EXPECTED);
+	} else {
+		err = cli_parse_seconds(arg, MAX_WINDOW_S, &v);
+		if (err)
+			return cli_bad_seconds(from ? "--from" : "--to", arg, err, MAX_WINDOW_S,
+					       EXPECTED);
+	}
 	w->wall |= wall_clock__looks_like(arg);
 	*(from ? &w->from_arg : &w->to_arg) = arg;
 	*(from ? &w->from_ns : &w->to_ns) = v;

@@ -943,7 +943,7 @@ run "latency, raw" 2 "iotrace: --min-latency does not go with --raw: it prints e
 run "device twice" 2 "iotrace: --device given twice; give it once (try 'iotrace -P -H')" -- -P --io -p "$v" --device sda --device sdb
 run "from not seconds" 2 "iotrace: invalid value '1s' for --from: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --from 1s
 run "to negative" 2 "iotrace: invalid value '-1' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --to=-1
-run "to past ns" 2 "iotrace: invalid value '0.0000000001' for --to: expected seconds from the trace's start (12 or 12.5), or a time of day (14:03:05.25, 2026-11-30T14:03:05; add Z for UTC)" -- -P --io -p "$v" --to 0.0000000001
+run "to past ns" 2 "iotrace: invalid value '0.0000000001' for --to: expected seconds to the nanosecond, at most 9 digits after the point" -- -P --io -p "$v" --to 0.0000000001
 run "empty window" 2 "iotrace: --from 2.5 is not before --to 2.5: the window would be empty" -- -P --statistics -p "$v" --from 2.5 --to 2.5
 # no --from given: the message names none
 run "to 0" 2 "iotrace: --to 0 is the trace's start: the window would be empty" -- -P --statistics -p "$v" --to 0
@@ -956,6 +956,9 @@ run "window, raw" 2 "iotrace: --to does not go with --raw: it prints every event
 run "interval, other view" 2 "iotrace: --interval goes with --time-series only" -- -P --statistics -p "$v" --interval 1
 run "interval 0" 2 "iotrace: invalid value '0' for --interval: expected seconds, more than 0, such as 1 or 0.1" -- -P --time-series -p "$v" --interval 0
 run "interval not seconds" 2 "iotrace: invalid value '1m' for --interval: expected seconds, more than 0, such as 1 or 0.1" -- -P --time-series -p "$v" --interval 1m
+run "interval too fine" 2 "iotrace: invalid value '0.0000000001' for --interval: expected seconds to the nanosecond, at most 9 digits after the point" -- -P --time-series -p "$v" --interval 0.0000000001
+run "interval too long" 2 "iotrace: invalid value '99999999999' for --interval: expected seconds, at most 4294967295" -- -P --time-series -p "$v" --interval 99999999999
+run "from too long" 2 "iotrace: invalid value '99999999999' for --from: expected seconds, at most 4294967295" -- -P --io -p "$v" --from 99999999999
 run "vfs, two views" 2 "iotrace: --vfs and --file-statistics are two views; choose one (try 'iotrace -P -H')" -- -P --vfs --file-statistics -p "$v"
 run "by, other view" 2 "iotrace: --by goes with --time-series only" -- -P --latency-histogram -p "$v" --by completion
 run "by, bad value" 2 "iotrace: invalid value 'done' for --by: expected submission or completion" -- -P --time-series -p "$v" --by 'done'

@@ -49,7 +49,9 @@ static void test_parse_seconds(void **state)
 	assert_int_equal(cli_parse_seconds("99999999999999999999999999", 100, &ns), -ERANGE);
 	assert_int_equal(cli_parse_seconds("1.", 100, &ns), -EINVAL);
 	assert_int_equal(cli_parse_seconds(".5", 100, &ns), -EINVAL);
-	assert_int_equal(cli_parse_seconds("1.0000000001", 100, &ns), -EINVAL);
+	/* digits past the ns: a reason of their own, unless not digits at all */
+	assert_int_equal(cli_parse_seconds("1.0000000001", 100, &ns), -EDOM);
+	assert_int_equal(cli_parse_seconds("1.00000000x1", 100, &ns), -EINVAL);
 	assert_int_equal(cli_parse_seconds("1.5s", 100, &ns), -EINVAL);
 	assert_int_equal(cli_parse_seconds("1.2.3", 100, &ns), -EINVAL);
 	assert_int_equal(cli_parse_seconds("-1", 100, &ns), -EINVAL);
