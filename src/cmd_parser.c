@@ -639,34 +639,43 @@ static void join_warnings(const struct join *j, const uint64_t *cut_after, bool 
 			  bool died, bool listed)
 {
 	const struct join_counts *c = join__counts(j);
+	unsigned long long n = c->not_completed, f = c->foreign_completions,
+			   o = c->orphan_completions, r = c->lost_by_reuse;
+	/* the words that change with the count: "1 I/O has", "2 I/Os have" */
+#define ONE_MANY(count, one, many) ((count) == 1 ? (one) : (many))
+	const char *ios_have = ONE_MANY(n, "I/O has", "I/Os have"), *its = ONE_MANY(n, "its", "their");
 	/* --io lists each I/O; the other views count them */
-	const char *fate = listed ? "they are listed last, without latency" :
-				    "they count as not completed, without latency";
+	const char *fate = listed ? ONE_MANY(n, "it is listed last, without latency",
+					     "they are listed last, without latency")
+				  : ONE_MANY(n, "it counts as not completed, without latency",
+					     "they count as not completed, without latency");
 
-	if (c->not_completed && cut_after)
-		cli_warn("%llu I/Os have no completion up to sid %llu, where the trace is cut (their completion may be among the events left out); %s",
-			 (unsigned long long)c->not_completed, (unsigned long long)*cut_after, fate);
-	else if (c->not_completed && damaged)
-		cli_warn("%llu I/Os have no completion in the trace (their completion may be among a damaged file's lost events); %s",
-			 (unsigned long long)c->not_completed, fate);
-	else if (c->not_completed && died)
-		cli_warn("%llu I/Os have no completion in the trace, which ends where its tracer died (their completion may be among the events it had not written); %s",
-			 (unsigned long long)c->not_completed, fate);
-	else if (c->not_completed)
-		cli_warn("%llu I/Os never completed (their completion is not in the trace); %s",
-			 (unsigned long long)c->not_completed, fate);
+	if (n && cut_after)
+		cli_warn("%llu %s no completion up to sid %llu, where the trace is cut (%s completion may be among the events left out); %s",
+			 n, ios_have, (unsigned long long)*cut_after, its, fate);
+	else if (n && damaged)
+		cli_warn("%llu %s no completion in the trace (%s completion may be among a damaged file's lost events); %s",
+			 n, ios_have, its, fate);
+	else if (n && died)
+		cli_warn("%llu %s no completion in the trace, which ends where its tracer died (%s completion may be among the events it had not written); %s",
+			 n, ios_have, its, fate);
+	else if (n)
+		cli_warn("%llu %s never completed (%s completion is not in the trace); %s", n,
+			 ONE_MANY(n, "I/O", "I/Os"), its, fate);
 	/* which of them is not a matter of the trace ending too early */
-	if (c->lost_by_reuse)
-		cli_warn("%llu of them did end: their id was used again later in the trace",
-			 (unsigned long long)c->lost_by_reuse);
-	if (c->foreign_completions)
-		cli_warn("%llu completions are of another LBA range than the I/O in flight under their id: "
+	if (r)
+		cli_warn("%llu of them did end: %s id was used again later in the trace", r,
+			 ONE_MANY(r, "its", "their"));
+	if (f)
+		cli_warn("%llu %s of another LBA range than the I/O in flight under %s id: "
 			 "that I/O lost its completion, the one completing its submission (a stream file "
 			 "missing or damaged?); neither is given a latency",
-			 (unsigned long long)c->foreign_completions);
-	if (c->orphan_completions)
-		cli_warn("%llu completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)",
-			 (unsigned long long)c->orphan_completions);
+			 f, ONE_MANY(f, "completion is", "completions are"), ONE_MANY(f, "its", "their"));
+	if (o)
+		cli_warn("%llu %s no I/O in flight (the trace began while %s in flight, or %s submission was lost)",
+			 o, ONE_MANY(o, "completion matches", "completions match"),
+			 ONE_MANY(o, "it was", "they were"), ONE_MANY(o, "its", "their"));
+#undef ONE_MANY
 }
 
 /* Whether the trace's tracer was given opt (our summaries' tags.options). */

@@ -87,7 +87,7 @@ read_live() {
 
 # orphans FILE: how many completions matched no I/O, from the parser's stderr
 orphans() {
-	sed -n 's/^iotrace: warning: \([0-9]*\) completions match no I\/O.*/\1/p' "$1"
+	sed -n 's/^iotrace: warning: \([0-9]*\) completions\{0,1\} match\(es\)\{0,1\} no I\/O.*/\1/p' "$1"
 }
 
 # check_live LABEL PREFIX: what read_live read, against the finished trace
@@ -142,7 +142,7 @@ for args in "" "--dispatch" "--compress none"; do
 	# The parser counts as never completed the I/Os whose completion the
 	# trace lacks, all of which check_trace.py has just explained.
 	missing=$(sed -n 's/.*measure: completions missing: \([0-9]*\) of .*/\1/p' "$T/$round.check")
-	never=$(sed -n 's/^iotrace: warning: \([0-9]*\) I\/Os never completed .*/\1/p' "$T/$round.csv.err")
+	never=$(sed -n 's/^iotrace: warning: \([0-9]*\) I\/Os\{0,1\} never completed .*/\1/p' "$T/$round.csv.err")
 	check "${label}the parser's I/Os never completed (${never:-0}) are those missing their completion within the trace (${missing:-?})" \
 		[ "${never:-0}" = "${missing:-?}" ]
 	[ "$round" = 1 ] && check_live "$label" "$T/$round"

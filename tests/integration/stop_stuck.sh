@@ -79,7 +79,7 @@ stuck_write_reported() {
 	"$BIN" -P --io -f csv -p "$TRACE" >"$T/$1.csv" 2>"$T/$1.perr"
 	perr=$(cat "$T/$1.perr")
 	check "$1: the parser says the stuck write never completed: $perr" \
-		grep -q '^iotrace: warning: 1 I/Os never completed' "$T/$1.perr"
+		grep -q '^iotrace: warning: 1 I/O never completed' "$T/$1.perr"
 }
 
 echo "# 1: nothing completed before the stuck write"

@@ -299,10 +299,10 @@ done 4 1200 12
 done 6 1400 99
 SPEC
 echo "$summary_ok" >"$j/octf.summary"
-warnings="iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency
-iotrace: warning: 1 completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)"
+warnings="iotrace: warning: 1 I/O never completed (its completion is not in the trace); it is listed last, without latency
+iotrace: warning: 1 completion matches no I/O in flight (the trace began while it was in flight, or its submission was lost)"
 # the views that list no I/O count them
-counted=${warnings/they are listed last/they count as not completed}
+counted=${warnings/it is listed last/it counts as not completed}
 run "never completed" 0 "$warnings" -- -P --io -p "$j" -f csv
 got=$(cut -d, -f1,3,6,7,8 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.error,io.latency,io.qd 2,16,false,150,2 3,8,false,200,3 1,0,true,,1 " ] ||
@@ -329,7 +329,7 @@ io 4 1300 10 16 8
 SPEC
 echo "$summary_ok" >"$r/octf.summary"
 run "never completed, id reused" 0 "iotrace: warning: 2 I/Os never completed (their completion is not in the trace); they are listed last, without latency
-iotrace: warning: 1 of them did end: their id was used again later in the trace" -- -P --io -p "$r" -f csv
+iotrace: warning: 1 of them did end: its id was used again later in the trace" -- -P --io -p "$r" -f csv
 got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.error,io.latency 2,8,false,100 1,0,true, 4,16,true, " ] ||
 	fail "never completed, id reused: got '$got'"
@@ -338,7 +338,7 @@ got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
 printf '{"tracePath": "kernel/x", "state": "RUNNING", "droppedEvents": "0"}\n' >"$r/octf.summary"
 IOTRACE_LOCK_FILE="$tmp/nolock" run "never completed, tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing
 iotrace: warning: 2 I/Os have no completion in the trace, which ends where its tracer died (their completion may be among the events it had not written); they are listed last, without latency
-iotrace: warning: 1 of them did end: their id was used again later in the trace" -- -P --io -p "$r" -f csv
+iotrace: warning: 1 of them did end: its id was used again later in the trace" -- -P --io -p "$r" -f csv
 
 # a stream file missing: the completion of I/O 10 and the submission of
 # the next I/O given id 10 (LBA 64) are gone; that one's completion,
@@ -352,9 +352,9 @@ doneat 4 900000 10 64 8
 doneat 5 900100 11 8 8
 SPEC
 echo "$summary_ok" >"$fc/octf.summary"
-run "foreign completion" 0 "iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency
-iotrace: warning: 1 of them did end: their id was used again later in the trace
-iotrace: warning: 1 completions are of another LBA range than the I/O in flight under their id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency" -- -P --io -p "$fc" -f csv
+run "foreign completion" 0 "iotrace: warning: 1 I/O never completed (its completion is not in the trace); it is listed last, without latency
+iotrace: warning: 1 of them did end: its id was used again later in the trace
+iotrace: warning: 1 completion is of another LBA range than the I/O in flight under its id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency" -- -P --io -p "$fc" -f csv
 got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.error,io.latency 2,8,false,899000 1,0,true, " ] ||
 	fail "foreign completion: got '$got'"
@@ -382,9 +382,9 @@ truncate -s "$((off + 5))" "$dj/octf.trace.1"
 echo "$summary_ok" >"$dj/octf.summary"
 run "damaged, join" 3 "iotrace: trace damaged: $dj/octf.trace.1 at byte $off: truncated record; output is partial
 iotrace: that file's events after the damage are lost; the other files are read to their ends
-iotrace: warning: 1 I/Os have no completion in the trace (their completion may be among a damaged file's lost events); they are listed last, without latency
-iotrace: warning: 1 of them did end: their id was used again later in the trace
-iotrace: warning: 1 completions are of another LBA range than the I/O in flight under their id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency" -- -P --io -p "$dj" -f csv
+iotrace: warning: 1 I/O has no completion in the trace (its completion may be among a damaged file's lost events); it is listed last, without latency
+iotrace: warning: 1 of them did end: its id was used again later in the trace
+iotrace: warning: 1 completion is of another LBA range than the I/O in flight under its id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency" -- -P --io -p "$dj" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 2,8,100 7,16,200 1,0, " ] || fail "damaged, join: got '$got'"
 
@@ -455,7 +455,7 @@ IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded, a write under way, raw" 
 # an I/O may lack its completion
 printf '{"state": "RUNNING", "droppedEvents": "0", "tracedEvents": "2"}\n' >"$sl/octf.summary"
 IOTRACE_LOCK_FILE="$tmp/live.lock" run "still recorded, no mark yet" 0 "iotrace: this trace is still being recorded, and its summary does not say up to where every CPU's file holds every event: read to their ends, the files may hold an I/O without its completion, or a completion without its I/O
-iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency" -- -P --io -p "$sl" -f csv
+iotrace: warning: 1 I/O never completed (its completion is not in the trace); it is listed last, without latency" -- -P --io -p "$sl" -f csv
 printf '{"state": "RUNNING", "droppedEvents": "0", "tracedEvents": "2", "tags": {"completeBelowSid": "3"}}\n' >"$sl/octf.summary"
 pkill -P "$holder" sleep
 wait "$holder" 2>/dev/null
@@ -468,7 +468,7 @@ iotrace: the events after sid 2 are left out: not every CPU's file holds them, a
 iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
 # not a RUNNING trace: a mark is not read (the tracer clears it at the end)
 printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "3", "tags": {"completeBelowSid": "3"}}\n' >"$sl/octf.summary"
-run "completeBelowSid of a finished trace" 0 "iotrace: warning: 1 I/Os never completed (their completion is not in the trace); they are listed last, without latency" -- -P --io -p "$sl" -f csv
+run "completeBelowSid of a finished trace" 0 "iotrace: warning: 1 I/O never completed (its completion is not in the trace); it is listed last, without latency" -- -P --io -p "$sl" -f csv
 
 # damage and lost events make every view's output partial
 run "damaged, statistics" 3 "iotrace: trace damaged: $d/octf.trace.0 at byte 76: truncated record; output is partial
