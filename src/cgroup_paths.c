@@ -73,8 +73,8 @@ static bool cgroup_path(const struct cgroup_paths *cp, const char *dir, char *pa
 
 /*
  * id's path found by walking the tree (a cgroup's id is its directory's
- * inode number): what a tracer without CAP_DAC_READ_SEARCH (CAP_BPF and
- * CAP_PERFMON alone) does, as it may not open by handle. A node has
+ * inode number): what a tracer without CAP_DAC_READ_SEARCH (one given
+ * CAP_SYS_ADMIN alone) does, as it may not open by handle. A node has
  * hundreds of cgroups, and an id is looked up once.
  */
 static bool walk_for(const struct cgroup_paths *cp, uint64_t id, char *path, size_t size)

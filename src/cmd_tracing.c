@@ -78,7 +78,7 @@ void cmd_tracing_help(FILE *out)
 	      "                           '*' also crosses '/': '/data/run42/*'); in the\n"
 	      "                           collector, before anything is written; --vfs\n"
 	      "  -H, --help               show this help\n\n"
-	      "Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n"
+	      "Needs root (or CAP_SYS_ADMIN) and a kernel with BTF.\n"
 	      "Exit status: 0 complete, 1 error, 2 bad command line, 3 events were lost.\n\n"
 	      "Examples:\n"
 	      "  sudo iotrace --start-tracing --devices nvme0n1\n"
@@ -362,7 +362,7 @@ int cmd_tracing(int argc, char **argv)
 	cfg.devs = devs;
 
 	if (!may_trace()) {
-		cli_err("tracing needs root (or CAP_BPF and CAP_PERFMON): run with sudo");
+		cli_err("tracing needs root (or CAP_SYS_ADMIN): run with sudo");
 		return EXIT_ERROR;
 	}
 	/*

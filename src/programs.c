@@ -155,6 +155,14 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return debug ? vfprintf(stderr, fmt, ap) : 0;
 }
 
+/*
+ * libbpf 1.1 reads the kernel modules' BTF (BPF_BTF_GET_NEXT_ID), which
+ * takes CAP_SYS_ADMIN: CAP_BPF and CAP_PERFMON alone get EPERM there.
+ */
+#define NEEDS_PRIVILEGE                                                                        \
+	" -- tracing needs root or CAP_SYS_ADMIN (CAP_BPF and CAP_PERFMON are not enough for " \
+	"the libbpf this build links)"
+
 const char *programs__load_hint(int err)
 {
 	switch (err) {
@@ -162,9 +170,9 @@ const char *programs__load_hint(int err)
 		/* as root, EACCES from a load is the verifier saying no */
 		if (geteuid() == 0)
 			return " -- the kernel's verifier rejected a program (IOTRACE_DEBUG=1 shows its log)";
-		return " -- tracing needs root (or CAP_BPF and CAP_PERFMON)";
+		return NEEDS_PRIVILEGE;
 	case -EPERM:
-		return " -- tracing needs root (or CAP_BPF and CAP_PERFMON)";
+		return NEEDS_PRIVILEGE;
 	case -ENOENT:
 	case -ESRCH:
 		return " -- does this kernel have BTF (/sys/kernel/btf/vmlinux) and block tracepoints?";

@@ -25,7 +25,7 @@
 # exits, sooner than the collector reads its I/Os: iotrace.cgroups names
 # the step and its job by the paths the kernel kept at their removal.
 # First, a tracer without CAP_DAC_READ_SEARCH (it may not open a cgroup
-# by its handle: a tracer with CAP_BPF and CAP_PERFMON alone) names the
+# by its handle: a tracer given CAP_SYS_ADMIN alone) names the
 # cgroups too, and its --cgroup job, told to go up the cgroups' parents as
 # on a kernel before 5.14 (IOTRACE_NO_CGROUP_HELPER=1), takes the same
 # calls.
