@@ -497,6 +497,7 @@ static const char *const device_changes[] = {
 	[DEVICE_REMOVED] = "was removed",
 	[DEVICE_EMPTY] = "lost its medium (a loop device detached, a drive ejected)",
 	[DEVICE_NEW_MEDIUM] = "holds a new medium (a loop device attached again, a drive swapped)",
+	[DEVICE_MOVED] = "starts elsewhere on its disk (re-partitioned)",
 };
 
 /*
@@ -523,9 +524,12 @@ static bool watch_devices(struct collector *c, struct summary *s, uint64_t since
 		cli_warn("device %s (%u:%u) %s %.1f s into the trace: %s", d->name,
 			 IOTRACE_MAJOR(d->dev), IOTRACE_MINOR(d->dev), device_changes[change],
 			 (double)since_ns / 1e9,
-			 d->diskseq ? "its I/O from then on is not traced"
-				    : "this kernel has no diskseq, so I/O under its number from "
-				      "then on is traced as the device described at the start");
+			 change == DEVICE_MOVED
+				 ? "its I/O from then on is traced as that of the partition described "
+				   "at the start"
+			 : d->diskseq ? "its I/O from then on is not traced"
+				      : "this kernel has no diskseq, so I/O under its number from "
+					"then on is traced as the device described at the start");
 		if (s->devices_gone[0])
 			strncat(s->devices_gone, ",",
 				sizeof(s->devices_gone) - strlen(s->devices_gone) - 1);

@@ -106,6 +106,7 @@ int devices__resolve(const char *sysfs_root, const char *name, struct device_inf
 	}
 
 	out->size = read_u64_attr(sysfs_root, out->name, "size");
+	out->start = out->is_partition ? read_u64_attr(sysfs_root, out->name, "start") : 0;
 	out->diskseq = read_u64_attr(sysfs_root, out->disk_name, "diskseq");
 	snprintf(path, sizeof(path), "%s/class/block/%s/device/model", sysfs_root, out->disk_name);
 	if (read_attr(path, out->model, sizeof(out->model)))
@@ -116,18 +117,20 @@ int devices__resolve(const char *sysfs_root, const char *name, struct device_inf
 enum device_change devices__check(const char *sysfs_root, const struct device_info *d)
 {
 	uint32_t dev;
-	uint64_t seq;
+	uint64_t seq, size;
 
 	if (read_dev(sysfs_root, d->name, &dev) || dev != d->dev)
 		return DEVICE_REMOVED;
-	/* a medium taken out or put in changes diskseq: the size only tells which */
+	size = read_u64_attr(sysfs_root, d->name, "size");
+	if (d->size && !size)
+		return DEVICE_EMPTY;
+	/* a medium taken out or put in changes diskseq */
 	seq = d->diskseq ? read_u64_attr(sysfs_root, d->disk_name, "diskseq") : 0;
-	if (seq != d->diskseq || !d->diskseq) {
-		if (d->size && !read_u64_attr(sysfs_root, d->name, "size"))
-			return DEVICE_EMPTY;
-		if (seq != d->diskseq)
-			return DEVICE_NEW_MEDIUM;
-	}
+	if (seq != d->diskseq)
+		return DEVICE_NEW_MEDIUM;
+	/* what does not: new partitions, under the same number */
+	if (d->is_partition && read_u64_attr(sysfs_root, d->name, "start") != d->start)
+		return DEVICE_MOVED;
 	return DEVICE_SAME;
 }
 

@@ -19,6 +19,7 @@ struct device_info {
 	char disk_name[DEVICE_NAME_MAX];	/* whole disk; == name for a disk */
 	uint32_t disk_dev;
 	uint64_t size;			/* 512-byte sectors */
+	uint64_t start;			/* a partition's first sector on its disk; 0 for a disk */
 	char model[128];		/* from the disk's device/model; may be empty */
 	/*
 	 * the disk's diskseq (v5.15+), which a new medium changes: a loop
@@ -40,11 +41,15 @@ enum device_change {
 	DEVICE_REMOVED,		/* its number is no longer its name's */
 	DEVICE_EMPTY,		/* no medium: a loop device detached, a drive ejected */
 	DEVICE_NEW_MEDIUM,	/* another diskseq: attached again, or replaced */
+	/* a partition that starts elsewhere on its disk: re-partitioned */
+	DEVICE_MOVED,
 };
 
 /*
- * Looks at d in sysfs again. Without diskseq (before v5.15) only removal
- * and a size dropped to 0 are seen.
+ * Looks at d in sysfs again. Without diskseq (before v5.15) only removal,
+ * a size dropped to 0 and a partition moved are seen. A size that changes
+ * otherwise (a loop device's capacity, a partition grown in place) is the
+ * same medium.
  */
 enum device_change devices__check(const char *sysfs_root, const struct device_info *d);
 

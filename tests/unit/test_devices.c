@@ -173,10 +173,24 @@ static void test_check(void **state)
 	sysfs_put("devices/virtual/block/loop5/diskseq", "40\n");
 	sysfs_put("devices/virtual/block/loop5/size", "4096\n");
 	assert_int_equal(devices__check(sysfs_root, &loop), DEVICE_SAME);
-	/* without diskseq (before v5.15) an emptied device is still seen */
-	loop.diskseq = 0;
+	/* emptied without a new diskseq (a zram device reset): seen too */
 	sysfs_put("devices/virtual/block/loop5/size", "0\n");
 	assert_int_equal(devices__check(sysfs_root, &loop), DEVICE_EMPTY);
+	/* without diskseq (before v5.15) an emptied device is still seen */
+	loop.diskseq = 0;
+	assert_int_equal(devices__check(sysfs_root, &loop), DEVICE_EMPTY);
+
+	/* re-partitioned: the same number, another start on the disk */
+	sysfs_put("devices/pci0/sd/sdb/sdb1/start", "2048\n");
+	assert_int_equal(devices__resolve(sysfs_root, "sdb1", &part), 0);
+	assert_int_equal(part.start, 2048);
+	assert_int_equal(devices__check(sysfs_root, &part), DEVICE_SAME);
+	/* grown in place: the same data */
+	sysfs_put("devices/pci0/sd/sdb/sdb1/size", "6144\n");
+	assert_int_equal(devices__check(sysfs_root, &part), DEVICE_SAME);
+	sysfs_put("devices/pci0/sd/sdb/sdb1/start", "300000\n");
+	assert_int_equal(devices__check(sysfs_root, &part), DEVICE_MOVED);
+	sysfs_put("devices/pci0/sd/sdb/sdb1/start", "2048\n");
 
 	/* the partition's disk got a new medium */
 	sysfs_put("devices/pci0/sd/sdb/diskseq", "8\n");
