@@ -800,7 +800,7 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 		    const uint64_t *cut_after)
 {
 	int r = ops->finish(view, j), ret, ret2;
-	char secs[32];
+	char secs[32], held[48] = "";
 
 	if (r) {
 		if (r == -ENOMEM)
@@ -831,10 +831,14 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 	 * the reader cuts only where the summary says the tracer stopped, or
 	 * up to where a trace still RUNNING is written
 	 */
+	/* the scale, which the sid alone does not give: a small --size may leave most out */
+	if (cut_after && sr->s.incomplete && sr->s.has_traced_events)
+		snprintf(held, sizeof(held), " (the files hold %llu)",
+			 (unsigned long long)sr->s.traced_events);
 	if (cut_after && sr->s.incomplete)
-		cli_note("the events after sid %llu are left out: not every CPU's file holds "
+		cli_note("the events after sid %llu are left out%s: not every CPU's file holds "
 			 "them, as the tracer stopped%s%s%s",
-			 (unsigned long long)*cut_after, sr->s.stop_reason[0] ? " (" : "",
+			 (unsigned long long)*cut_after, held, sr->s.stop_reason[0] ? " (" : "",
 			 sr->s.stop_reason, sr->s.stop_reason[0] ? ")" : "");
 	else if (cut_after && tracer_died(dir, sr))
 		cli_note("the events after sid %llu are left out: not every CPU's file holds "

@@ -401,14 +401,14 @@ mkios "$sl/octf.trace.1" <<'SPEC'
 io 2 1100 11 8 8
 SPEC
 printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "3", "tags": {"stopReason": "size limit", "incompleteFromSid": "3"}}\n' >"$sl/octf.summary"
-run "size limit" 0 "iotrace: the events after sid 2 are left out: not every CPU's file holds them, as the tracer stopped (size limit)
+run "size limit" 0 "iotrace: the events after sid 2 are left out (the files hold 3): not every CPU's file holds them, as the tracer stopped (size limit)
 iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 1,0, 2,8, " ] || fail "size limit: got '$got'"
 run "size limit, raw" 0 '' -- -P --io --raw -p "$sl"
 # a summary that gives no reason: none is printed, not "()"
 printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "3", "tags": {"incompleteFromSid": "3"}}\n' >"$sl/octf.summary"
-run "cut, no stop reason" 0 "iotrace: the events after sid 2 are left out: not every CPU's file holds them, as the tracer stopped
+run "cut, no stop reason" 0 "iotrace: the events after sid 2 are left out (the files hold 3): not every CPU's file holds them, as the tracer stopped
 iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut (their completion may be among the events left out); they are listed last, without latency" -- -P --io -p "$sl" -f csv
 # the same files in a trace still recorded: its summary says below which
 # sid they hold every event (completeBelowSid), and the parser reads up
