@@ -110,7 +110,8 @@ static int device_error(const struct devices_error *e)
 		cli_err("unknown device '%s': no such block device", e->name);
 		return EXIT_USAGE;
 	case -ENOMEDIUM:
-		cli_err("device '%s' has no medium (size 0): attach it (losetup) or put one in first",
+		cli_err("device '%s' has no medium (size 0): attach a file to it (losetup), give it "
+			"a size (zram) or put one in first",
 			e->name);
 		return EXIT_USAGE;
 	case -EEXIST:

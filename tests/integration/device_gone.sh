@@ -176,6 +176,6 @@ FREE=$(basename "$FREE")
 rc=$?
 check "a device without a medium ($FREE) is refused: exit 2 (got $rc)" [ "$rc" = 2 ]
 check "  with one line saying why" iotrace_said_only "$T/free.err" \
-	"iotrace: device '$FREE' has no medium (size 0): attach it (losetup) or put one in first"
+	"iotrace: device '$FREE' has no medium (size 0): attach a file to it (losetup), give it a size (zram) or put one in first"
 check "  and nothing on stdout" [ ! -s "$T/free.out" ]
 finish
