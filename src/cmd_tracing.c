@@ -409,6 +409,9 @@ int cmd_tracing(int argc, char **argv)
 	if (err && !collector__started(c)) {
 		/* nothing was traced: no trace to list, no summary to print */
 		cli_err("%s", collector__error(c));
+		/* its descriptors first: out of them (EMFILE) the removal could not read the directory */
+		collector__free(c);
+		c = NULL;
 		if (store__discard_trace(dir))
 			cli_warn("cannot remove the empty trace '%s'", dir);
 		goto cleanup;

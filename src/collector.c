@@ -669,9 +669,6 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  strerror(-err), programs__load_hint(err));
 		goto finish;
 	}
-	if (c->cfg->vfs && !c->fs_watch)
-		cli_note("--vfs: no file system on the traced devices is mounted; calls on their "
-			 "files are traced once one is");
 	/* the first summary says RUNNING only once the programs are attached */
 	err = summary__write(dir, s);
 	if (err) {
@@ -679,6 +676,10 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		goto finish;
 	}
 	c->started = true;
+	/* said once tracing runs: a start that fails says its error alone */
+	if (c->cfg->vfs && !c->fs_watch)
+		cli_note("--vfs: no file system on the traced devices is mounted; calls on their "
+			 "files are traced once one is");
 
 	start = now = last_flush = last_stages = clock_ns(CLOCK_MONOTONIC);
 	c->read_at_ns = start;

@@ -263,4 +263,24 @@ else
 	TRACER_PID=
 fi
 
+echo "# out of file descriptors (ulimit -n) at any stage of the start: one line, no trace left"
+# the stage that runs out moves with the limit; the sweep stops at the
+# first start that succeeds
+before=$(ls "$REPO/kernel" 2>/dev/null | wc -l)
+started=
+for n in $(seq 20 4 160); do
+	(ulimit -n "$n" && exec "$BIN" -S -d "$LN" --vfs -t 1) >"$T/fd.out" 2>"$T/fd.err"
+	rc=$?
+	iotrace_wait_detached
+	if [ "$rc" = 0 ]; then
+		started=$n
+		break
+	fi
+	check "ulimit -n $n: exit 1 with one line (exit $rc: $(head -c 300 "$T/fd.err"))" \
+		bash -c '[ "$1" = 1 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "^iotrace: " "$2"' _ "$rc" "$T/fd.err"
+	after=$(ls "$REPO/kernel" 2>/dev/null | wc -l)
+	check "ulimit -n $n: no trace left behind" [ "$after" = "$before" ]
+done
+check "the tracer starts with ulimit -n 160 or fewer (started at ${started:-none})" [ -n "$started" ]
+
 finish

@@ -191,8 +191,9 @@ done
 
 # --- 4: --vfs, mounted halfway ---
 iotrace_test_start_tracer "4: " "$T/4.out" "$T/4.err" -S -d "$LN" --vfs -l fs-watch-vfs
-check "4: the tracer says calls are traced once a file system is mounted" grep -qF \
-	"iotrace: --vfs: no file system on the traced devices is mounted; calls on their files are traced once one is" "$T/4.err"
+# said just after the RUNNING summary is written: waited for
+check "4: the tracer says calls are traced once a file system is mounted" iotrace_wait_said "$T/4.err" \
+	"iotrace: --vfs: no file system on the traced devices is mounted; calls on their files are traced once one is"
 linked_programs >"$T/linked.4"
 n=$(grep -cE "$SYSCALL_PROGS" "$T/linked.4")
 check "4: no syscall program is attached, nothing being mounted (found $n)" [ "$n" = 0 ]
