@@ -108,6 +108,8 @@ expect 2 '--devices is required' ''                -- iotrace --start-tracing -t
 expect 2 "unknown device 'nosuchdev'" ''           -- iotrace -S -d nosuchdev
 expect 2 "unknown device '/dev/nosuchdev'" ''      -- iotrace --start-tracing --devices /dev/nosuchdev
 expect 2 "unknown device 'nosuchdev'" ''           -- iotrace -S -d "$LN,nosuchdev"
+expect 2 "'/dev/null' is not a block device" ''   -- iotrace -S -d /dev/null
+expect 2 "'/tmp' is not a block device" ''        -- iotrace -S -d /tmp
 expect 2 'empty device name'    ''                 -- iotrace -S -d "$LN,"
 expect 2 'empty device name'    ''                 -- iotrace -S -d ''
 expect 2 'given twice'          ''                 -- iotrace -S -d "$LN,/dev/$LN"
