@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -106,15 +105,12 @@ static bool may_trace(void)
 
 static int device_error(const struct devices_error *e)
 {
-	struct stat st;
-
 	switch (e->err) {
 	case -ENODEV:
-		/* a path to something else (/dev/null, a directory) is not "unknown" */
-		if (stat(e->name, &st) == 0 && !S_ISBLK(st.st_mode))
-			cli_err("'%s' is not a block device", e->name);
-		else
-			cli_err("unknown device '%s': no such block device", e->name);
+		cli_err("unknown device '%s': no such block device", e->name);
+		return EXIT_USAGE;
+	case -ENOTBLK:
+		cli_err("'%s' is not a block device", e->name);
 		return EXIT_USAGE;
 	case -ENOMEDIUM:
 		cli_err("device '%s' has no medium (size 0): attach a file to it (losetup), give it "

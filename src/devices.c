@@ -53,7 +53,11 @@ static int kernel_name(const char *name, char *out, size_t size)
 {
 	char real[PATH_MAX];
 	const char *base = name;
+	struct stat st;
 
+	/* a path to something else (/dev/null, a directory) is no unknown device */
+	if (strchr(name, '/') && !stat(name, &st) && !S_ISBLK(st.st_mode))
+		return -ENOTBLK;
 	if (!strncmp(name, "/dev/", 5)) {
 		if (realpath(name, real))
 			base = strrchr(real, '/') + 1;

@@ -31,7 +31,8 @@ struct device_info {
 /*
  * Resolves one name: "nvme0n1", "/dev/nvme0n1", or any /dev path that is a
  * symlink to one (/dev/disk/by-id/..., /dev/mapper/...). Returns 0,
- * -ENODEV if there is no such block device, -EINVAL for an empty name.
+ * -ENODEV if there is no such block device, -ENOTBLK for a path to
+ * something else (/dev/null, a directory), -EINVAL for an empty name.
  */
 int devices__resolve(const char *sysfs_root, const char *name, struct device_info *out);
 
@@ -62,7 +63,8 @@ struct devices_error {
 
 /*
  * Parses a comma-separated device list into out[0..max). Returns 0, or
- * -EINVAL (empty element), -ENODEV (unknown device), -ENOMEDIUM (size 0:
+ * -EINVAL (empty element), -ENODEV (unknown device), -ENOTBLK (a path to
+ * something that is no block device), -ENOMEDIUM (size 0:
  * a detached loop device, an empty drive), -EEXIST (a device
  * given twice, also as /dev/x and x, or a partition of a disk already
  * named, or the reverse), -E2BIG (more than max). Fills *e on error.

@@ -82,6 +82,9 @@ static void test_unknown(void **state)
 	assert_int_equal(devices__resolve(sysfs_root, "sdz", &d), -ENODEV);
 	assert_int_equal(devices__resolve(sysfs_root, "../../etc", &d), -ENODEV);
 	assert_int_equal(devices__resolve(sysfs_root, "", &d), -EINVAL);
+	/* a path to something that is there but no block device */
+	assert_int_equal(devices__resolve(sysfs_root, "/dev/null", &d), -ENOTBLK);
+	assert_int_equal(devices__resolve(sysfs_root, "/", &d), -ENOTBLK);
 }
 
 static void test_partitions(void **state)
