@@ -633,10 +633,13 @@ cleanup:
  * none. damaged: a stream file is damaged, and its events after the
  * damage are lost, completions among them. died: the trace's tracer
  * died, and with it the events it had not written yet, which each
- * CPU's file lacks from another point on.
+ * CPU's file lacks from another point on. stopped: why the tracer
+ * stopped writing short of its end (a size limit, a full disk) when
+ * every file holds every event up to there, so nothing was cut (NULL
+ * if it did not): the I/Os in flight then had their completion later.
  */
 static void join_warnings(const struct join *j, const uint64_t *cut_after, bool damaged,
-			  bool died, bool listed)
+			  bool died, const char *stopped, bool listed)
 {
 	const struct join_counts *c = join__counts(j);
 	unsigned long long n = c->not_completed, f = c->foreign_completions,
@@ -659,6 +662,10 @@ static void join_warnings(const struct join *j, const uint64_t *cut_after, bool 
 	else if (n && died)
 		cli_warn("%llu %s no completion in the trace, which ends where its tracer died (%s completion may be among the events it had not written); %s",
 			 n, ios_have, its, fate);
+	else if (n && stopped)
+		cli_warn("%llu %s no completion in the trace: the tracer stopped writing%s%s%s while %s in flight; %s",
+			 n, ios_have, *stopped ? " (" : "", stopped, *stopped ? ")" : "",
+			 ONE_MANY(n, "it was", "they were"), fate);
 	else if (n)
 		cli_warn("%llu %s never completed (%s completion is not in the trace); %s", n,
 			 ONE_MANY(n, "I/O", "I/Os"), its, fate);
@@ -853,7 +860,8 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 		cli_note("this trace is still being recorded, and its summary does not say up to "
 			 "where every CPU's file holds every event: read to their ends, the files "
 			 "may hold an I/O without its completion, or a completion without its I/O");
-	join_warnings(j, cut_after, n > 0, tracer_died(dir, sr), ops == &io_view_ops);
+	join_warnings(j, cut_after, n > 0, tracer_died(dir, sr),
+		      !cut_after && sr->s.incomplete ? sr->s.stop_reason : NULL, ops == &io_view_ops);
 	return ret2 ? ret2 : ret;
 }
 

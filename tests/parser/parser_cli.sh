@@ -406,6 +406,12 @@ iotrace: warning: 2 I/Os have no completion up to sid 2, where the trace is cut 
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 1,0, 2,8, " ] || fail "size limit: got '$got'"
 run "size limit, raw" 0 '' -- -P --io --raw -p "$sl"
+# stopped at one sid for all files (the collector merges the last rounds):
+# nothing to cut, and the I/O in flight had its completion after the stop
+printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "3", "tags": {"stopReason": "size limit", "incompleteFromSid": "6"}}\n' >"$sl/octf.summary"
+run "size limit, nothing cut" 0 "iotrace: warning: 1 I/O has no completion in the trace: the tracer stopped writing (size limit) while it was in flight; it is listed last, without latency" -- -P --io -p "$sl" -f csv
+got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
+[ "$got" = "header.sid,io.lba,io.latency 1,0,4000 2,8, " ] || fail "size limit, nothing cut: got '$got'"
 # a summary that gives no reason: none is printed, not "()"
 printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "3", "tags": {"incompleteFromSid": "3"}}\n' >"$sl/octf.summary"
 run "cut, no stop reason" 0 "iotrace: the events after sid 2 are left out (the files hold 3): not every CPU's file holds them, as the tracer stopped
