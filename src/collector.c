@@ -420,7 +420,7 @@ static void wait_inflight(struct collector *c, volatile sig_atomic_t *stop)
 		 * only at the end, and the wait is for what the rings hold.
 		 */
 		all_out = intake__flush_stages(c, true) || c->no_stage_flush;
-		if (intake__consume_rings(c) || c->write_err || c->size_reached)
+		if (intake__read_round(c, false) || c->write_err || c->size_reached)
 			return;
 		if (all_out && now - start >= STOP_LOOK_MS * 1000000ull &&
 		    !inflight__waiting(&c->open, now, inflight__patience(&c->open, STOP_WAIT_MAX_NS)))
@@ -592,9 +592,9 @@ static int open_rings(struct collector *c)
 
 	c->ring_fds = malloc(c->ncpus * sizeof(*c->ring_fds));
 	c->ring_ctx = calloc(c->ncpus, sizeof(*c->ring_ctx));
-	if (c->paths)
+	if (c->paths || c->size_limit)
 		c->batches = calloc(c->ncpus, sizeof(*c->batches));
-	if (!c->ring_fds || !c->ring_ctx || (c->paths && !c->batches))
+	if (!c->ring_fds || !c->ring_ctx || ((c->paths || c->size_limit) && !c->batches))
 		return -ENOMEM;
 	for (i = 0; i < c->ncpus; i++)
 		c->ring_fds[i] = -1;
@@ -606,6 +606,12 @@ static int open_rings(struct collector *c)
 		if (fd < 0)
 			return fd;
 		c->ring_fds[i] = fd;
+		/*
+		 * a round brings about what the rings hold at most (one is
+		 * read once a quarter full), and fewer bytes once encoded:
+		 * twice that is room enough unless the collector fell behind
+		 */
+		c->batch_margin += 2 * ring_plan__bytes(&c->rings, i);
 		if (bpf_map_update_elem(outer, &key, &fd, BPF_ANY))
 			return -errno;
 		c->ring_ctx[i].c = c;
@@ -711,7 +717,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		}
 		follow_mounts(c, now);
 		if (err >= 0)
-			err = intake__consume_rings(c);
+			err = intake__read_round(c, false);
 		if (!c->fs_watch)
 			watch_unseen(c, tick);
 		note_read(c);
@@ -766,11 +772,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	detach_all(c);
 	if (!err && !c->write_err) {
 		/* the stages' records come last: staged, they were not output */
-		ring_buffer__consume(c->rb);
+		intake__read_round(c, true);
 		note_read(c);
-		intake__drain_stages(c);
-		if (c->paths)
-			intake__write_batches(c);
 	}
 	/*
 	 * Every stream that can still write is flushed, also after another

@@ -18,16 +18,8 @@
 #include "inflight.h"
 #include "mount_gate.h"
 #include "ring_plan.h"
+#include "round_batch.h"
 #include "vfs_attach.h"
-
-/*
- * With --paths, one round's records of one CPU, copied out of its ring:
- * entries of a uint32_t size, then the record, padded to 8 bytes.
- */
-struct batch {
-	uint8_t *buf;
-	size_t used, cap;
-};
 
 struct ring_ctx {
 	struct collector *c;
@@ -52,7 +44,10 @@ struct collector {
 	uint64_t size_limit;	/* bytes, 0 = none */
 	struct vfs_links vfs;
 	struct path_filter *paths;	/* --paths, NULL = every file */
-	struct batch *batches;	/* per CPU, with paths */
+	struct batch *batches;	/* per CPU, with paths or a size limit */
+	bool batching;	/* this round's records go to the batches */
+	/* with a size limit: batching once less room than this is left */
+	uint64_t batch_margin;
 	int write_err;
 	bool size_reached;
 	bool started;	/* collector__started() */
@@ -136,20 +131,17 @@ int intake__append(struct collector *c, int cpu, const uint8_t *msg, size_t len)
 /* The ring callback of CPU ctx (a struct ring_ctx): its records into the trace. */
 int intake__on_ring_record(void *ctx, void *data, size_t size);
 
-/* Reads every ring (and with --paths writes the round); 0 or -errno. */
-int intake__consume_rings(struct collector *c);
-
-/* With --paths: writes the records kept in this round's batches. */
-void intake__write_batches(struct collector *c);
+/*
+ * Reads every ring, and with stages what the stages hold (once nothing
+ * writes to them any more), into the streams; 0 or -errno.
+ */
+int intake__read_round(struct collector *c, bool stages);
 
 /*
  * Has each CPU whose stage held records a whole round (all: any records)
  * output them; whether every stage looked at was output.
  */
 bool intake__flush_stages(struct collector *c, bool all);
-
-/* Takes what the stages hold, once nothing writes to them any more. */
-void intake__drain_stages(struct collector *c);
 
 /* Flushes every stream; the first error, or 0. */
 int intake__flush_all(struct collector *c);

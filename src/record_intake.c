@@ -22,6 +22,7 @@
 #include "iotrace.skel.h"
 #include "iotrace_event.h"
 #include "path_filter.h"
+#include "round_batch.h"
 #include "stream_writer.h"
 #include "trace_store.h"
 #include "vfs_attach.h"
@@ -249,34 +250,13 @@ static void on_sample(struct collector *c, int cpu, const void *data, uint32_t s
 		c->first_refused_sid = sid;
 }
 
-/* One record of CPU cpu: written now, or with --paths kept for the round's end. */
+/* One record of CPU cpu: written now, or kept for the round's end (round_batch.h). */
 static void take_record(struct collector *c, int cpu, const void *data, uint32_t sz)
 {
-	struct batch *b;
-	size_t need = 8 + ((sz + 7u) & ~7u);
-
-	if (!c->paths) {
+	if (!c->batching)
 		on_sample(c, cpu, data, sz);
-		return;
-	}
-	b = &c->batches[cpu];
-	if (b->used + need > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1u << 16;
-		uint8_t *nb;
-
-		while (cap < b->used + need)
-			cap *= 2;
-		nb = realloc(b->buf, cap);
-		if (!nb) {
-			c->write_err = -ENOMEM;
-			return;
-		}
-		b->buf = nb;
-		b->cap = cap;
-	}
-	memcpy(b->buf + b->used, &sz, sizeof(sz));
-	memcpy(b->buf + b->used + 8, data, sz);
-	b->used += need;
+	else if (batch__push(&c->batches[cpu], data, sz))
+		c->write_err = -ENOMEM;
 }
 
 /*
@@ -310,6 +290,23 @@ int intake__on_ring_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void write_record(void *ctx, int cpu, const void *rec, uint32_t sz)
+{
+	on_sample(ctx, cpu, rec, sz);
+}
+
+static void learn_link(void *ctx, int cpu, const void *rec, uint32_t sz)
+{
+	struct collector *c = ctx;
+	struct iotrace_name_event n;
+
+	if (sz < sizeof(n) || ((const struct iotrace_event *)rec)->type != IOTRACE_EV_FILE_NAME)
+		return;
+	memcpy(&n, rec, sizeof(n));
+	if (path_filter__add_name(c->paths, &n))
+		c->write_err = -ENOMEM;
+}
+
 /*
  * --paths judges a VFS or FS record by its file's path, whose links may
  * have come from another CPU: the kernel sends a link once, then marks it
@@ -317,47 +314,61 @@ int intake__on_ring_record(void *ctx, void *data, size_t size)
  * link was in its ring before the mark was set, so before the record that
  * needs it was written: it is among the records of the same round, or an
  * earlier one, but in any ring. So each round is read out first, all its
- * links are learned, and then its records are judged and written, each
- * CPU's in its order.
+ * links are learned, and then its records are judged and written, in sid
+ * order across CPUs, each CPU's in its order.
  */
-void intake__write_batches(struct collector *c)
+static void write_batches(struct collector *c)
 {
-	struct iotrace_name_event n;
-	uint32_t sz;
-	size_t off;
-	int cpu, pass;
+	int cpu;
 
-	for (pass = 0; pass < 2; pass++) {
-		for (cpu = 0; cpu < c->ncpus; cpu++) {
-			struct batch *b = &c->batches[cpu];
-
-			for (off = 0; off < b->used; off += 8 + ((sz + 7u) & ~7u)) {
-				const uint8_t *rec = b->buf + off + 8;
-
-				memcpy(&sz, b->buf + off, sizeof(sz));
-				if (pass) {
-					on_sample(c, cpu, rec, sz);
-					continue;
-				}
-				if (sz < sizeof(n) || ((const struct iotrace_event *)rec)->type != IOTRACE_EV_FILE_NAME)
-					continue;
-				memcpy(&n, rec, sizeof(n));
-				if (path_filter__add_name(c->paths, &n))
-					c->write_err = -ENOMEM;
-			}
-		}
-	}
-	for (cpu = 0; cpu < c->ncpus; cpu++)
-		c->batches[cpu].used = 0;
+	if (!c->batching)
+		return;
+	if (c->paths)
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			batch__each(&c->batches[cpu], learn_link, c, cpu);
+	if (batch__merge(c->batches, c->ncpus, write_record, c))
+		c->write_err = -ENOMEM;
+	batch__clear(c->batches, c->ncpus);
 }
 
-/* Reads every ring; 0 or a negative errno. */
-int intake__consume_rings(struct collector *c)
+/* What the stages still hold once the programs are detached: nothing writes to them any more. */
+static void drain_stages(struct collector *c)
 {
-	int n = ring_buffer__consume(c->rb);
+	int cpu;
 
-	if (c->paths)
-		intake__write_batches(c);
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		const struct iotrace_stage *st = &c->stages[cpu];
+
+		if (st->len <= sizeof(st->buf))
+			take_batch(c, cpu, (const uint8_t *)st->buf, st->len);
+	}
+}
+
+/*
+ * A round is read out before it is written with --paths, and once the
+ * room left under the size limit is less than a round may bring: the
+ * streams then stop at one sid for all CPUs. Records a quiet CPU's stage
+ * held back would come after that sid and move the cut back to theirs:
+ * near the limit every stage is output into the round.
+ */
+static void start_round(struct collector *c, bool stages)
+{
+	bool near = c->size_limit && c->bytes + c->batch_margin >= c->size_limit;
+
+	c->batching = c->paths || near;
+	if (near && !stages && !c->size_reached)
+		intake__flush_stages(c, true);
+}
+
+int intake__read_round(struct collector *c, bool stages)
+{
+	int n;
+
+	start_round(c, stages);
+	n = ring_buffer__consume(c->rb);
+	if (stages)
+		drain_stages(c);
+	write_batches(c);
 	return n < 0 ? n : 0;
 }
 
@@ -402,19 +413,6 @@ bool intake__flush_stages(struct collector *c, bool all)
 	if (done && !held)
 		c->clean_stage_rounds++;
 	return done;
-}
-
-/* What the stages still hold once the programs are detached: nothing writes to them any more. */
-void intake__drain_stages(struct collector *c)
-{
-	int cpu;
-
-	for (cpu = 0; cpu < c->ncpus; cpu++) {
-		const struct iotrace_stage *st = &c->stages[cpu];
-
-		if (st->len <= sizeof(st->buf))
-			take_batch(c, cpu, (const uint8_t *)st->buf, st->len);
-	}
 }
 
 int intake__flush_all(struct collector *c)
