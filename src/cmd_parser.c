@@ -40,8 +40,6 @@
 #define CGROUP_DEPTH_MAX 2048
 /* the kernel's PID_MAX_LIMIT on 64-bit: no pid or tid is larger */
 #define PID_MAX_LIMIT 4194304
-/* no machine has more CPUs: a larger queueCount is not looked through */
-#define QUEUES_LOOKED_MAX 65536
 /* streams named on the line that says events are missing; more are counted */
 #define MISSING_NAMED_MAX 8
 /* --interval: 136 years, as far as ns go in 64 bits with room */
@@ -377,7 +375,8 @@ struct summary_read {
  */
 static void missing_streams(const char *dir, uint64_t queue_count, char *buf, size_t size)
 {
-	uint64_t i, n = queue_count < QUEUES_LOOKED_MAX ? queue_count : QUEUES_LOOKED_MAX;
+	/* at most SUMMARY_QUEUES_MAX: summary__read() refuses more */
+	uint64_t i, n = queue_count;
 	unsigned int named = 0, more = 0;
 	bool zst = false;
 	char path[PATH_MAX];

@@ -470,6 +470,22 @@ static int skip_value(struct cursor *c, int depth)
 }
 
 /*
+ * Refuses the value at..c->p, said as what: "<what>: <the value's text>",
+ * the text cut at 40 bytes and before a line break, so the error is one line.
+ */
+static int bad_value(struct cursor *c, const char *at, const char *what)
+{
+	size_t shown = 0;
+
+	while (at + shown < c->p && shown < 40 && (unsigned char)at[shown] >= 0x20)
+		shown++;
+	if (shown == 40)
+		shown = whole_chars(at, shown);
+	c->p = at;
+	return bad(c, "%s: %.*s", what, (int)shown, at);
+}
+
+/*
  * The count in field key, a number either bare or quoted (the protobuf
  * JSON mapping quotes 64-bit ints), at most max; anything else ("-1",
  * "1e3", "12abc", more than max) is no count, and the error names it.
@@ -477,7 +493,7 @@ static int skip_value(struct cursor *c, int depth)
 static int read_count(struct cursor *c, const char *key, uint64_t max, uint64_t *v)
 {
 	const char *at;
-	char buf[32], *end;
+	char buf[32], *end, what[96];
 	size_t n = 0;
 	int err;
 
@@ -498,16 +514,9 @@ static int read_count(struct cursor *c, const char *key, uint64_t max, uint64_t 
 	errno = 0;
 	*v = isdigit((unsigned char)buf[0]) ? strtoull(buf, &end, 10) : 0;
 	if (!isdigit((unsigned char)buf[0]) || errno || *end || *v > max) {
-		size_t shown = 0;
-
-		/* the error is one line: the text shown ends before a line break */
-		while (at + shown < c->p && shown < 40 && (unsigned char)at[shown] >= 0x20)
-			shown++;
-		if (shown == 40)
-			shown = whole_chars(at, shown);
-		c->p = at;
-		return bad(c, "'%s' is not a count from 0 to %llu: %.*s", key,
-			   (unsigned long long)max, (int)shown, at);
+		snprintf(what, sizeof(what), "'%s' is not a count from 0 to %llu", key,
+			 (unsigned long long)max);
+		return bad_value(c, at, what);
 	}
 	return 0;
 }
@@ -716,6 +725,55 @@ static int read_field_string(struct cursor *c, const char *key, char *out, size_
 	return read_string(c, out, size);
 }
 
+/*
+ * The states a summary may say: ours (RUNNING, COMPLETE, ERROR) and the
+ * others of Open-CAS's TraceState (octf/proto/traceDefinitions.proto)
+ */
+static const char *const states[] = {
+	"RUNNING", "COMPLETE", "ERROR", "INITIALIZING", "NOT_STARTED", "UNDEFINED",
+};
+
+/* "state": one of states[]; another is no state to go by (is it finished?), and is named */
+static int read_state(struct cursor *c, const char *key, char *out, size_t size)
+{
+	const char *at = c->p;
+	size_t i;
+	int err;
+
+	err = read_field_string(c, key, out, size);
+	if (err)
+		return err;
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (!strcmp(out, states[i]))
+			return 0;
+	return bad_value(c, at, "'state' is not one of RUNNING, COMPLETE, ERROR, INITIALIZING, "
+			 "NOT_STARTED, UNDEFINED");
+}
+
+/*
+ * "version": at most SUMMARY_VERSION. A later one is a format this
+ * iotrace does not know: what its fields mean may have changed.
+ */
+static int read_version(struct cursor *c, const char *key, int *version)
+{
+	const char *at;
+	uint64_t v;
+	int err;
+
+	skip_ws(c);
+	at = c->p;
+	err = read_count(c, key, INT_MAX, &v);
+	if (err)
+		return err;
+	if (v > SUMMARY_VERSION) {
+		c->p = at;
+		return bad(c, "'%s' is %llu, a later summary version than this iotrace reads "
+			   "(up to %d)", key, (unsigned long long)v, SUMMARY_VERSION);
+	}
+	*version = (int)v;
+	return 0;
+}
+
 /* the fields without which a summary says nothing a reader can trust; both tools always write them */
 static const char *const required[] = { "state", "droppedEvents" };
 
@@ -723,7 +781,6 @@ static int parse_object(struct cursor *c, struct summary *s)
 {
 	unsigned int found = 0;
 	char key[64];
-	uint64_t v;
 	size_t i;
 	int err;
 
@@ -752,7 +809,7 @@ static int parse_object(struct cursor *c, struct summary *s)
 		if (!strcmp(key, "tracePath"))
 			err = read_field_string(c, key, s->trace_path, sizeof(s->trace_path));
 		else if (!strcmp(key, "state"))
-			err = read_field_string(c, key, s->state, sizeof(s->state));
+			err = read_state(c, key, s->state, sizeof(s->state));
 		else if (!strcmp(key, "traceStartDateTime"))
 			err = read_field_string(c, key, s->start, sizeof(s->start));
 		else if (!strcmp(key, "label"))
@@ -770,11 +827,10 @@ static int parse_object(struct cursor *c, struct summary *s)
 		else if (!strcmp(key, "droppedEvents"))
 			err = read_count(c, key, UINT64_MAX, &s->dropped_events);
 		else if (!strcmp(key, "queueCount"))
-			err = read_count(c, key, UINT64_MAX, &s->queue_count);
-		else if (!strcmp(key, "version")) {
-			err = read_count(c, key, INT_MAX, &v);
-			s->version = (int)v;
-		} else
+			err = read_count(c, key, SUMMARY_QUEUES_MAX, &s->queue_count);
+		else if (!strcmp(key, "version"))
+			err = read_version(c, key, &s->version);
+		else
 			err = keep_other_field(c, s, key);
 		if (err)
 			return err;

@@ -17,8 +17,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * The summary version this iotrace writes and the latest it reads: both
+ * tools write 1 (Open-CAS's TraceConverter TRACE_VERSION), 0 if absent
+ */
 #define SUMMARY_VERSION 1
-#define SUMMARY_MAX_QUEUES 1024
+/*
+ * The most queueCount a summary is read with: the CPUs of a node (the
+ * kernel's NR_CPUS goes up to 8192), with room. The parser looks for
+ * that many streams when events are missing; a larger count is no node's
+ */
+#define SUMMARY_QUEUES_MAX 65536
 /*
  * bytes of a label kept: --start-tracing refuses a longer one; a longer
  * one in another tool's summary is cut, between UTF-8 characters
@@ -139,8 +148,10 @@ int summary__write(const char *dir, const struct summary *s);
  * Reads dir/octf.summary (ours or Open-CAS's). Unknown keys are kept for
  * printing back. Returns 0, -errno, or -EBADMSG if it is not a summary:
  * not one JSON object, a count that is no count ("-1", "1e3", more than
- * 64 bits), or a field missing that both tools always write ("state",
- * "droppedEvents"), with the reason in s->error.
+ * 64 bits, a queueCount past SUMMARY_QUEUES_MAX), a state neither tool
+ * writes, a version later than SUMMARY_VERSION, or a field missing that
+ * both tools always write ("state", "droppedEvents"), with the reason in
+ * s->error.
  */
 int summary__read(const char *dir, struct summary *s);
 

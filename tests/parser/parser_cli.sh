@@ -246,6 +246,9 @@ for bad in '{not json|byte 1: not valid JSON' \
 	'{"droppedEvents": "-5"}|byte 18: '"'droppedEvents'"' is not a count from 0 to '$max': "-5"' \
 	'{"droppedEvents": "99999999999999999999999"}|byte 18: '"'droppedEvents'"' is not a count from 0 to '$max': "99999999999999999999999"' \
 	'{"tracedEvents": "12abc"}|byte 17: '"'tracedEvents'"' is not a count from 0 to '$max': "12abc"' \
+	'{"state": "BOGUS", "droppedEvents": "0"}|byte 10: '"'state'"' is not one of RUNNING, COMPLETE, ERROR, INITIALIZING, NOT_STARTED, UNDEFINED: "BOGUS"' \
+	'{"state": "COMPLETE", "droppedEvents": "0", "version": 99}|byte 55: '"'version'"' is 99, a later summary version than this iotrace reads (up to 1)' \
+	'{"state": "COMPLETE", "droppedEvents": "0", "queueCount": "1000000000000"}|byte 58: '"'queueCount'"' is not a count from 0 to 65536: "1000000000000"' \
 	'{"state": "COMPLETE", "tracedEvents": "2000"}|no '"'droppedEvents'"' field: not a trace summary' \
 	'{}|no '"'state'"' field: not a trace summary'; do
 	printf '%s\n' "${bad%%|*}" >"$c/octf.summary"

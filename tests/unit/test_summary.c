@@ -456,6 +456,12 @@ static void test_rejects_garbage(void **state)
 	(void)state;
 	write_text("octf.summary", ok);
 	assert_int_equal(summary__read(dir, &s), 0);
+	/* the edges of what is read: every state either tool writes, version 0, 65536 queues */
+	write_text("octf.summary", "{\"state\": \"NOT_STARTED\", \"droppedEvents\": 0, "
+		   "\"version\": 0, \"queueCount\": 65536}");
+	assert_int_equal(summary__read(dir, &s), 0);
+	assert_string_equal(s.state, "NOT_STARTED");
+	assert_int_equal(s.queue_count, 65536);
 	refused("not json", "byte 0: not a JSON object");
 	refused("", "empty");
 	refused("{\"tracePath\": \"cut", "byte 18: not valid JSON");
@@ -482,6 +488,23 @@ static void test_rejects_garbage(void **state)
 		"byte 38: 'tracedEvents' is not a count from 0 to 18446744073709551615: "
 		"\"123456789012345678901234567890123456789");
 	refused("{\"state\": 1, \"droppedEvents\": 0}", "byte 10: 'state' is not a string");
+	/* a state neither tool writes: is the trace finished? */
+	refused("{\"state\": \"BOGUS\", \"droppedEvents\": 0}",
+		"byte 10: 'state' is not one of RUNNING, COMPLETE, ERROR, INITIALIZING, "
+		"NOT_STARTED, UNDEFINED: \"BOGUS\"");
+	refused("{\"state\": \"COMPLETE and more\", \"droppedEvents\": 0}",
+		"byte 10: 'state' is not one of RUNNING, COMPLETE, ERROR, INITIALIZING, "
+		"NOT_STARTED, UNDEFINED: \"COMPLETE and more\"");
+	/* a version this iotrace does not know; 0 (Open-CAS's without streams, or absent) it does */
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"version\": 99}",
+		"byte 53: 'version' is 99, a later summary version than this iotrace reads (up to 1)");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"version\": \"2\"}",
+		"byte 53: 'version' is 2, a later summary version than this iotrace reads (up to 1)");
+	/* more queues than a node has CPUs: the parser would look for that many streams */
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"queueCount\": \"1000000000000\"}",
+		"byte 56: 'queueCount' is not a count from 0 to 65536: \"1000000000000\"");
+	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, \"queueCount\": 65537}",
+		"byte 56: 'queueCount' is not a count from 0 to 65536: 65537");
 	/* a time origin that is not UTC (the zone of whoever reads it would count), or no time */
 	refused("{\"state\": \"COMPLETE\", \"droppedEvents\": 0, "
 		"\"tags\": {\"timestampOrigin\": \"2026-11-30T10:00:00\"}}",
