@@ -202,12 +202,45 @@ static bool skippable_magic(const uint8_t *b)
 	return (b[0] & 0xf0) == 0x50 && !memcmp(b + 1, "\x2a\x4d\x18", 3);
 }
 
+/* Whether path's name ends in .zst: its writer meant it for zstd */
+static bool named_zst(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 4 && !strcmp(path + n - 4, ".zst");
+}
+
+/*
+ * Whether a file s whose first bytes are b[0..n) (n < 4: all it has) is
+ * raw: data that starts as no zstd frame (nor a skippable one, our
+ * delta stream header) does. The data decides, not the name, but for
+ * data of another kind in a file named .zst, which its writer meant for
+ * zstd: read as records, it would pass for a raw file that is damaged
+ * ("truncated record at byte 0"). Then it is -EILSEQ, or -ENODATA if
+ * the file ends inside a magic (cut, or still being written). An
+ * empty file is empty, whatever its name. Returns 1 for raw, 0 for
+ * compressed, or the error.
+ */
+static int raw_format(const struct stream *s, const uint8_t *b, size_t n)
+{
+	if (n >= sizeof(zstd_magic) &&
+	    (!memcmp(b, zstd_magic, sizeof(zstd_magic)) || skippable_magic(b)))
+		return 0;
+	if (!n || !named_zst(s->path))
+		return 1;
+	if (n < sizeof(zstd_magic) &&
+	    (!memcmp(b, zstd_magic, n) ||
+	     ((b[0] & 0xf0) == 0x50 && !memcmp(b + 1, "\x2a\x4d\x18", n - 1))))
+		return -ENODATA;
+	return -EILSEQ;
+}
+
 /* Whether the lent map holds a raw file, which is read in place. */
 static bool lent_raw(const struct stream *s)
 {
-	return s->lent && !(s->lent_len >= sizeof(zstd_magic) &&
-			    (!memcmp(s->lent, zstd_magic, sizeof(zstd_magic)) ||
-			     skippable_magic(s->lent)));
+	return s->lent && raw_format(s, s->lent,
+				     s->lent_len < sizeof(zstd_magic) ? s->lent_len
+				     : sizeof(zstd_magic)) == 1;
 }
 
 /* Reads a raw file in the caller's mapping; false for a compressed one. */
@@ -300,12 +333,17 @@ static int stream_start(struct stream *s)
 			r = 0;
 		}
 	}
-	if (!skippable &&
-	    ((size_t)r < sizeof(zstd_magic) || memcmp(s->buf, zstd_magic, sizeof(zstd_magic)))) {
-		s->end = (size_t)r;
-		s->started = true;
-		map_raw(s, &st);
-		return 0;
+	if (!skippable) {
+		int raw = raw_format(s, s->buf, (size_t)r);
+
+		if (raw < 0)
+			return raw;
+		if (raw) {
+			s->end = (size_t)r;
+			s->started = true;
+			map_raw(s, &st);
+			return 0;
+		}
 	}
 
 	s->zds = ZSTD_createDStream();

@@ -5,7 +5,8 @@
  * delta records (delta.h) in zstd frames, which are turned back into the
  * OCTF messages they were made of. The format is detected from the first
  * bytes (zstd magic 28 b5 2f fd; the delta stream header), not from the
- * file name. Reading is streaming with a bounded buffer.
+ * file name, which only tells a file named .zst whose data is not zstd
+ * (-EILSEQ). Reading is streaming with a bounded buffer.
  */
 #ifndef IOTRACE_STREAM_H
 #define IOTRACE_STREAM_H
@@ -28,6 +29,7 @@ struct stream *stream__open(const char *path);
  *            bad zstd frame or checksum, invalid delta record)
  *  -ENODATA  the stream ends inside a record or zstd frame (truncated tail)
  *  -ENOSTR   the file is not a regular file (a FIFO, a device), not read
+ *  -EILSEQ   the file is named .zst, but its data is not zstd (nor empty)
  *  -errno    read error
  * After an error, further calls return the same error.
  */

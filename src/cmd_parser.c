@@ -268,6 +268,8 @@ static const char *damage_reason(int err)
 		return "record does not decode";
 	case -ENOSTR:
 		return "not a regular file";
+	case -EILSEQ:
+		return "not a zstd stream, though its name ends in .zst";
 	case -EPROTONOSUPPORT:
 		return "written by a newer iotrace (a later version of its compressed records)";
 	default:

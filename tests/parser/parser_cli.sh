@@ -172,6 +172,21 @@ echo "$summary_ok" >"$n/octf.summary"
 run "newer delta version" 3 "iotrace: trace damaged: $n/octf.trace.1.zst at byte 0: written by a newer iotrace (a later version of its compressed records); output is partial" -- -P --io --raw -p "$n"
 [ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "newer delta version: $(wc -l <"$tmp/out") events, want 10"
 
+# a file named .zst that holds no zstd stream (here raw records): said so,
+# not read as raw records damaged at byte 0; the other streams read
+nz=$tmp/not-zstd
+mktrace "$nz" octf.trace.0 1 10 1
+mktrace "$nz" octf.trace.1.zst 11 5 1
+echo "$summary_ok" >"$nz/octf.summary"
+run "named .zst, not zstd" 3 "iotrace: trace damaged: $nz/octf.trace.1.zst at byte 0: not a zstd stream, though its name ends in .zst; output is partial" -- -P --io --raw -p "$nz"
+[ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "named .zst, not zstd: $(wc -l <"$tmp/out") events, want 10"
+run "named .zst, not zstd, statistics" 3 "iotrace: trace damaged: $nz/octf.trace.1.zst at byte 0: not a zstd stream, though its name ends in .zst; output is partial
+iotrace: that file's events after the damage are lost; the other files are read to their ends" -- -P --statistics -p "$nz"
+# empty, it is an empty stream whatever its name
+: >"$nz/octf.trace.1.zst"
+run "named .zst, empty" 0 '' -- -P --io --raw -p "$nz"
+[ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "named .zst, empty: $(wc -l <"$tmp/out") events, want 10"
+
 # --- what the summary says: lost events make the output partial ---
 l="$tmp/lossy"
 mktrace "$l" octf.trace.0 1 5

@@ -401,6 +401,43 @@ static void test_zstd_garbage(void **state)
 	stream__free(s);
 }
 
+/*
+ * A file named .zst whose data is not zstd is said to be so, not read as
+ * raw records (which would call it damaged at byte 0), whether read or
+ * lent; empty, it is empty; cut inside the magic, cut; raw data under
+ * another name is raw.
+ */
+static void test_zstd_named_not_zstd(void **state)
+{
+	const uint8_t half_magic[] = { 0x28, 0xb5 };
+	struct rec_stream rs;
+	struct stream *s;
+	const uint8_t *msg;
+	const char *path;
+	size_t len;
+
+	make_stream(&rs);
+	path = write_file("octf.trace.4.zst", rs.b, rs.len);
+	expect_error(path, 0, -EILSEQ, 0);
+	s = stream__open(path);
+	assert_non_null(s);
+	stream__use_map(s, rs.b, rs.len);
+	assert_null(stream__lent_bytes(s, &len));
+	assert_int_equal(stream__next(s, &msg, &len), -EILSEQ);
+	assert_int_equal(stream__offset(s), 0);
+	assert_false(stream__compressed(s));
+	stream__free(s);
+	expect_error(write_file("octf.trace.4.zst", "x", 1), 0, -EILSEQ, 0);
+	expect_error(write_file("octf.trace.4.zst", half_magic, sizeof(half_magic)), 0,
+		     -ENODATA, 0);
+	s = stream__open(write_file("octf.trace.4.zst", NULL, 0));
+	assert_non_null(s);
+	assert_int_equal(stream__next(s, &msg, &len), 0);
+	stream__free(s);
+	expect_records(write_file("octf.trace.4.zstd", rs.b, rs.len), &rs);
+	free(rs.b);
+}
+
 /* ---- delta records (what the collector writes with compression) ---- */
 
 /* OCTF messages, their delta records, and where each record starts */
@@ -1104,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(test_zstd_by_magic),
 		cmocka_unit_test(test_zstd_cut_anywhere),
 		cmocka_unit_test(test_zstd_garbage),
+		cmocka_unit_test(test_zstd_named_not_zstd),
 		cmocka_unit_test(test_delta_records),
 		cmocka_unit_test_setup_teardown(test_delta_records, use_version_1,
 						use_current_version),
