@@ -25,6 +25,7 @@
 #include "reader.h"
 #include "regular_file.h"
 #include "split.h"
+#include "stream.h"
 #include "summary.h"
 #include "time_window.h"
 #include "trace.h"
@@ -368,12 +369,30 @@ struct summary_read {
 };
 
 /*
+ * Whether the stream file path holds no record: no byte, or (zstd) only
+ * frames that hold nothing, or only the delta stream header. Any of them
+ * is an empty stream, as the views read it; one that cannot be read is
+ * not, its damage is said apart.
+ */
+static bool stream_empty(const char *path)
+{
+	struct stream *s = stream__open(path);
+	const uint8_t *msg;
+	size_t len;
+	bool empty = s && stream__next(s, &msg, &len) == 0;
+
+	stream__free(s);
+	return empty;
+}
+
+/*
  * The streams a trace of queue_count queues has (octf.trace.0 to
- * octf.trace.<queue_count - 1>, raw or .zst) that are missing or empty,
- * into buf: "octf.trace.1, octf.trace.22.zst" ("" for none). Said only
- * when events are missing: our zstd traces have no file for a CPU that
- * had no record, and raw ones an empty one, so either alone is no fault.
- * A missing stream is named as the trace's others are (.zst or not).
+ * octf.trace.<queue_count - 1>, raw or .zst) that are missing or empty
+ * (stream_empty()), into buf: "octf.trace.1, octf.trace.22.zst" ("" for
+ * none). Said only when events are missing: our zstd traces have no file
+ * for a CPU that had no record, and raw ones an empty one, so either
+ * alone is no fault. A missing stream is named as the trace's others are
+ * (.zst or not).
  */
 static void missing_streams(const char *dir, uint64_t queue_count, char *buf, size_t size)
 {
@@ -403,7 +422,7 @@ static void missing_streams(const char *dir, uint64_t queue_count, char *buf, si
 				suffix = k ? ".zst" : "";
 			}
 		}
-		if (found && st.st_size > 0)
+		if (found && !stream_empty(path))
 			continue;
 		if (named == MISSING_NAMED_MAX) {
 			more++;

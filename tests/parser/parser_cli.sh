@@ -226,6 +226,15 @@ mkdir "$cz"
 zstd -q "$t/octf.trace.0" -o "$cz/octf.trace.0.zst"
 printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "2000", "queueCount": "2"}\n' >"$cz/octf.summary"
 run "a zstd stream missing" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (of the 2 streams its queueCount gives, missing or empty: octf.trace.1.zst); output is partial" -- -P --io --raw -p "$cz"
+# a stream that holds no record is empty as an empty file is: a zstd
+# frame of nothing, the delta stream header alone
+: | zstd -q -c >"$cz/octf.trace.1.zst"
+for v in "--io --raw" --statistics; do
+	run "an empty zstd frame, $v" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (of the 2 streams its queueCount gives, missing or empty: octf.trace.1.zst); output is partial" -- -P $v -p "$cz"
+done
+printf '\x5e\x2a\x4d\x18\x14\0\0\0iotrace delta recs 2' >"$cz/octf.trace.1.zst"
+run "a delta stream header alone" 3 "iotrace: warning: the trace files hold 1000 of the 2000 events its summary counts (of the 2 streams its queueCount gives, missing or empty: octf.trace.1.zst); output is partial" -- -P --io --raw -p "$cz"
+rm "$cz/octf.trace.1.zst"
 # no event missing: a CPU without records, no file or an empty one, is no fault
 zstd -q "$t/octf.trace.1" -o "$cz/octf.trace.2.zst"
 printf '{"state": "COMPLETE", "droppedEvents": "0", "tracedEvents": "2000", "queueCount": "3"}\n' >"$cz/octf.summary"
