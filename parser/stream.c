@@ -458,6 +458,24 @@ static int fail(struct stream *s, int err)
 	return err;
 }
 
+struct stream *stream__failed(const char *path, int err)
+{
+	struct stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->fd = -1;
+	s->mark = UINT64_MAX;
+	s->path = strdup(path);
+	if (!s->path) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	fail(s, err);
+	return s;
+}
+
 /*
  * stream__next_rec() for delta records: the decoder gives each as its
  * fields (or, stored verbatim, as its message). It takes a record only

@@ -21,6 +21,13 @@ struct stream;
 struct stream *stream__open(const char *path);
 
 /*
+ * A stream for path that could not be opened (err, a negative errno):
+ * every read returns err, found at offset 0, as damage there is. NULL
+ * with errno set if out of memory.
+ */
+struct stream *stream__failed(const char *path, int err);
+
+/*
  * Returns the next record's protobuf bytes in *msg / *len (valid until the
  * next call).
  *   1        a record was returned

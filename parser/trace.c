@@ -164,6 +164,16 @@ struct trace *trace__open(const char *dir)
 		}
 		t->streams[i] = stream__open(path);
 		err = -errno;
+		/*
+		 * a name that leads to no file (a symlink loop, a dangling
+		 * symlink) is that stream's damage, said when it is read, as
+		 * a file that cannot be read; one this reader may not open,
+		 * or out of descriptors, is the whole trace's failure
+		 */
+		if (!t->streams[i] && (err == -ELOOP || err == -ENOENT)) {
+			t->streams[i] = stream__failed(path, err);
+			err = -errno;
+		}
 		free(path);
 		if (!t->streams[i]) {
 			snprintf(failed_file, sizeof(failed_file), "%s", names[i].name);

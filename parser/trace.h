@@ -15,7 +15,10 @@ struct trace;
  * Opens the trace in directory dir. Returns NULL with errno set:
  * ENOENT if dir does not exist, ENOTDIR if it is not a directory,
  * EMEDIUMTYPE if it holds neither octf.summary nor any octf.trace.* file
- * (not a trace).
+ * (not a trace), or a stream's open error (trace__open_failed_file()).
+ * A stream whose name leads to no file (ELOOP, ENOENT: a symlink loop, a
+ * dangling symlink) does not fail it: that stream's reads return the
+ * error, as damage at byte 0 (stream__failed()).
  */
 struct trace *trace__open(const char *dir);
 

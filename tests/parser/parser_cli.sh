@@ -187,6 +187,24 @@ iotrace: that file's events after the damage are lost; the other files are read 
 run "named .zst, empty" 0 '' -- -P --io --raw -p "$nz"
 [ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "named .zst, empty: $(wc -l <"$tmp/out") events, want 10"
 
+# a stream name that leads to no file: a symlink loop (on itself, or
+# a -> b -> a) or a dangling symlink is that stream's damage, the others read
+ln=$tmp/links
+mktrace "$ln" octf.trace.0 1 10 1
+ln -s octf.trace.1 "$ln/octf.trace.1"
+ln -s octf.trace.3 "$ln/octf.trace.2"
+ln -s octf.trace.2 "$ln/octf.trace.3"
+ln -s gone "$ln/octf.trace.4"
+echo "$summary_ok" >"$ln/octf.summary"
+links_damaged="iotrace: trace damaged: $ln/octf.trace.1 at byte 0: Too many levels of symbolic links; output is partial
+iotrace: trace damaged: $ln/octf.trace.2 at byte 0: Too many levels of symbolic links; output is partial
+iotrace: trace damaged: $ln/octf.trace.3 at byte 0: Too many levels of symbolic links; output is partial
+iotrace: trace damaged: $ln/octf.trace.4 at byte 0: No such file or directory; output is partial"
+run "links to nothing" 3 "$links_damaged" -- -P --io --raw -p "$ln"
+[ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "links to nothing: $(wc -l <"$tmp/out") events, want 10"
+run "links to nothing, statistics" 3 "$links_damaged
+iotrace: those files' events after the damage are lost; the other files are read to their ends" -- -P --statistics -p "$ln"
+
 # --- what the summary says: lost events make the output partial ---
 l="$tmp/lossy"
 mktrace "$l" octf.trace.0 1 5

@@ -394,6 +394,61 @@ static void test_trace_open_errors(void **state)
 	merge__free(NULL);
 }
 
+/* links in a stream's place, made in dir: name -> target */
+static void link_file(const char *name, const char *target)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+/*
+ * A stream name that leads to no file (a symlink loop, on itself or
+ * through another, or a dangling symlink) is that stream's damage at
+ * byte 0: the trace opens and the other streams are read whole.
+ */
+static void test_links_to_nothing(void **state)
+{
+	struct buf b = {};
+	struct merge *m;
+	struct trace *t;
+	uint64_t sid;
+	size_t i, loops = 0, dangling = 0;
+
+	for (sid = 1; sid <= 100; sid++)
+		add_event(&b, sid, sid);
+	write_file("octf.trace.0", b.b, b.len);
+	link_file("octf.trace.1", "octf.trace.1");
+	link_file("octf.trace.2", "octf.trace.3");
+	link_file("octf.trace.3", "octf.trace.2");
+	link_file("octf.trace.4.zst", "no-such-file");
+
+	t = open_trace();
+	assert_int_equal(trace__stream_count(t), 5);
+	m = merge__new(t);
+	assert_non_null(m);
+	assert_int_equal(merge_all(m, 1, NULL, 0), 100);
+	assert_int_equal(merge__error_count(m), 4);
+	for (i = 0; i < 4; i++) {
+		const struct merge_error *e = merge__error(m, i);
+
+		assert_int_equal(e->offset, 0);
+		if (ends_with(e->path, "/octf.trace.4.zst")) {
+			assert_int_equal(e->err, -ENOENT);
+			dangling++;
+		} else {
+			assert_int_equal(e->err, -ELOOP);
+			loops++;
+		}
+	}
+	assert_int_equal(loops, 3);
+	assert_int_equal(dangling, 1);
+	merge__free(m);
+	trace__free(t);
+	free(b.b);
+}
+
 /* A summary alone is a trace with nothing in it. */
 static void test_summary_only(void **state)
 {
@@ -442,6 +497,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mixed_streams, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_open_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_links_to_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_order, setup, teardown),
 	};
