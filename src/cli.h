@@ -23,6 +23,9 @@ enum {
 	EXIT_PARTIAL = 3,	/* output written, but the trace is damaged or events were lost */
 };
 
+/* The words that agree with count in a message: "1 event was", "2 events were" */
+#define ONE_MANY(count, one, many) ((count) == 1 ? (one) : (many))
+
 /* Prints "iotrace: <message>\n" to stderr: one line, lowercase, specific. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "iotrace: warning: <message>\n" to stderr. */

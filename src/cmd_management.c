@@ -146,8 +146,9 @@ static void warn_unread(const struct store_entry *v, size_t n)
 		if (v[i].err && !unread++)
 			first = i;
 	if (unread)
-		cli_warn("%zu of %zu traces could not be read and are not listed ('%s': %s)%s",
-			 unread, n, v[first].rel, strerror(-v[first].err),
+		cli_warn("%zu of %zu %s could not be read and %s not listed ('%s': %s)%s",
+			 unread, n, ONE_MANY(n, "trace", "traces"), ONE_MANY(unread, "is", "are"),
+			 v[first].rel, strerror(-v[first].err),
 			 v[first].err == -EACCES ? " -- run as root" : "");
 }
 
@@ -197,8 +198,10 @@ static int list_traces(const char *prefix)
 	}
 	err = list_end(jw, NULL);
 	if (undefined)
-		cli_warn("%zu of %zu traces are listed UNDEFINED: their summaries cannot be read "
-			 "('%s': %s)", undefined, n, v[first_at].rel, first_why);
+		cli_warn("%zu of %zu %s %s listed UNDEFINED: %s cannot be read ('%s': %s)",
+			 undefined, n, ONE_MANY(n, "trace", "traces"), ONE_MANY(undefined, "is", "are"),
+			 ONE_MANY(undefined, "its summary", "their summaries"), v[first_at].rel,
+			 first_why);
 	free(v);
 	return err;
 }

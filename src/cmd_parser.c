@@ -469,8 +469,9 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 		ret = EXIT_PARTIAL;
 	}
 	if (s->dropped_events) {
-		cli_warn("%llu events were lost while tracing (summary droppedEvents); output is partial",
-			 (unsigned long long)s->dropped_events);
+		cli_warn("%llu %s lost while tracing (summary droppedEvents); output is partial",
+			 (unsigned long long)s->dropped_events,
+			 ONE_MANY(s->dropped_events, "event was", "events were"));
 		ret = EXIT_PARTIAL;
 	}
 	if (s->skipped_runs) {
@@ -665,7 +666,6 @@ static void join_warnings(const struct join *j, const uint64_t *cut_after, bool 
 	unsigned long long n = c->not_completed, f = c->foreign_completions,
 			   o = c->orphan_completions, r = c->lost_by_reuse;
 	/* the words that change with the count: "1 I/O has", "2 I/Os have" */
-#define ONE_MANY(count, one, many) ((count) == 1 ? (one) : (many))
 	const char *ios_have = ONE_MANY(n, "I/O has", "I/Os have"), *its = ONE_MANY(n, "its", "their");
 	/* --io lists each I/O; the other views count them */
 	const char *fate = listed ? ONE_MANY(n, "it is listed last, without latency",

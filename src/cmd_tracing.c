@@ -431,11 +431,12 @@ int cmd_tracing(int argc, char **argv)
 
 		/* a short gap: rings too small; a long one, the disk if a write was as long, else CPU time */
 		collector__stalls(c, &gap, &write);
-		cli_warn("%llu events were lost (per CPU: %s): the buffers overflowed, "
+		cli_warn("%llu %s lost (per CPU: %s): the buffers overflowed, "
 			 "in gaps between reads of up to %.1f ms (the longest write of the trace "
 			 "took %.1f ms); try a larger --buffer",
-			 (unsigned long long)s.dropped_events, s.dropped_per_queue, gap / 1e6,
-			 write / 1e6);
+			 (unsigned long long)s.dropped_events,
+			 ONE_MANY(s.dropped_events, "event was", "events were"), s.dropped_per_queue,
+			 gap / 1e6, write / 1e6);
 		ret = EXIT_PARTIAL;
 	}
 	if (s.skipped_runs) {

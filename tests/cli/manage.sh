@@ -87,7 +87,7 @@ echo "# a summary that cannot be read, or says neither COMPLETE nor ERROR"
 # listed UNDEFINED with a warning saying why; kept without --force, as Open-CAS keeps it
 make_trace kernel/garbled
 echo '{"state": 1, "droppedEvents": "0"}' >"$REPO/kernel/garbled/octf.summary"
-expect 0 "1 of 1 traces are listed UNDEFINED: their summaries cannot be read ('kernel/garbled': byte 10: 'state' is not a string)" \
+expect 0 "1 of 1 trace is listed UNDEFINED: its summary cannot be read ('kernel/garbled': byte 10: 'state' is not a string)" \
 	'"state": "UNDEFINED"' -- iotrace -M -L -p kernel/garbled
 expect 1 "trace 'kernel/garbled' is not known to have finished (cannot read its summary: byte 10: 'state' is not a string); --force removes it (0 of 1 matching removed)" '' \
 	-- iotrace -M -R -p kernel/garbled

@@ -98,7 +98,7 @@ fill() {
 	# a loaded machine may overflow the kernel buffers while dd runs flat
 	# out (seen before compression existed): those events are counted in
 	# the summary and make the exit status 3; damage must never show
-	if [ "$prc" -eq 3 ] && ! grep -qv "^iotrace: warning: [0-9]* events were lost while tracing" "$T/perr"; then
+	if [ "$prc" -eq 3 ] && ! grep -qvE "^iotrace: warning: [0-9]+ events? (was|were) lost while tracing" "$T/perr"; then
 		echo "      $mode: $(cat "$T/perr")"
 		prc=0
 	fi

@@ -211,6 +211,9 @@ mktrace "$l" octf.trace.0 1 5
 printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "17"}\n' >"$l/octf.summary"
 run "lost events" 3 "iotrace: warning: 17 events were lost while tracing (summary droppedEvents); output is partial" -- -P --io --raw -p "$l"
 [ "$(wc -l <"$tmp/out")" -eq 5 ] || fail "lost events: $(wc -l <"$tmp/out") lines, want 5"
+# a count of one agrees with it
+printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "1"}\n' >"$l/octf.summary"
+run "one event lost" 3 "iotrace: warning: 1 event was lost while tracing (summary droppedEvents); output is partial" -- -P --io --raw -p "$l"
 # runs of its programs the kernel skipped: their events were never made
 printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "0", "tags": {"skippedProgramRuns": "2"}}\n' >"$l/octf.summary"
 run "skipped program runs" 3 "iotrace: warning: the kernel skipped 2 runs of the tracer's programs while tracing (summary tags.skippedProgramRuns): the events of those that were for traced devices are missing; output may be partial" -- -P --io --raw -p "$l"
@@ -298,6 +301,19 @@ for bad in '{not json|byte 1: not valid JSON' \
 done
 rm "$c/octf.summary"
 run "no summary" 3 "iotrace: warning: cannot read the trace's octf.summary (No such file or directory): lost or missing events cannot be ruled out; output may be partial" -- -P --statistics -p "$c"
+
+# -M -L's warning on summaries that cannot be read agrees with its counts
+rp=$tmp/repo
+mkdir -p "$rp/kernel/a" "$rp/kernel/b"
+echo '{"state": 1, "droppedEvents": "0"}' >"$rp/kernel/a/octf.summary"
+echo "$summary_ok" >"$rp/kernel/b/octf.summary"
+# mrun: run, on the repository $rp
+mrun() { IOTRACE_TRACE_DIR="$rp" IOTRACE_CONFIG="$tmp/no.conf" IOTRACE_LOCK_FILE="$tmp/nolock" run "$@"; }
+mrun "-M -L, one of two undefined" 0 "iotrace: warning: 1 of 2 traces is listed UNDEFINED: its summary cannot be read ('kernel/a': byte 10: 'state' is not a string)" -- -M -L
+echo '{"state": 2, "droppedEvents": "0"}' >"$rp/kernel/b/octf.summary"
+mrun "-M -L, two of two undefined" 0 "iotrace: warning: 2 of 2 traces are listed UNDEFINED: their summaries cannot be read ('kernel/a': byte 10: 'state' is not a string)" -- -M -L
+rm -r "$rp/kernel/b"
+mrun "-M -L, one of one undefined" 0 "iotrace: warning: 1 of 1 trace is listed UNDEFINED: its summary cannot be read ('kernel/a': byte 10: 'state' is not a string)" -- -M -L
 
 # --- output that cannot be written ---
 if [ -w /dev/full ]; then
