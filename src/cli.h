@@ -80,10 +80,15 @@ int cli_parse_seconds(const char *s, unsigned long long max_s, unsigned long lon
 /*
  * Parses a duration with its unit, ns, us, ms or s ("500us", "1.5ms",
  * "2s"), into ns. A bare number is refused: 10 could be any of them.
- * Returns 0 or -EINVAL (not such a duration, or a fraction of a ns) /
- * -ERANGE (past 2^64 ns).
+ * Returns 0 or -EINVAL (not such a duration), -ERANGE (past
+ * 18446744073 s in any unit, as far as 64 bits of ns go in whole
+ * seconds) or -EDOM (a fraction of a ns; digits past the ns are taken
+ * if zeros); then *why (unless why is NULL) is what the value
+ * should have been, for cli_bad_value(): "a time of at most
+ * 18446744073s", "a time of 0 or more, ...", "a number before the unit,
+ * ...", the generic "a time with its unit, such as 500us, 10ms or 1.5s".
  */
-int cli_parse_duration(const char *s, unsigned long long *ns);
+int cli_parse_duration(const char *s, unsigned long long *ns, const char **why);
 
 /* Prints the usage error for option opt with value val and returns EXIT_USAGE. */
 int cli_bad_value(const char *opt, const char *val, const char *expected);

@@ -119,36 +119,91 @@ int cli_parse_seconds(const char *s, unsigned long long max_s, unsigned long lon
 	return 0;
 }
 
-int cli_parse_duration(const char *s, unsigned long long *ns)
+/* what a duration is, when nothing more specific is wrong with one */
+#define DURATION_EXPECTED "a time with its unit, such as 500us, 10ms or 1.5s"
+
+/* as far as 64 bits of ns go, in whole seconds */
+#define DURATION_MAX_S 18446744073ull
+#define DURATION_MAX_EXPECTED "a time of at most 18446744073s"
+_Static_assert(DURATION_MAX_S == ULLONG_MAX / 1000000000ull, "DURATION_MAX_S is 2^64 ns");
+
+int cli_parse_duration(const char *s, unsigned long long *ns, const char **why)
 {
+	/* each unit, its ns, and the digits after the point that are still whole ns */
 	static const struct {
 		const char *name;
-		unsigned long long per_s;
-	} units[] = { { "ns", 1000000000ull }, { "us", 1000000ull }, { "ms", 1000ull }, { "s", 1 } };
-	char number[32];
-	unsigned long long v;
-	size_t n, i;
-	int err;
+		unsigned long long ns;
+		size_t digits;
+	} units[] = { { "ns", 1, 0 }, { "us", 1000, 3 }, { "ms", 1000000, 6 },
+		      { "s", 1000000000, 9 } };
+	const size_t nunits = sizeof(units) / sizeof(units[0]);
+	const unsigned long long max_ns = DURATION_MAX_S * 1000000000ull;
+	const char *unused, *rest, *dot, *f;
+	unsigned long long whole, frac = 0;
+	size_t n, nf, i, k;
 
+	if (!why)
+		why = &unused;
+	*why = DURATION_EXPECTED;
 	if (!s)
 		return -EINVAL;
+	if (s[strcspn(s, " \t\n\v\f\r")]) {
+		*why = "the number and its unit with no space, such as 10ms";
+		return -EINVAL;
+	}
+	if (*s == '-') {
+		*why = "a time of 0 or more, such as 500us, 10ms or 1.5s";
+		return -EINVAL;
+	}
 	n = strspn(s, "0123456789.");
-	if (!n || n >= sizeof(number))
-		return n ? -ERANGE : -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(s + n, units[i].name))
+	rest = s + n;
+	for (i = 0; i < nunits && strcmp(rest, units[i].name); i++)
+		;
+	if (!n) {
+		if (i < nunits)
+			*why = "a number before the unit, such as 10ms";
+		return -EINVAL;
+	}
+	if (i == nunits) {
+		if (!*rest)
+			*why = "a unit after the number, ns, us, ms or s (a bare number could be any)";
+		else if ((*rest == 'e' || *rest == 'E') &&
+			 (isdigit((unsigned char)rest[1]) || rest[1] == '-' || rest[1] == '+'))
+			*why = "a decimal number with no exponent, and its unit, such as 0.5ms";
+		else
+			*why = "a unit after the number, ns, us, ms or s, such as 10ms";
+		return -EINVAL;
+	}
+	/* digits, then a point and digits if any: "1.", ".5", "1.2.3" are no number */
+	dot = memchr(s, '.', n);
+	f = dot ? dot + 1 : rest;
+	nf = (size_t)(rest - f);
+	if (!isdigit((unsigned char)*s) || (dot && (!nf || memchr(f, '.', nf))))
+		return -EINVAL;
+	errno = 0;
+	whole = strtoull(s, NULL, 10);
+	if (errno == ERANGE || whole > max_ns / units[i].ns) {
+		*why = DURATION_MAX_EXPECTED;
+		return -ERANGE;
+	}
+	/* the fraction in ns; digits past the ns only as zeros */
+	for (k = 0; k < nf; k++) {
+		if (k < units[i].digits)
+			frac = frac * 10 + (unsigned long long)(f[k] - '0');
+		else if (f[k] != '0')
 			break;
-	if (i == sizeof(units) / sizeof(units[0]))
-		return -EINVAL;
-	memcpy(number, s, n);
-	number[n] = '\0';
-	/* as if seconds, then scaled down: 18446744073 s is as far as 64 bits of ns go */
-	err = cli_parse_seconds(number, ULLONG_MAX / 1000000000ull, &v);
-	if (err)
-		return err;
-	if (v % units[i].per_s)
-		return -EINVAL;
-	*ns = v / units[i].per_s;
+	}
+	if (k < nf) {
+		*why = "a time in whole nanoseconds, such as 1.5us (1500ns)";
+		return -EDOM;
+	}
+	for (k = nf; k < units[i].digits; k++)
+		frac *= 10;
+	if (whole * units[i].ns > max_ns - frac) {
+		*why = DURATION_MAX_EXPECTED;
+		return -ERANGE;
+	}
+	*ns = whole * units[i].ns + frac;
 	return 0;
 }
 

@@ -16,7 +16,6 @@
 #define CGROUP_EXPECTED                                                                       \
 	"a cgroup id, as --process-statistics prints it, or a cgroup's path, such as "        \
 	"system.slice/slurmd.service"
-#define LATENCY_EXPECTED "a time with its unit, such as 500us, 10ms or 1.5s"
 
 int parser_filters__cgroup(const char *val)
 {
@@ -138,9 +137,10 @@ int parser_filters__device(const char *val, const char **name)
 int parser_filters__latency(const char *opt, const char *val, uint64_t *ns)
 {
 	unsigned long long v;
+	const char *why;
 
-	if (cli_parse_duration(val, &v))
-		return cli_bad_value(opt, val, LATENCY_EXPECTED);
+	if (cli_parse_duration(val, &v, &why))
+		return cli_bad_value(opt, val, why);
 	*ns = v;
 	return EXIT_OK;
 }

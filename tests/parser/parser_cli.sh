@@ -1001,8 +1001,18 @@ sed 1d "$tmp/vfs-spec" | mkvfs "$vn/octf.trace.0" >/dev/null
 run "device, a trace naming none" 2 "iotrace: --device sda: the trace names no device" -- -P --io -p "$vn" --device sda
 run "device, empty" 2 "iotrace: invalid value '' for --device: expected a device's name, such as nvme0n1" -- -P --io -p "$v" --device ''
 run "device, a path" 2 "iotrace: invalid value '/dev/mapper/vg-lv' for --device: expected a device's name, such as nvme0n1" -- -P --io -p "$v" --device /dev/mapper/vg-lv
-run "latency, no unit" 2 "iotrace: invalid value '10' for --min-latency: expected a time with its unit, such as 500us, 10ms or 1.5s" -- -P --io -p "$v" --min-latency 10
-run "latency, below a ns" 2 "iotrace: invalid value '0.5ns' for --max-latency: expected a time with its unit, such as 500us, 10ms or 1.5s" -- -P --io -p "$v" --max-latency 0.5ns
+# a latency refused says what is wrong with it
+run "latency, no unit" 2 "iotrace: invalid value '10' for --min-latency: expected a unit after the number, ns, us, ms or s (a bare number could be any)" -- -P --io -p "$v" --min-latency 10
+run "latency, below a ns" 2 "iotrace: invalid value '0.5ns' for --max-latency: expected a time in whole nanoseconds, such as 1.5us (1500ns)" -- -P --io -p "$v" --max-latency 0.5ns
+run "latency, too large" 2 "iotrace: invalid value '99999999999999999999s' for --min-latency: expected a time of at most 18446744073s" -- -P --io -p "$v" --min-latency 99999999999999999999s
+run "latency, an exponent" 2 "iotrace: invalid value '1e400ms' for --max-latency: expected a decimal number with no exponent, and its unit, such as 0.5ms" -- -P --io -p "$v" --max-latency 1e400ms
+run "latency, negative" 2 "iotrace: invalid value '-5ms' for --min-latency: expected a time of 0 or more, such as 500us, 10ms or 1.5s" -- -P --io -p "$v" --min-latency -5ms
+run "latency, a space" 2 "iotrace: invalid value '5 ms' for --min-latency: expected the number and its unit with no space, such as 10ms" -- -P --io -p "$v" --min-latency '5 ms'
+run "latency, no number" 2 "iotrace: invalid value 'ms' for --max-latency: expected a number before the unit, such as 10ms" -- -P --io -p "$v" --max-latency ms
+run "latency, another unit" 2 "iotrace: invalid value '5min' for --max-latency: expected a unit after the number, ns, us, ms or s, such as 10ms" -- -P --io -p "$v" --max-latency 5min
+run "latency, no number at all" 2 "iotrace: invalid value 'x' for --max-latency: expected a time with its unit, such as 500us, 10ms or 1.5s" -- -P --io -p "$v" --max-latency x
+# the most, in any unit
+run "latency, the most in ns" 0 '' -- -P --io -p "$v" --max-latency 18446744073000000000ns
 run "latency, empty range" 2 "iotrace: --min-latency 2ms is past --max-latency 1999us" -- -P --io -p "$v" --max-latency 1999us --min-latency 2ms
 run "cgroup 0" 2 "iotrace: invalid value '0' for --cgroup: expected a cgroup id, as --process-statistics prints it, or a cgroup's path, such as system.slice/slurmd.service" -- -P --io -p "$v" --cgroup 0
 run "cgroup, no such directory" 2 "iotrace: --cgroup no.such/cgroup: this node has no such cgroup, and the trace does not name its cgroups (an id is taken as given)" -- -P --io -p "$v" --cgroup no.such/cgroup

@@ -61,40 +61,89 @@ static void test_parse_seconds(void **state)
 	assert_int_equal(ns, 100000000000ull);
 }
 
-static void test_parse_duration(void **state)
+/* cli_parse_duration() refuses s with err, saying why */
+static void duration_refused(const char *s, int err, const char *why)
 {
 	unsigned long long ns = 7;
+	const char *got = NULL;
 
-	assert_int_equal(cli_parse_duration("500us", &ns), 0);
+	assert_int_equal(cli_parse_duration(s, &ns, &got), err);
+	assert_int_equal(ns, 7);
+	assert_non_null(got);
+	assert_string_equal(got, why);
+}
+
+static void test_parse_duration(void **state)
+{
+	static const char generic[] = "a time with its unit, such as 500us, 10ms or 1.5s";
+	static const char too_large[] = "a time of at most 18446744073s";
+	static const char finer[] = "a time in whole nanoseconds, such as 1.5us (1500ns)";
+	static const char no_unit[] = "a unit after the number, ns, us, ms or s (a bare number could be any)";
+	static const char bad_unit[] = "a unit after the number, ns, us, ms or s, such as 10ms";
+	static const char space[] = "the number and its unit with no space, such as 10ms";
+	static const char negative[] = "a time of 0 or more, such as 500us, 10ms or 1.5s";
+	unsigned long long ns = 7;
+
+	assert_int_equal(cli_parse_duration("500us", &ns, NULL), 0);
 	assert_int_equal(ns, 500000ull);
-	assert_int_equal(cli_parse_duration("1.5ms", &ns), 0);
+	assert_int_equal(cli_parse_duration("1.5ms", &ns, NULL), 0);
 	assert_int_equal(ns, 1500000ull);
-	assert_int_equal(cli_parse_duration("2s", &ns), 0);
+	assert_int_equal(cli_parse_duration("2s", &ns, NULL), 0);
 	assert_int_equal(ns, 2000000000ull);
-	assert_int_equal(cli_parse_duration("0.000000001s", &ns), 0);
+	assert_int_equal(cli_parse_duration("0.000000001s", &ns, NULL), 0);
 	assert_int_equal(ns, 1);
-	assert_int_equal(cli_parse_duration("0ns", &ns), 0);
+	assert_int_equal(cli_parse_duration("0ns", &ns, NULL), 0);
 	assert_int_equal(ns, 0);
 	/* ns count past the 4 s that 32 bits hold */
-	assert_int_equal(cli_parse_duration("5000000000ns", &ns), 0);
+	assert_int_equal(cli_parse_duration("5000000000ns", &ns, NULL), 0);
 	assert_int_equal(ns, 5000000000ull);
-	assert_int_equal(cli_parse_duration("18446744073s", &ns), 0);
+	assert_int_equal(cli_parse_duration("18446744073s", &ns, NULL), 0);
 	assert_int_equal(ns, 18446744073000000000ull);
-	assert_int_equal(cli_parse_duration("18446744074s", &ns), -ERANGE);
-	assert_int_equal(cli_parse_duration("99999999999999999999999999999999999ns", &ns), -ERANGE);
+	/* the same most in any unit: not 18446744073 of it (20 s in ns are 2 * 10^10) */
+	assert_int_equal(cli_parse_duration("18446744073000ms", &ns, NULL), 0);
+	assert_int_equal(ns, 18446744073000000000ull);
+	assert_int_equal(cli_parse_duration("20000000000ns", &ns, NULL), 0);
+	assert_int_equal(ns, 20000000000ull);
+	assert_int_equal(cli_parse_duration("18446744073000000000ns", &ns, NULL), 0);
+	assert_int_equal(ns, 18446744073000000000ull);
+	/* digits past the ns, if zeros, are the same time */
+	assert_int_equal(cli_parse_duration("1.0ns", &ns, NULL), 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(cli_parse_duration("0.0000000010s", &ns, NULL), 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(cli_parse_duration("0.001500ms", &ns, NULL), 0);
+	assert_int_equal(ns, 1500);
+	/* too large: the most is said */
+	duration_refused("18446744074s", -ERANGE, too_large);
+	duration_refused("18446744073001ms", -ERANGE, too_large);
+	duration_refused("99999999999999999999s", -ERANGE, too_large);
+	duration_refused("18446744073.000000001s", -ERANGE, too_large);
+	duration_refused("18446744073000000001ns", -ERANGE, too_large);
+	duration_refused("18446744073709551616ns", -ERANGE, too_large);
+	duration_refused("99999999999999999999999999999999999ns", -ERANGE, too_large);
 	/* a bare number: which unit? */
-	assert_int_equal(cli_parse_duration("10", &ns), -EINVAL);
+	duration_refused("10", -EINVAL, no_unit);
 	/* below a ns */
-	assert_int_equal(cli_parse_duration("1.5ns", &ns), -EINVAL);
-	assert_int_equal(cli_parse_duration("10 ms", &ns), -EINVAL);
-	assert_int_equal(cli_parse_duration("10MS", &ns), -EINVAL);
-	assert_int_equal(cli_parse_duration("10m", &ns), -EINVAL);
-	assert_int_equal(cli_parse_duration("ms", &ns), -EINVAL);
-	assert_int_equal(cli_parse_duration("-1ms", &ns), -EINVAL);
-	assert_int_equal(cli_parse_duration("1.ms", &ns), -EINVAL);
-	assert_int_equal(cli_parse_duration("", &ns), -EINVAL);
-	assert_int_equal(cli_parse_duration(NULL, &ns), -EINVAL);
-	assert_int_equal(ns, 18446744073000000000ull);
+	duration_refused("1.5ns", -EDOM, finer);
+	duration_refused("0.0000000001s", -EDOM, finer);
+	duration_refused("10 ms", -EINVAL, space);
+	duration_refused(" 10ms", -EINVAL, space);
+	duration_refused("10ms ", -EINVAL, space);
+	duration_refused("10MS", -EINVAL, bad_unit);
+	duration_refused("10m", -EINVAL, bad_unit);
+	duration_refused("1e400ms", -EINVAL,
+			 "a decimal number with no exponent, and its unit, such as 0.5ms");
+	duration_refused("1e-3s", -EINVAL,
+			 "a decimal number with no exponent, and its unit, such as 0.5ms");
+	duration_refused("ms", -EINVAL, "a number before the unit, such as 10ms");
+	duration_refused("-1ms", -EINVAL, negative);
+	duration_refused("-0.5s", -EINVAL, negative);
+	duration_refused("1.ms", -EINVAL, generic);
+	duration_refused(".5ms", -EINVAL, generic);
+	duration_refused("1.2.3ms", -EINVAL, generic);
+	duration_refused("", -EINVAL, generic);
+	duration_refused("abc", -EINVAL, generic);
+	duration_refused(NULL, -EINVAL, generic);
 }
 
 static void test_append_option(void **state)
