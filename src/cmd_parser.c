@@ -344,18 +344,27 @@ static void option_notes(const struct summary *s, const struct view_ops *ops)
 			 "Move events, and renamed files keep their first names");
 	not_followed_note(s->not_followed, ops);
 	if ((ops->join_flags & JOIN_PATHS) && s->unresolved_file_events)
-		cli_note("%llu unlink or rename calls were not resolved to their file while traced: "
-			 "their Delete or Move events are not in this trace",
-			 (unsigned long long)s->unresolved_file_events);
+		cli_note("%llu unlink or rename %s not resolved to %s file while traced: %s Delete "
+			 "or Move %s not in this trace", (unsigned long long)s->unresolved_file_events,
+			 ONE_MANY(s->unresolved_file_events, "call was", "calls were"),
+			 ONE_MANY(s->unresolved_file_events, "its", "their"),
+			 ONE_MANY(s->unresolved_file_events, "its", "their"),
+			 ONE_MANY(s->unresolved_file_events, "event is", "events are"));
 	if ((ops->join_flags & JOIN_PATHS) && s->uring_unfollowed)
-		cli_note("%llu renames, unlinks or creating opens made through io_uring while traced "
-			 "were not followed: any Move, Delete or Create of theirs is not in this trace",
-			 (unsigned long long)s->uring_unfollowed);
+		cli_note("%llu %s made through io_uring while traced %s not followed: any Move, "
+			 "Delete or Create of %s is not in this trace",
+			 (unsigned long long)s->uring_unfollowed,
+			 ONE_MANY(s->uring_unfollowed, "rename, unlink or creating open",
+				  "renames, unlinks or creating opens"),
+			 ONE_MANY(s->uring_unfollowed, "was", "were"),
+			 ONE_MANY(s->uring_unfollowed, "it", "theirs"));
 	if (ops->vfs && s->uring_vfs_missing)
-		cli_note("%llu io_uring requests on traced files have no record in this trace: their "
+		cli_note("%llu io_uring %s on traced files %s no record in this trace: %s "
 			 "completion found the ring's completion queue full, or more were in flight "
-			 "than the tracer holds",
-			 (unsigned long long)s->uring_vfs_missing);
+			 "than the tracer holds", (unsigned long long)s->uring_vfs_missing,
+			 ONE_MANY(s->uring_vfs_missing, "request", "requests"),
+			 ONE_MANY(s->uring_vfs_missing, "has", "have"),
+			 ONE_MANY(s->uring_vfs_missing, "its", "their"));
 	if (s->devices_gone[0])
 		cli_note("devices removed, emptied or given a new medium while traced: %s; their "
 			 "I/O after that is not in this trace",
@@ -475,10 +484,12 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 		ret = EXIT_PARTIAL;
 	}
 	if (s->skipped_runs) {
-		cli_warn("the kernel skipped %llu runs of the tracer's programs while tracing "
-			 "(summary tags.skippedProgramRuns): the events of those that were for "
-			 "traced devices are missing; output may be partial",
-			 (unsigned long long)s->skipped_runs);
+		cli_warn("the kernel skipped %llu %s of the tracer's programs while tracing "
+			 "(summary tags.skippedProgramRuns): %s; output may be partial",
+			 (unsigned long long)s->skipped_runs, ONE_MANY(s->skipped_runs, "run", "runs"),
+			 ONE_MANY(s->skipped_runs,
+				  "its events, if it was for a traced device, are missing",
+				  "the events of those that were for traced devices are missing"));
 		ret = EXIT_PARTIAL;
 	}
 	/*

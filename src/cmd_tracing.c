@@ -440,28 +440,39 @@ int cmd_tracing(int argc, char **argv)
 		ret = EXIT_PARTIAL;
 	}
 	if (s.skipped_runs) {
-		cli_warn("the kernel skipped %llu runs of the tracer's programs (%s), each nested in "
-			 "a run of the same program on one CPU: the events of those that were for "
-			 "traced devices are not in the trace (see tags.skippedProgramRuns in the "
-			 "README)",
-			 (unsigned long long)s.skipped_runs, collector__skipped_programs(c));
+		cli_warn("the kernel skipped %llu %s of the tracer's programs (%s), each nested in "
+			 "a run of the same program on one CPU: %s (see tags.skippedProgramRuns in "
+			 "the README)",
+			 (unsigned long long)s.skipped_runs, ONE_MANY(s.skipped_runs, "run", "runs"),
+			 collector__skipped_programs(c),
+			 ONE_MANY(s.skipped_runs,
+				  "its events, if it was for a traced device, are not in the trace",
+				  "the events of those that were for traced devices are not in the trace"));
 		ret = EXIT_PARTIAL;
 	}
 	if (s.unresolved_file_events)
-		cli_warn("%llu unlink or rename calls on traced file systems were not resolved to "
-			 "their file: their Delete or Move events are not in the trace (see "
-			 "tags.unresolvedFileEvents in the README)",
-			 (unsigned long long)s.unresolved_file_events);
+		cli_warn("%llu unlink or rename %s on traced file systems %s not resolved to %s "
+			 "file: %s Delete or Move %s not in the trace (see tags.unresolvedFileEvents "
+			 "in the README)", (unsigned long long)s.unresolved_file_events,
+			 ONE_MANY(s.unresolved_file_events, "call", "calls"),
+			 ONE_MANY(s.unresolved_file_events, "was", "were"),
+			 ONE_MANY(s.unresolved_file_events, "its", "their"),
+			 ONE_MANY(s.unresolved_file_events, "its", "their"),
+			 ONE_MANY(s.unresolved_file_events, "event is", "events are"));
 	if (s.uring_unfollowed)
-		cli_warn("%llu renames, unlinks or creating opens were made through io_uring "
-			 "whose Move, Delete or Create the tracer could not send (see "
-			 "tags.uringCallsNotFollowed in the README)",
-			 (unsigned long long)s.uring_unfollowed);
+		cli_warn("%llu %s made through io_uring whose Move, Delete or Create the tracer "
+			 "could not send (see tags.uringCallsNotFollowed in the README)",
+			 (unsigned long long)s.uring_unfollowed,
+			 ONE_MANY(s.uring_unfollowed, "rename, unlink or creating open was",
+				  "renames, unlinks or creating opens were"));
 	if (s.uring_vfs_missing)
-		cli_warn("%llu io_uring requests on traced files have no --vfs record: their "
-			 "completion found the ring's completion queue full, or more were in flight "
-			 "than the tracer holds (see tags.uringVfsRecordsMissing in the README)",
-			 (unsigned long long)s.uring_vfs_missing);
+		cli_warn("%llu io_uring %s on traced files %s no --vfs record: %s completion "
+			 "found the ring's completion queue full, or more were in flight than the "
+			 "tracer holds (see tags.uringVfsRecordsMissing in the README)",
+			 (unsigned long long)s.uring_vfs_missing,
+			 ONE_MANY(s.uring_vfs_missing, "request", "requests"),
+			 ONE_MANY(s.uring_vfs_missing, "has", "have"),
+			 ONE_MANY(s.uring_vfs_missing, "its", "their"));
 cleanup:
 	collector__free(c);
 	store__unlock(lock);

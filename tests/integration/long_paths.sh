@@ -267,9 +267,9 @@ print(" ".join(r["file.id"] for r in csv.DictReader(open(sys.argv[1]))
 	check "$fs: the rename by paths too long unresolved (got '${unresolved:-none}')" \
 		[ "$unresolved" = 1 ]
 	check "$fs: the tracer says so on stderr" \
-		grep -q "^iotrace: .*1 unlink or rename calls .* not resolved" "$T/err"
+		grep -q "^iotrace: .*1 unlink or rename call on .* was not resolved to its file" "$T/err"
 	check "$fs: the parser says so on stderr" \
-		grep -q "1 unlink or rename calls were not resolved" "$T/parse.err"
+		grep -q "1 unlink or rename call was not resolved to its file" "$T/parse.err"
 
 	# a cold cache, where the walk finds no component
 	make_cold || die "cannot make cold/ on $fs"

@@ -217,6 +217,13 @@ run "one event lost" 3 "iotrace: warning: 1 event was lost while tracing (summar
 # runs of its programs the kernel skipped: their events were never made
 printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "0", "tags": {"skippedProgramRuns": "2"}}\n' >"$l/octf.summary"
 run "skipped program runs" 3 "iotrace: warning: the kernel skipped 2 runs of the tracer's programs while tracing (summary tags.skippedProgramRuns): the events of those that were for traced devices are missing; output may be partial" -- -P --io --raw -p "$l"
+# counts of one agree with it
+printf '{"tracePath": "kernel/x", "state": "COMPLETE", "droppedEvents": "0", "tags": {"skippedProgramRuns": "1", "unresolvedFileEvents": "1", "uringCallsNotFollowed": "1", "uringVfsRecordsMissing": "1"}}\n' >"$l/octf.summary"
+run "counts of one" 3 "iotrace: 1 unlink or rename call was not resolved to its file while traced: its Delete or Move event is not in this trace
+iotrace: 1 rename, unlink or creating open made through io_uring while traced was not followed: any Move, Delete or Create of it is not in this trace
+iotrace: 1 io_uring request on traced files has no record in this trace: its completion found the ring's completion queue full, or more were in flight than the tracer holds
+iotrace: warning: the kernel skipped 1 run of the tracer's programs while tracing (summary tags.skippedProgramRuns): its events, if it was for a traced device, are missing; output may be partial
+iotrace: this trace has no VFS records (Open-CAS's traces have none)" -- -P --vfs -p "$l"
 # a RUNNING summary with no tracer alive: the tracer died
 printf '{"tracePath": "kernel/x", "state": "RUNNING", "droppedEvents": "0"}\n' >"$l/octf.summary"
 IOTRACE_LOCK_FILE="$tmp/nolock" run "tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing" -- -P --io --raw -p "$l"
