@@ -105,33 +105,40 @@ struct stream {
 	size_t held_len;
 };
 
-struct stream *stream__open(const char *path)
+/* A stream of path with no file open yet; NULL with errno set. */
+static struct stream *stream_new(const char *path)
 {
-	struct stream *s;
-	int err;
+	struct stream *s = calloc(1, sizeof(*s));
 
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	s->fd = -1;
 	s->mark = UINT64_MAX;
 	s->path = strdup(path);
 	if (!s->path) {
-		err = -ENOMEM;
-		goto cleanup;
+		free(s);
+		errno = ENOMEM;
+		return NULL;
 	}
+	return s;
+}
+
+struct stream *stream__open(const char *path)
+{
+	struct stream *s = stream_new(path);
+	int err;
+
+	if (!s)
+		return NULL;
 	/* not blocking: a FIFO in the trace's place would wait for a writer for ever */
 	s->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (s->fd < 0) {
-		err = -errno;
-		goto cleanup;
+		err = errno;
+		stream__free(s);
+		errno = err;
+		return NULL;
 	}
 	return s;
-
-cleanup:
-	stream__free(s);
-	errno = -err;
-	return NULL;
 }
 
 /* Reads up to len bytes; returns bytes read (0 at end of file) or -errno. */
@@ -460,19 +467,10 @@ static int fail(struct stream *s, int err)
 
 struct stream *stream__failed(const char *path, int err)
 {
-	struct stream *s = calloc(1, sizeof(*s));
+	struct stream *s = stream_new(path);
 
-	if (!s)
-		return NULL;
-	s->fd = -1;
-	s->mark = UINT64_MAX;
-	s->path = strdup(path);
-	if (!s->path) {
-		free(s);
-		errno = ENOMEM;
-		return NULL;
-	}
-	fail(s, err);
+	if (s)
+		fail(s, err);
 	return s;
 }
 
