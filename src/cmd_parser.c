@@ -671,49 +671,65 @@ cleanup:
  * if it did not): the I/Os in flight then had their completion later.
  */
 static void join_warnings(const struct join *j, const uint64_t *cut_after, bool damaged,
-			  bool died, const char *stopped, bool listed)
+			  bool died, const char *stopped, bool listed, bool filtered)
 {
 	const struct join_counts *c = join__counts(j);
 	unsigned long long n = c->not_completed, f = c->foreign_completions,
 			   o = c->orphan_completions, r = c->lost_by_reuse;
+	/*
+	 * the counts are the whole trace's, which a filter (--from, --device,
+	 * ...) does not narrow: the I/Os it leaves are said apart
+	 */
+	const char *in = filtered ? " in the whole trace" : "";
 	/* the words that change with the count: "1 I/O has", "2 I/Os have" */
-	const char *ios_have = ONE_MANY(n, "I/O has", "I/Os have"), *its = ONE_MANY(n, "its", "their");
+	const char *ios = ONE_MANY(n, "I/O", "I/Os"), *has = ONE_MANY(n, "has", "have"),
+		   *its = ONE_MANY(n, "its", "their");
 	/* --io lists each I/O; the other views count them */
-	const char *fate = listed ? ONE_MANY(n, "it is listed last, without latency",
-					     "they are listed last, without latency")
-				  : ONE_MANY(n, "it counts as not completed, without latency",
-					     "they count as not completed, without latency");
+	const char *fate;
+
+	if (listed && filtered)
+		fate = ONE_MANY(n, "it is listed last, without latency, if the filters keep it",
+				"those the filters keep are listed last, without latency");
+	else if (listed)
+		fate = ONE_MANY(n, "it is listed last, without latency",
+				"they are listed last, without latency");
+	else if (filtered)
+		fate = ONE_MANY(n, "it counts as not completed, without latency, if the filters keep it",
+				"those the filters keep count as not completed, without latency");
+	else
+		fate = ONE_MANY(n, "it counts as not completed, without latency",
+				"they count as not completed, without latency");
 
 	if (n && cut_after)
-		cli_warn("%llu %s no completion up to sid %llu, where the trace is cut (%s completion may be among the events left out); %s",
-			 n, ios_have, (unsigned long long)*cut_after, its, fate);
+		cli_warn("%llu %s%s %s no completion up to sid %llu, where the trace is cut (%s completion may be among the events left out); %s",
+			 n, ios, in, has, (unsigned long long)*cut_after, its, fate);
 	else if (n && damaged)
-		cli_warn("%llu %s no completion in the trace (%s completion may be among a damaged file's lost events); %s",
-			 n, ios_have, its, fate);
+		cli_warn("%llu %s%s %s no completion in the trace (%s completion may be among a damaged file's lost events); %s",
+			 n, ios, in, has, its, fate);
 	else if (n && died)
-		cli_warn("%llu %s no completion in the trace, which ends where its tracer died (%s completion may be among the events it had not written); %s",
-			 n, ios_have, its, fate);
+		cli_warn("%llu %s%s %s no completion in the trace, which ends where its tracer died (%s completion may be among the events it had not written); %s",
+			 n, ios, in, has, its, fate);
 	else if (n && stopped)
-		cli_warn("%llu %s no completion in the trace: the tracer stopped writing%s%s%s while %s in flight; %s",
-			 n, ios_have, *stopped ? " (" : "", stopped, *stopped ? ")" : "",
+		cli_warn("%llu %s%s %s no completion in the trace: the tracer stopped writing%s%s%s while %s in flight; %s",
+			 n, ios, in, has, *stopped ? " (" : "", stopped, *stopped ? ")" : "",
 			 ONE_MANY(n, "it was", "they were"), fate);
 	else if (n)
-		cli_warn("%llu %s never completed (%s completion is not in the trace); %s", n,
-			 ONE_MANY(n, "I/O", "I/Os"), its, fate);
+		cli_warn("%llu %s%s never completed (%s completion is not in the trace); %s", n, ios,
+			 in, its, fate);
 	/* which of them is not a matter of the trace ending too early */
 	if (r)
 		cli_warn("%llu of them did end: %s id was used again later in the trace", r,
 			 ONE_MANY(r, "its", "their"));
 	if (f)
-		cli_warn("%llu %s of another LBA range than the I/O in flight under %s id: "
+		cli_warn("%llu %s%s %s of another LBA range than the I/O in flight under %s id: "
 			 "that I/O lost its completion, the one completing its submission (a stream file "
 			 "missing or damaged?); neither is given a latency",
-			 f, ONE_MANY(f, "completion is", "completions are"), ONE_MANY(f, "its", "their"));
+			 f, ONE_MANY(f, "completion", "completions"), in, ONE_MANY(f, "is", "are"),
+			 ONE_MANY(f, "its", "their"));
 	if (o)
-		cli_warn("%llu %s no I/O in flight (the trace began while %s in flight, or %s submission was lost)",
-			 o, ONE_MANY(o, "completion matches", "completions match"),
+		cli_warn("%llu %s%s %s no I/O in flight (the trace began while %s in flight, or %s submission was lost)",
+			 o, ONE_MANY(o, "completion", "completions"), in, ONE_MANY(o, "matches", "match"),
 			 ONE_MANY(o, "it was", "they were"), ONE_MANY(o, "its", "their"));
-#undef ONE_MANY
 }
 
 /* Whether the trace's tracer was given opt (our summaries' tags.options). */
@@ -892,7 +908,8 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 			 "where every CPU's file holds every event: read to their ends, the files "
 			 "may hold an I/O without its completion, or a completion without its I/O");
 	join_warnings(j, cut_after, n > 0, tracer_died(dir, sr),
-		      !cut_after && sr->s.incomplete ? sr->s.stop_reason : NULL, ops == &io_view_ops);
+		      !cut_after && sr->s.incomplete ? sr->s.stop_reason : NULL, ops == &io_view_ops,
+		      opts->filtered);
 	return ret2 ? ret2 : ret;
 }
 
