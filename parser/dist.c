@@ -33,18 +33,11 @@ static inline uint64_t upper_bound(unsigned int o, unsigned int b)
 	return lower_bound(o, b) + ((1ull << (o - 1)) - 1);
 }
 
-void dist__add(struct dist *d, uint64_t v)
+/* Puts v in the histogram, which d->oct is. */
+static void histogram_add(struct dist *d, uint64_t v)
 {
 	unsigned int o, b;
 
-	if (!d->count || v < d->min)
-		d->min = v;
-	if (v > d->max)
-		d->max = v;
-	d->count++;
-	d->sum += v;
-	if (!d->percentiles || d->oom)
-		return;
 	locate(v, &o, &b);
 	if (!d->oct[o]) {
 		d->oct[o] = calloc(1, sizeof(*d->oct[o]));
@@ -57,12 +50,61 @@ void dist__add(struct dist *d, uint64_t v)
 	d->oct[o]->sum[b] += v;
 }
 
+/* Moves the n values kept as they are into a histogram; false if out of memory. */
+static bool to_histogram(struct dist *d, uint64_t n)
+{
+	uint64_t i;
+
+	d->oct = calloc(DIST_OCTAVES, sizeof(*d->oct));
+	if (!d->oct) {
+		d->oom = true;
+		return false;
+	}
+	for (i = 0; i < n && !d->oom; i++)
+		histogram_add(d, d->few[i]);
+	return !d->oom;
+}
+
+/* Keeps v for the percentiles, d->count counting it already. */
+static void keep(struct dist *d, uint64_t v)
+{
+	if (!d->percentiles || d->oom)
+		return;
+	if (!d->oct) {
+		if (d->count <= DIST_FEW) {
+			d->few[d->count - 1] = v;
+			return;
+		}
+		if (!to_histogram(d, d->count - 1))
+			return;
+	}
+	histogram_add(d, v);
+}
+
+void dist__add(struct dist *d, uint64_t v)
+{
+	if (!d->count || v < d->min)
+		d->min = v;
+	if (v > d->max)
+		d->max = v;
+	d->count++;
+	d->sum += v;
+	keep(d, v);
+}
+
 void dist__merge(struct dist *dst, const struct dist *src)
 {
 	unsigned int o, b;
+	uint64_t i;
 
 	if (!src->count)
 		return;
+	/* a few values are added as they are, which keeps dst's exact as long as it can be */
+	if (!src->oct && src->percentiles && !src->oom && dst->percentiles && !dst->oom) {
+		for (i = 0; i < src->count; i++)
+			dist__add(dst, src->few[i]);
+		return;
+	}
 	if (!dst->count || src->min < dst->min)
 		dst->min = src->min;
 	if (src->max > dst->max)
@@ -75,6 +117,8 @@ void dist__merge(struct dist *dst, const struct dist *src)
 		dst->oom = true;
 		return;
 	}
+	if (!dst->oct && !to_histogram(dst, dst->count - src->count))
+		return;
 	for (o = 0; o < DIST_OCTAVES; o++) {
 		if (!src->oct[o])
 			continue;
@@ -102,6 +146,21 @@ bool dist__has_percentiles(const struct dist *d)
 	return d->percentiles && !d->oom && d->count;
 }
 
+/* The value of rank (1-based) among the few kept as they are */
+static uint64_t few_ranked(const struct dist *d, uint64_t rank)
+{
+	uint64_t v[DIST_FEW], t;
+	size_t i, j, n = (size_t)d->count;
+
+	for (i = 0; i < n; i++) {
+		t = d->few[i];
+		for (j = i; j > 0 && v[j - 1] > t; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+	return v[rank - 1];
+}
+
 uint64_t dist__percentile(const struct dist *d, double p)
 {
 	uint64_t rank, seen = 0;
@@ -114,6 +173,8 @@ uint64_t dist__percentile(const struct dist *d, double p)
 		rank = 1;
 	if (rank > d->count)
 		rank = d->count;
+	if (!d->oct)
+		return few_ranked(d, rank);
 	for (o = 0; o < DIST_OCTAVES; o++) {
 		if (!d->oct[o])
 			continue;
@@ -137,8 +198,10 @@ void dist__free(struct dist *d)
 {
 	unsigned int o;
 
-	for (o = 0; o < DIST_OCTAVES; o++) {
+	if (!d->oct)
+		return;
+	for (o = 0; o < DIST_OCTAVES; o++)
 		free(d->oct[o]);
-		d->oct[o] = NULL;
-	}
+	free(d->oct);
+	d->oct = NULL;
 }

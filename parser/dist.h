@@ -13,7 +13,11 @@
  * its lower bound wide: within 0.8% of the exact value. Buckets are allocated
  * per power of two as values reach it, so a distribution costs 2 KiB
  * per octave its values span (a few dozen KiB at most), whatever the
- * number of values.
+ * number of values. The first DIST_FEW values are kept as they are
+ * instead, their percentiles exact, and go into the histogram with the
+ * next one: the per-file reports keep a distribution per file and
+ * operation, mostly of a value or two, and at 2 KiB an octave a trace of
+ * a few million files took tens of GB.
  *
  * (OCTF weighs its percentiles by value, so its p99 latency is not the
  * latency 99% of I/Os stay under; that is not copied.)
@@ -32,11 +36,14 @@ struct dist_octave {
 	uint64_t sum[DIST_SUB];
 };
 
+#define DIST_FEW 6
+
 struct dist {
 	uint64_t count, sum, min, max;
 	bool percentiles;	/* keep the histogram */
 	bool oom;		/* a bucket could not be allocated: percentiles are off */
-	struct dist_octave *oct[DIST_OCTAVES];
+	uint64_t few[DIST_FEW];	/* the values, while there are at most DIST_FEW and no oct */
+	struct dist_octave **oct;	/* DIST_OCTAVES of them, once past DIST_FEW values */
 };
 
 /* A zeroed struct dist with percentiles set (or not) is empty. */
