@@ -273,14 +273,15 @@ static int write_table(struct file_view *v)
 	table__end_row(t);
 	for (i = 0; i < v->files.count; i++) {
 		const struct file_entry *e = v->files.items[i]->value;
-		const struct op_acc *rd = &e->t.vfs[VOP_READ], *wr = &e->t.vfs[VOP_WRITE];
+		const struct op_acc *rd = op_totals__vfs(&e->t, VOP_READ),
+				    *wr = op_totals__vfs(&e->t, VOP_WRITE);
 
 		view__device_cell(t, e->dev, e->part);
 		if (e->named)
 			table__cell(t, "%s", e->path[0] ? e->path : "?");
 		else
 			table__cell(t, "? (inode %llu)", (unsigned long long)e->id.ino);
-		op_totals__cell_count(t, e->t.vfs[VOP_OPEN].count);
+		op_totals__cell_count(t, op_totals__vfs(&e->t, VOP_OPEN)->count);
 		op_totals__cell_count(t, rd->count);
 		op_totals__cell_bytes(t, rd->bytes);
 		op_totals__cell_ns(t, rd->time, rd->time ? dist__avg(rd->time) : 0);
@@ -289,10 +290,10 @@ static int write_table(struct file_view *v)
 		op_totals__cell_bytes(t, wr->bytes);
 		op_totals__cell_ns(t, wr->time, wr->time ? dist__avg(wr->time) : 0);
 		cell_p99(t, wr);
-		op_totals__cell_count(t, e->t.vfs[VOP_SEEK].count);
-		op_totals__cell_count(t, e->t.vfs[VOP_SYNC].count);
-		op_totals__cell_bytes(t, e->t.block[GRP_READ].bytes);
-		op_totals__cell_bytes(t, e->t.block[GRP_WRITE].bytes);
+		op_totals__cell_count(t, op_totals__vfs(&e->t, VOP_SEEK)->count);
+		op_totals__cell_count(t, op_totals__vfs(&e->t, VOP_SYNC)->count);
+		op_totals__cell_bytes(t, op_totals__block(&e->t, GRP_READ)->bytes);
+		op_totals__cell_bytes(t, op_totals__block(&e->t, GRP_WRITE)->bytes);
 		table__end_row(t);
 	}
 	err = table__print(t, v->out, 0);

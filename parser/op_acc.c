@@ -52,14 +52,37 @@ static int add(struct op_acc *a, uint64_t size, uint64_t bytes, bool error, bool
 	return 0;
 }
 
+static const struct op_acc none;
+
+const struct op_acc *op_totals__vfs(const struct op_totals *t, enum vfs_op op)
+{
+	return t->vfs[op] ? t->vfs[op] : &none;
+}
+
+const struct op_acc *op_totals__block(const struct op_totals *t, unsigned int group)
+{
+	return t->block[group] ? t->block[group] : &none;
+}
+
+/* *slot, allocated if it is not yet; NULL if it cannot be */
+static struct op_acc *acc(struct op_acc **slot)
+{
+	if (!*slot)
+		*slot = calloc(1, sizeof(**slot));
+	return *slot;
+}
+
 int op_totals__add_vfs(struct op_totals *t, enum vfs_op op, const struct vfs_rec *r)
 {
+	struct op_acc *a = acc(&t->vfs[op]);
 	uint64_t bytes = 0;
 
+	if (!a)
+		return -ENOMEM;
 	if ((op == VOP_READ || op == VOP_WRITE) && r->result > 0)
 		bytes = (uint64_t)r->result;
 	t->any_vfs = true;
-	return add(&t->vfs[op], r->size, bytes, r->result < 0, true, r->duration);
+	return add(a, r->size, bytes, r->result < 0, true, r->duration);
 }
 
 int op_totals__add_io(struct op_totals *t, const struct io_rec *r)
@@ -71,28 +94,35 @@ int op_totals__add_io(struct op_totals *t, const struct io_rec *r)
 
 	if (r->kind != REC_IO || g >= BLOCK_OPS)
 		return 0;
-	a = &t->block[g];
+	a = acc(&t->block[g]);
+	if (!a)
+		return -ENOMEM;
 	t->any_block = true;
 	a->not_completed += !done;
 	return add(a, bytes, bytes, done && r->error, done, r->latency);
+}
+
+static void free_acc(struct op_acc **slot)
+{
+	struct op_acc *a = *slot;
+
+	if (!a)
+		return;
+	if (a->time)
+		dist__free(a->time);
+	free(a->time);
+	free(a);
+	*slot = NULL;
 }
 
 void op_totals__free(struct op_totals *t)
 {
 	unsigned int i;
 
-	for (i = 0; i < VOP_COUNT; i++) {
-		if (t->vfs[i].time)
-			dist__free(t->vfs[i].time);
-		free(t->vfs[i].time);
-		t->vfs[i].time = NULL;
-	}
-	for (i = 0; i < BLOCK_OPS; i++) {
-		if (t->block[i].time)
-			dist__free(t->block[i].time);
-		free(t->block[i].time);
-		t->block[i].time = NULL;
-	}
+	for (i = 0; i < VOP_COUNT; i++)
+		free_acc(&t->vfs[i]);
+	for (i = 0; i < BLOCK_OPS; i++)
+		free_acc(&t->block[i]);
 }
 
 void op_totals__free_entry(void *entry)
@@ -105,12 +135,13 @@ void op_totals__free_entry(void *entry)
 
 uint64_t op_totals__block_bytes(const struct op_totals *t)
 {
-	return t->block[GRP_READ].bytes + t->block[GRP_WRITE].bytes + t->block[GRP_DISCARD].bytes;
+	return op_totals__block(t, GRP_READ)->bytes + op_totals__block(t, GRP_WRITE)->bytes +
+	       op_totals__block(t, GRP_DISCARD)->bytes;
 }
 
 uint64_t op_totals__vfs_bytes(const struct op_totals *t)
 {
-	return t->vfs[VOP_READ].bytes + t->vfs[VOP_WRITE].bytes;
+	return op_totals__vfs(t, VOP_READ)->bytes + op_totals__vfs(t, VOP_WRITE)->bytes;
 }
 
 /* ---- JSON ---- */
@@ -148,8 +179,8 @@ void op_totals__json(struct json_writer *jw, const struct op_totals *t)
 		jw__key(jw, "vfs");
 		jw__start_object(jw);
 		for (i = 0; i < VOP_COUNT; i++) {
-			if (t->vfs[i].count)
-				json_op(jw, vfs_op_name[i], &t->vfs[i], false);
+			if (op_totals__vfs(t, i)->count)
+				json_op(jw, vfs_op_name[i], t->vfs[i], false);
 		}
 		jw__end_object(jw);
 	}
@@ -157,8 +188,8 @@ void op_totals__json(struct json_writer *jw, const struct op_totals *t)
 		jw__key(jw, "block");
 		jw__start_object(jw);
 		for (i = 0; i < BLOCK_OPS; i++) {
-			if (t->block[i].count)
-				json_op(jw, op_group_name[i], &t->block[i], true);
+			if (op_totals__block(t, i)->count)
+				json_op(jw, op_group_name[i], t->block[i], true);
 		}
 		jw__end_object(jw);
 	}
@@ -242,16 +273,16 @@ void op_totals__csv_rows(struct csv_writer *cw, const struct op_totals *t,
 	unsigned int i;
 
 	for (i = 0; i < VOP_COUNT; i++) {
-		if (!t->vfs[i].count)
+		if (!op_totals__vfs(t, i)->count)
 			continue;
 		row(cw, ctx);
-		csv_op(cw, "vfs", vfs_op_name[i], &t->vfs[i], false);
+		csv_op(cw, "vfs", vfs_op_name[i], t->vfs[i], false);
 	}
 	for (i = 0; i < BLOCK_OPS; i++) {
-		if (!t->block[i].count)
+		if (!op_totals__block(t, i)->count)
 			continue;
 		row(cw, ctx);
-		csv_op(cw, "block", op_group_name[i], &t->block[i], true);
+		csv_op(cw, "block", op_group_name[i], t->block[i], true);
 	}
 }
 

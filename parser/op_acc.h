@@ -40,13 +40,21 @@ struct op_acc {
 	struct dist *time;	/* ns; NULL until the first */
 };
 
-/* What a report keeps of one thing: a file, a process, a cgroup. */
+/*
+ * What a report keeps of one thing: a file, a process, a cgroup. An
+ * operation's totals are allocated when it first happens: a file sees a
+ * few of the twelve, and a trace can name millions of files.
+ */
 struct op_totals {
 	uint64_t calls;		/* VFS calls: a copy counts once here, twice in vfs[] */
-	struct op_acc vfs[VOP_COUNT];
-	struct op_acc block[BLOCK_OPS];
+	struct op_acc *vfs[VOP_COUNT];	/* NULL: none */
+	struct op_acc *block[BLOCK_OPS];
 	bool any_vfs, any_block;
 };
+
+/* The totals of a kind of VFS call, of a block operation: all 0 if none happened. */
+const struct op_acc *op_totals__vfs(const struct op_totals *t, enum vfs_op op);
+const struct op_acc *op_totals__block(const struct op_totals *t, unsigned int group);
 
 /*
  * One side of a VFS call, for totals: a call is one, but copy_file_range,

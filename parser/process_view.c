@@ -287,22 +287,24 @@ static void table_group(struct table *t, const struct cgroup_names *names,
 	unsigned int i;
 
 	for (i = 0; i < BLOCK_OPS; i++) {
-		ios += g->t.block[i].count;
-		if (g->t.block[i].time)
-			dist__merge(&lat, g->t.block[i].time);
+		const struct op_acc *a = op_totals__block(&g->t, i);
+
+		ios += a->count;
+		if (a->time)
+			dist__merge(&lat, a->time);
 	}
 	if (g->kind == BY_PROCESS)
 		view__process_cells(t, g->pid, g->comm);
 	view__cgroup_cell(t, names, g->cgroup);
 	op_totals__cell_count(t, ios);
-	op_totals__cell_bytes(t, g->t.block[GRP_READ].bytes);
-	op_totals__cell_bytes(t, g->t.block[GRP_WRITE].bytes);
+	op_totals__cell_bytes(t, op_totals__block(&g->t, GRP_READ)->bytes);
+	op_totals__cell_bytes(t, op_totals__block(&g->t, GRP_WRITE)->bytes);
 	op_totals__cell_ns(t, &lat, dist__avg(&lat));
 	op_totals__cell_ns(t, &lat, (double)dist__percentile(&lat, 99));
 	op_totals__cell_ns(t, &lat, (double)lat.max);
 	op_totals__cell_count(t, g->t.calls);
-	op_totals__cell_bytes(t, g->t.vfs[VOP_READ].bytes);
-	op_totals__cell_bytes(t, g->t.vfs[VOP_WRITE].bytes);
+	op_totals__cell_bytes(t, op_totals__vfs(&g->t, VOP_READ)->bytes);
+	op_totals__cell_bytes(t, op_totals__vfs(&g->t, VOP_WRITE)->bytes);
 	table__end_row(t);
 	dist__free(&lat);
 }
