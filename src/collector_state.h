@@ -46,6 +46,8 @@ struct collector {
 	struct path_filter *paths;	/* --paths, NULL = every file */
 	struct batch *batches;	/* per CPU, with paths or a size limit */
 	bool batching;	/* this round's records go to the batches */
+	bool near_limit;	/* this round's, within batch_margin of the size limit */
+	bool batches_held;	/* the batches hold records for the next round */
 	/* with a size limit: batching once less room than this is left */
 	uint64_t batch_margin;
 	int write_err;

@@ -317,8 +317,9 @@ static void learn_link(void *ctx, int cpu, const void *rec, uint32_t sz)
  * links are learned, and then its records are judged and written, in sid
  * order across CPUs, each CPU's in its order.
  */
-static void write_batches(struct collector *c)
+static void write_batches(struct collector *c, bool last)
 {
+	uint64_t upto = UINT64_MAX, sid;
 	int cpu;
 
 	if (!c->batching)
@@ -326,9 +327,23 @@ static void write_batches(struct collector *c)
 	if (c->paths)
 		for (cpu = 0; cpu < c->ncpus; cpu++)
 			batch__each(&c->batches[cpu], learn_link, c, cpu);
-	if (batch__merge(c->batches, c->ncpus, write_record, c))
+	/*
+	 * Near the size limit, up to the oldest of the CPUs' newest records
+	 * this round: a CPU whose ring was read early has newer records
+	 * still in it, and the limit met past them would refuse those
+	 * later, and cut the trace back to there. The rest waits for the
+	 * next round, the last round takes all.
+	 */
+	for (cpu = 0; cpu < c->ncpus && c->near_limit && !last; cpu++)
+		if (batch__newest(&c->batches[cpu], &sid) && sid < upto)
+			upto = sid;
+	if (batch__merge(c->batches, c->ncpus, upto, write_record, c)) {
 		c->write_err = -ENOMEM;
-	batch__clear(c->batches, c->ncpus);
+		batch__clear(c->batches, c->ncpus);
+	}
+	c->batches_held = false;
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		c->batches_held |= c->batches[cpu].used > 0;
 }
 
 /* What the stages still hold once the programs are detached: nothing writes to them any more. */
@@ -353,10 +368,10 @@ static void drain_stages(struct collector *c)
  */
 static void start_round(struct collector *c, bool stages)
 {
-	bool near = c->size_limit && c->bytes + c->batch_margin >= c->size_limit;
-
-	c->batching = c->paths || near;
-	if (near && !stages && !c->size_reached)
+	c->near_limit = c->size_limit && c->bytes + c->batch_margin >= c->size_limit;
+	/* records kept back from the last round come before the new ones */
+	c->batching = c->paths || c->near_limit || c->batches_held;
+	if (c->near_limit && !stages && !c->size_reached)
 		intake__flush_stages(c, true);
 }
 
@@ -368,7 +383,7 @@ int intake__read_round(struct collector *c, bool stages)
 	n = ring_buffer__consume(c->rb);
 	if (stages)
 		drain_stages(c);
-	write_batches(c);
+	write_batches(c, stages);
 	return n < 0 ? n : 0;
 }
 

@@ -31,8 +31,17 @@ int batch__push(struct batch *b, const void *rec, uint32_t sz)
 	}
 	memcpy(b->buf + b->used, &sz, sizeof(sz));
 	memcpy(b->buf + b->used + ENTRY_HEAD, rec, sz);
+	b->last = b->used;
 	b->used += need;
 	return 0;
+}
+
+bool batch__newest(const struct batch *b, uint64_t *sid)
+{
+	if (b->used <= b->kept)
+		return false;
+	memcpy(sid, b->buf + b->last + ENTRY_HEAD, sizeof(*sid));
+	return true;
 }
 
 void batch__each(const struct batch *b, void (*fn)(void *ctx, int cpu, const void *rec, uint32_t sz),
@@ -78,7 +87,18 @@ static void sift_down(struct head *heap, int n, int i)
 	}
 }
 
-int batch__merge(const struct batch *b, int n,
+/* Keeps what b holds from off on, at its start. */
+static void keep_from(struct batch *b, size_t off)
+{
+	size_t rest = b->used - off;
+
+	if (rest && off)
+		memmove(b->buf, b->buf + off, rest);
+	b->last = rest ? b->last - off : 0;
+	b->used = b->kept = rest;
+}
+
+int batch__merge(struct batch *b, int n, uint64_t upto,
 		 void (*fn)(void *ctx, int cpu, const void *rec, uint32_t sz), void *ctx)
 {
 	struct head *heap;
@@ -96,7 +116,7 @@ int batch__merge(const struct batch *b, int n,
 	}
 	for (i = live / 2 - 1; i >= 0; i--)
 		sift_down(heap, live, i);
-	while (live) {
+	while (live && heap[0].sid <= upto) {
 		struct head *h = &heap[0];
 		const struct batch *cb = &b[h->cpu];
 		uint32_t sz;
@@ -104,12 +124,19 @@ int batch__merge(const struct batch *b, int n,
 		memcpy(&sz, cb->buf + h->off, sizeof(sz));
 		fn(ctx, h->cpu, cb->buf + h->off + ENTRY_HEAD, sz);
 		h->off += entry_len(sz);
-		if (h->off < cb->used)
+		if (h->off < cb->used) {
 			load_sid(h, b);
-		else
+		} else {
+			b[h->cpu].used = b[h->cpu].kept = b[h->cpu].last = 0;
 			heap[0] = heap[--live];
+		}
 		sift_down(heap, live, 0);
 	}
+	/* the CPUs past upto, from their next record; the others were taken in whole */
+	for (i = 0; i < live; i++)
+		keep_from(&b[heap[i].cpu], heap[i].off);
+	for (i = 0; i < n; i++)
+		b[i].kept = b[i].used;
 	free(heap);
 	return 0;
 }
@@ -119,5 +146,5 @@ void batch__clear(struct batch *b, int n)
 	int i;
 
 	for (i = 0; i < n; i++)
-		b[i].used = 0;
+		b[i].used = b[i].kept = b[i].last = 0;
 }

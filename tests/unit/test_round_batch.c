@@ -92,7 +92,7 @@ static void merge_orders_by_sid(void **state)
 	push(&b[1], 6, 40);
 	for (i = 0; i < 6; i++)
 		push(&b[2], (uint64_t)(3 * i + 2), 24);
-	assert_int_equal(batch__merge(b, 3, note, &s), 0);
+	assert_int_equal(batch__merge(b, 3, UINT64_MAX, note, &s), 0);
 	assert_int_equal(s.n, 17);
 	for (i = 1; i < s.n; i++)
 		assert_true(s.sid[i - 1] < s.sid[i]);
@@ -117,11 +117,62 @@ static void merge_keeps_each_cpus_order(void **state)
 		push(&b[0], cpu0[i], 16);
 	for (i = 0; i < 3; i++)
 		push(&b[1], cpu1[i], 16);
-	assert_int_equal(batch__merge(b, 2, note, &s), 0);
+	assert_int_equal(batch__merge(b, 2, UINT64_MAX, note, &s), 0);
 	assert_int_equal(s.n, 7);
 	for (i = 0; i < 7; i++)
 		assert_int_equal(s.sid[i], want[i]);
 	free_batches(b, 2);
+}
+
+/*
+ * Up to a sid: the rest stays, each CPU's from its first record past it,
+ * and comes first in the next merge, before the records pushed since.
+ */
+static void merge_up_to(void **state)
+{
+	const uint64_t cpu0[] = { 1, 3, 5, 9, 11 }, cpu1[] = { 2, 8, 4, 6 };
+	const uint64_t want[] = { 8, 4, 6, 9, 10, 11, 13 };
+	const int want_cpu[] = { 1, 1, 1, 0, 2, 0, 0 };
+	struct batch b[3] = { 0 };
+	struct seen s = { 0 };
+	uint64_t newest;
+	int i;
+
+	/* CPU 0 read up to 11, CPU 1 up to 6 (nested: 4 after 8), CPU 2 nothing */
+	for (i = 0; i < 5; i++)
+		push(&b[0], cpu0[i], 16);
+	for (i = 0; i < 4; i++)
+		push(&b[1], cpu1[i], 24);
+	assert_true(batch__newest(&b[0], &newest));
+	assert_int_equal(newest, 11);
+	assert_true(batch__newest(&b[1], &newest));
+	assert_int_equal(newest, 6);
+	assert_false(batch__newest(&b[2], &newest));
+	assert_int_equal(batch__merge(b, 3, 6, note, &s), 0);
+	/* 1 2 3 5; CPU 1's 8 is past 6, and its 4 and 6 wait behind it */
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.sid[0], 1);
+	assert_int_equal(s.sid[1], 2);
+	assert_int_equal(s.sid[2], 3);
+	assert_int_equal(s.sid[3], 5);
+	assert_int_equal(s.cpu[3], 0);
+	/* what is left is not new */
+	assert_false(batch__newest(&b[0], &newest));
+	assert_false(batch__newest(&b[1], &newest));
+	push(&b[0], 13, 8);
+	push(&b[2], 10, 8);
+	assert_true(batch__newest(&b[0], &newest));
+	assert_int_equal(newest, 13);
+	s.n = 0;
+	assert_int_equal(batch__merge(b, 3, UINT64_MAX, note, &s), 0);
+	assert_int_equal(s.n, 7);
+	for (i = 0; i < 7; i++) {
+		assert_int_equal(s.sid[i], want[i]);
+		assert_int_equal(s.cpu[i], want_cpu[i]);
+	}
+	for (i = 0; i < 3; i++)
+		assert_int_equal(b[i].used, 0);
+	free_batches(b, 3);
 }
 
 static void merge_of_nothing(void **state)
@@ -129,12 +180,12 @@ static void merge_of_nothing(void **state)
 	struct batch b[4] = { 0 };
 	struct seen s = { 0 };
 
-	assert_int_equal(batch__merge(b, 4, note, &s), 0);
-	assert_int_equal(batch__merge(b, 0, note, &s), 0);
+	assert_int_equal(batch__merge(b, 4, UINT64_MAX, note, &s), 0);
+	assert_int_equal(batch__merge(b, 0, UINT64_MAX, note, &s), 0);
 	assert_int_equal(s.n, 0);
 	/* only the last CPU has records */
 	push(&b[3], 42, 8);
-	assert_int_equal(batch__merge(b, 4, note, &s), 0);
+	assert_int_equal(batch__merge(b, 4, UINT64_MAX, note, &s), 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.cpu[0], 3);
 	free_batches(b, 4);
@@ -160,10 +211,10 @@ static void clear_keeps_memory(void **state)
 	assert_int_equal(b[1].used, 0);
 	assert_ptr_equal(b[0].buf, buf);
 	assert_int_equal(b[0].cap, cap);
-	assert_int_equal(batch__merge(b, 2, note, &s), 0);
+	assert_int_equal(batch__merge(b, 2, UINT64_MAX, note, &s), 0);
 	assert_int_equal(s.n, 0);
 	push(&b[1], 8, 8);
-	assert_int_equal(batch__merge(b, 2, note, &s), 0);
+	assert_int_equal(batch__merge(b, 2, UINT64_MAX, note, &s), 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.sid[0], 8);
 	free_batches(b, 2);
@@ -175,6 +226,7 @@ int main(void)
 		cmocka_unit_test(each_keeps_order_and_bytes),
 		cmocka_unit_test(merge_orders_by_sid),
 		cmocka_unit_test(merge_keeps_each_cpus_order),
+		cmocka_unit_test(merge_up_to),
 		cmocka_unit_test(merge_of_nothing),
 		cmocka_unit_test(clear_keeps_memory),
 	};
