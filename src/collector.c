@@ -589,12 +589,14 @@ void collector__stalls(const struct collector *c, uint64_t *lossy_gap_ns, uint64
 static int open_rings(struct collector *c)
 {
 	int i, fd, outer = bpf_map__fd(c->skel->maps.rings);
+	/* rounds are read out before they are written (record_intake.c) */
+	bool batched = c->paths || c->size_limit;
 
 	c->ring_fds = malloc(c->ncpus * sizeof(*c->ring_fds));
 	c->ring_ctx = calloc(c->ncpus, sizeof(*c->ring_ctx));
-	if (c->paths || c->size_limit)
+	if (batched)
 		c->batches = calloc(c->ncpus, sizeof(*c->batches));
-	if (!c->ring_fds || !c->ring_ctx || ((c->paths || c->size_limit) && !c->batches))
+	if (!c->ring_fds || !c->ring_ctx || (batched && !c->batches))
 		return -ENOMEM;
 	for (i = 0; i < c->ncpus; i++)
 		c->ring_fds[i] = -1;

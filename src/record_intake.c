@@ -320,7 +320,7 @@ static void learn_link(void *ctx, int cpu, const void *rec, uint32_t sz)
 static void write_batches(struct collector *c, bool last)
 {
 	uint64_t upto = UINT64_MAX, sid;
-	int cpu;
+	int cpu, left;
 
 	if (!c->batching)
 		return;
@@ -337,13 +337,12 @@ static void write_batches(struct collector *c, bool last)
 	for (cpu = 0; cpu < c->ncpus && c->near_limit && !last; cpu++)
 		if (batch__newest(&c->batches[cpu], &sid) && sid < upto)
 			upto = sid;
-	if (batch__merge(c->batches, c->ncpus, upto, write_record, c)) {
-		c->write_err = -ENOMEM;
+	left = batch__merge(c->batches, c->ncpus, upto, write_record, c);
+	if (left < 0) {
+		c->write_err = left;
 		batch__clear(c->batches, c->ncpus);
 	}
-	c->batches_held = false;
-	for (cpu = 0; cpu < c->ncpus; cpu++)
-		c->batches_held |= c->batches[cpu].used > 0;
+	c->batches_held = left > 0;
 }
 
 /* What the stages still hold once the programs are detached: nothing writes to them any more. */

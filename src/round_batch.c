@@ -135,10 +135,8 @@ int batch__merge(struct batch *b, int n, uint64_t upto,
 	/* the CPUs past upto, from their next record; the others were taken in whole */
 	for (i = 0; i < live; i++)
 		keep_from(&b[heap[i].cpu], heap[i].off);
-	for (i = 0; i < n; i++)
-		b[i].kept = b[i].used;
 	free(heap);
-	return 0;
+	return live;
 }
 
 void batch__clear(struct batch *b, int n)

@@ -43,8 +43,9 @@ bool batch__newest(const struct batch *b, uint64_t *sid);
 /*
  * Calls fn for each record of b[0..n) (CPU i's in b[i]), taking next the
  * CPU whose next record has the lowest sid, until that sid is past upto
- * (UINT64_MAX: all). What is left stays in b, for the next merge. 0, or
- * -ENOMEM (then nothing was called).
+ * (UINT64_MAX: all). What is left stays in b, for the next merge. The
+ * number of batches left holding records, or -ENOMEM (then nothing was
+ * called).
  */
 int batch__merge(struct batch *b, int n, uint64_t upto,
 		 void (*fn)(void *ctx, int cpu, const void *rec, uint32_t sz), void *ctx);

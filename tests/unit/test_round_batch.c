@@ -148,7 +148,7 @@ static void merge_up_to(void **state)
 	assert_true(batch__newest(&b[1], &newest));
 	assert_int_equal(newest, 6);
 	assert_false(batch__newest(&b[2], &newest));
-	assert_int_equal(batch__merge(b, 3, 6, note, &s), 0);
+	assert_int_equal(batch__merge(b, 3, 6, note, &s), 2);
 	/* 1 2 3 5; CPU 1's 8 is past 6, and its 4 and 6 wait behind it */
 	assert_int_equal(s.n, 4);
 	assert_int_equal(s.sid[0], 1);
