@@ -855,6 +855,7 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 {
 	int r = ops->finish(view, j), ret, ret2;
 	char secs[32], held[48] = "";
+	bool died;
 
 	if (r) {
 		if (r == -ENOMEM)
@@ -885,6 +886,8 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 	 * the reader cuts only where the summary says the tracer stopped, or
 	 * up to where a trace still RUNNING is written
 	 */
+	/* the lock looked at once: a RUNNING trace's tracer is alive or died */
+	died = tracer_died(dir, sr);
 	/* the scale, which the sid alone does not give: a small --size may leave most out */
 	if (cut_after && sr->s.incomplete && sr->s.has_traced_events)
 		snprintf(held, sizeof(held), " (the files hold %llu)",
@@ -894,7 +897,7 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 			 "them, as the tracer stopped%s%s%s",
 			 (unsigned long long)*cut_after, held, sr->s.stop_reason[0] ? " (" : "",
 			 sr->s.stop_reason, sr->s.stop_reason[0] ? ")" : "");
-	else if (cut_after && tracer_died(dir, sr))
+	else if (cut_after && died)
 		cli_note("the events after sid %llu are left out: not every CPU's file holds "
 			 "them, as the tracer died", (unsigned long long)*cut_after);
 	else if (cut_after)
@@ -902,12 +905,11 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 			 "recorded, and not every CPU's file holds them yet",
 			 (unsigned long long)*cut_after);
 	/* its first second, an older tracer's, or one whose stages cannot be flushed */
-	else if (!sr->err && !sr->s.complete_below_sid && !strcmp(sr->s.state, "RUNNING") &&
-		 store__trace_is_live(dir))
+	else if (!sr->err && !sr->s.complete_below_sid && !strcmp(sr->s.state, "RUNNING") && !died)
 		cli_note("this trace is still being recorded, and its summary does not say up to "
 			 "where every CPU's file holds every event: read to their ends, the files "
 			 "may hold an I/O without its completion, or a completion without its I/O");
-	join_warnings(j, cut_after, n > 0, tracer_died(dir, sr),
+	join_warnings(j, cut_after, n > 0, died,
 		      !cut_after && sr->s.incomplete ? sr->s.stop_reason : NULL, ops == &io_view_ops,
 		      opts->filtered);
 	return ret2 ? ret2 : ret;
