@@ -203,10 +203,19 @@ static void map_raw(struct stream *s, const struct stat *st)
 	s->file_eof = true;
 }
 
-/* A zstd skippable frame (magic 0x184D2A5?): ours marks delta records */
-static bool skippable_magic(const uint8_t *b)
+/*
+ * Whether b[0..n) (1 <= n <= 4) starts the magic of a zstd skippable
+ * frame (0x184D2A5?: ours marks delta records); with n 4, whether it is one.
+ */
+static bool skippable_prefix(const uint8_t *b, size_t n)
 {
-	return (b[0] & 0xf0) == 0x50 && !memcmp(b + 1, "\x2a\x4d\x18", 3);
+	return (b[0] & 0xf0) == 0x50 && !memcmp(b + 1, "\x2a\x4d\x18", n - 1);
+}
+
+/* The same for a zstd frame's magic or a skippable frame's. */
+static bool zstd_magic_prefix(const uint8_t *b, size_t n)
+{
+	return !memcmp(b, zstd_magic, n) || skippable_prefix(b, n);
 }
 
 /* Whether path's name ends in .zst: its writer meant it for zstd */
@@ -230,14 +239,11 @@ static bool named_zst(const char *path)
  */
 static int raw_format(const struct stream *s, const uint8_t *b, size_t n)
 {
-	if (n >= sizeof(zstd_magic) &&
-	    (!memcmp(b, zstd_magic, sizeof(zstd_magic)) || skippable_magic(b)))
+	if (n >= sizeof(zstd_magic) && zstd_magic_prefix(b, sizeof(zstd_magic)))
 		return 0;
 	if (!n || !named_zst(s->path))
 		return 1;
-	if (n < sizeof(zstd_magic) &&
-	    (!memcmp(b, zstd_magic, n) ||
-	     ((b[0] & 0xf0) == 0x50 && !memcmp(b + 1, "\x2a\x4d\x18", n - 1))))
+	if (n < sizeof(zstd_magic) && zstd_magic_prefix(b, n))
 		return -ENODATA;
 	return -EILSEQ;
 }
@@ -320,7 +326,7 @@ static int stream_start(struct stream *s)
 		return (int)r;
 	if ((size_t)r < sizeof(zstd_magic))
 		s->file_eof = true;
-	skippable = (size_t)r == sizeof(zstd_magic) && skippable_magic(s->buf);
+	skippable = (size_t)r == sizeof(zstd_magic) && skippable_prefix(s->buf, (size_t)r);
 	if (skippable) {
 		ssize_t more = read_full(s->fd, s->buf + r, DELTA_STREAM_HEADER_LEN - (size_t)r);
 
