@@ -737,6 +737,7 @@ static const char *const states[] = {
 static int read_state(struct cursor *c, const char *key, char *out, size_t size)
 {
 	const char *at = c->p;
+	char what[128] = "'state' is not one of";
 	size_t i;
 	int err;
 
@@ -746,8 +747,11 @@ static int read_state(struct cursor *c, const char *key, char *out, size_t size)
 	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
 		if (!strcmp(out, states[i]))
 			return 0;
-	return bad_value(c, at, "'state' is not one of RUNNING, COMPLETE, ERROR, INITIALIZING, "
-			 "NOT_STARTED, UNDEFINED");
+	/* the list said is the list taken */
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s %s",
+			 i ? "," : "", states[i]);
+	return bad_value(c, at, what);
 }
 
 /*
