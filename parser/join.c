@@ -888,6 +888,65 @@ int join__finish(struct join *j)
 	return 0;
 }
 
+/* io_rec.time < to, with the time emit() gives it */
+static bool before(const struct join *j, const struct io_rec *r, uint64_t to)
+{
+	return r->ts < j->ts0 || r->ts - j->ts0 < to;
+}
+
+bool join__settled_before(const struct join *j, uint64_t to)
+{
+	uint64_t v;
+	size_t i;
+
+	for (v = j->head; v < j->tail; v++) {
+		const struct io_rec *r = &j->ring[v & (j->cap - 1)];
+
+		if (r->state == IO_PENDING && before(j, r, to))
+			return false;
+	}
+	for (i = 0; i < j->nlate; i++)
+		if (j->late[i].state == IO_PENDING && before(j, &j->late[i], to))
+			return false;
+	return true;
+}
+
+size_t join__held(const struct join *j)
+{
+	return (size_t)(j->tail - j->head) + j->nlate;
+}
+
+/* Pending record r leaves unseen, a hole in the ring as a moved record is. */
+static void drop(struct io_rec *r)
+{
+	dev_done(r);
+	free(r->path_kept);
+	r->path_kept = NULL;
+	r->state = IO_MOVED;
+}
+
+int join__finish_before(struct join *j, uint64_t to)
+{
+	uint64_t v;
+	size_t i, kept = 0;
+
+	for (v = j->head; v < j->tail; v++) {
+		struct io_rec *r = &j->ring[v & (j->cap - 1)];
+
+		if (r->state == IO_PENDING && !before(j, r, to))
+			drop(r);
+	}
+	/* no index into the end list is used after this: it can close its gaps */
+	for (i = 0; i < j->nlate; i++) {
+		if (j->late[i].state == IO_PENDING && !before(j, &j->late[i], to))
+			drop(&j->late[i]);
+		else
+			j->late[kept++] = j->late[i];
+	}
+	j->nlate = kept;
+	return join__finish(j);
+}
+
 static void add_counts(struct join_counts *d, const struct join_counts *s)
 {
 	d->ios += s->ios;

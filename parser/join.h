@@ -201,6 +201,22 @@ int join__event(struct join *j, const struct event *ev);
 int join__finish(struct join *j);
 
 /*
+ * Whether no I/O submitted before `to` (ns, as io_rec.time) still waits
+ * for its completion, in the ring or in the end list: reading on could
+ * change none of the records before `to` (a time window's early end).
+ */
+bool join__settled_before(const struct join *j, uint64_t to);
+/* The records held (waiting in the ring or in the end list): what join__settled_before() walks. */
+size_t join__held(const struct join *j);
+/*
+ * join__finish() short of the trace's end, for a caller that keeps no
+ * record from `to` on: the I/Os submitted at `to` or later that are
+ * still in flight are dropped, neither handed out nor counted as never
+ * completed (their completions are in the events not read).
+ */
+int join__finish_before(struct join *j, uint64_t to);
+
+/*
  * Split runs: dst joined the range before src's (src with JOIN_DEFER, both
  * fed to their ends). Feeds dst the events src kept, finishes both (each
  * hands out its records to its own sink), then takes in src's devices and

@@ -227,6 +227,8 @@ static void stream_damaged(struct merge *m, size_t i, uint64_t offset, int err)
 	e->path = stream__path(m->ms[i].s);
 	e->offset = offset;
 	e->err = err;
+	/* only the reader's users stop short of the end and ask */
+	e->after_sid = 0;
 	m->ms[i].done = true;
 }
 

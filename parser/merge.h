@@ -30,6 +30,7 @@ struct merge_error {
 	const char *path;   /* stream file */
 	uint64_t offset;    /* byte offset of the damage */
 	int err;            /* negative errno as from stream__next, or -EPROTO: record does not decode */
+	uint64_t after_sid; /* the sid of the stream's last record read before it + 1; 0: none */
 };
 
 /* Returns NULL with errno set. The trace must outlive the merge. */

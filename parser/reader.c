@@ -144,6 +144,7 @@ static void damaged(struct filler *f, struct rstream *rs, size_t i, int err)
 	e->e.path = stream__path(rs->s);
 	e->e.offset = stream__offset(rs->s);
 	e->e.err = err;
+	e->e.after_sid = rs->after_sid;
 	e->stream = i;
 	rs->done = true;
 }
@@ -944,6 +945,16 @@ size_t reader__error_count(const struct reader *r)
 const struct merge_error *reader__error(const struct reader *r, size_t i)
 {
 	return i < r->nerr ? &r->errs[i] : NULL;
+}
+
+void reader__forget_damage_past(struct reader *r, uint64_t sid)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < r->nerr; i++)
+		if (r->errs[i].after_sid <= sid + 1)
+			r->errs[kept++] = r->errs[i];
+	r->nerr = kept;
 }
 
 void reader__free(struct reader *r)

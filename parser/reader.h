@@ -139,6 +139,13 @@ uint64_t reader__same_sid(const struct reader *r);
 /* Damage met so far, one entry per damaged stream (see merge.h), by stream. */
 size_t reader__error_count(const struct reader *r);
 const struct merge_error *reader__error(const struct reader *r, size_t i);
+/*
+ * For a caller that stops short of the end after the event of this sid:
+ * forgets the damage that reading ahead found in a stream past a record
+ * of a later sid. The records it lost follow that one in the file, as
+ * far out of sid order as records are (window_end.h).
+ */
+void reader__forget_damage_past(struct reader *r, uint64_t sid);
 
 /* Accepts NULL. */
 void reader__free(struct reader *r);
