@@ -31,6 +31,7 @@
 #include "trace.h"
 #include "trace_store.h"
 #include "view.h"
+#include "window_end.h"
 
 /* how often (in events) a long run looks for a failed write */
 #define WRITE_CHECK_EVERY 4096
@@ -456,11 +457,12 @@ static bool tracer_died(const char *dir, const struct summary_read *sr)
  * could not hand over while tracing, a tracer that died (its last second
  * of buffered events never reached the disk), and how many events the
  * trace files hold (records: what was read of them; damaged: damage was
- * reported, which says why fewer were read). Upstream traces have the
+ * reported, which says why fewer were read; whole: the files were read
+ * to their ends, else records says nothing). Upstream traces have the
  * same fields. With a view (ops), also what the tracer left out.
  */
 static int summary_warnings(const char *dir, const struct summary_read *sr,
-			    const struct view_ops *ops, uint64_t records, bool damaged)
+			    const struct view_ops *ops, uint64_t records, bool damaged, bool whole)
 {
 	const struct summary *s = &sr->s;
 	int ret = EXIT_OK;
@@ -496,8 +498,8 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 	 * a dead tracer's summary counts what it had written some time
 	 * before; a stopped one's reader stops at incomplete_from_sid
 	 */
-	if (!damaged && s->has_traced_events && strcmp(s->state, "RUNNING") && !s->incomplete &&
-	    records != s->traced_events) {
+	if (whole && !damaged && s->has_traced_events && strcmp(s->state, "RUNNING") &&
+	    !s->incomplete && records != s->traced_events) {
 		char missing[512];
 
 		missing_streams(dir, s->queue_count, missing, sizeof(missing));
@@ -643,7 +645,7 @@ static int print_raw(const char *path, const char *dir, enum raw_format fmt)
 	}
 
 	sr.err = summary__read(dir, &sr.s);
-	ret = summary_warnings(dir, &sr, NULL, n, merge__error_count(m) > 0);
+	ret = summary_warnings(dir, &sr, NULL, n, merge__error_count(m) > 0, true);
 	if (damage_report(dir, &sr, merge_error_of, m, merge__error_count(m)))
 		ret = EXIT_PARTIAL;
 	ret2 = same_sid_report(merge__same_sid(m));
@@ -669,23 +671,32 @@ cleanup:
  * stopped writing short of its end (a size limit, a full disk) when
  * every file holds every event up to there, so nothing was cut (NULL
  * if it did not): the I/Os in flight then had their completion later.
+ * part: the events read, when reading stopped short of the end (a time
+ * window's, window_end.h), as words after "in"; NULL if it did not.
  */
 static void join_warnings(const struct join *j, const uint64_t *cut_after, bool damaged,
-			  bool died, const char *stopped, bool listed, bool filtered)
+			  bool died, const char *stopped, bool listed, bool filtered,
+			  const char *part)
 {
 	const struct join_counts *c = join__counts(j);
 	unsigned long long n = c->not_completed, f = c->foreign_completions,
 			   o = c->orphan_completions, r = c->lost_by_reuse;
 	/*
-	 * the counts are the whole trace's, which a filter (--from, --device,
-	 * ...) does not narrow: the I/Os it leaves are said apart
+	 * the counts are the whole trace's (or the part read), which a filter
+	 * (--from, --device, ...) does not narrow: the I/Os it leaves are
+	 * said apart
 	 */
-	const char *in = filtered ? " in the whole trace" : "";
+	char in[64];
 	/* the words that change with the count: "1 I/O has", "2 I/Os have" */
 	const char *ios = ONE_MANY(n, "I/O", "I/Os"), *has = ONE_MANY(n, "has", "have"),
 		   *its = ONE_MANY(n, "its", "their");
 	/* --io lists each I/O; the other views count them */
 	const char *fate;
+
+	if (part)
+		snprintf(in, sizeof(in), " in %s", part);
+	else
+		snprintf(in, sizeof(in), "%s", filtered ? " in the whole trace" : "");
 
 	if (listed && filtered)
 		fate = ONE_MANY(n, "it is listed last, without latency, if the filters keep it",
@@ -748,12 +759,14 @@ static bool traced_with(const struct summary_read *sr, const char *opt)
  * A view of what the trace does not have shows nothing, or 0 calls: a
  * valid answer (exit 0), but one that reads as "none happened", so
  * stderr says what the trace lacks. From the join's counts, before any
- * filter: a filter that leaves nothing is no news.
+ * filter: a filter that leaves nothing is no news. part: as for
+ * join_warnings(), the events read if not all.
  */
 static void missing_notes(const struct summary_read *sr, const struct view_ops *ops,
-			  const struct filter *filter, const struct join *j)
+			  const struct filter *filter, const struct join *j, const char *part)
 {
 	const struct join_counts *c = join__counts(j);
+	const char *has = part ? "have" : "has", *its = part ? "their" : "its";
 	/* the I/Os the view shows, which VFS calls with their files and tasks do not replace */
 	bool ios = c->ios && !c->vfs_calls && ops != &vfs_view_ops;
 	unsigned int needs = 0;
@@ -763,18 +776,19 @@ static void missing_notes(const struct summary_read *sr, const struct view_ops *
 		if (views[i].ops == ops)
 			needs = views[i].needs;
 	if ((needs & NEEDS_VFS) && !c->vfs_calls)
-		cli_note("this trace has no VFS records (%s)%s",
+		cli_note("%s %s no VFS records (%s)%s", part ? part : "this trace", has,
 			 traced_with(sr, "--vfs") ? "its tracer recorded no call on the traced files"
 			 : !sr->err && sr->s.foreign ? "Open-CAS's traces have none"
 			 : "was it taken with --vfs?",
 			 ops == &vfs_view_ops ? "" : ": no call is counted");
 	if (((needs & NEEDS_FILES) || (filter->file && ios)) && c->ios && !c->file_ios)
-		cli_note("this trace has no file metadata: none of its %llu I/Os is attributed to a "
+		cli_note("%s %s no file metadata: none of %s %llu I/Os is attributed to a "
 			 "file (no file system mounted on the traced devices?)",
-			 (unsigned long long)c->ios);
+			 part ? part : "this trace", has, its, (unsigned long long)c->ios);
 	if ((filter->pid || filter->comm[0] || filter->cgroups) && ios && !c->process_ios)
-		cli_note("no I/O in this trace names its process (Open-CAS's traces do not): %s "
-			 "matches none", filter->pid ? "--pid" : filter->comm[0] ? "--comm" : "--cgroup");
+		cli_note("no I/O in %s names its process (Open-CAS's traces do not): %s "
+			 "matches none", part ? part : "this trace",
+			 filter->pid ? "--pid" : filter->comm[0] ? "--comm" : "--cgroup");
 }
 
 /*
@@ -845,13 +859,14 @@ static const char *seconds_text(uint64_t ns, char buf[32])
  * summary's warnings (sr, as read for the run; records: the events read,
  * which it counts), the damage found (get, src, n), where the reader cut
  * the trace (cut_after: the last sid kept, NULL if not cut) and the
- * join's warnings, which the damage or the cut explains. Returns the
- * exit status.
+ * join's warnings, which the damage or the cut explains; part: the
+ * events read when reading stopped short of the end (join_warnings()),
+ * NULL if all were. Returns the exit status.
  */
 static int end_view(const char *dir, const struct summary_read *sr, const struct view_ops *ops,
 		    const struct view_opts *opts, void *view, const struct join *j, uint64_t records,
 		    const struct merge_error *(*get)(const void *, size_t), const void *src, size_t n,
-		    const uint64_t *cut_after)
+		    const uint64_t *cut_after, const char *part)
 {
 	int r = ops->finish(view, j), ret, ret2;
 	char secs[32], held[48] = "";
@@ -871,7 +886,7 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 			return write_error(r);
 		return EXIT_ERROR;
 	}
-	ret = summary_warnings(dir, sr, ops, records, n > 0);
+	ret = summary_warnings(dir, sr, ops, records, n > 0, !part);
 	n = damage_report(dir, sr, get, src, n);
 	ret2 = n ? EXIT_PARTIAL : EXIT_OK;
 	/*
@@ -909,9 +924,10 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 		cli_note("this trace is still being recorded, and its summary does not say up to "
 			 "where every CPU's file holds every event: read to their ends, the files "
 			 "may hold an I/O without its completion, or a completion without its I/O");
-	join_warnings(j, cut_after, n > 0, died,
-		      !cut_after && sr->s.incomplete ? sr->s.stop_reason : NULL, ops == &io_view_ops,
-		      opts->filtered);
+	/* read in part, the trace's end (where its tracer died or stopped) explains nothing */
+	join_warnings(j, cut_after, n > 0, died && !part,
+		      !cut_after && !part && sr->s.incomplete ? sr->s.stop_reason : NULL,
+		      ops == &io_view_ops, opts->filtered, part);
 	return ret2 ? ret2 : ret;
 }
 
@@ -969,7 +985,7 @@ static int print_split(const char *path, const char *dir, const struct summary_r
 		return -1;
 	}
 	ret = end_view(dir, sr, ops, opts, split__view(sp), split__join(sp), split__records(sp),
-		       NULL, NULL, 0, NULL);
+		       NULL, NULL, 0, NULL, NULL);
 	if (FREE_BEFORE_EXIT)
 		split__free(sp);
 	else
@@ -1044,9 +1060,13 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	unsigned long n = 0;
 	int ret = EXIT_ERROR, ret2, r;
 	struct summary_read sr;
+	struct window_end we;
+	char part[64] = "";
 	uint64_t last;
 
 	sr.err = summary__read(dir, &sr.s);
+	/* --devices lists every device described, which a window does not narrow */
+	window_end__init(&we, ops == &devices_view_ops ? UINT64_MAX : filter->to_ns);
 	if (ops->merge && !filter__active(filter)) {
 		ret = print_split(path, dir, &sr, ops, opts);
 		if (ret >= 0)
@@ -1092,7 +1112,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 
 	while ((r = reader__next(rd, &ev)) == 1) {
 		r = join__event(j, ev);
-		if (r)
+		if (r || window_end__reached(&we, j, ev))
 			break;
 		if (++n % WRITE_CHECK_EVERY == 0 && ferror_unlocked(stdout)) {
 			ret = write_error(errno ? -errno : -EIO);
@@ -1100,7 +1120,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		}
 	}
 	if (!r)
-		r = join__finish(j);
+		r = we.stopped ? join__finish_before(j, we.to) : join__finish(j);
 	if (r < 0) {
 		cli_err("cannot read trace '%s': %s", path, strerror(-r));
 		goto cleanup;
@@ -1113,12 +1133,18 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	ret = parser_filters__check_device(filter, j);
 	if (ret)
 		goto cleanup;
+	if (we.stopped) {
+		snprintf(part, sizeof(part), "the first %.3f s of this trace",
+			 (double)we.stopped_at / 1e9);
+		reader__forget_damage_past(rd, we.stopped_sid);
+	}
 	ret = end_view(dir, &sr, ops, opts, ctx[1], j, reader__records(rd), reader_error_of, rd,
-		       reader__error_count(rd), reader__cut(rd, &last) ? &last : NULL);
+		       reader__error_count(rd), reader__cut(rd, &last) ? &last : NULL,
+		       we.stopped ? part : NULL);
 	ret2 = same_sid_report(reader__same_sid(rd));
 	if (ret2 && ret != EXIT_ERROR)
 		ret = ret2;
-	missing_notes(&sr, ops, filter, j);
+	missing_notes(&sr, ops, filter, j, we.stopped ? part : NULL);
 
 cleanup:
 	if (ctx[1])

@@ -14,8 +14,9 @@
  * --statistics, whose output must be one pass's (bit 3); the rest is the streams' bytes (raw framed
  * records, or zstd frames: the reader tells them apart by their first
  * bytes). The input's last byte also picks the filters (glob bits 0-1,
- * comm 2, window 3 and 7, pid 4-5; with bit 6 also device, latency and
- * cgroup), the time series' by-completion (bit 6) and the split's output
+ * comm 2, window 3 and 7, whose end stops the reading as window_end.h
+ * has it, pid 4-5; with bit 6 also device, latency and cgroup), the
+ * time series' by-completion (bit 6) and the split's output
  * format; in that pass the views have cgroup paths, and with bit 5 roll
  * them up (--cgroup-depth). The streams' bytes are also read as a
  * trace's iotrace.cgroups.
@@ -42,6 +43,7 @@
 #include "split.h"
 #include "trace.h"
 #include "view.h"
+#include "window_end.h"
 
 #define MAX_STREAMS 3
 
@@ -267,7 +269,8 @@ static void add_view(struct views *vs, const struct view_ops *ops, const struct 
 
 /*
  * The views fed by one pass, as the parser runs them: through f when
- * given (the filtered views and --final-names), else every view.
+ * given (the filtered views and --final-names, stopping where f's window
+ * can change no more), else every view.
  */
 static void run_views(unsigned int threads, const struct view_opts *o, const struct filter *f)
 {
@@ -275,6 +278,7 @@ static void run_views(unsigned int threads, const struct view_opts *o, const str
 	struct join_sink sink = { fan_out, &vs, fan_out_vfs };
 	unsigned int flags = JOIN_PATHS | JOIN_VFS;
 	struct filter_sink fsink;
+	struct window_end we;
 	const struct event *ev;
 	struct reader *r = NULL;
 	struct join *j = NULL;
@@ -325,12 +329,18 @@ static void run_views(unsigned int threads, const struct view_opts *o, const str
 		j = NULL;
 	}
 	r = j ? reader__new(t, EV_ALL, threads) : NULL;
+	window_end__init(&we, f ? f->to_ns : UINT64_MAX);
 	if (r) {
 		while (reader__next(r, &ev) == 1) {
-			if (join__event(j, ev))
+			if (join__event(j, ev) || window_end__reached(&we, j, ev))
 				break;
 		}
-		join__finish(j);
+		if (we.stopped) {
+			join__finish_before(j, we.to);
+			reader__forget_damage_past(r, we.stopped_sid);
+		} else {
+			join__finish(j);
+		}
 		for (i = 0; i < vs.n; i++)
 			vs.ops[i]->finish(vs.v[i], j);
 		/* what a damaged stream reports is there to read */
