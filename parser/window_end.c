@@ -11,11 +11,11 @@ void window_end__init(struct window_end *w, uint64_t to)
 	w->stopped_sid = 0;
 }
 
-bool window_end__reached(struct window_end *w, const struct join *j, const struct event *ev)
+bool window_end__look(struct window_end *w, const struct join *j, const struct event *ev)
 {
 	uint64_t ts0 = join__first_ts(j), time;
 
-	if (w->until == UINT64_MAX || ev->ts < ts0)
+	if (ev->ts < ts0)
 		return false;
 	time = ev->ts - ts0;
 	if (time < w->until)

@@ -44,7 +44,17 @@ struct window_end {
 /* w for a window ending at to (UINT64_MAX: no end, never stops). */
 void window_end__init(struct window_end *w, uint64_t to);
 
-/* After join__event(j, ev): whether reading may stop (and w->stopped is set). */
-bool window_end__reached(struct window_end *w, const struct join *j, const struct event *ev);
+/* window_end__reached() for a window with an end */
+bool window_end__look(struct window_end *w, const struct join *j, const struct event *ev);
+
+/*
+ * After join__event(j, ev): whether reading may stop (and w->stopped is
+ * set). Inline: a view without --to pays one branch an event.
+ */
+static inline bool window_end__reached(struct window_end *w, const struct join *j,
+				       const struct event *ev)
+{
+	return w->until != UINT64_MAX && window_end__look(w, j, ev);
+}
 
 #endif
