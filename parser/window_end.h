@@ -33,7 +33,8 @@
 #define WINDOW_END_GRACE_NS 10000000000ull
 
 struct window_end {
-	uint64_t to;		/* the window's end, ns from the first event; UINT64_MAX: none */
+	/* the window's end, ns from the first event; UINT64_MAX: none */
+	uint64_t to;
 	uint64_t until;		/* to + WINDOW_END_GRACE_NS */
 	size_t countdown;	/* events until the next look at the join */
 	bool stopped;

@@ -1063,6 +1063,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	struct window_end we;
 	char part[64] = "";
 	uint64_t last;
+	bool cut;
 
 	sr.err = summary__read(dir, &sr.s);
 	/* --devices lists every device described, which a window does not narrow */
@@ -1133,14 +1134,15 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	ret = parser_filters__check_device(filter, j);
 	if (ret)
 		goto cleanup;
+	/* what the reader met ahead of the stop, a cut or damage, is past the window */
 	if (we.stopped) {
 		snprintf(part, sizeof(part), "the first %.3f s of this trace",
 			 (double)we.stopped_at / 1e9);
 		reader__forget_damage_past(rd, we.stopped_sid);
 	}
+	cut = !we.stopped && reader__cut(rd, &last);
 	ret = end_view(dir, &sr, ops, opts, ctx[1], j, reader__records(rd), reader_error_of, rd,
-		       reader__error_count(rd), reader__cut(rd, &last) ? &last : NULL,
-		       we.stopped ? part : NULL);
+		       reader__error_count(rd), cut ? &last : NULL, we.stopped ? part : NULL);
 	ret2 = same_sid_report(reader__same_sid(rd));
 	if (ret2 && ret != EXIT_ERROR)
 		ret = ret2;
