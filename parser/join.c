@@ -891,7 +891,7 @@ int join__finish(struct join *j)
 /* io_rec.time < to, with the time emit() gives it */
 static bool before(const struct join *j, const struct io_rec *r, uint64_t to)
 {
-	return r->ts < j->ts0 || r->ts - j->ts0 < to;
+	return (r->ts >= j->ts0 ? r->ts - j->ts0 : 0) < to;
 }
 
 bool join__settled_before(const struct join *j, uint64_t to)
