@@ -105,6 +105,17 @@ __u64 next_sid IOTRACE_IDS = 0;
  * nothing is output, so that the programs, which user space detaches in
  * no particular order, add nothing half-seen (a split of an I/O whose
  * queue program is gone).
+ *
+ * IOTRACE_STOP_START while user space attaches the programs, one after
+ * the other (collector.c): the block programs output nothing, so that
+ * the trace does not begin with the completions, splits and dispatches
+ * of the I/Os queued before its queue program was attached (a few
+ * hundred in the milliseconds the attaching takes, at full rate). Its
+ * first completions are then only those of the I/Os in flight when it
+ * opens. Calls and file events are left out too, as any `stopping`
+ * leaves them (emit_vfs(), emit_fs_event()); name records go out, which
+ * output_now() drops only when CLOSED, since their files are marked
+ * named as they are sent.
  */
 __u8 stopping = IOTRACE_STOP_NONE;
 
@@ -141,17 +152,17 @@ static __always_inline bool is_untraced(__u64 id)
 {
 	__u8 s = stopping;
 
-	if (s == IOTRACE_STOP_CLOSED)
+	if (s >= IOTRACE_STOP_CLOSED)
 		return true;
 	return (s || medium_changed) && bpf_map_lookup_elem(&untraced, &id);
 }
 
-/* True for the completion of an I/O left out (stop, medium); forgets it. */
+/* True for the completion of an I/O left out (start, stop, medium); forgets it. */
 static __always_inline bool untraced_done(__u64 id)
 {
 	__u8 s = stopping;
 
-	if (s == IOTRACE_STOP_CLOSED)
+	if (s >= IOTRACE_STOP_CLOSED)
 		return true;
 	return (s || medium_changed) && !bpf_map_delete_elem(&untraced, &id);
 }
@@ -283,7 +294,9 @@ static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 	if (!slot)
 		return 0;
 	if (stopping || other_medium(slot, iotrace_bio_disk(bio))) {
-		mark_untraced((__u64)bio);
+		/* what completes while CLOSED or START is left out without a look */
+		if (stopping < IOTRACE_STOP_CLOSED)
+			mark_untraced((__u64)bio);
 		return 0;
 	}
 
@@ -410,7 +423,8 @@ static __always_inline int on_rq_issue(struct request *rq)
 		if (e.sector == (__u64)-1)
 			e.sector = 0;
 		if (stopping || other_medium(slot, disk)) {
-			mark_untraced((__u64)rq);
+			if (stopping < IOTRACE_STOP_CLOSED)
+				mark_untraced((__u64)rq);
 			return 0;
 		}
 		e.type = IOTRACE_EV_RQ_QUEUE;

@@ -63,11 +63,12 @@ enum iotrace_event_type {
 	IOTRACE_EV_FS = 9,
 };
 
-/* The programs' state while the tracer stops (`stopping`, iotrace.bpf.c). */
+/* The programs' state while the tracer starts or stops (`stopping`, iotrace.bpf.c). */
 enum iotrace_stop {
 	IOTRACE_STOP_NONE = 0,
 	IOTRACE_STOP_DRAIN = 1,		/* no new I/O; the trace's own complete */
 	IOTRACE_STOP_CLOSED = 2,	/* nothing is output */
+	IOTRACE_STOP_START = 3,		/* being attached: no record yet but names */
 };
 
 /* Operation, independent of the kernel's REQ_OP_* numbering. */

@@ -654,6 +654,8 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  err == -ENOMEM || err == -EPERM ? " -- try a smaller --buffer or raise RLIMIT_MEMLOCK" : "");
 		goto finish;
 	}
+	/* opened below, once every program that starts with the trace is attached */
+	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_START, __ATOMIC_SEQ_CST);
 	err = programs__attach_block(c->skel);
 	c->toggle_on = !err;
 	if (err) {
@@ -677,6 +679,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  strerror(-err), programs__load_hint(err));
 		goto finish;
 	}
+	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_NONE, __ATOMIC_SEQ_CST);
 	/* the first summary says RUNNING only once the programs are attached */
 	err = summary__write(dir, s);
 	if (err) {
