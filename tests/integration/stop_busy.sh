@@ -11,7 +11,11 @@
 # after the stop: 4 KiB random reads and writes at queue depth 32, and
 # 1 MiB writes that the block layer splits (max_sectors_kb 128). The
 # tracer runs for about a second, three times: by default, with
-# --dispatch, and with --compress none. Each trace must end clean: no
+# --dispatch, and with --compress none. Each trace must begin clean: the
+# only completions of I/Os it does not hold are those of the I/Os in
+# flight when it opened, at most the 64 bios fio keeps in flight (its
+# block programs attached one by one used to let a few hundred more in).
+# And it must end clean: no
 # io or split child without its ioCompletion, no completion, split or
 # dispatch of an I/O the trace does not hold except those of I/Os begun
 # before the trace (check_trace.py --busy). An I/O the trace holds without
@@ -56,6 +60,8 @@ busy_fio() {
 }
 busy_fio small --rw=randrw --bs=4k --iodepth=32
 busy_fio large --rw=randwrite --bs=1M --iodepth=4
+# bios in flight at most: 32 small, 4 large of 8 pieces each (max_sectors_kb)
+FIO_INFLIGHT=$((32 + 4 * 8))
 sleep 1
 for p in "${FIO_PIDS[@]}"; do
 	kill -0 "$p" 2>/dev/null || die "fio did not start: $(cat "$T"/fio-*.out)"
@@ -135,6 +141,11 @@ for args in "" "--dispatch" "--compress none"; do
 		--min-io 1000 --min-split 1 --busy --kernel-completions "$T/$round.kernel" $dispatch \
 		>"$T/$round.check" 2>&1
 	iotrace_test_relay "$T/$round.check" $? check_trace.py
+	# the block programs output nothing until all are attached: the only
+	# completions of I/Os from before the trace are of those in flight then
+	before=$(sed -n 's/^measure: of I\/Os from before the trace: \([0-9]*\) completions.*/\1/p' "$T/$round.check")
+	check "${label}completions of I/Os from before the trace: ${before:-?}, at most the $FIO_INFLIGHT fio keeps in flight" \
+		[ "${before:-999999}" -le "$FIO_INFLIGHT" ]
 
 	timeout -k 5 120 "$BIN" -P --io -f csv -p "$TRACE" >"$T/$round.csv" 2>"$T/$round.csv.err"
 	rc=$?
