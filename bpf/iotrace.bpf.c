@@ -141,10 +141,18 @@ struct {
 	__type(value, __u8);
 } untraced SEC(".maps");
 
+/*
+ * Not while CLOSED or START, which leave every completion out without a
+ * look: a mark made then would still be there at the stop, and leave out
+ * the completion of a traced I/O that got the address since (split
+ * children come from a pool and get the same few again and again).
+ */
 static __always_inline void mark_untraced(__u64 id)
 {
 	__u8 one = 1;
 
+	if (stopping >= IOTRACE_STOP_CLOSED)
+		return;
 	bpf_map_update_elem(&untraced, &id, &one, BPF_ANY);
 }
 
@@ -294,9 +302,7 @@ static __always_inline int on_bio_queue(struct bio *bio, const bool cast)
 	if (!slot)
 		return 0;
 	if (stopping || other_medium(slot, iotrace_bio_disk(bio))) {
-		/* what completes while CLOSED or START is left out without a look */
-		if (stopping < IOTRACE_STOP_CLOSED)
-			mark_untraced((__u64)bio);
+		mark_untraced((__u64)bio);
 		return 0;
 	}
 
@@ -423,8 +429,7 @@ static __always_inline int on_rq_issue(struct request *rq)
 		if (e.sector == (__u64)-1)
 			e.sector = 0;
 		if (stopping || other_medium(slot, disk)) {
-			if (stopping < IOTRACE_STOP_CLOSED)
-				mark_untraced((__u64)rq);
+			mark_untraced((__u64)rq);
 			return 0;
 		}
 		e.type = IOTRACE_EV_RQ_QUEUE;
