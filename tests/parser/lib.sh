@@ -1,9 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # bin and tmp are the sourcing script's
 #
 # The parser's command-line tests' helpers, sourced by parser_cli.sh and
 # window_end.sh: running iotrace against a wanted exit and stderr, and
-# small OCTF traces written by hand (python3). The sourcing script sets
-# bin (the iotrace binary), tmp (its scratch directory) and fails=0.
+# small OCTF traces written by hand (python3, with octf_rec.py). The
+# sourcing script sets bin (the iotrace binary), tmp (its scratch
+# directory) and fails=0.
+
+# the trace writers' python, its heredocs' too, imports octf_rec.py kept beside this
+PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -42,22 +48,13 @@ mktrace() {
 	mkdir -p "$1"
 	python3 - "$1/$2" "$3" "$4" "${5:-1}" <<'EOF'
 import sys
-
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7f | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
+from octf_rec import field, framed, sub
 
 path, first, count, step = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 with open(path, "wb") as f:
     for i in range(count):
         sid = first + i * step
-        hdr = b"\x08" + varint(sid) + b"\x10" + varint(sid * 10)
-        ev = b"\x0a" + varint(len(hdr)) + hdr
-        f.write(varint(len(ev)) + ev)
+        f.write(framed(sub(1, field(1, sid) + field(2, sid * 10))))
 EOF
 }
 
@@ -68,20 +65,7 @@ EOF
 mkios() {
 	python3 -c '
 import sys
-
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7f | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-def field(num, v):
-    return varint(num << 3) + varint(v)
-
-def sub(num, body):
-    return varint(num << 3 | 2) + varint(len(body)) + body
+from octf_rec import field, framed, sub
 
 with open(sys.argv[1], "wb") as f:
     for line in sys.stdin:
@@ -98,6 +82,6 @@ with open(sys.argv[1], "wb") as f:
                            field(5, a[2]))
         else:
             ev = hdr + sub(5, field(4, 8388608) + field(5, a[2]))
-        f.write(varint(len(ev)) + ev)
+        f.write(framed(ev))
 ' "$1"
 }

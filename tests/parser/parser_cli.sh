@@ -15,6 +15,7 @@ fails=0
 tmp=$(mktemp -d /tmp/iotrace-pcli-XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
+# shellcheck source=tests/parser/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # the least a summary has: both tools always write these
@@ -555,21 +556,7 @@ run "help, other options" 0 '' -- -P --io -H -p "$t"
 mkvfs() {
 	python3 -c '
 import sys
-
-def varint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7f | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-def field(num, v):
-    return varint(num << 3) + varint(v)
-
-def sub(num, body):
-    return varint(num << 3 | 2) + varint(len(body)) + body
+from octf_rec import field, framed, sub
 
 def fid(ino):
     return field(1, 8388609) + field(2, ino) + sub(3, field(1, 1600000000))
@@ -612,7 +599,7 @@ with open(sys.argv[1], "wb") as f:
             ev = sub(1, field(1, sid) + field(2, int(w[2]))) + sub(5, field(4, 8388608) +
                  field(5, int(w[3])))
         last = f.tell()
-        f.write(varint(len(ev)) + ev)
+        f.write(framed(ev))
 print(last)
 ' "$1"
 }

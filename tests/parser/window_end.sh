@@ -17,6 +17,7 @@ fails=0
 tmp=$(mktemp -d /tmp/iotrace-wend-XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
+# shellcheck source=tests/parser/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 summary_ok='{"state": "COMPLETE", "droppedEvents": "0"}'
