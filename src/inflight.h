@@ -17,19 +17,37 @@
 #include "iotrace_event.h"
 #include "u64map.h"
 
+/*
+ * A pairing of a submission with a completion longer than any confirmed
+ * yet: it may be a reused id's completion read before its own submission
+ * and paired with a submission that lost its completion (inflight.c).
+ */
+struct inflight_candidate {
+	uint64_t id;
+	uint64_t submitted;	/* ns */
+	uint64_t completed;	/* ns */
+};
+
+#define INFLIGHT_CANDIDATES 8
+
 struct inflight {
 	struct u64map ids;	/* id -> its latest event (see inflight.c) */
 	uint64_t newest;	/* ns, the latest event seen */
-	uint64_t max_latency;	/* ns, the longest completion seen in order */
+	uint64_t max_latency;	/* ns, the longest completion confirmed */
 	uint64_t pruned_at;	/* ns, newest at the last prune */
+	struct inflight_candidate cand[INFLIGHT_CANDIDATES];
+	unsigned int n_cand;
 };
 
 /* Takes the record's part in it; every other record is ignored. */
 void inflight__note(struct inflight *f, const struct iotrace_event *e);
 
+/* ns, the longest completion seen: confirmed, or a candidate not yet disproved */
+uint64_t inflight__longest(const struct inflight *f);
+
 /*
  * How long an I/O may take before the wait for it is given up: four times
- * the longest completion seen, at least 100 ms, at most max_ns. A
+ * inflight__longest(), at least 100 ms, at most max_ns. A
  * completion that never comes (lost, or a kernel path no program sees)
  * then costs the stop that long, not max_ns.
  */

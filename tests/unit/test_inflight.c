@@ -4,7 +4,8 @@
  * is in flight from its submission to its completion whatever order the
  * collector reads the two in, ids are reused, an I/O begun before the
  * trace is never waited for, and an I/O older than the patience is given
- * up on.
+ * up on; the longest latency, which sets the patience, is not taken from
+ * a submission that lost its completion and a reuse of its id.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,7 +49,7 @@ static void test_in_order(void **state)
 	assert_int_equal(open_ios(&f), 1);
 	note(&f, IOTRACE_EV_COMPLETE, 0x1000, 130 * MS);
 	assert_int_equal(open_ios(&f), 0);
-	assert_int_equal(f.max_latency, 30 * MS);
+	assert_int_equal(inflight__longest(&f), 30 * MS);
 	inflight__free(&f);
 }
 
@@ -150,7 +151,7 @@ static void test_patience(void **state)
 	inflight__free(&f);
 }
 
-/* completed ids long past are forgotten; ids in flight never are */
+/* ids completed 1 s ago are forgotten, ids in flight a minute ago too */
 static void test_forgets_completed(void **state)
 {
 	struct inflight f = { 0 };
@@ -167,6 +168,83 @@ static void test_forgets_completed(void **state)
 	assert_true(u64map__count(&f.ids) < 13000);
 	assert_true(u64map__count(&f.ids) >= 4000);
 	assert_int_equal(open_ios(&f), 1);
+	for (; i < 260000; i++) {
+		ts += MS / 4;
+		note(&f, IOTRACE_EV_QUEUE, 0x10000 + i * 64, ts);
+		note(&f, IOTRACE_EV_COMPLETE, 0x10000 + i * 64, ts + 1000);
+	}
+	/* 65 s in: the submission that never completed is given up */
+	assert_int_equal(open_ios(&f), 0);
+	inflight__free(&f);
+}
+
+/* the other ids' I/Os, 1 ms each, from..to, one a millisecond */
+static void traffic(struct inflight *f, uint64_t from, uint64_t to)
+{
+	uint64_t t;
+
+	for (t = from; t < to; t += MS) {
+		note(f, IOTRACE_EV_QUEUE, 0x900000 + t / MS % 64 * 64, t);
+		note(f, IOTRACE_EV_COMPLETE, 0x900000 + t / MS % 64 * 64, t + MS);
+	}
+}
+
+/*
+ * s0 lost its completion; 5 s later its id comes again, and that I/O's
+ * completion c1 is read before its submission s1 (another CPU's ring
+ * read first). c1 - s0 is no latency.
+ */
+static void test_reuse_after_lost(void **state)
+{
+	struct inflight f = { 0 };
+	uint64_t max = 5000 * MS;
+
+	(void)state;
+	traffic(&f, 0, 10 * MS);
+	note(&f, IOTRACE_EV_QUEUE, 0x1000, 10 * MS);		/* s0 */
+	traffic(&f, 10 * MS, 5000 * MS);
+	note(&f, IOTRACE_EV_COMPLETE, 0x1000, 5012 * MS);	/* c1 */
+	/* until s1 is read, c1 - s0 may be a latency: a stop now waits */
+	assert_int_equal(inflight__longest(&f), 5002 * MS);
+	note(&f, IOTRACE_EV_QUEUE, 0x1000, 5008 * MS);		/* s1 */
+	assert_int_equal(inflight__longest(&f), 4 * MS);
+	assert_int_equal(inflight__patience(&f, max), 100 * MS);
+	traffic(&f, 5012 * MS, 7000 * MS);
+	assert_int_equal(inflight__longest(&f), 4 * MS);
+	assert_int_equal(f.n_cand, 0);
+	assert_int_equal(open_ios(&f), 0);
+	inflight__free(&f);
+}
+
+/* a long latency no late submission disproves is kept, once its time is past */
+static void test_slow_io_confirmed(void **state)
+{
+	struct inflight f = { 0 };
+	uint64_t max = 5000 * MS, i;
+
+	(void)state;
+	note(&f, IOTRACE_EV_QUEUE, 0x1000, 100 * MS);
+	note(&f, IOTRACE_EV_COMPLETE, 0x1000, 900 * MS);
+	assert_int_equal(f.max_latency, 0);
+	assert_int_equal(inflight__patience(&f, max), 3200 * MS);
+	traffic(&f, 900 * MS, 2500 * MS);
+	assert_int_equal(f.max_latency, 800 * MS);
+	assert_int_equal(f.n_cand, 0);
+	/* a reused id's pairing later: shorter than the maximum, no candidate */
+	note(&f, IOTRACE_EV_QUEUE, 0x1000, 2600 * MS);
+	note(&f, IOTRACE_EV_COMPLETE, 0x1000, 2700 * MS);
+	assert_int_equal(f.n_cand, 0);
+
+	/* more candidates than kept: the longest stays */
+	for (i = 0; i < 3 * INFLIGHT_CANDIDATES; i++) {
+		note(&f, IOTRACE_EV_QUEUE, 0x5000 + i * 64, 2800 * MS);
+		note(&f, IOTRACE_EV_COMPLETE, 0x5000 + i * 64, 3700 * MS + i * MS);
+	}
+	assert_int_equal(f.n_cand, INFLIGHT_CANDIDATES);
+	assert_int_equal(inflight__longest(&f), 900 * MS + (3 * INFLIGHT_CANDIDATES - 1) * MS);
+	traffic(&f, 3700 * MS, 5000 * MS);
+	assert_int_equal(f.max_latency, 900 * MS + (3 * INFLIGHT_CANDIDATES - 1) * MS);
+	assert_int_equal(f.n_cand, 0);
 	inflight__free(&f);
 }
 
@@ -180,6 +258,8 @@ int main(void)
 		cmocka_unit_test(test_lost_completion),
 		cmocka_unit_test(test_patience),
 		cmocka_unit_test(test_forgets_completed),
+		cmocka_unit_test(test_reuse_after_lost),
+		cmocka_unit_test(test_slow_io_confirmed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
