@@ -43,6 +43,8 @@
  */
 #define STOP_WAIT_MAX_NS 5000000000ull
 #define STOP_LOOK_MS 2
+#define POLL_FAIL_MAX_NS 10000000000ull
+#define POLL_FAIL_NAP_MS 10
 
 static int set_error(struct collector *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -316,6 +318,38 @@ static int wait_records(struct collector *c, int timeout_ms)
 	if (c->mounts_fd >= 0 && (p[1].revents & (POLLPRI | POLLERR)))
 		c->mounts.changed = true;
 	return n;
+}
+
+/*
+ * A wait that failed is taken for one that timed out, and the rings are
+ * read as after a timeout: ENOMEM passes, and a debugger calling into
+ * the collector made poll() return the kernel's own ERESTART_RESTARTBLOCK
+ * (516), which ended the trace. Meanwhile the collector naps
+ * POLL_FAIL_NAP_MS between rounds, short enough for the rings, and takes
+ * the mount table as changed, as the wait could not tell. Said once; only
+ * a wait failing for POLL_FAIL_MAX_NS on end (say a broken descriptor)
+ * ends the trace. Returns err, or 0 for a failure ridden out.
+ */
+static int ride_out_poll_failure(struct collector *c, int err, uint64_t now)
+{
+	struct timespec nap = { 0, POLL_FAIL_NAP_MS * 1000000L };
+
+	if (err >= 0 || err == -EINTR) {
+		c->poll_failing_since = 0;
+		return err;
+	}
+	if (!c->poll_failing_since)
+		c->poll_failing_since = now;
+	if (now - c->poll_failing_since >= POLL_FAIL_MAX_NS)
+		return err;
+	if (!c->poll_failure_said) {
+		c->poll_failure_said = true;
+		cli_warn("waiting for records failed (%s); reading the buffers every %d ms "
+			 "meanwhile", strerror(-err), POLL_FAIL_NAP_MS);
+	}
+	c->mounts.changed = true;
+	nanosleep(&nap, NULL);
+	return 0;
 }
 
 /*
@@ -714,6 +748,13 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 		/* woken or timed out, every ring is read: the wakeups are rare */
 		err = wait_records(c, timeout);
 		now = clock_ns(CLOCK_MONOTONIC);
+		err = ride_out_poll_failure(c, err, now);
+		if (err < 0 && err != -EINTR) {
+			set_error(c, err, "waiting for records failed for %llu s on end: %s",
+				  POLL_FAIL_MAX_NS / 1000000000ull, strerror(-err));
+			strcpy(s->stop_reason, "read error");
+			break;
+		}
 		tick = now - last_stages >= POLL_TIMEOUT_MS * 1000000ull;
 		if (tick) {
 			last_stages = now;

@@ -83,6 +83,8 @@ struct collector {
 	} marks[4];
 	unsigned int next_mark;
 	int mounts_fd;	/* fs_devs__watch, -1 = none */
+	uint64_t poll_failing_since;	/* CLOCK_MONOTONIC ns, 0 = the wait works */
+	bool poll_failure_said;
 	/* the wait for records saw the mount table change; when to look (mount_gate.h) */
 	struct mount_gate mounts;
 	/*
