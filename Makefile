@@ -6,6 +6,8 @@
 #   make deps     install the build dependencies (apt or dnf)
 #   make package  install missing dependencies, build, and make the .deb and
 #                 .rpm in $(BUILD)/packages/ (CPack; see packaging/)
+# the progress lines alone: no "Entering directory" for each of CMake's sub-makes
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
