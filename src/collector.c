@@ -43,6 +43,7 @@
  */
 #define STOP_WAIT_MAX_NS 5000000000ull
 #define STOP_LOOK_MS 2
+#define STOP_SAY_WAIT_NS 1000000000ull
 #define POLL_FAIL_MAX_NS 10000000000ull
 #define POLL_FAIL_NAP_MS 10
 
@@ -429,6 +430,15 @@ static void detach_all(struct collector *c)
 	iotrace__detach(c->skel);
 }
 
+/* how a stop's wait for the I/Os in flight ended */
+enum stop_wait {
+	STOP_WAIT_DONE,		/* every one completed */
+	STOP_WAIT_GAVE_UP,	/* the others outlasted the patience */
+	STOP_WAIT_MAX,		/* STOP_WAIT_MAX_NS */
+	STOP_WAIT_SIGNAL,	/* a second signal */
+	STOP_WAIT_CUT,		/* a failed read or write, the size limit */
+};
+
 /*
  * Lets the I/Os already in the trace complete before the programs go:
  * without this, those of the last moments (a journal commit, the queue of
@@ -440,9 +450,10 @@ static void detach_all(struct collector *c)
  * are detached. Staged records are output at each look: the wait depends
  * on them.
  */
-static void wait_inflight(struct collector *c, volatile sig_atomic_t *stop)
+static enum stop_wait wait_inflight(struct collector *c, volatile sig_atomic_t *stop,
+				    uint64_t start)
 {
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), now = start;
+	uint64_t now = start;
 	sig_atomic_t signals = *stop;
 	bool all_out;
 
@@ -455,19 +466,54 @@ static void wait_inflight(struct collector *c, volatile sig_atomic_t *stop)
 		 */
 		all_out = intake__flush_stages(c, true) || c->no_stage_flush;
 		if (intake__read_round(c, false) || c->write_err || c->size_reached)
-			return;
+			return STOP_WAIT_CUT;
 		if (all_out && now - start >= STOP_LOOK_MS * 1000000ull &&
 		    !inflight__waiting(&c->open, now, inflight__patience(&c->open, STOP_WAIT_MAX_NS)))
-			return;
-		if (now - start >= STOP_WAIT_MAX_NS || *stop != signals)
-			return;
+			return inflight__waiting(&c->open, now, now - start + STOP_WAIT_MAX_NS) ?
+				STOP_WAIT_GAVE_UP : STOP_WAIT_DONE;
+		if (now - start >= STOP_WAIT_MAX_NS)
+			return STOP_WAIT_MAX;
+		if (*stop != signals)
+			return STOP_WAIT_SIGNAL;
 		ring_buffer__poll(c->rb, STOP_LOOK_MS);
 		now = clock_ns(CLOCK_MONOTONIC);
 	}
 }
 
+/*
+ * A stop that takes a second or more is said, with why: a user who
+ * pressed Ctrl+C wants to know what the tracer waits for (a stuck device,
+ * a latency long enough to make it patient).
+ */
+static void say_stop_wait(struct collector *c, enum stop_wait how, uint64_t start)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	double took = (double)(now - start) / 1e9;
+	/* those submitted within the longest wait before the stop */
+	size_t left = inflight__waiting(&c->open, now, now - start + STOP_WAIT_MAX_NS);
+	double patience = (double)inflight__patience(&c->open, STOP_WAIT_MAX_NS) / 1e9;
+
+	if (now - start < STOP_SAY_WAIT_NS || how == STOP_WAIT_CUT)
+		return;
+	if (how == STOP_WAIT_DONE)
+		cli_note("the stop waited %.1f s for the I/Os in flight to complete", took);
+	else if (how == STOP_WAIT_GAVE_UP)
+		cli_note("the stop waited %.1f s for the I/Os in flight, and gave up on %zu in "
+			 "flight for %.1f s (4 times the longest latency seen): in the trace without "
+			 "completion",
+			 took, left, patience);
+	else if (how == STOP_WAIT_MAX)
+		cli_note("the stop waited %.1f s, its most, for the I/Os in flight; %zu had not "
+			 "completed: in the trace without completion", took, left);
+	else
+		cli_note("a second signal ended the stop's wait for the I/Os in flight after %.1f s; "
+			 "%zu had not completed: in the trace without completion", took, left);
+}
+
 static void finish_inflight(struct collector *c, volatile sig_atomic_t *stop)
 {
+	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+
 	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_DRAIN, __ATOMIC_SEQ_CST);
 	/*
 	 * Switched off and on (bench_toggle.h), the trace lost completions
@@ -475,7 +521,7 @@ static void finish_inflight(struct collector *c, volatile sig_atomic_t *stop)
 	 * the wait would be for nothing, and for up to its maximum.
 	 */
 	if (!c->toggle_ms)
-		wait_inflight(c, stop);
+		say_stop_wait(c, wait_inflight(c, stop, start), start);
 	__atomic_store_n(&c->skel->bss->stopping, IOTRACE_STOP_CLOSED, __ATOMIC_SEQ_CST);
 }
 

@@ -16,7 +16,11 @@
 #   2. a write held 2 s completed before, which makes the patience the
 #      longest (5 s): a second SIGINT, 2.5 s into the wait, ends it; the
 #      summary's traceDuration leaves the wait out (it is the time traced,
-#      no more than from the launch to the first SIGINT).
+#      no more than from the launch to the first SIGINT); the tracer says
+#      what ended the wait, which took a second or more (a shorter one,
+#      as in 1, is not said);
+#   3. a write held 0.4 s completed before (patience 1.6 s): the tracer
+#      gives up on the stuck write then, and says so.
 # Timing bounds are wide.
 #
 # Needs root, BTF, loop devices, mkfs.ext4, fsfreeze and python3; a missing
@@ -54,6 +58,7 @@ held_write() {
 }
 
 now() { date +%s.%N; }
+not_said() { ! grep -q "$1" "$2"; }
 # seconds from $1 to $2, as a float
 secs() { python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$2"; }
 under() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$1" "$2"; }
@@ -89,6 +94,7 @@ held_write 1
 sleep 0.5
 last_sigint 1
 check "1: the stop gave up on the stuck write: took $TOOK s (the wait is 0.1 s)" under "$TOOK" 3
+check "1: a wait under a second is not said" not_said "the stop" "$T/1.err"
 stuck_write_reported 1
 
 echo "# 2: a second SIGINT ends the wait"
@@ -108,6 +114,9 @@ ran=$(secs "$launched" "$(now)")
 sleep 2.5
 last_sigint 2
 check "2: the second SIGINT ended the wait: exit $TOOK s after it (the wait would take 2.5 s more)" under "$TOOK" 1.5
+said=$(grep "stop's wait" "$T/2.err")
+check "2: the tracer says what ended its wait, after how long, and what it left: $said" \
+	grep -Eq "^iotrace: a second signal ended the stop's wait for the I/Os in flight after 2\.[4-9] s; 1 had not completed" "$T/2.err"
 dur=$(iotrace_json_get "$T/2.out" traceDuration)
 check "2: traceDuration ${dur:-none} s leaves the stop's wait out (the tracer ran $ran s before the first SIGINT)" \
 	python3 -c "import sys; sys.exit(0 if 0 <= int(sys.argv[1]) <= float(sys.argv[2]) else 1)" "${dur:--1}" "$ran"
@@ -117,5 +126,23 @@ import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r.get("io.lba") == "16"]
 print(rows[0]["io.latency"] if rows else "")' "$T/2.csv")
 check "2: the write held 2 s has its latency in the trace (${lat:-none} ns)" [ "${lat:-0}" -gt 1500000000 ]
+
+echo "# 3: the stop gives up after four times the longest latency, and says so"
+iotrace_test_start_tracer "3: " "$T/3.out" "$T/3.err" -S -d "$IN"
+fsfreeze -f "$MNT" || die "fsfreeze -f $MNT failed"
+held_write 4
+sleep 0.4
+fsfreeze -u "$MNT"
+wait "$WRITER"
+WRITER=
+fsfreeze -f "$MNT" || die "fsfreeze -f $MNT failed"
+held_write 5
+sleep 0.5
+last_sigint 3
+check "3: the stop gave up on the stuck write within 4 s: took $TOOK s (1.6 s from its submission)" under "$TOOK" 4
+said=$(grep "the stop waited" "$T/3.err")
+check "3: the tracer says it gave up, on how many, after how long: $said" \
+	grep -Eq "^iotrace: the stop waited [12]\.[0-9] s for the I/Os in flight, and gave up on 1 in flight for (1\.[6-9]|2\.[0-4]) s" "$T/3.err"
+stuck_write_reported 3
 
 finish
