@@ -37,11 +37,12 @@ void filter__set_latency(struct filter *f, uint64_t min_ns, uint64_t max_ns)
 {
 	f->min_latency = min_ns;
 	f->max_latency = max_ns;
+	f->by_latency = true;
 }
 
 static bool by_latency(const struct filter *f)
 {
-	return f->min_latency || f->max_latency != UINT64_MAX;
+	return f->by_latency;
 }
 
 bool filter__active(const struct filter *f)

@@ -52,7 +52,8 @@ struct filter {
 	uint64_t from_ns, to_ns;	/* the window; 0 and UINT64_MAX = all */
 	const struct u64map *cgroups;	/* NULL = any; the caller keeps it alive */
 	const char *device;		/* NULL = any; the caller keeps it alive */
-	uint64_t min_latency, max_latency;	/* ns; 0 and UINT64_MAX = any */
+	uint64_t min_latency, max_latency;	/* ns, both included */
+	bool by_latency;	/* set: records without a latency are left out */
 };
 
 /* Sets up f from the options (any of them NULL / 0 for "any"). */
@@ -63,7 +64,11 @@ void filter__set_window(struct filter *f, uint64_t from_ns, uint64_t to_ns);
 void filter__set_cgroups(struct filter *f, const struct u64map *ids);
 /* Sets f's device name (NULL or "": any). */
 void filter__set_device(struct filter *f, const char *device);
-/* Sets f's latency range: records with min_ns <= latency <= max_ns. */
+/*
+ * Sets f's latency range: records with min_ns <= latency <= max_ns; then
+ * those without one (never completed, file events) are left out, even
+ * for a range of every latency (--min-latency 0).
+ */
 void filter__set_latency(struct filter *f, uint64_t min_ns, uint64_t max_ns);
 /* Whether d is the device f names (--device), or a partition of it. */
 bool filter__names(const struct filter *f, const struct device *d);

@@ -1487,7 +1487,8 @@ int cmd_parser(int argc, char **argv)
 	opts.cgroups = &names;
 	opts.cgroup_rollup = cgroup_depth ? &rollup : NULL;
 	filter__set_device(&filter, device);
-	filter__set_latency(&filter, min_latency, max_latency);
+	if (latency_text[0] || latency_text[1])
+		filter__set_latency(&filter, min_latency, max_latency);
 	if (window.wall || wall_clock) {
 		uint64_t duration_s;
 		int64_t origin;

@@ -165,6 +165,11 @@ PY
 [ "$got" = "34 64661 64420 ${lat_total:-?} 400 header.sid io.latency file.path" ] ||
 	fail "io.csv: got '$got'"
 
+# --min-latency 0ns, any latency: the file events, which have none, are left out
+view io-min0.csv --io -f csv --min-latency 0ns
+got=$(awk -F, 'NR > 1 { n++; if ($7 == "") none++ } END { print n + 0, none + 0 }' "$tmp/io-min0.csv")
+[ "$got" = "64420 0" ] || fail "io --min-latency 0ns: rows, rows without latency: got '$got'"
+
 # --- --io, table ---
 view io.txt --io -f table
 [ "$(wc -l <"$tmp/io.txt")" -eq 64662 ] || fail "io.txt: $(wc -l <"$tmp/io.txt") lines"

@@ -317,10 +317,16 @@ static void test_latency(void **state)
 	assert_true(filter__active(&f));
 	r.latency = 0;
 	assert_true(filter__io(&f, NULL, &r));
-	/* no range: not-completed I/Os and file events pass again */
+	/* every latency (--min-latency 0): still none for those without one */
 	filter__set_latency(&f, 0, UINT64_MAX);
-	assert_false(filter__active(&f));
+	assert_true(filter__active(&f));
+	assert_true(filter__io(&f, NULL, &r));
 	r.state = IO_NOT_COMPLETED;
+	assert_false(filter__io(&f, NULL, &r));
+	assert_false(filter__io(&f, NULL, &fs_event));
+	/* no latency option: they pass */
+	filter__init(&f, NULL, 0, NULL);
+	assert_false(filter__active(&f));
 	assert_true(filter__io(&f, NULL, &r));
 	assert_true(filter__io(&f, NULL, &fs_event));
 }
