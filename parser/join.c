@@ -56,8 +56,29 @@ struct join {
 	/* JOIN_DEFER: events about I/Os this join has not seen, in order */
 	struct event *deferred;
 	size_t ndeferred, deferred_cap;
+	/*
+	 * JOIN_DEFER: the ids its I/Os were submitted under, as a Bloom
+	 * filter (SUBMITTED_BITS, two bits an id). An I/O of the range
+	 * before that never completed would, in one pass, be lost to the
+	 * reuse of its id here (lost()), and counted so. A map of the ids
+	 * took 3 ms of CPU on the upstream sample's --statistics (the whole
+	 * run is 11); the filter a bit per I/O. A false "submitted"
+	 * (about 1 in 4,000 with 16,000 distinct ids) only miscounts an I/O
+	 * that never completed as ended by the reuse of its id.
+	 */
+	uint64_t *submitted;
 	bool needs_one_pass;
 };
+
+#define SUBMITTED_BITS (1u << 20)
+
+static inline void submitted_bits(uint64_t id, uint32_t *a, uint32_t *b)
+{
+	uint64_t h = id * 0x9e3779b97f4a7c15ull;
+
+	*a = (uint32_t)(h >> 44);
+	*b = (uint32_t)(h >> 12) & (SUBMITTED_BITS - 1);
+}
 
 struct join *join__new(unsigned int flags, const struct join_sink *sink)
 {
@@ -73,7 +94,10 @@ struct join *join__new(unsigned int flags, const struct join_sink *sink)
 	j->ring = malloc(j->cap * sizeof(*j->ring));
 	if (flags & JOIN_FILES)
 		j->files = file_names__new();
-	if (!j->ring || ((flags & JOIN_FILES) && !j->files)) {
+	if (flags & JOIN_DEFER)
+		j->submitted = calloc(SUBMITTED_BITS / 64, sizeof(*j->submitted));
+	if (!j->ring || ((flags & JOIN_FILES) && !j->files) ||
+	    ((flags & JOIN_DEFER) && !j->submitted)) {
 		join__free(j);
 		return NULL;
 	}
@@ -490,6 +514,13 @@ static int on_io(struct join *j, const struct event *ev)
 	j->counts.ios++;
 	if (r->pid || r->tid || r->comm[0])
 		j->counts.process_ios++;
+	if (j->submitted) {
+		uint32_t a, b;
+
+		submitted_bits(r->id, &a, &b);
+		j->submitted[a / 64] |= 1ull << (a % 64);
+		j->submitted[b / 64] |= 1ull << (b % 64);
+	}
 	return track(j, r, seq);
 }
 
@@ -947,6 +978,35 @@ int join__finish_before(struct join *j, uint64_t to)
 	return join__finish(j);
 }
 
+/*
+ * dst's I/Os still in flight after src's events: those whose id src
+ * submitted again one pass would have counted lost by that reuse
+ * (lost()). Both end as never completed all the same (join__finish).
+ */
+static bool was_submitted(const uint64_t *submitted, uint64_t id)
+{
+	uint32_t a, b;
+
+	submitted_bits(id, &a, &b);
+	return (submitted[a / 64] >> (a % 64) & 1) && (submitted[b / 64] >> (b % 64) & 1);
+}
+
+static void count_reused(struct join *dst, const uint64_t *submitted)
+{
+	uint64_t v;
+	size_t i;
+
+	for (v = dst->head; v < dst->tail; v++) {
+		const struct io_rec *r = &dst->ring[v & (dst->cap - 1)];
+
+		if (r->state == IO_PENDING && was_submitted(submitted, r->id))
+			dst->counts.lost_by_reuse++;
+	}
+	for (i = 0; i < dst->nlate; i++)
+		if (dst->late[i].state == IO_PENDING && was_submitted(submitted, dst->late[i].id))
+			dst->counts.lost_by_reuse++;
+}
+
 static void add_counts(struct join_counts *d, const struct join_counts *s)
 {
 	d->ios += s->ios;
@@ -973,6 +1033,8 @@ int join__finish_split(struct join *dst, struct join *src, unsigned int *map)
 
 	for (i = 0; i < src->ndeferred && !err; i++)
 		err = join__event(dst, &src->deferred[i]);
+	if (!err && src->submitted)
+		count_reused(dst, src->submitted);
 	if (!err)
 		err = join__finish(dst);
 	if (!err)
@@ -1059,6 +1121,7 @@ void join__free(struct join *j)
 	u64map__free(&j->by_lba);
 	file_names__free(j->files);
 	free(j->deferred);
+	free(j->submitted);
 	for (v = j->head; j->ring && v < j->tail; v++)
 		if (j->ring[v & (j->cap - 1)].state != IO_MOVED)
 			free(j->ring[v & (j->cap - 1)].path_kept);

@@ -149,8 +149,8 @@ static void print_rec(const char *who, const struct rec *r)
 }
 
 /*
- * Whether split equals one; says where not. lost_by_reuse may differ
- * (join.h), and late_completions: what waits behind an I/O differs per join.
+ * Whether split equals one; says where not. late_completions may differ:
+ * what waits behind an I/O differs per join.
  */
 static bool same(const struct outcome *one, const struct outcome *split, const char *what,
 		 bool recs)
@@ -160,7 +160,8 @@ static bool same(const struct outcome *one, const struct outcome *split, const c
 	size_t i;
 
 	if (a->ios != b->ios || a->completed != b->completed ||
-	    a->not_completed != b->not_completed || a->orphan_completions != b->orphan_completions ||
+	    a->not_completed != b->not_completed || a->lost_by_reuse != b->lost_by_reuse ||
+	    a->orphan_completions != b->orphan_completions ||
 	    a->orphan_splits != b->orphan_splits || a->orphan_dispatches != b->orphan_dispatches ||
 	    a->negative_latencies != b->negative_latencies) {
 		print_message("%s: counts differ\n", what);
