@@ -489,8 +489,9 @@ static int on_io(struct join *j, const struct event *ev)
 	r->dev = d;
 	r->part = ev->io.part ? ev->io.part : d->id;
 	r->id = ev->io.id;
-	r->lba = ev->io.lba;
-	r->len = ev->io.len;
+	r->lba = r->whole_lba = ev->io.lba;
+	r->len = r->whole_len = ev->io.len;
+	r->split_child = false;
 	r->op = ev->io.op;
 	r->flags = ev->io.flags;
 	if (ev->io.io_class && opencas_io(ev)) {
@@ -597,6 +598,7 @@ static int on_split(struct join *j, const struct event *ev)
 	c->dev = d;
 	c->lba = ev->split.lba;
 	c->len = ev->split.len;
+	c->split_child = true;
 	c->state = IO_PENDING;
 	c->dispatched = false;
 	c->dispatch_ts = c->queue_time = c->device_time = 0;

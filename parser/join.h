@@ -108,6 +108,13 @@ struct io_rec {
 	uint32_t qd;
 	bool error;		/* completion error (also set for IO_NOT_COMPLETED) */
 	bool dispatched;
+	/*
+	 * a piece split off an I/O (block_split): the range as submitted,
+	 * before its splits, is the I/O's first piece's whole_lba/whole_len
+	 */
+	bool split_child;
+	uint32_t whole_len;	/* sectors, as submitted (a split child: its I/O's) */
+	uint64_t whole_lba;
 	uint64_t latency;	/* ns, IO_COMPLETED only */
 	uint64_t dispatch_ts;	/* last dispatch, if dispatched */
 	uint64_t queue_time;	/* ns, dispatch - submission, if dispatched */

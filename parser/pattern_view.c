@@ -227,7 +227,14 @@ static void pattern_record(void *p, const struct io_rec *r)
 		return;
 	}
 	v->streams = ds;
-	seq = pattern__sequential(&ds[r->dev->index].op[op], r->lba, r->len);
+	/*
+	 * A split I/O's record comes before its pieces', holding what is left
+	 * after them (the back: block_split gives the front away): it is
+	 * judged as the whole I/O, which its pieces then follow, as the
+	 * device sees them.
+	 */
+	seq = r->split_child ||
+	      pattern__sequential(&ds[r->dev->index].op[op], r->whole_lba, r->whole_len);
 	o = (struct origin){ r->dev, r->file ? file_node__id(r->file)->part : 0, r->pid, r->comm,
 			     view__cgroup_of(v->rollup, r->cgroup), r->file, r->path, r->path_len };
 	count(v, &o, PAT_BLOCK, op, (uint64_t)r->len * 512, seq,

@@ -62,6 +62,7 @@ EOF
 #   io SID TS ID LBA LEN [OP]   (on device 8:0: a write, or OP 1 read, 3 discard)
 #   done SID TS REF
 #   doneat SID TS REF LBA LEN   (a completion naming its range)
+#   split SID TS ID PARENT LBA LEN PARENT_LBA   (ID split off PARENT, which goes on at PARENT_LBA)
 mkios() {
 	python3 -c '
 import sys
@@ -80,6 +81,9 @@ with open(sys.argv[1], "wb") as f:
         elif w[0] == "doneat":
             ev = hdr + sub(5, field(1, a[3]) + field(2, a[4]) + field(4, 8388608) +
                            field(5, a[2]))
+        elif w[0] == "split":
+            ev = hdr + sub(20, field(1, a[2]) + field(2, a[3]) + field(3, 8388608) +
+                           field(4, a[4]) + field(5, a[5]) + field(6, a[6]))
         else:
             ev = hdr + sub(5, field(4, 8388608) + field(5, a[2]))
         f.write(framed(ev))

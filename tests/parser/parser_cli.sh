@@ -1016,6 +1016,30 @@ run "access pattern, calls" 0 '' -- -P --access-pattern -p "$ap" -f csv
 run "access pattern, nothing left" 0 '' -- -P --access-pattern -p "$ap" -f table --from 1
 [ "$(cat "$tmp/out")" = "no read or write I/O in this trace matches the filters" ] ||
 	fail "access pattern, nothing left: '$(cat "$tmp/out")'"
+# three 128 KiB writes one after the other, each split in two as
+# block_split records it: the I/O's record first, holding the back half,
+# its piece (the front) after. The device sees six sequential pieces but
+# the first; judged piece by piece in record order, only two were
+aps=$tmp/pattern-split
+mkdir "$aps"
+echo "$summary_ok" >"$aps/octf.summary"
+mkios "$aps/octf.trace.0" <<'SPEC'
+io 1 100 1 0 256
+split 2 101 11 1 0 128 128
+io 3 200 2 256 256
+split 4 201 12 2 256 128 384
+io 5 300 3 512 256
+split 6 301 13 3 512 128 640
+doneat 7 500 11 0 128
+doneat 8 501 1 128 128
+doneat 9 502 12 256 128
+doneat 10 503 2 384 128
+doneat 11 504 13 512 128
+doneat 12 505 3 640 128
+SPEC
+run "access pattern, split I/Os" 0 '' -- -P --access-pattern -p "$aps" -f csv
+[ "$(sed -n 2p "$tmp/out" | cut -d, -f10-)" = "block,write,6,393216,5,1,0" ] ||
+	fail "access pattern, split I/Os: '$(cat "$tmp/out")'"
 
 # --- --hit-ratio-curve: LRU stack distances of 4 KiB blocks (8 sectors) ---
 # writes: block 0, blocks 1 and 2 (all cold); reads: block 0 (distance 3),
