@@ -142,8 +142,24 @@ int series__add(struct series *s, const struct io_rec *r, size_t *budget)
 
 void series__finish(struct series *s)
 {
-	if (s->any)
-		close_before(s, s->first + s->n);
+	size_t k = 0;
+
+	if (!s->any)
+		return;
+	close_before(s, s->first + s->n);
+	if (!s->by_completion)
+		return;
+	/*
+	 * By completion the slots begin at the first submission's, which
+	 * no completion can precede; the series begins at the first that
+	 * holds one (none: the device completed nothing, and has no series).
+	 */
+	while (k < s->n && !s->slots[k].g[GRP_TOTAL].count)
+		k++;
+	memmove(s->slots, s->slots + k, (s->n - k) * sizeof(*s->slots));
+	s->n -= k;
+	s->first += k;
+	s->any = s->n > 0;
 }
 
 void series__free(struct series *s)

@@ -44,7 +44,11 @@ struct series {
 	uint64_t interval;	/* ns, > 0 */
 	bool by_completion;
 	bool any;
-	uint64_t first;		/* the slot number of slots[0]: the first I/O's submission */
+	/*
+	 * the slot number of slots[0]: the first I/O's submission; after
+	 * series__finish(), by completion, the first completion's
+	 */
+	uint64_t first;
 	struct slot *slots;	/* [0, n): every slot from first on, empty ones too */
 	size_t n, cap;
 	uint64_t done;		/* slots before this number are done */

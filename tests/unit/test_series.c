@@ -210,6 +210,47 @@ static void test_by_completion(void **state)
 	series__free(&s);
 }
 
+/*
+ * By completion the series begins at the first completion's slot, not at
+ * the first submission's; a device whose I/Os never completed has none.
+ */
+static void test_by_completion_start(void **state)
+{
+	struct series s;
+	size_t budget = 100;
+	struct io_rec lost;
+
+	(void)state;
+	series__init(&s, 100 * MS, true);
+	add(&s, rec(50 * MS, WRITE, 8, 1000 * MS, 1), &budget);	/* done at 1050 ms: slot 10 */
+	add(&s, rec(60 * MS, WRITE, 8, 2600 * MS, 2), &budget);	/* slot 26 */
+	series__finish(&s);
+	assert_true(s.any);
+	assert_int_equal(s.first, 10);
+	assert_int_equal(s.n, 17);
+	assert_int_equal(s.slots[0].g[GRP_TOTAL].count, 1);
+	assert_int_equal(s.slots[16].g[GRP_TOTAL].count, 1);
+	assert_int_equal(s.slots[1].g[GRP_TOTAL].count, 0);
+	series__free(&s);
+
+	series__init(&s, 100 * MS, true);
+	lost = rec(50 * MS, WRITE, 8, 0, 1);
+	lost.state = IO_NOT_COMPLETED;
+	add(&s, lost, &budget);
+	series__finish(&s);
+	assert_false(s.any);
+	assert_int_equal(s.n, 0);
+	series__free(&s);
+
+	/* by submission the first I/O's slot is the first */
+	series__init(&s, 100 * MS, false);
+	add(&s, rec(50 * MS, WRITE, 8, 1000 * MS, 1), &budget);
+	series__finish(&s);
+	assert_int_equal(s.first, 0);
+	assert_int_equal(s.n, 1);
+	series__free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_late),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_by_completion),
+		cmocka_unit_test(test_by_completion_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
