@@ -168,6 +168,8 @@ struct join_sink filter__sink(struct filter_sink *fs, const struct filter *f,
 {
 	struct join_sink s = { sink_record, fs, next->vfs ? sink_vfs : NULL };
 
+	/* a latency filter keeps a record only once its latency is known */
+	s.in_order = next->in_order && !by_latency(f);
 	fs->f = f;
 	fs->next = *next;
 	fs->join = NULL;

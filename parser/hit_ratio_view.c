@@ -113,6 +113,13 @@ static void hit_record(void *p, const struct io_rec *r)
 		v->oom = true;
 		return;
 	}
+	/* passed: its lines were accessed in its place; only its completion is new */
+	if (r->passed) {
+		if (grp != GRP_DISCARD && r->state == IO_COMPLETED && c->any &&
+		    r->ts + r->latency > c->last_ts)
+			c->last_ts = r->ts + r->latency;
+		return;
+	}
 	first = r->lba / v->line;
 	last = (r->lba > UINT64_MAX - (r->len - 1) ? UINT64_MAX : r->lba + (r->len - 1)) /
 	       v->line;
@@ -390,6 +397,7 @@ static void hit_destroy(void *p)
 
 const struct view_ops hit_ratio_view_ops = {
 	.name = "hit-ratio-curve",
+	.in_order = true,
 	.create = hit_create,
 	.record = hit_record,
 	.finish = hit_finish,

@@ -237,7 +237,8 @@ static struct device *partition_device(struct join *j, uint64_t part)
 
 /* ---- handing records out ---- */
 
-static void emit(struct join *j, struct io_rec *r)
+/* r's time, and its path as of now: where it is handed out */
+static void set_time_path(struct join *j, struct io_rec *r)
 {
 	r->time = r->ts >= j->ts0 ? r->ts - j->ts0 : 0;
 	r->path = r->path_kept;
@@ -246,11 +247,33 @@ static void emit(struct join *j, struct io_rec *r)
 		if ((j->flags & JOIN_PATHS) && r->file)
 			r->path = file_names__path(j->files, r->file, &r->path_len);
 	}
+}
+
+static void emit(struct join *j, struct io_rec *r)
+{
+	set_time_path(j, r);
 	if (r->state == IO_NOT_COMPLETED)
 		j->counts.not_completed++;
 	j->sink.record(j->sink.ctx, r);
 	free(r->path_kept);
 	r->path_kept = NULL;
+}
+
+/*
+ * join_sink.in_order: ring record r went to the end list; it is handed
+ * out in its place, as it was when it went (its end-list copy owns the
+ * kept path). A record --to dropped (join__finish_before) goes too: the
+ * window leaves it out.
+ */
+static void pass(struct join *j, const struct io_rec *r)
+{
+	struct io_rec c = *r;
+
+	if (!j->sink.in_order)
+		return;
+	c.state = IO_PENDING;
+	set_time_path(j, &c);
+	j->sink.record(j->sink.ctx, &c);
 }
 
 /*
@@ -307,6 +330,8 @@ static void emit_ready(struct join *j)
 			break;
 		if (r->state != IO_MOVED)
 			emit(j, r);
+		else
+			pass(j, r);
 		j->head++;
 	}
 }
@@ -492,6 +517,7 @@ static int on_io(struct join *j, const struct event *ev)
 	r->lba = r->whole_lba = ev->io.lba;
 	r->len = r->whole_len = ev->io.len;
 	r->split_child = false;
+	r->passed = false;
 	r->op = ev->io.op;
 	r->flags = ev->io.flags;
 	if (ev->io.io_class && opencas_io(ev)) {
@@ -891,8 +917,10 @@ int join__finish(struct join *j)
 		uint64_t v = j->head;
 		struct io_rec *r = &j->ring[v & (j->cap - 1)];
 
-		if (r->state == IO_MOVED)
+		if (r->state == IO_MOVED) {
+			pass(j, r);
 			continue;
+		}
 		if (r->state != IO_PENDING) {
 			emit(j, r);
 			continue;
@@ -900,6 +928,7 @@ int join__finish(struct join *j)
 		err = move_late(j, v);
 		if (err)
 			return err;
+		pass(j, r);
 	}
 	for (i = 0; i < j->nlate; i++) {
 		struct io_rec *r = &j->late[i];
@@ -915,8 +944,10 @@ int join__finish(struct join *j)
 	j->lba_index = false;
 	if (j->nlate)
 		qsort(j->late, j->nlate, sizeof(*j->late), by_sid);
-	for (i = 0; i < j->nlate; i++)
+	for (i = 0; i < j->nlate; i++) {
+		j->late[i].passed = j->sink.in_order;
 		emit(j, &j->late[i]);
+	}
 	j->nlate = 0;
 	return 0;
 }

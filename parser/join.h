@@ -113,6 +113,8 @@ struct io_rec {
 	 * before its splits, is the I/O's first piece's whole_lba/whole_len
 	 */
 	bool split_child;
+	/* join_sink.in_order: handed out in its place already; here for its completion */
+	bool passed;
 	uint32_t whole_len;	/* sectors, as submitted (a split child: its I/O's) */
 	uint64_t whole_lba;
 	uint64_t latency;	/* ns, IO_COMPLETED only */
@@ -168,6 +170,15 @@ struct join_sink {
 	void *ctx;
 	/* with JOIN_VFS: called for every VFS call, in sid order; NULL = not wanted */
 	void (*vfs)(void *ctx, const struct vfs_rec *r);
+	/*
+	 * Submission order for a sink that judges an I/O by those before it
+	 * (--access-pattern, --hit-ratio-curve): a record that goes to the
+	 * end list (never completed, or waited past JOIN_QUEUE_LIMIT) is
+	 * also handed out in its place, with state IO_PENDING (its
+	 * completion not come yet); at the end it comes again with
+	 * io_rec.passed set, completed or not.
+	 */
+	bool in_order;
 };
 
 enum join_flags {

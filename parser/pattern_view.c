@@ -215,7 +215,8 @@ static void pattern_record(void *p, const struct io_rec *r)
 	enum pat_op op;
 	bool seq;
 
-	if (r->kind != REC_IO || !r->dev)
+	/* passed: judged in its place already; its completion says nothing here */
+	if (r->kind != REC_IO || !r->dev || r->passed)
 		return;
 	grp = io_stats__group(r);
 	if (grp != GRP_READ && grp != GRP_WRITE)
@@ -620,6 +621,7 @@ const struct view_ops pattern_view_ops = {
 	.name = "access-pattern",
 	.join_flags = JOIN_PATHS | JOIN_VFS,
 	.cgroup_paths = true,
+	.in_order = true,
 	.create = pattern_create,
 	.record = pattern_record,
 	.vfs = pattern_vfs,

@@ -59,6 +59,8 @@ struct view_ops {
 	const char *name;
 	unsigned int join_flags;	/* JOIN_FILES, JOIN_PATHS, JOIN_VFS */
 	bool cgroup_paths;		/* prints view_opts.cgroups' paths */
+	/* judges an I/O by those submitted before it: join_sink.in_order */
+	bool in_order;
 	/* NULL with errno set on failure */
 	void *(*create)(FILE *out, const struct view_opts *o);
 	void (*record)(void *v, const struct io_rec *r);

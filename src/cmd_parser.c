@@ -1051,7 +1051,7 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 		      const struct view_opts *opts, const struct filter *filter)
 {
 	void *ctx[2] = { (void *)ops, NULL };
-	struct join_sink sink = { sink_record, ctx, ops->vfs ? sink_vfs : NULL };
+	struct join_sink sink = { sink_record, ctx, ops->vfs ? sink_vfs : NULL, ops->in_order };
 	struct filter_sink fsink;
 	struct reader *rd = NULL;
 	struct join *j = NULL;

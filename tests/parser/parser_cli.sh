@@ -1040,6 +1040,27 @@ SPEC
 run "access pattern, split I/Os" 0 '' -- -P --access-pattern -p "$aps" -f csv
 [ "$(sed -n 2p "$tmp/out" | cut -d, -f10-)" = "block,write,6,393216,5,1,0" ] ||
 	fail "access pattern, split I/Os: '$(cat "$tmp/out")'"
+# writes at 0, 8, 16, 24, the one at 8 never completed: judged where it
+# was submitted, not at the end where --io lists it (3 of 4 sequential,
+# not 2); with a latency filter, which leaves it out, 1 of 3
+apl=$tmp/pattern-lost
+mkdir "$apl"
+echo "$summary_ok" >"$apl/octf.summary"
+mkios "$apl/octf.trace.0" <<'SPEC'
+io 1 100 1 0 8
+done 2 150 1
+io 3 200 2 8 8
+io 4 300 3 16 8
+done 5 350 3
+io 6 400 4 24 8
+done 7 450 4
+SPEC
+run_match "access pattern, never completed" 0 'never completed' -- -P --access-pattern -p "$apl" -f csv
+[ "$(sed -n 2p "$tmp/out" | cut -d, -f10-)" = "block,write,4,16384,3,1,0" ] ||
+	fail "access pattern, never completed: '$(cat "$tmp/out")'"
+run_match "access pattern, never completed, latency filter" 0 'never completed' -- -P --access-pattern -p "$apl" -f csv --min-latency 0ns
+[ "$(sed -n 2p "$tmp/out" | cut -d, -f10-)" = "block,write,3,12288,1,2,0" ] ||
+	fail "access pattern, never completed, latency filter: '$(cat "$tmp/out")'"
 
 # --- --hit-ratio-curve: LRU stack distances of 4 KiB blocks (8 sectors) ---
 # writes: block 0, blocks 1 and 2 (all cold); reads: block 0 (distance 3),
@@ -1098,6 +1119,23 @@ for bad in 2 12 128 0x8 ''; do
 	run "hit ratio, line size '$bad'" 2 "iotrace: invalid value '$bad' for --cache-line-size: expected 4, 8, 16, 32 or 64 (KiB)" -- -P --hit-ratio-curve -p "$hr" --cache-line-size "$bad"
 done
 run "line size, other view" 2 "iotrace: --cache-line-size goes with --hit-ratio-curve only" -- -P --statistics -p "$hr" --cache-line-size 8
+
+# reads of blocks 0, 1, 0, the read of block 1 never completed: in a
+# cache of one block the second read of 0 misses, as block 1 came
+# between (in submission order, not at the end where --io lists it)
+hrl=$tmp/hit-ratio-lost
+mkdir "$hrl"
+echo "$summary_ok" >"$hrl/octf.summary"
+mkios "$hrl/octf.trace.0" <<'SPEC'
+io 1 100 1 0 8 1
+done 2 150 1
+io 3 200 2 8 8 1
+io 4 300 3 0 8 1
+done 5 350 3
+SPEC
+run_match "hit ratio, never completed" 0 'never completed' -- -P --hit-ratio-curve -p "$hrl" -f csv
+[ "$(grep '^8388608,,read,' "$tmp/out" | cut -d, -f4-6 | tr '\n' ' ')" = "4096,3,0 8192,3,1 " ] ||
+	fail "hit ratio, never completed: '$(cat "$tmp/out")'"
 
 # --- a view of what the trace does not have: empty, or no call counted,
 # and a note that says what is missing; exit 0 all the same

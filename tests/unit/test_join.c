@@ -373,6 +373,71 @@ static void test_queue_limit(void **state)
 }
 
 /*
+ * join_sink.in_order: a record that goes to the end list is also handed
+ * out in its place (IO_PENDING, not passed), then again at the end with
+ * passed set: lost by the reuse of its id, left in flight at the end, or
+ * completed after the queue limit moved it.
+ */
+static void test_in_order(void **state)
+{
+	struct join_sink sink = { collect, NULL, NULL, true };
+	struct join *j = join__new(0, &sink);
+	uint64_t i, n = JOIN_QUEUE_LIMIT + 10;
+
+	assert_non_null(j);
+	io(j, 100, 7, DEV_A, 0, 8, W);		/* lost: 7 comes again */
+	io(j, 110, 1, DEV_A, 8, 8, W);		/* never completes */
+	io(j, 120, 2, DEV_A, 16, 8, W);
+	io(j, 130, 7, DEV_A, 24, 8, W);
+	done(j, 140, 2, false);
+	done(j, 150, 7, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, 6);
+	/* in submission order first, each once */
+	assert_int_equal(rec(0)->lba, 0);
+	assert_int_equal(rec(0)->state, IO_PENDING);
+	assert_false(rec(0)->passed);
+	assert_int_equal(rec(0)->time, 0);
+	assert_int_equal(rec(1)->lba, 8);
+	assert_int_equal(rec(1)->state, IO_PENDING);
+	assert_int_equal(rec(2)->lba, 16);
+	assert_int_equal(rec(2)->state, IO_COMPLETED);
+	assert_false(rec(2)->passed);
+	assert_int_equal(rec(3)->lba, 24);
+	assert_int_equal(rec(3)->latency, 20);
+	/* then the end list's, passed */
+	assert_int_equal(rec(4)->lba, 0);
+	assert_int_equal(rec(4)->state, IO_NOT_COMPLETED);
+	assert_true(rec(4)->passed);
+	assert_int_equal(rec(5)->lba, 8);
+	assert_true(rec(5)->passed);
+	assert_int_equal(join__counts(j)->not_completed, 2);
+	assert_int_equal(join__counts(j)->lost_by_reuse, 1);
+	join__free(j);
+
+	/* moved by the queue limit, then completed: in its place, and at the end with its latency */
+	nrecs = 0;
+	j = join__new(0, &sink);
+	assert_non_null(j);
+	io(j, 10, 0x5000000, DEV_A, 0, 8, W);
+	for (i = 1; i <= n; i++) {
+		io(j, 10 + i, i, DEV_A, i * 8, 8, W);
+		done(j, 11 + i, i, false);
+	}
+	done(j, 20 + n, 0x5000000, false);
+	assert_int_equal(join__finish(j), 0);
+	assert_int_equal(nrecs, n + 2);
+	assert_int_equal(rec(0)->id, 0x5000000);
+	assert_int_equal(rec(0)->state, IO_PENDING);
+	for (i = 1; i <= n; i++)
+		assert_int_equal(rec(i)->id, i);
+	assert_int_equal(rec(n + 1)->id, 0x5000000);
+	assert_true(rec(n + 1)->passed);
+	assert_int_equal(rec(n + 1)->latency, 10 + n);
+	join__free(j);
+}
+
+/*
  * Paths: names joined up the parent chain from the root ("/"); a rename
  * of a directory shows in the records handed out after it; a chain with
  * an unknown link gives what is known, without the leading "/", until
@@ -772,6 +837,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_completion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_cycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_events, setup, teardown),
