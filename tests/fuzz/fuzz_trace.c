@@ -231,13 +231,26 @@ struct views {
 	size_t n;
 };
 
+/*
+ * One join for all the views: those in submission order (view_ops.in_order)
+ * get what join_sink.in_order hands out, the others what they get alone:
+ * no record in its place (pending), the end list's unmarked.
+ */
 static void fan_out(void *ctx, const struct io_rec *r)
 {
 	struct views *vs = ctx;
+	struct io_rec plain;
 	size_t i;
 
-	for (i = 0; i < vs->n; i++)
-		vs->ops[i]->record(vs->v[i], r);
+	for (i = 0; i < vs->n; i++) {
+		if (vs->ops[i]->in_order || (r->state != IO_PENDING && !r->passed)) {
+			vs->ops[i]->record(vs->v[i], r);
+		} else if (r->passed) {
+			plain = *r;
+			plain.passed = false;
+			vs->ops[i]->record(vs->v[i], &plain);
+		}
+	}
 }
 
 static void fan_out_vfs(void *ctx, const struct vfs_rec *r)
@@ -275,7 +288,7 @@ static void add_view(struct views *vs, const struct view_ops *ops, const struct 
 static void run_views(unsigned int threads, const struct view_opts *o, const struct filter *f)
 {
 	struct views vs = { .n = 0 };
-	struct join_sink sink = { fan_out, &vs, fan_out_vfs };
+	struct join_sink sink = { fan_out, &vs, fan_out_vfs, true };
 	unsigned int flags = JOIN_PATHS | JOIN_VFS;
 	struct filter_sink fsink;
 	struct window_end we;
