@@ -156,7 +156,9 @@ void series__finish(struct series *s)
 	 */
 	while (k < s->n && !s->slots[k].g[GRP_TOTAL].count)
 		k++;
-	memmove(s->slots, s->slots + k, (s->n - k) * sizeof(*s->slots));
+	/* slots is NULL where nothing completed: no slot was ever reached */
+	if (k)
+		memmove(s->slots, s->slots + k, (s->n - k) * sizeof(*s->slots));
 	s->n -= k;
 	s->first += k;
 	s->any = s->n > 0;
