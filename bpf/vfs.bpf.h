@@ -506,8 +506,14 @@ static __always_inline int on_sys_enter(struct trace_event_raw_sys_enter *ctx, c
 		}
 		if (!st.dev)
 			return 0;
-		/* calls at the file position: say where that was */
-		if (st.offset < 0 && file &&
+		/*
+		 * calls at the file position (read_args() gives them -1, and
+		 * preadv2/pwritev2 take -1 so): say where that was. Another
+		 * negative offset, pread64's too, is the caller's, and why the
+		 * call failed (EINVAL): kept.
+		 */
+		if (st.offset == -1 && file && call != IOTRACE_VFS_PREAD64 &&
+		    call != IOTRACE_VFS_PWRITE64 &&
 		    (call <= IOTRACE_VFS_WRITEV || call >= IOTRACE_VFS_PREADV2) &&
 		    call <= IOTRACE_VFS_PWRITEV2)
 			st.offset = IOTRACE_READ(cast, file, f_pos);

@@ -246,6 +246,14 @@ int main(int argc, char **argv)
 		rw_at("VfsPwritev2", "a", fa, SYS_pwritev2, pw2, 1, 16384, RWF_DSYNC);
 		rw_at_pos("VfsPwritev2", "a", fa, SYS_pwritev2, pw2p, 1, 1, 0);
 	}
+	/* pwrite64 inside what was written; at a negative offset EINVAL, the offset kept */
+	r = syscall(SYS_pwrite64, fa, buf, 100, 4096L);
+	expect("pwrite64", r, 100);
+	rec("VfsPwrite64", "a", "", fa, -1, 4096, -1, 100, r, 0, 0);
+	r = syscall(SYS_pwrite64, fa, buf, 10, -5L);
+	if (r != -1 || errno != EINVAL)
+		die("pwrite64 at -5 returned %ld (%s), expected EINVAL", r, strerror(errno));
+	rec("VfsPwrite64", "a", "", fa, -1, -5, -1, 10, -EINVAL, 0, 0);
 
 	r = syscall(SYS_fdatasync, fa);
 	expect("fdatasync", r, 0);
