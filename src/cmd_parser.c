@@ -667,7 +667,8 @@ cleanup:
  * none. damaged: a stream file is damaged, and its events after the
  * damage are lost, completions among them. died: the trace's tracer
  * died, and with it the events it had not written yet, which each
- * CPU's file lacks from another point on. stopped: why the tracer
+ * CPU's file lacks from another point on. dropped: the summary counts
+ * events the tracer lost (its buffers full). stopped: why the tracer
  * stopped writing short of its end (a size limit, a full disk) when
  * every file holds every event up to there, so nothing was cut (NULL
  * if it did not): the I/Os in flight then had their completion later.
@@ -675,7 +676,7 @@ cleanup:
  * window's, window_end.h), as words after "in"; NULL if it did not.
  */
 static void join_warnings(const struct join *j, const uint64_t *cut_after, bool damaged,
-			  bool died, const char *stopped, bool listed, bool filtered,
+			  bool died, bool dropped, const char *stopped, bool listed, bool filtered,
 			  const char *part)
 {
 	const struct join_counts *c = join__counts(j);
@@ -731,12 +732,16 @@ static void join_warnings(const struct join *j, const uint64_t *cut_after, bool 
 	if (r)
 		cli_warn("%llu of them did end: %s id was used again later in the trace", r,
 			 ONE_MANY(r, "its", "their"));
+	/* what lost the two events, where the trace knows */
 	if (f)
 		cli_warn("%llu %s%s %s of another LBA range than the I/O in flight under %s id: "
-			 "that I/O lost its completion, the one completing its submission (a stream file "
-			 "missing or damaged?); neither is given a latency",
+			 "that I/O lost its completion, the one completing its submission (%s); "
+			 "neither is given a latency",
 			 f, ONE_MANY(f, "completion", "completions"), in, ONE_MANY(f, "is", "are"),
-			 ONE_MANY(f, "its", "their"));
+			 ONE_MANY(f, "its", "their"),
+			 dropped ? "events were lost while tracing"
+			 : damaged ? "among a damaged file's lost events?"
+			 : "a stream file missing or damaged?");
 	if (o)
 		cli_warn("%llu %s%s %s no I/O in flight (the trace began while %s in flight, or %s submission was lost)",
 			 o, ONE_MANY(o, "completion", "completions"), in, ONE_MANY(o, "matches", "match"),
@@ -925,7 +930,7 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 			 "where every CPU's file holds every event: read to their ends, the files "
 			 "may hold an I/O without its completion, or a completion without its I/O");
 	/* read in part, the trace's end (where its tracer died or stopped) explains nothing */
-	join_warnings(j, cut_after, n > 0, died && !part,
+	join_warnings(j, cut_after, n > 0, died && !part, !sr->err && sr->s.dropped_events,
 		      !cut_after && !part && sr->s.incomplete ? sr->s.stop_reason : NULL,
 		      ops == &io_view_ops, opts->filtered, part);
 	return ret2 ? ret2 : ret;

@@ -347,6 +347,11 @@ iotrace: warning: 1 completion is of another LBA range than the I/O in flight un
 got=$(cut -d, -f1,3,6,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.error,io.latency 2,8,false,899000 1,0,true, " ] ||
 	fail "foreign completion: got '$got'"
+# the same where the tracer lost events (its buffers full): said so
+sed 's/"droppedEvents": *"0"/"droppedEvents": "7"/' "$fc/octf.summary" >"$tmp/summary" &&
+	mv "$tmp/summary" "$fc/octf.summary"
+grep -q '"droppedEvents": "7"' "$fc/octf.summary" || fail "foreign completion, dropped: summary not edited"
+run_match "foreign completion, dropped" 3 'completing its submission \(events were lost while tracing\); neither' -- -P --io -p "$fc" -f csv
 
 # a completion lost with a damaged stream's tail (sid 4), and its id used
 # again by an I/O that was lost too (sid 5): the later completion (sid 6)
@@ -373,7 +378,7 @@ run "damaged, join" 3 "iotrace: trace damaged: $dj/octf.trace.1 at byte $off: tr
 iotrace: that file's events after the damage are lost; the other files are read to their ends
 iotrace: warning: 1 I/O has no completion in the trace (its completion may be among a damaged file's lost events); it is listed last, without latency
 iotrace: warning: 1 of them did end: its id was used again later in the trace
-iotrace: warning: 1 completion is of another LBA range than the I/O in flight under its id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency" -- -P --io -p "$dj" -f csv
+iotrace: warning: 1 completion is of another LBA range than the I/O in flight under its id: that I/O lost its completion, the one completing its submission (among a damaged file's lost events?); neither is given a latency" -- -P --io -p "$dj" -f csv
 got=$(cut -d, -f1,3,7 "$tmp/out" | tr '\n' ' ')
 [ "$got" = "header.sid,io.lba,io.latency 2,8,100 7,16,200 1,0, " ] || fail "damaged, join: got '$got'"
 

@@ -591,7 +591,7 @@ want="iotrace: trace damaged: $tmp/cut22/octf.trace.22 at byte 407541: truncated
 iotrace: that file's events after the damage are lost; the other files are read to their ends
 iotrace: warning: 4295 I/Os have no completion in the trace (their completion may be among a damaged file's lost events); they are listed last, without latency
 iotrace: warning: 3906 of them did end: their id was used again later in the trace
-iotrace: warning: 1260 completions are of another LBA range than the I/O in flight under their id: that I/O lost its completion, the one completing its submission (a stream file missing or damaged?); neither is given a latency
+iotrace: warning: 1260 completions are of another LBA range than the I/O in flight under their id: that I/O lost its completion, the one completing its submission (among a damaged file's lost events?); neither is given a latency
 iotrace: warning: 1197 completions match no I/O in flight (the trace began while they were in flight, or their submission was lost)"
 [ "$(cat "$tmp/cut22.err")" = "$want" ] || fail "cut22: stderr '$(cat "$tmp/cut22.err")'"
 # I/Os, those without latency, those with another latency than in the whole trace (by LBA, length, time)
