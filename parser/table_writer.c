@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #define _GNU_SOURCE	/* vasprintf */
 #include <errno.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "table_writer.h"
 
@@ -155,41 +157,110 @@ void table__end_row(struct table *t)
 	t->col = 0;
 }
 
+/*
+ * The columns s takes on a terminal: paths are printed as they are, and
+ * an "ü" is 2 bytes in 1 column, an emoji 4 in 2. UTF-8 whatever the
+ * locale (what the kernel names files in is bytes; UTF-8 is what they
+ * mostly are); a byte that is no UTF-8 counts 1, as does a character
+ * wcwidth() knows nothing of. Without the C.UTF-8 locale, bytes.
+ */
+static size_t columns(const char *s)
+{
+	static locale_t utf8;
+	static bool tried;
+	size_t n = 0, len = strlen(s), k;
+	mbstate_t st;
+	locale_t old;
+	wchar_t wc;
+	int cw;
+
+	if (!tried) {
+		tried = true;
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	}
+	while (*s && (unsigned char)*s < 0x80)
+		s++, n++, len--;
+	if (!*s || !utf8)
+		return n + len;
+	old = uselocale(utf8);
+	memset(&st, 0, sizeof(st));
+	while (len) {
+		k = mbrtowc(&wc, s, len, &st);
+		if (k == (size_t)-1 || k == (size_t)-2 || !k) {
+			memset(&st, 0, sizeof(st));
+			k = 1;
+			cw = 1;
+		} else {
+			cw = wcwidth(wc);
+			if (cw < 0)
+				cw = 1;
+		}
+		n += (size_t)cw;
+		s += k;
+		len -= k;
+	}
+	uselocale(old);
+	return n;
+}
+
 int table__print(struct table *t, FILE *out, unsigned int indent)
 {
-	size_t *w, r, rows, c, width = indent, n;
+	size_t *w, *bytes, r, rows, c, size = indent + 1, n, cols, l;
 	char *line;
 
 	if (t->lost)
 		return -ENOMEM;
 	w = calloc(t->ncols, sizeof(*w));
-	if (!w)
+	bytes = calloc(t->ncols, sizeof(*bytes));
+	if (!w || !bytes) {
+		free(w);
+		free(bytes);
 		return -ENOMEM;
+	}
 	rows = t->ncells / t->ncols;
 	for (r = 0; r < rows; r++) {
 		for (c = 0; c < t->ncols; c++) {
-			size_t l = strlen(t->cells[r * t->ncols + c]);
+			const char *s = t->cells[r * t->ncols + c];
 
-			if (l > w[c])
-				w[c] = l;
+			l = strlen(s);
+			cols = columns(s);
+			if (cols > w[c])
+				w[c] = cols;
+			if (l > bytes[c])
+				bytes[c] = l;
 		}
 	}
+	/* a cell's bytes and padding together are at most both maxima */
 	for (c = 0; c < t->ncols; c++)
-		width += w[c] + 2;
-	line = malloc(width + 1);
+		size += bytes[c] + w[c] + 2;
+	line = malloc(size);
 	if (!line) {
 		free(w);
+		free(bytes);
 		return -ENOMEM;
 	}
 	for (r = 0; r < rows; r++) {
-		n = (size_t)snprintf(line, width + 1, "%*s", (int)indent, "");
+		memset(line, ' ', indent);
+		n = indent;
 		for (c = 0; c < t->ncols; c++) {
 			const char *s = t->cells[r * t->ncols + c];
+			size_t pad = w[c] - columns(s);
 
-			n += (size_t)snprintf(line + n, width + 1 - n, t->left[c] ? "%-*s" : "%*s",
-					      (int)w[c], s);
-			if (c + 1 < t->ncols)
-				n += (size_t)snprintf(line + n, width + 1 - n, "  ");
+			l = strlen(s);
+			if (!t->left[c]) {
+				memset(line + n, ' ', pad);
+				n += pad;
+			}
+			memcpy(line + n, s, l);
+			n += l;
+			if (t->left[c]) {
+				memset(line + n, ' ', pad);
+				n += pad;
+			}
+			if (c + 1 < t->ncols) {
+				memcpy(line + n, "  ", 2);
+				n += 2;
+			}
 		}
 		/* no trailing blanks after a short last cell */
 		while (n > 0 && line[n - 1] == ' ')
@@ -199,6 +270,7 @@ int table__print(struct table *t, FILE *out, unsigned int indent)
 	}
 	free(line);
 	free(w);
+	free(bytes);
 	return 0;
 }
 

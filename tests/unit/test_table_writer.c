@@ -61,10 +61,31 @@ static void test_control_characters(void **state)
 	table__free(t);
 	table__put_printable(out, "x\x7fy\r");
 	fclose(out);
-	/* UTF-8 (é) passes as it is */
-	assert_string_equal(text, "file                 n\n"
+	/* UTF-8 (é) passes as it is, and takes one column of its two bytes */
+	assert_string_equal(text, "file                n\n"
 				  "/d/a\\nb\\t\\x1b[31m\xc3\xa9  1\n"
 				  "x\\x7fy\\r");
+	free(text);
+
+	/* aligned by the columns a terminal gives: an emoji takes 2, a byte that is no UTF-8 1 */
+	t = table__new(2);
+	out = open_memstream(&text, &len);
+	assert_true(t && out);
+	table__cell(t, "name");
+	table__cell(t, "n");
+	table__end_row(t);
+	table__cell(t, "\xf0\x9f\x98\x80.dat");
+	table__cell(t, "12");
+	table__end_row(t);
+	table__cell(t, "\xff" "ab");
+	table__cell(t, "3");
+	table__end_row(t);
+	assert_int_equal(table__print(t, out, 2), 0);
+	table__free(t);
+	fclose(out);
+	assert_string_equal(text, "  name     n\n"
+				  "  \xf0\x9f\x98\x80.dat  12\n"
+				  "  \xff" "ab      3\n");
 	free(text);
 	/* cut to fit, never inside an escape */
 	assert_string_equal(table__printable(cut, sizeof(cut), "ab\ncd\x01"), "ab\\ncd");
