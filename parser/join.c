@@ -68,6 +68,9 @@ struct join {
 	 */
 	uint64_t *submitted;
 	bool needs_one_pass;
+	/* join__finish_before(): records from this time on are dropped, not passed */
+	bool dropping;
+	uint64_t drop_from;
 };
 
 #define SUBMITTED_BITS (1u << 20)
@@ -259,17 +262,19 @@ static void emit(struct join *j, struct io_rec *r)
 	r->path_kept = NULL;
 }
 
+static bool before(const struct join *j, const struct io_rec *r, uint64_t to);
+
 /*
  * join_sink.in_order: ring record r went to the end list; it is handed
  * out in its place, as it was when it went (its end-list copy owns the
- * kept path). A record --to dropped (join__finish_before) goes too: the
- * window leaves it out.
+ * kept path). Not one join__finish_before() dropped: its end-list copy,
+ * and the path it owned, are gone.
  */
 static void pass(struct join *j, const struct io_rec *r)
 {
 	struct io_rec c = *r;
 
-	if (!j->sink.in_order)
+	if (!j->sink.in_order || (j->dropping && !before(j, r, j->drop_from)))
 		return;
 	c.state = IO_PENDING;
 	set_time_path(j, &c);
@@ -994,6 +999,8 @@ int join__finish_before(struct join *j, uint64_t to)
 	uint64_t v;
 	size_t i, kept = 0;
 
+	j->dropping = true;
+	j->drop_from = to;
 	for (v = j->head; v < j->tail; v++) {
 		struct io_rec *r = &j->ring[v & (j->cap - 1)];
 

@@ -435,6 +435,21 @@ static void test_in_order(void **state)
 	assert_true(rec(n + 1)->passed);
 	assert_int_equal(rec(n + 1)->latency, 10 + n);
 	join__free(j);
+
+	/* --to's stop: what it drops is neither handed out in its place nor at the end */
+	nrecs = 0;
+	j = join__new(0, &sink);
+	assert_non_null(j);
+	io(j, 100, 1, DEV_A, 0, 8, W);
+	io(j, 300, 2, DEV_A, 8, 8, W);
+	io(j, 310, 1, DEV_A, 16, 8, W);		/* 1's first is lost, moved to the end */
+	assert_int_equal(join__finish_before(j, 150), 0);
+	assert_int_equal(nrecs, 2);
+	assert_int_equal(rec(0)->lba, 0);
+	assert_false(rec(0)->passed);
+	assert_int_equal(rec(1)->lba, 0);
+	assert_true(rec(1)->passed);
+	join__free(j);
 }
 
 /*
