@@ -446,6 +446,17 @@ static void missing_streams(const char *dir, uint64_t queue_count, char *buf, si
 		snprintf(buf + len, size > len ? size - len : 0, " and %u more", more);
 }
 
+/* Whether a stream the summary's queueCount gives is missing or empty (missing_streams()). */
+static bool streams_missing(const char *dir, const struct summary_read *sr)
+{
+	char missing[512];
+
+	if (sr->err || !sr->s.has_traced_events)
+		return false;
+	missing_streams(dir, sr->s.queue_count, missing, sizeof(missing));
+	return *missing;
+}
+
 /* A RUNNING summary whose tracer is gone: it died before finishing (killed, or the node went down). */
 static bool tracer_died(const char *dir, const struct summary_read *sr)
 {
@@ -1071,8 +1082,14 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	bool cut;
 
 	sr.err = summary__read(dir, &sr.s);
-	/* --devices lists every device described, which a window does not narrow */
-	window_end__init(&we, ops == &devices_view_ops ? UINT64_MAX : filter->to_ns);
+	/*
+	 * --devices lists every device described, which a window does not
+	 * narrow; and a trace missing a stream file is read to its end,
+	 * where the count of its events tells a file lost from a CPU that
+	 * had no record (summary_warnings())
+	 */
+	window_end__init(&we, ops == &devices_view_ops || streams_missing(dir, &sr) ? UINT64_MAX
+							       : filter->to_ns);
 	if (ops->merge && !filter__active(filter)) {
 		ret = print_split(path, dir, &sr, ops, opts);
 		if (ret >= 0)
