@@ -57,8 +57,13 @@ static int bad_root(const char *path, int err)
 			"which the configuration file cannot give back (one line, trimmed)", opt);
 		return EXIT_USAGE;
 	case -ENAMETOOLONG:
-		cli_err("invalid value for %s: %zu characters, at most %d", opt, strlen(path),
-			PATH_MAX - 1);
+		/* the whole path, or one of its names (NAME_MAX, the kernel's) */
+		if (strlen(path) >= PATH_MAX)
+			cli_err("invalid value for %s: %zu characters, at most %d", opt,
+				strlen(path), PATH_MAX - 1);
+		else
+			cli_err("invalid value for %s: a name in it is longer than %d bytes", opt,
+				NAME_MAX);
 		return EXIT_USAGE;
 	case -EPERM:
 		cli_err("invalid value '%s' for %s: the root directory cannot be the trace repository",

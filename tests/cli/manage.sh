@@ -196,6 +196,9 @@ expect 1 "cannot use '/etc/passwd' as the trace repository: Not a directory" '' 
 expect 1 "cannot use '$T/none' as the trace repository: No such file or directory (create it first)" '' -- iotrace -C -S "$T/none"
 expect 2 "invalid value for --set-trace-repository-path: 5001 characters, at most 4095" '' \
 	-- bash -c '"$1" -C -S "/$(printf "a%.0s" {1..5000})"' _ "$BIN"
+# one name past NAME_MAX in a short path: that name, not the path's length
+expect 2 "invalid value for --set-trace-repository-path: a name in it is longer than 255 bytes" '' \
+	-- bash -c '"$1" -C -S "/$(printf "a%.0s" {1..300})"' _ "$BIN"
 for bad in $'/tmp/x\ny' "$T/saved-3 " $'/tmp/x\t'; do
 	expect 2 "invalid value for --set-trace-repository-path: it holds a control character or ends in a blank" '' -- iotrace -C -S "$bad"
 done
