@@ -45,8 +45,8 @@ static void usage(FILE *out)
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(out, "  %s, %-20s %s\n", cmds[i].short_flag, cmds[i].long_flag,
 			cmds[i].summary);
-	fputs("  -H, --help                 show this help, or a command's: iotrace -S -H\n"
-	      "  -V, --version              show the version\n\n"
+	fputs("  -H, --help               show this help, or a command's: iotrace -S -H\n"
+	      "  -V, --version            show the version\n\n"
 	      "Examples:\n"
 	      "  sudo iotrace --start-tracing --devices nvme0n1 --time 60\n"
 	      "  iotrace --trace-management --list-traces\n"
