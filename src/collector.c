@@ -488,13 +488,14 @@ static enum stop_wait wait_inflight(struct collector *c, volatile sig_atomic_t *
 static void say_stop_wait(struct collector *c, enum stop_wait how, uint64_t start)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	double took = (double)(now - start) / 1e9;
-	/* those submitted within the longest wait before the stop */
-	size_t left = inflight__waiting(&c->open, now, now - start + STOP_WAIT_MAX_NS);
-	double patience = (double)inflight__patience(&c->open, STOP_WAIT_MAX_NS) / 1e9;
+	double took = (double)(now - start) / 1e9, patience;
+	size_t left;
 
 	if (now - start < STOP_SAY_WAIT_NS || how == STOP_WAIT_CUT)
 		return;
+	/* those submitted within the longest wait before the stop */
+	left = inflight__waiting(&c->open, now, now - start + STOP_WAIT_MAX_NS);
+	patience = (double)inflight__patience(&c->open, STOP_WAIT_MAX_NS) / 1e9;
 	if (how == STOP_WAIT_DONE)
 		cli_note("the stop waited %.1f s for the I/Os in flight to complete", took);
 	else if (how == STOP_WAIT_GAVE_UP)
