@@ -387,8 +387,14 @@ int cmd_tracing(int argc, char **argv)
 		cli_err("another tracer is running (pid %d); stop it first, one tracer at a time", holder);
 		return EXIT_ERROR;
 	}
+	if (err == -EPERM) {
+		cli_err("the tracer lock %s is not a plain file of this user's alone (a symbolic "
+			"or hard link, or another user's file): not used; remove it",
+			store__lock_path());
+		return EXIT_ERROR;
+	}
 	if (err) {
-		cli_err("cannot take the tracer lock: %s", strerror(-err));
+		cli_err("cannot take the tracer lock %s: %s", store__lock_path(), strerror(-err));
 		return EXIT_ERROR;
 	}
 

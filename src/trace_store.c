@@ -633,6 +633,29 @@ static int read_lock_file(int fd, int *pid, char *dir, size_t size)
 	return 0;
 }
 
+/*
+ * The default lock is in /run/lock, which anyone may write to (mode
+ * 1777): a symbolic or hard link put there would have the tracer, root,
+ * truncate the file it leads to, and a file of another user's, held
+ * locked, would stop every tracer in its name. So the lock is opened
+ * without following a link, and taken only if it is a plain file of this
+ * user's with no other name.
+ */
+#define LOCK_OPEN_FLAGS (O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+
+static bool lock_file_own(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	       st.st_uid == geteuid();
+}
+
+const char *store__lock_path(void)
+{
+	return lock_path();
+}
+
 int store__lock(struct store_lock **lockp, int *holder_pid)
 {
 	struct store_lock *lock;
@@ -641,7 +664,7 @@ int store__lock(struct store_lock **lockp, int *holder_pid)
 
 	*lockp = NULL;
 	*holder_pid = 0;
-	fd = open(lock_path(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(lock_path(), LOCK_OPEN_FLAGS, 0600);
 	if (fd < 0 && errno == ENOENT) {
 		char dir[PATH_MAX], *slash;
 
@@ -651,10 +674,14 @@ int store__lock(struct store_lock **lockp, int *holder_pid)
 			*slash = 0;
 			mkdir_p(dir, 0755);
 		}
-		fd = open(lock_path(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		fd = open(lock_path(), LOCK_OPEN_FLAGS, 0600);
 	}
 	if (fd < 0)
-		return -errno;
+		return errno == ELOOP ? -EPERM : -errno;
+	if (!lock_file_own(fd)) {
+		close(fd);
+		return -EPERM;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		read_lock_file(fd, holder_pid, NULL, 0);
@@ -727,12 +754,19 @@ static bool summary_fresh(const char *dir)
 bool store__trace_is_live(const char *dir)
 {
 	char holder[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+	struct stat st;
 	int fd, pid;
 	bool live = false;
 
-	fd = open(lock_path(), O_RDONLY | O_CLOEXEC);
+	fd = open(lock_path(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return errno == EACCES && summary_fresh(dir);
+	/* a tracer's lock is root's (or this user's): another's says nothing of it */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    (st.st_uid && st.st_uid != geteuid())) {
+		close(fd);
+		return false;
+	}
 	/* if we can take the lock, nobody holds it: no live tracer */
 	if (!flock(fd, LOCK_SH | LOCK_NB)) {
 		flock(fd, LOCK_UN);

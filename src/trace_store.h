@@ -147,7 +147,13 @@ bool store__left_unfinished(int err);
  * tracer died.
  */
 struct store_lock;
+/*
+ * -EPERM: the lock file is not a plain file of this user's alone (a
+ * symbolic or hard link, another user's file), which is not used.
+ */
 int store__lock(struct store_lock **lock, int *holder_pid);
+/* The lock file's path (IOTRACE_LOCK_FILE or the default), for messages. */
+const char *store__lock_path(void);
 int store__lock_set_trace(struct store_lock *lock, const char *dir);
 void store__unlock(struct store_lock *lock);
 /*

@@ -236,6 +236,14 @@ if [ -n "$TRACER_PID" ]; then
 	fi
 fi
 
+# a lock path anyone may write to (/run/lock is 1777): a link planted there
+# is not followed, and what it leads to keeps its bytes
+echo precious >"$T/victim"
+ln -s "$T/victim" "$T/planted.lock"
+expect 1 "the tracer lock $T/planted.lock is not a plain file of this user's alone" '' \
+	-- env IOTRACE_LOCK_FILE="$T/planted.lock" "$BIN" -S -d "$LN" -t 1
+check "the file a planted lock link leads to is untouched" grep -qx precious "$T/victim"
+
 echo "# a trace removed (--force) while it is recorded"
 "$BIN" -S -d "$LN" -l cli-gone >"$T/gone.out" 2>"$T/gone.err" &
 TRACER_PID=$!

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* The trace repository: root selection, layout, listing, safe removal, lock. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -459,6 +460,41 @@ static void test_lock(void **state)
 	assert_int_equal(removed, 1);
 }
 
+/*
+ * A lock path anyone can write to (/run/lock is 1777): a symbolic or hard
+ * link there is not followed, and the file it leads to keeps its bytes.
+ */
+static void test_lock_links(void **state)
+{
+	char victim[PATH_MAX + 16], lock[PATH_MAX + 16];
+	struct store_lock *l = NULL;
+	struct stat st;
+	int holder, fd;
+
+	snprintf(victim, sizeof(victim), "%s/victim", base);
+	snprintf(lock, sizeof(lock), "%s/lock", base);
+	fd = open(victim, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "precious\n", 9), 9);
+	close(fd);
+
+	unlink(lock);
+	assert_int_equal(symlink(victim, lock), 0);
+	assert_int_equal(store__lock(&l, &holder), -EPERM);
+	assert_null(l);
+	unlink(lock);
+	assert_int_equal(link(victim, lock), 0);
+	assert_int_equal(store__lock(&l, &holder), -EPERM);
+	assert_null(l);
+	assert_int_equal(stat(victim, &st), 0);
+	assert_int_equal(st.st_size, 9);
+
+	/* a plain file of its own is the lock, as ever */
+	unlink(lock);
+	assert_int_equal(store__lock(&l, &holder), 0);
+	store__unlock(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +510,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_remove_keeps_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_refuses_escape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_links, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
