@@ -4,11 +4,13 @@
  * Open-CAS iotrace (`iotrace --start-tracing ...`, `iotrace -P ...`).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "detach.h"
@@ -90,11 +92,29 @@ static void warn_config(const char *file, const char *value, int err)
 			 value, STORE_DEFAULT_ROOT);
 }
 
+/*
+ * Standard descriptors the caller closed (`iotrace -S ... >&-`) are held
+ * on /dev/null, opened for reading only: a write to them fails as it
+ * would have, and the next file opened (the tracer's lock, a trace file)
+ * does not take their number, where the summary, a warning or the view
+ * would be written into it.
+ */
+static void hold_std_fds(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF && open("/dev/null", O_RDONLY) != fd)
+			return;
+}
+
 int main(int argc, char **argv)
 {
 	const char *env;
 	bool help;
 	size_t i;
+
+	hold_std_fds();
 
 	/* before getopt reorders argv: the strings lie end to end from argv[0] */
 	if (argc > 0)

@@ -243,6 +243,12 @@ ln -s "$T/victim" "$T/planted.lock"
 expect 1 "the tracer lock $T/planted.lock is not a plain file of this user's alone" '' \
 	-- env IOTRACE_LOCK_FILE="$T/planted.lock" "$BIN" -S -d "$LN" -t 1
 check "the file a planted lock link leads to is untouched" grep -qx precious "$T/victim"
+# stdout closed (>&-): the summary went into the lock, which took
+# descriptor 1, and the tracer exited 0; now the failed write is said, exit 1
+"$BIN" -S -d "$LN" -t 1 >&- 2>"$T/closed.err"
+rc=$?
+check "stdout closed: exit 1 (got $rc), 'cannot write output' on stderr" \
+	eval '[ "$rc" = 1 ] && grep -q "^iotrace: cannot write output: Bad file descriptor" "$T/closed.err"'
 
 echo "# a trace removed (--force) while it is recorded"
 "$BIN" -S -d "$LN" -l cli-gone >"$T/gone.out" 2>"$T/gone.err" &
