@@ -31,6 +31,13 @@
 #define MAX_BUFFER_MIB 1024
 #define MAX_TIME_S 4294967295ull
 #define MAX_SIZE_MIB (1ull << 30)
+/*
+ * Levels whose cost the collector absorbs at full rate (3: about 65 ns a
+ * record more than 1, bench/README), and a gap between reads of the rings
+ * too long for a round's work (100 ms rounds)
+ */
+#define COMPRESS_LEVEL_FAST_MAX 3
+#define STALL_LONG_NS 200000000ull
 
 static volatile sig_atomic_t stop_requested;
 
@@ -435,14 +442,26 @@ int cmd_tracing(int argc, char **argv)
 	if (s.dropped_events) {
 		uint64_t gap, write;
 
+		char advice[160] = "try a larger --buffer";
+
 		/* a short gap: rings too small; a long one, the disk if a write was as long, else CPU time */
 		collector__stalls(c, &gap, &write);
+		/*
+		 * the collector compresses as it reads the rings: at a high
+		 * level it falls behind at full rate (level 19: seconds-long
+		 * gaps of short writes), and a larger buffer only delays that
+		 */
+		if (cfg.compress && cfg.compress_level > COMPRESS_LEVEL_FAST_MAX &&
+		    gap >= STALL_LONG_NS && write * 2 < gap)
+			snprintf(advice, sizeof(advice), "the collector did not keep up at "
+				 "--compress-level %d, as it compresses what it reads: try a lower level",
+				 cfg.compress_level);
 		cli_warn("%llu %s lost (per CPU: %s): the buffers overflowed, "
 			 "in gaps between reads of up to %.1f ms (the longest write of the trace "
-			 "took %.1f ms); try a larger --buffer",
+			 "took %.1f ms); %s",
 			 (unsigned long long)s.dropped_events,
 			 ONE_MANY(s.dropped_events, "event was", "events were"), s.dropped_per_queue,
-			 gap / 1e6, write / 1e6);
+			 gap / 1e6, write / 1e6, advice);
 		ret = EXIT_PARTIAL;
 	}
 	if (s.skipped_runs) {
