@@ -41,10 +41,10 @@ void cmd_management_help(FILE *out)
 	      "  iotrace -M -R -p 'kernel/2026-10*'\n", out);
 }
 
-/* A RUNNING summary whose tracer is gone is a trace that did not finish. */
+/* A RUNNING (or INITIALIZING) summary whose tracer is gone is a trace that did not finish. */
 static void fix_dead_state(const char *dir, struct summary *s)
 {
-	if (!strcmp(s->state, "RUNNING") && !store__trace_is_live(dir)) {
+	if (summary__unfinished(s) && !store__trace_is_live(dir)) {
 		strcpy(s->state, "ERROR");
 		strcpy(s->stop_reason, "tracer died");
 	}
@@ -303,10 +303,11 @@ static void say_kept(const struct removal *r, size_t removed)
 	if (r->kept.err == -EBUSY)
 		cli_err("trace '%s' is being recorded; stop the tracer or use --force (%s)",
 			r->kept.rel, of);
-	else if (r->kept.err == -EINPROGRESS && !strcmp(r->kept.what, "RUNNING"))
-		cli_err("trace '%s' did not finish (its summary says RUNNING): its tracer died, or "
+	else if (r->kept.err == -EINPROGRESS &&
+		 (!strcmp(r->kept.what, "RUNNING") || !strcmp(r->kept.what, "INITIALIZING")))
+		cli_err("trace '%s' did not finish (its summary says %s): its tracer died, or "
 			"records it under another lock file or mount namespace; --force removes it "
-			"(%s)", r->kept.rel, of);
+			"(%s)", r->kept.rel, r->kept.what, of);
 	else if (r->kept.err == -EINPROGRESS)
 		cli_err("trace '%s' is not known to have finished (its summary says state '%s', "
 			"not COMPLETE or ERROR); --force removes it (%s)", r->kept.rel,

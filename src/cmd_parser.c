@@ -460,7 +460,7 @@ static bool streams_missing(const char *dir, const struct summary_read *sr)
 /* A RUNNING summary whose tracer is gone: it died before finishing (killed, or the node went down). */
 static bool tracer_died(const char *dir, const struct summary_read *sr)
 {
-	return !sr->err && !strcmp(sr->s.state, "RUNNING") && !store__trace_is_live(dir);
+	return !sr->err && summary__unfinished(&sr->s) && !store__trace_is_live(dir);
 }
 
 /*
@@ -509,7 +509,7 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 	 * a dead tracer's summary counts what it had written some time
 	 * before; a stopped one's reader stops at incomplete_from_sid
 	 */
-	if (whole && !damaged && s->has_traced_events && strcmp(s->state, "RUNNING") &&
+	if (whole && !damaged && s->has_traced_events && !summary__unfinished(s) &&
 	    !s->incomplete && records != s->traced_events) {
 		char missing[512];
 

@@ -717,6 +717,18 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	int err, werr;
 
 	tdir__init_summary(c, s, rel);
+	/*
+	 * A summary before any file: a tracer killed while it starts (the
+	 * programs' load and attach take a third of a second) leaves a trace
+	 * that says it did not finish, not files without one
+	 */
+	strcpy(s->state, "INITIALIZING");
+	err = summary__write(dir, s);
+	strcpy(s->state, "RUNNING");
+	if (err) {
+		set_error(c, err, "cannot write summary in '%s': %s", dir, strerror(-err));
+		goto finish;
+	}
 	err = open_streams(c, dir);
 	if (err)
 		goto finish;

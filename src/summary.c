@@ -900,6 +900,11 @@ int summary__read(const char *dir, struct summary *s)
 	return parse(buf, n, s);
 }
 
+bool summary__unfinished(const struct summary *s)
+{
+	return !strcmp(s->state, "RUNNING") || !strcmp(s->state, "INITIALIZING");
+}
+
 const char *summary__strerror(const struct summary *s, int err)
 {
 	/* parse() names the byte where the JSON broke when nothing else said why */

@@ -36,7 +36,7 @@
 
 struct summary {
 	char trace_path[PATH_MAX];	/* relative to the repository: kernel/... */
-	char state[16];			/* RUNNING, COMPLETE, ERROR */
+	char state[16];			/* INITIALIZING, RUNNING, COMPLETE, ERROR */
 	char start[32];			/* local time, "YYYY-MM-DD HH:MM" */
 	uint64_t duration_s;
 	uint64_t size_mib;		/* on disk, rounded up */
@@ -154,6 +154,12 @@ int summary__write(const char *dir, const struct summary *s);
  * s->error.
  */
 int summary__read(const char *dir, struct summary *s);
+
+/*
+ * Whether s says its tracer is still at work (INITIALIZING while it
+ * starts, then RUNNING): a trace whose tracer is gone, left so, died.
+ */
+bool summary__unfinished(const struct summary *s);
 
 /* What summary__read()'s err means, for an error line: s->error or strerror(). */
 const char *summary__strerror(const struct summary *s, int err);

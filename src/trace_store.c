@@ -748,7 +748,7 @@ static bool summary_fresh(const char *dir)
 	if (snprintf(path, sizeof(path), "%s/%s", dir, STORE_SUMMARY_NAME) >= (int)sizeof(path) ||
 	    stat(path, &st) || st.st_mtime <= now - SUMMARY_FRESH_S)
 		return false;
-	return !summary__read(dir, &s) && !strcmp(s.state, "RUNNING");
+	return !summary__read(dir, &s) && summary__unfinished(&s);
 }
 
 bool store__trace_is_live(const char *dir)

@@ -82,6 +82,14 @@ make_trace kernel/done
 expect 1 "trace 'kernel/died' did not finish" '"tracePath": "kernel/done"' -- iotrace -M -R -p 'kernel/d*'
 expect 0 ''                     '"state": "ERROR"' -- iotrace -M -R -p kernel/died --force
 rm -rf "$REPO/kernel/died" "$REPO/kernel/done"
+# the same of one killed while it started: its summary says INITIALIZING
+make_trace kernel/died-starting INITIALIZING
+expect 0 ''                     '"stopReason": "tracer died"' -- iotrace -M -G -p kernel/died-starting
+expect 0 ''                     '"state": "ERROR"' -- iotrace -M -L -p kernel/died-starting
+expect 1 "trace 'kernel/died-starting' did not finish (its summary says INITIALIZING): its tracer died" '' \
+	-- iotrace -M -R -p kernel/died-starting
+expect 3 'the tracer of this trace died before finishing' '' -- iotrace -P --io --raw -p kernel/died-starting
+rm -rf "$REPO/kernel/died-starting"
 
 echo "# a summary that cannot be read, or says neither COMPLETE nor ERROR"
 # listed UNDEFINED with a warning saying why; kept without --force, as Open-CAS keeps it
