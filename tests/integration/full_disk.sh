@@ -137,8 +137,8 @@ EOF
 fill zstd
 fill none
 
-# a repository full before the start: one error line, and no trace left
-# behind (it would hold no event and list as UNDEFINED)
+# a repository full before the start: one error line (its first file,
+# the INITIALIZING summary, cannot be written), and no trace left behind
 mount -t tmpfs -o size=64k,mode=0700 iotrace-full "$T/repo" || die "mount tmpfs"
 dd if=/dev/zero of="$T/repo/filler" bs=4k count=64 status=none 2>/dev/null
 # the lock elsewhere: the streams are what cannot be made
@@ -147,7 +147,7 @@ IOTRACE_LOCK_FILE=$T/iotrace.lock "$BIN" --start-tracing --devices "$(basename "
 rc=$?
 check "full at the start: exit 1 (got $rc)" [ "$rc" = 1 ]
 check "full at the start: one error line ($(cat "$T/err"))" \
-	bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "^iotrace: cannot create the stream .*No space left on device" "$1"' _ "$T/err"
+	bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "^iotrace: cannot write summary in .*No space left on device" "$1"' _ "$T/err"
 check "full at the start: no summary printed" [ ! -s "$T/out" ]
 check "full at the start: no trace left ($(ls "$T/repo/kernel" 2>/dev/null))" \
 	bash -c '[ -z "$(ls -A "$1/kernel" 2>/dev/null)" ]' _ "$T/repo"
