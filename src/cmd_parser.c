@@ -879,6 +879,23 @@ static const char *seconds_text(uint64_t ns, char buf[32])
  * events read when reading stopped short of the end (join_warnings()),
  * NULL if all were. Returns the exit status.
  */
+/*
+ * A trace whose tracer stopped in error before it wrote one I/O, file
+ * event or call (a full disk that took its first frame) prints empty
+ * views, which would read as "nothing happened": said.
+ */
+static void empty_note(const struct summary_read *sr, const struct view_ops *ops,
+		       const struct join *j, const char *part)
+{
+	const struct join_counts *c = join__counts(j);
+
+	if (ops == &devices_view_ops || part || c->ios || c->fs_events || c->vfs_calls ||
+	    sr->err || strcmp(sr->s.state, "ERROR") || !sr->s.stop_reason[0])
+		return;
+	cli_note("this trace holds no I/O, file event or call: its tracer stopped in error "
+		 "(%s) before it wrote one", sr->s.stop_reason);
+}
+
 static int end_view(const char *dir, const struct summary_read *sr, const struct view_ops *ops,
 		    const struct view_opts *opts, void *view, const struct join *j, uint64_t records,
 		    const struct merge_error *(*get)(const void *, size_t), const void *src, size_t n,
@@ -940,6 +957,7 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 		cli_note("this trace is still being recorded, and its summary does not say up to "
 			 "where every CPU's file holds every event: read to their ends, the files "
 			 "may hold an I/O without its completion, or a completion without its I/O");
+	empty_note(sr, ops, j, part);
 	/* read in part, the trace's end (where its tracer died or stopped) explains nothing */
 	join_warnings(j, cut_after, n > 0, died && !part, !sr->err && sr->s.dropped_events,
 		      !cut_after && !part && sr->s.incomplete ? sr->s.stop_reason : NULL,

@@ -888,13 +888,17 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	werr = intake__flush_all(c);
 	if (!werr)
 		werr = c->write_err;
+	tdir__fill_summary(c, s, start, now);
 	if (werr && !err) {
 		err = werr;
-		set_error(c, err, "cannot write trace in '%s': %s; stopped, events written before are kept",
-			  dir, strerror(-err));
+		/* how many: a first frame larger than the space left leaves none */
+		set_error(c, err, "cannot write trace in '%s': %s; stopped, the %llu %s written "
+			  "before %s kept", dir, strerror(-err),
+			  (unsigned long long)s->traced_events,
+			  s->traced_events == 1 ? "event" : "events",
+			  s->traced_events == 1 ? "is" : "are");
 		strcpy(s->stop_reason, err == -ENOSPC ? "disk full" : "write error");
 	}
-	tdir__fill_summary(c, s, start, now);
 
 finish:
 	/* the end's summary counts what is in; a mark would only say less */

@@ -141,6 +141,10 @@ iotrace: 1 rename, unlink or creating open made through io_uring while traced wa
 iotrace: 1 io_uring request on traced files has no record in this trace: its completion found the ring's completion queue full, or more were in flight than the tracer holds
 iotrace: warning: the kernel skipped 1 run of the tracer's programs while tracing (summary tags.skippedProgramRuns): its events, if it was for a traced device, are missing; output may be partial
 iotrace: this trace has no VFS records (Open-CAS's traces have none)" -- -P --vfs -p "$l"
+# a tracer a full disk stopped before it wrote one I/O: the empty view says why
+printf '{"tracePath": "kernel/x", "state": "ERROR", "droppedEvents": "0", "tags": {"stopReason": "disk full"}}\n' >"$l/octf.summary"
+run "stopped in error, no I/O" 0 "iotrace: this trace holds no I/O, file event or call: its tracer stopped in error (disk full) before it wrote one" -- -P --statistics -p "$l"
+run "stopped in error, no I/O, io" 0 "iotrace: this trace holds no I/O, file event or call: its tracer stopped in error (disk full) before it wrote one" -- -P --io -p "$l"
 # a RUNNING summary with no tracer alive: the tracer died
 printf '{"tracePath": "kernel/x", "state": "RUNNING", "droppedEvents": "0"}\n' >"$l/octf.summary"
 IOTRACE_LOCK_FILE="$tmp/nolock" run "tracer died" 3 "iotrace: warning: the tracer of this trace died before finishing; its last second of events may be missing" -- -P --io --raw -p "$l"
