@@ -444,6 +444,10 @@ int main(int argc, char **argv)
 	       records ? cpu * 1e9 / ((double)records * rounds) : 0.0, (unsigned long long)bytes,
 	       records ? (double)bytes / (double)records : 0.0, (unsigned long long)msgs,
 	       (unsigned long long)hash);
+	for (i = 0; i < ncpus; i++)
+		free(cpus[i].buf);
+	free(cpus);
+	trace__free(t);
 	return 0;
 usage:
 	fprintf(stderr, "usage: intake [-r ROUNDS] [-l LEVEL] [-o DIR] TRACE_DIR\n");
