@@ -60,6 +60,11 @@
  * until the records can no longer come that far out of order
  * (FORGET_AFTER_NS), and a late submission of its id shortens it.
  */
+static uint64_t latency_of(const struct inflight_candidate *c)
+{
+	return c->completed - c->submitted;
+}
+
 static void propose(struct inflight *f, uint64_t id, uint64_t submitted, uint64_t completed)
 {
 	uint64_t latency = completed - submitted;
@@ -73,10 +78,9 @@ static void propose(struct inflight *f, uint64_t id, uint64_t submitted, uint64_
 	}
 	/* full: only the longest matters, so the shortest makes room */
 	for (i = 1; i < f->n_cand; i++)
-		if (f->cand[i].completed - f->cand[i].submitted <
-		    f->cand[shortest].completed - f->cand[shortest].submitted)
+		if (latency_of(&f->cand[i]) < latency_of(&f->cand[shortest]))
 			shortest = i;
-	if (latency > f->cand[shortest].completed - f->cand[shortest].submitted)
+	if (latency > latency_of(&f->cand[shortest]))
 		f->cand[shortest] = (struct inflight_candidate){ id, submitted, completed };
 }
 
@@ -95,7 +99,7 @@ static void late_submission(struct inflight *f, uint64_t id, uint64_t ts)
 
 		if (c->id == id && c->submitted < ts && ts <= c->completed) {
 			c->submitted = ts;
-			if (c->completed - ts <= f->max_latency) {
+			if (latency_of(c) <= f->max_latency) {
 				drop_candidate(f, i);
 				continue;
 			}
@@ -112,8 +116,8 @@ static void confirm(struct inflight *f)
 		struct inflight_candidate *c = &f->cand[i];
 
 		if (c->completed + FORGET_AFTER_NS <= f->newest) {
-			if (c->completed - c->submitted > f->max_latency)
-				f->max_latency = c->completed - c->submitted;
+			if (latency_of(c) > f->max_latency)
+				f->max_latency = latency_of(c);
 			drop_candidate(f, i);
 			continue;
 		}
@@ -122,7 +126,7 @@ static void confirm(struct inflight *f)
 	/* a candidate no longer than the new maximum says nothing more */
 	i = 0;
 	while (i < f->n_cand)
-		if (f->cand[i].completed - f->cand[i].submitted <= f->max_latency)
+		if (latency_of(&f->cand[i]) <= f->max_latency)
 			drop_candidate(f, i);
 		else
 			i++;
@@ -204,8 +208,8 @@ uint64_t inflight__longest(const struct inflight *f)
 	unsigned int i;
 
 	for (i = 0; i < f->n_cand; i++)
-		if (f->cand[i].completed - f->cand[i].submitted > longest)
-			longest = f->cand[i].completed - f->cand[i].submitted;
+		if (latency_of(&f->cand[i]) > longest)
+			longest = latency_of(&f->cand[i]);
 	return longest;
 }
 
