@@ -69,7 +69,6 @@ struct join {
 	uint64_t *submitted;
 	bool needs_one_pass;
 	/* join__finish_before(): records from this time on are dropped, not passed */
-	bool dropping;
 	uint64_t drop_from;
 };
 
@@ -83,6 +82,23 @@ static inline void submitted_bits(uint64_t id, uint32_t *a, uint32_t *b)
 	*b = (uint32_t)(h >> 12) & (SUBMITTED_BITS - 1);
 }
 
+static void mark_submitted(uint64_t *submitted, uint64_t id)
+{
+	uint32_t a, b;
+
+	submitted_bits(id, &a, &b);
+	submitted[a / 64] |= 1ull << (a % 64);
+	submitted[b / 64] |= 1ull << (b % 64);
+}
+
+static bool was_submitted(const uint64_t *submitted, uint64_t id)
+{
+	uint32_t a, b;
+
+	submitted_bits(id, &a, &b);
+	return (submitted[a / 64] >> (a % 64) & 1) && (submitted[b / 64] >> (b % 64) & 1);
+}
+
 struct join *join__new(unsigned int flags, const struct join_sink *sink)
 {
 	struct join *j = calloc(1, sizeof(*j));
@@ -94,6 +110,7 @@ struct join *join__new(unsigned int flags, const struct join_sink *sink)
 	j->flags = flags;
 	j->sink = *sink;
 	j->cap = RING_MIN;
+	j->drop_from = UINT64_MAX;
 	j->ring = malloc(j->cap * sizeof(*j->ring));
 	if (flags & JOIN_FILES)
 		j->files = file_names__new();
@@ -240,10 +257,16 @@ static struct device *partition_device(struct join *j, uint64_t part)
 
 /* ---- handing records out ---- */
 
+/* io_rec.time: ns from the trace's first event, 0 for one stamped before it */
+static uint64_t time_of(const struct join *j, const struct io_rec *r)
+{
+	return r->ts >= j->ts0 ? r->ts - j->ts0 : 0;
+}
+
 /* r's time, and its path as of now: where it is handed out */
 static void set_time_path(struct join *j, struct io_rec *r)
 {
-	r->time = r->ts >= j->ts0 ? r->ts - j->ts0 : 0;
+	r->time = time_of(j, r);
 	r->path = r->path_kept;
 	if (!r->path_kept) {
 		r->path_len = 0;
@@ -262,8 +285,6 @@ static void emit(struct join *j, struct io_rec *r)
 	r->path_kept = NULL;
 }
 
-static bool before(const struct join *j, const struct io_rec *r, uint64_t to);
-
 /*
  * join_sink.in_order: ring record r went to the end list; it is handed
  * out in its place, as it was when it went (its end-list copy owns the
@@ -274,7 +295,7 @@ static void pass(struct join *j, const struct io_rec *r)
 {
 	struct io_rec c = *r;
 
-	if (!j->sink.in_order || (j->dropping && !before(j, r, j->drop_from)))
+	if (!j->sink.in_order || time_of(j, r) >= j->drop_from)
 		return;
 	c.state = IO_PENDING;
 	set_time_path(j, &c);
@@ -546,13 +567,8 @@ static int on_io(struct join *j, const struct event *ev)
 	j->counts.ios++;
 	if (r->pid || r->tid || r->comm[0])
 		j->counts.process_ios++;
-	if (j->submitted) {
-		uint32_t a, b;
-
-		submitted_bits(r->id, &a, &b);
-		j->submitted[a / 64] |= 1ull << (a % 64);
-		j->submitted[b / 64] |= 1ull << (b % 64);
-	}
+	if (j->submitted)
+		mark_submitted(j->submitted, r->id);
 	return track(j, r, seq);
 }
 
@@ -960,7 +976,7 @@ int join__finish(struct join *j)
 /* io_rec.time < to, with the time emit() gives it */
 static bool before(const struct join *j, const struct io_rec *r, uint64_t to)
 {
-	return (r->ts >= j->ts0 ? r->ts - j->ts0 : 0) < to;
+	return time_of(j, r) < to;
 }
 
 bool join__settled_before(const struct join *j, uint64_t to)
@@ -999,7 +1015,6 @@ int join__finish_before(struct join *j, uint64_t to)
 	uint64_t v;
 	size_t i, kept = 0;
 
-	j->dropping = true;
 	j->drop_from = to;
 	for (v = j->head; v < j->tail; v++) {
 		struct io_rec *r = &j->ring[v & (j->cap - 1)];
@@ -1023,14 +1038,6 @@ int join__finish_before(struct join *j, uint64_t to)
  * submitted again one pass would have counted lost by that reuse
  * (lost()). Both end as never completed all the same (join__finish).
  */
-static bool was_submitted(const uint64_t *submitted, uint64_t id)
-{
-	uint32_t a, b;
-
-	submitted_bits(id, &a, &b);
-	return (submitted[a / 64] >> (a % 64) & 1) && (submitted[b / 64] >> (b % 64) & 1);
-}
-
 static void count_reused(struct join *dst, const uint64_t *submitted)
 {
 	uint64_t v;
