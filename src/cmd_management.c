@@ -44,7 +44,7 @@ void cmd_management_help(FILE *out)
 /* A RUNNING (or INITIALIZING) summary whose tracer is gone is a trace that did not finish. */
 static void fix_dead_state(const char *dir, struct summary *s)
 {
-	if (summary__unfinished(s) && !store__trace_is_live(dir)) {
+	if (summary__unfinished(s->state) && !store__trace_is_live(dir)) {
 		strcpy(s->state, "ERROR");
 		strcpy(s->stop_reason, "tracer died");
 	}
@@ -303,8 +303,7 @@ static void say_kept(const struct removal *r, size_t removed)
 	if (r->kept.err == -EBUSY)
 		cli_err("trace '%s' is being recorded; stop the tracer or use --force (%s)",
 			r->kept.rel, of);
-	else if (r->kept.err == -EINPROGRESS &&
-		 (!strcmp(r->kept.what, "RUNNING") || !strcmp(r->kept.what, "INITIALIZING")))
+	else if (r->kept.err == -EINPROGRESS && summary__unfinished(r->kept.what))
 		cli_err("trace '%s' did not finish (its summary says %s): its tracer died, or "
 			"records it under another lock file or mount namespace; --force removes it "
 			"(%s)", r->kept.rel, r->kept.what, of);

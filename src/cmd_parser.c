@@ -460,7 +460,7 @@ static bool streams_missing(const char *dir, const struct summary_read *sr)
 /* A RUNNING summary whose tracer is gone: it died before finishing (killed, or the node went down). */
 static bool tracer_died(const char *dir, const struct summary_read *sr)
 {
-	return !sr->err && summary__unfinished(&sr->s) && !store__trace_is_live(dir);
+	return !sr->err && summary__unfinished(sr->s.state) && !store__trace_is_live(dir);
 }
 
 /*
@@ -509,7 +509,7 @@ static int summary_warnings(const char *dir, const struct summary_read *sr,
 	 * a dead tracer's summary counts what it had written some time
 	 * before; a stopped one's reader stops at incomplete_from_sid
 	 */
-	if (whole && !damaged && s->has_traced_events && !summary__unfinished(s) &&
+	if (whole && !damaged && s->has_traced_events && !summary__unfinished(s->state) &&
 	    !s->incomplete && records != s->traced_events) {
 		char missing[512];
 
@@ -871,15 +871,6 @@ static const char *seconds_text(uint64_t ns, char buf[32])
 }
 
 /*
- * A view fed to the end: writes what it summarizes and reports the
- * summary's warnings (sr, as read for the run; records: the events read,
- * which it counts), the damage found (get, src, n), where the reader cut
- * the trace (cut_after: the last sid kept, NULL if not cut) and the
- * join's warnings, which the damage or the cut explains; part: the
- * events read when reading stopped short of the end (join_warnings()),
- * NULL if all were. Returns the exit status.
- */
-/*
  * A trace whose tracer stopped in error before it wrote one I/O, file
  * event or call (a full disk that took its first frame) prints empty
  * views, which would read as "nothing happened": said.
@@ -896,6 +887,15 @@ static void empty_note(const struct summary_read *sr, const struct view_ops *ops
 		 "(%s) before it wrote one", sr->s.stop_reason);
 }
 
+/*
+ * A view fed to the end: writes what it summarizes and reports the
+ * summary's warnings (sr, as read for the run; records: the events read,
+ * which it counts), the damage found (get, src, n), where the reader cut
+ * the trace (cut_after: the last sid kept, NULL if not cut) and the
+ * join's warnings, which the damage or the cut explains; part: the
+ * events read when reading stopped short of the end (join_warnings()),
+ * NULL if all were. Returns the exit status.
+ */
 static int end_view(const char *dir, const struct summary_read *sr, const struct view_ops *ops,
 		    const struct view_opts *opts, void *view, const struct join *j, uint64_t records,
 		    const struct merge_error *(*get)(const void *, size_t), const void *src, size_t n,

@@ -440,9 +440,8 @@ int cmd_tracing(int argc, char **argv)
 	}
 	ret = EXIT_OK;
 	if (s.dropped_events) {
-		uint64_t gap, write;
-
 		char advice[160] = "try a larger --buffer";
+		uint64_t gap, write;
 
 		/* a short gap: rings too small; a long one, the disk if a write was as long, else CPU time */
 		collector__stalls(c, &gap, &write);

@@ -900,9 +900,9 @@ int summary__read(const char *dir, struct summary *s)
 	return parse(buf, n, s);
 }
 
-bool summary__unfinished(const struct summary *s)
+bool summary__unfinished(const char *state)
 {
-	return !strcmp(s->state, "RUNNING") || !strcmp(s->state, "INITIALIZING");
+	return !strcmp(state, "RUNNING") || !strcmp(state, "INITIALIZING");
 }
 
 const char *summary__strerror(const struct summary *s, int err)

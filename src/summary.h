@@ -156,10 +156,11 @@ int summary__write(const char *dir, const struct summary *s);
 int summary__read(const char *dir, struct summary *s);
 
 /*
- * Whether s says its tracer is still at work (INITIALIZING while it
- * starts, then RUNNING): a trace whose tracer is gone, left so, died.
+ * Whether a summary's state says its tracer is still at work
+ * (INITIALIZING while it starts, then RUNNING): a trace whose tracer is
+ * gone, left so, died.
  */
-bool summary__unfinished(const struct summary *s);
+bool summary__unfinished(const char *state);
 
 /* What summary__read()'s err means, for an error line: s->error or strerror(). */
 const char *summary__strerror(const struct summary *s, int err);

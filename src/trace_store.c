@@ -643,12 +643,13 @@ static int read_lock_file(int fd, int *pid, char *dir, size_t size)
  */
 #define LOCK_OPEN_FLAGS (O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
 
-static bool lock_file_own(int fd)
+/* fd a plain file with one name, of this user's (or, root_too, root's) */
+static bool lock_file_trusted(int fd, bool root_too)
 {
 	struct stat st;
 
 	return !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
-	       st.st_uid == geteuid();
+	       (st.st_uid == geteuid() || (root_too && !st.st_uid));
 }
 
 const char *store__lock_path(void)
@@ -678,7 +679,7 @@ int store__lock(struct store_lock **lockp, int *holder_pid)
 	}
 	if (fd < 0)
 		return errno == ELOOP ? -EPERM : -errno;
-	if (!lock_file_own(fd)) {
+	if (!lock_file_trusted(fd, false)) {
 		close(fd);
 		return -EPERM;
 	}
@@ -748,13 +749,12 @@ static bool summary_fresh(const char *dir)
 	if (snprintf(path, sizeof(path), "%s/%s", dir, STORE_SUMMARY_NAME) >= (int)sizeof(path) ||
 	    stat(path, &st) || st.st_mtime <= now - SUMMARY_FRESH_S)
 		return false;
-	return !summary__read(dir, &s) && summary__unfinished(&s);
+	return !summary__read(dir, &s) && summary__unfinished(s.state);
 }
 
 bool store__trace_is_live(const char *dir)
 {
 	char holder[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
-	struct stat st;
 	int fd, pid;
 	bool live = false;
 
@@ -762,8 +762,7 @@ bool store__trace_is_live(const char *dir)
 	if (fd < 0)
 		return errno == EACCES && summary_fresh(dir);
 	/* a tracer's lock is root's (or this user's): another's says nothing of it */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    (st.st_uid && st.st_uid != geteuid())) {
+	if (!lock_file_trusted(fd, true)) {
 		close(fd);
 		return false;
 	}
