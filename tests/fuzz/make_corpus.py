@@ -21,27 +21,13 @@ import subprocess
 import sys
 import tempfile
 
-
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7F | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def f(num, v):
-    return varint(num << 3) + varint(v)
-
-
-def sub(num, body):
-    return varint(num << 3 | 2) + varint(len(body)) + body
+# the parser tests' encoder: varint (a negative as int64 fields take it), sub, framed
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "parser"))
+from octf_rec import field as f, framed, sub, varint  # noqa: E402
 
 
 def rec(sid, ts, num, body):
-    ev = sub(1, f(1, sid) + f(2, ts)) + sub(num, body)
-    return varint(len(ev)) + ev
+    return framed(sub(1, f(1, sid) + f(2, ts)) + sub(num, body))
 
 
 def file_id(ino, part=8388609):
@@ -81,16 +67,11 @@ def disp(sid, ts, first, lba, ln, bios):
     return rec(sid, ts, 21, f(1, first) + f(2, DEV) + f(3, lba) + f(4, ln) + f(5, bios) + f(6, 0xABC))
 
 
-def svarint(v):
-    """A negative int64 as protobuf writes it: ten bytes."""
-    return varint(v + (1 << 64) if v < 0 else v)
-
-
 def vfs(sid, ts, id_, call, pid, ino, off, size, result, dur, ino2=None, extra=b""):
     body = f(1, id_) + f(2, call) + f(3, pid) + f(4, pid + 1) + f(5, 3)
     if ino:
         body += sub(6, file_id(ino))
-    body += (varint(7 << 3) + svarint(off) + f(8, size) + varint(9 << 3) + svarint(result)
+    body += (f(7, off) + f(8, size) + f(9, result)
              + f(10, dur) + f(11, 8388609) + f(12, 77) + sub(13, b"fio"))
     if ino2:
         body += f(16, 4) + sub(17, file_id(ino2)) + f(18, 512)
