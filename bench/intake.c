@@ -350,7 +350,6 @@ static double run_round(const struct cpu_recs *cpus, int ncpus, int level, const
 	int i, err = 0;
 
 	c.streams = xcalloc((size_t)ncpus, sizeof(*c.streams));
-	c.unwritten_sid = xcalloc((size_t)ncpus, sizeof(*c.unwritten_sid));
 	if (level && !(c.zstd = stream_zstd__new(level))) {
 		fprintf(stderr, "intake: zstd level %d: %s\n", level, strerror(errno));
 		exit(1);
@@ -377,7 +376,6 @@ static double run_round(const struct cpu_recs *cpus, int ncpus, int level, const
 	}
 	stream_zstd__free(c.zstd);
 	inflight__free(&c.open);
-	free(c.unwritten_sid);
 	free(c.streams);
 	return t0;
 }

@@ -546,9 +546,8 @@ static int open_streams(struct collector *c, const char *dir)
 	int i, err;
 
 	c->streams = calloc(c->ncpus, sizeof(*c->streams));
-	c->unwritten_sid = calloc(c->ncpus, sizeof(*c->unwritten_sid));
 	c->dir = strdup(dir);
-	if (!c->streams || !c->unwritten_sid || !c->dir)
+	if (!c->streams || !c->dir)
 		return set_error(c, -ENOMEM, "out of memory");
 	err = cgroup_paths__init(&c->cgroups, dir,
 				 trace_filters__cgroup2_root("/proc/self/mounts", root, sizeof(root)));
@@ -891,7 +890,7 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 	tdir__fill_summary(c, s, start, now);
 	if (werr && !err) {
 		err = werr;
-		/* how many: a first frame larger than the space left leaves none */
+		/* how many: a disk full at the start may have taken none */
 		set_error(c, err, "cannot write trace in '%s': %s; stopped, the %llu %s written "
 			  "before %s kept", dir, strerror(-err),
 			  (unsigned long long)s->traced_events,
@@ -962,7 +961,6 @@ void collector__free(struct collector *c)
 		for (i = 0; i < c->ncpus; i++)
 			stream_writer__close(c->streams[i]);
 	free(c->streams);
-	free(c->unwritten_sid);
 	free(c->dir);
 	stream_zstd__free(c->zstd);
 	free(c);

@@ -59,12 +59,7 @@ struct collector {
 	 * every event below it, and some of them events above it
 	 */
 	uint64_t first_refused_sid;
-	/*
-	 * per CPU: the sid of the first record in its stream's buffer (what
-	 * a failed flush loses); cur_sid: the record being taken in
-	 */
-	uint64_t *unwritten_sid;
-	uint64_t cur_sid;
+	uint64_t cur_sid;	/* the record being taken in */
 	const struct iotrace_stage *stages;	/* per CPU, mapped */
 	size_t stages_size;
 	uint64_t *stage_flushes;	/* per CPU, the stage's outputs at the last look */

@@ -73,17 +73,10 @@ static int append(struct collector *c, int cpu, const uint8_t *msg, size_t len,
 	/* only the size limit needs the sum, which takes 4% of the collector's time */
 	if (c->size_limit)
 		before = stream_writer__size_bound(w);
-	err = msg ? stream_writer__append(w, msg, len) : stream_writer__append_fields(w, s, len);
+	err = msg ? stream_writer__append(w, msg, len, c->cur_sid) :
+		    stream_writer__append_fields(w, s, len, c->cur_sid);
 	if (c->size_limit)
 		c->bytes += stream_writer__size_bound(w) - before;
-	/*
-	 * The lowest sid in the buffer, what a failed flush would lose from:
-	 * the append may have flushed the buffer before it (then this record
-	 * is its first), and a record nested in an interrupt reaches the
-	 * stream ahead of staged ones with lower sids.
-	 */
-	if (!err && (stream_writer__unwritten(w) == 1 || c->cur_sid < c->unwritten_sid[cpu]))
-		c->unwritten_sid[cpu] = c->cur_sid;
 	return err;
 }
 

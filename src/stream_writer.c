@@ -20,6 +20,20 @@
  */
 #define FRAME_EXTRA (18 + 4)
 
+/*
+ * A buffer's records in runs of about SEG_BYTES: a flush the disk cannot
+ * take whole writes as many leading runs as fit (keep_what_fits()), so a
+ * full disk keeps all but the last few KiB of what the tracer had.
+ */
+#define SEGS 64
+#define SEG_BYTES (STREAM_WRITER_BUF / SEGS)
+
+struct seg {
+	uint32_t off;		/* first record's offset in buf */
+	uint32_t records;
+	uint64_t low_sid;	/* lowest sid among them */
+};
+
 struct stream_zstd {
 	ZSTD_CCtx *cctx;
 	size_t cap;
@@ -30,7 +44,10 @@ struct stream_writer {
 	int fd;
 	int err;	/* sticky: first write failure */
 	size_t used;
-	uint64_t pending;	/* records in buf */
+	uint64_t pending;	/* records in buf not on disk */
+	unsigned nsegs;		/* segs[kept..nsegs) in buf are not on disk */
+	unsigned kept;
+	struct seg segs[SEGS];
 	uint64_t records;	/* records on disk */
 	uint64_t written;	/* bytes on disk */
 	struct stream_zstd *z;	/* NULL: raw */
@@ -137,6 +154,8 @@ struct stream_writer *stream_writer__create(const char *path, struct stream_zstd
 	w->err = 0;
 	w->used = 0;
 	w->pending = 0;
+	w->nsegs = 0;
+	w->kept = 0;
 	w->records = 0;
 	w->written = 0;
 	w->z = z;
@@ -160,42 +179,97 @@ fail:
 	return NULL;
 }
 
-int stream_writer__flush(struct stream_writer *w)
+/*
+ * Writes buf[from, to) as it goes to the file (compressed: one whole
+ * frame); 0 or -errno. A failure leaves the file as it was: a cut record
+ * or frame would be reported as damage by every later reader.
+ */
+static int write_out(struct stream_writer *w, size_t from, size_t to)
 {
-	const uint8_t *data = w->buf;
-	size_t len = w->used, done;
+	const uint8_t *data = w->buf + from;
+	size_t len = to - from, done;
 	int err;
 
-	if (w->err)
-		return w->err;
-	if (!len)
-		return 0;
 	if (w->z) {
-		/* one whole frame per flush: the file never ends inside one */
-		len = ZSTD_compress2(w->z->cctx, w->z->out, w->z->cap, w->buf, w->used);
-		if (ZSTD_isError(len)) {
-			w->err = -EIO;
-			return w->err;
-		}
+		len = ZSTD_compress2(w->z->cctx, w->z->out, w->z->cap, data, len);
+		if (ZSTD_isError(len))
+			return -EIO;
 		data = w->z->out;
 	}
 	err = timed_write(w, data, len, &done);
 	if (err) {
 		/*
-		 * Keep the file at a record (or frame) boundary: a partial
-		 * write (disk full) would leave a cut record that every later
-		 * reader reports as damage.
+		 * Best effort: the reader also copes with a cut tail. The
+		 * offset goes back too, or a smaller retry would leave a hole.
 		 */
-		w->err = err;
-		/* best effort: the reader also copes with a cut tail */
-		if (done)
-			(void)!ftruncate(w->fd, (off_t)w->written);
-		return w->err;
+		if (done && (ftruncate(w->fd, (off_t)w->written) ||
+			     lseek(w->fd, (off_t)w->written, SEEK_SET) < 0))
+			return -EIO;
+		return err;
 	}
 	w->written += len;
+	return 0;
+}
+
+/* A write that failed for want of room, which a smaller one may find */
+static bool no_room(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EFBIG;
+}
+
+static size_t seg_end(const struct stream_writer *w, unsigned i)
+{
+	return i + 1 < w->nsegs ? w->segs[i + 1].off : w->used;
+}
+
+/*
+ * After a write of the whole buffer found no room: writes the longest
+ * run of leading segments that fits, halving what it tries, then what
+ * fits of the rest (a raw write that failed midway says little of the
+ * room left, and a frame's size is only known once compressed).
+ */
+static void keep_what_fits(struct stream_writer *w)
+{
+	unsigned n = (w->nsegs - w->kept) / 2, i;
+	int err;
+
+	while (n && w->kept < w->nsegs) {
+		if (n > w->nsegs - w->kept)
+			n = w->nsegs - w->kept;
+		err = write_out(w, w->segs[w->kept].off, seg_end(w, w->kept + n - 1));
+		if (err && !no_room(err))
+			return;
+		if (err) {
+			n /= 2;
+			continue;
+		}
+		for (i = w->kept; i < w->kept + n; i++) {
+			w->records += w->segs[i].records;
+			w->pending -= w->segs[i].records;
+		}
+		w->kept += n;
+	}
+}
+
+int stream_writer__flush(struct stream_writer *w)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->used)
+		return 0;
+	err = write_out(w, 0, w->used);
+	if (err) {
+		w->err = err;
+		if (no_room(err))
+			keep_what_fits(w);
+		return w->err;
+	}
 	w->records += w->pending;
 	w->used = 0;
 	w->pending = 0;
+	w->nsegs = 0;
 	return 0;
 }
 
@@ -215,12 +289,32 @@ static int make_room(struct stream_writer *w, size_t len)
 	return 0;
 }
 
-int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t len)
+/* Counts a record of the given sid that starts at w->used */
+static void count(struct stream_writer *w, uint64_t sid)
+{
+	struct seg *g;
+
+	/* the buffer is flushed before SEGS * SEG_BYTES: at most SEGS segments */
+	if (!w->nsegs || w->used >= w->nsegs * SEG_BYTES) {
+		g = &w->segs[w->nsegs++];
+		g->off = (uint32_t)w->used;
+		g->records = 0;
+		g->low_sid = sid;
+	}
+	g = &w->segs[w->nsegs - 1];
+	g->records++;
+	if (sid < g->low_sid)
+		g->low_sid = sid;
+	w->pending++;
+}
+
+int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t len, uint64_t sid)
 {
 	int err = make_room(w, len);
 
 	if (err)
 		return err;
+	count(w, sid);
 	if (w->z) {
 		w->used += delta__encode(w->delta, msg, len, w->buf + w->used);
 	} else {
@@ -228,24 +322,23 @@ int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t le
 		memcpy(w->buf + w->used, msg, len);
 		w->used += len;
 	}
-	w->pending++;
 	return 0;
 }
 
 int stream_writer__append_fields(struct stream_writer *w, const struct delta_split *s,
-				 size_t max_len)
+				 size_t max_len, uint64_t sid)
 {
 	int err = make_room(w, max_len);
 
 	if (err)
 		return err;
+	count(w, sid);
 	if (w->z) {
 		w->used += delta__encode_fields(w->delta, s, w->buf + w->used);
 	} else {
 		w->used += framing__put_varint(w->buf + w->used, delta__split_len(s));
 		w->used += delta__split_msg(s, w->buf + w->used);
 	}
-	w->pending++;
 	return 0;
 }
 
@@ -284,6 +377,17 @@ uint64_t stream_writer__bytes_written(const struct stream_writer *w)
 uint64_t stream_writer__unwritten(const struct stream_writer *w)
 {
 	return w->pending;
+}
+
+uint64_t stream_writer__unwritten_sid(const struct stream_writer *w)
+{
+	uint64_t low = UINT64_MAX;
+	unsigned i;
+
+	for (i = w->kept; i < w->nsegs; i++)
+		if (w->segs[i].low_sid < low)
+			low = w->segs[i].low_sid;
+	return low;
 }
 
 int stream_writer__error(const struct stream_writer *w)

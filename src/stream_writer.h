@@ -45,11 +45,14 @@ void stream_zstd__free(struct stream_zstd *z);
 struct stream_writer *stream_writer__create(const char *path, struct stream_zstd *z);
 
 /*
- * Appends one OCTF message. Returns 0 or the -errno of a failed flush
- * (-ENOSPC on a full disk); after a failure the writer keeps failing and
- * what was written before stays intact.
+ * Appends one OCTF message, the event of the given sid. Returns 0 or the
+ * -errno of a failed flush (-ENOSPC on a full disk); after a failure the
+ * writer keeps failing and what was written before stays intact. A flush
+ * that finds too little room (full disk, quota, file size limit) first
+ * writes what fits of its buffer, in whole runs of records of about
+ * 16 KiB (compressed: each run or group of runs a frame of its own).
  */
-int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t len);
+int stream_writer__append(struct stream_writer *w, const uint8_t *msg, size_t len, uint64_t sid);
 
 struct delta_split;
 
@@ -59,7 +62,7 @@ struct delta_split;
  * codes the fields without the message.
  */
 int stream_writer__append_fields(struct stream_writer *w, const struct delta_split *s,
-				 size_t max_len);
+				 size_t max_len, uint64_t sid);
 
 int stream_writer__flush(struct stream_writer *w);
 
@@ -81,10 +84,13 @@ uint64_t stream_writer__records_written(const struct stream_writer *w);
 uint64_t stream_writer__bytes_written(const struct stream_writer *w);
 
 /*
- * Records appended since the last flush that wrote: after a failed flush
- * (error: its -errno, else 0) they never reach the file.
+ * Records appended that are not in the file: after a failed flush
+ * (error: its -errno, else 0) they never reach it. _sid: the lowest sid
+ * among them (UINT64_MAX: none), where the file stops holding every
+ * event the stream was given.
  */
 uint64_t stream_writer__unwritten(const struct stream_writer *w);
+uint64_t stream_writer__unwritten_sid(const struct stream_writer *w);
 int stream_writer__error(const struct stream_writer *w);
 
 /* Flushes and closes; accepts NULL. Returns the flush's result. */

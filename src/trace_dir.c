@@ -165,10 +165,9 @@ void tdir__fill_summary(struct collector *c, struct summary *s, uint64_t start_n
 			continue;
 		bytes += stream_writer__bytes_written(w);
 		records += stream_writer__records_written(w);
-		/* a failed write lost its buffer: the files lack those events too */
-		if (stream_writer__error(w) && stream_writer__unwritten(w) &&
-		    c->unwritten_sid[i] < c->first_refused_sid)
-			c->first_refused_sid = c->unwritten_sid[i];
+		/* a failed write lost (a part of) its buffer: the files lack those events too */
+		if (stream_writer__error(w) && stream_writer__unwritten_sid(w) < c->first_refused_sid)
+			c->first_refused_sid = stream_writer__unwritten_sid(w);
 	}
 	s->duration_s = (end_ns - start_ns) / 1000000000ull;
 	s->size_mib = (bytes + (1u << 20) - 1) >> 20;

@@ -13,7 +13,8 @@
 # zstd frames) only, so the trace parses with exit 0 and its events are
 # what the summary counted, and the summary's incompleteFromSid leaves
 # the joined views a good part of them (not none). Once with the default
-# compression, once with --compress none.
+# compression, once with --compress none; then both again in a repository
+# smaller than a CPU's buffer, which they must still fill.
 #
 # Needs root, BTF and loop devices; a missing one is a failure, not a skip.
 # Everything set up is torn down at exit, also on failure.
@@ -136,6 +137,57 @@ EOF
 
 fill zstd
 fill none
+
+# small MODE KIB: a repository of KIB KiB, less than the first write of a
+# CPU's stream (its 1 MiB buffer, compressed: about 450 KiB) takes: what
+# of it fits is written (before, such a trace kept no event at all)
+small() {
+	local mode=$1 kib=$2 rc trace bytes events
+
+	mount -t tmpfs -o size="${kib}k",mode=0700 iotrace-full "$T/repo" || die "mount tmpfs"
+	"$BIN" --start-tracing --devices "$(basename "$LOOP")" --compress "$mode" >"$T/out" 2>"$T/err" &
+	TRACER=$!
+	rm -f "$T/stop"
+	(while [ ! -e "$T/stop" ]; do
+		fio --name=fill --filename="$LOOP" --rw=randwrite --bs=4k --direct=1 \
+			--ioengine=libaio --iodepth=16 --runtime=2 --time_based \
+			--output=/dev/null >/dev/null 2>&1
+	done) &
+	WRITER=$!
+	iotrace_wait_exit "$TRACER" 60 ||
+		die "small $mode: tracer still running after 60 s with a full repository"
+	wait "$TRACER"
+	rc=$?
+	TRACER=
+	touch "$T/stop"
+	wait "$WRITER" 2>/dev/null
+	WRITER=
+
+	check "small $mode: exit status 1 (got $rc)" [ "$rc" = 1 ]
+	trace=$(ls -d "$T"/repo/kernel/* 2>/dev/null | head -1)
+	[ -n "$trace" ] || die "small $mode: no trace directory"
+	bytes=$(cat "$trace"/octf.trace.* | wc -c)
+	# less than a run of records (16 KiB before compression) per CPU is
+	# left, and a page each for the summary and the cgroups file
+	check "small $mode: the streams fill the repository ($bytes bytes of $kib KiB)" \
+		[ "$bytes" -ge $((kib * 1024 * 3 / 5)) ]
+	"$BIN" -P --io --raw -p "$trace" >"$T/events" 2>"$T/perr"
+	rc=$?
+	# lost kernel events (a loaded machine) make it 3; damage must never show
+	[ "$rc" -eq 3 ] && ! grep -qvE "^iotrace: warning: [0-9]+ events? (was|were) lost while tracing" "$T/perr" &&
+		rc=0
+	check "small $mode: trace parses cleanly, exit $rc ($(head -2 "$T/perr"))" [ "$rc" = 0 ]
+	events=$(wc -l <"$T/events")
+	check "small $mode: events kept ($events) are the summary's" \
+		bash -c '[ "$1" -gt 1000 ] && "$2" -M -G -p "$3" | grep -q "\"tracedEvents\": \"$1\""' \
+		_ "$events" "$BIN" "$trace"
+	check "small $mode: the error line says so ($(cat "$T/err"))" \
+		grep -q "stopped, the $events events written before are kept" "$T/err"
+	umount "$T/repo"
+}
+
+small none 512
+small zstd 128
 
 # a repository full before the start: one error line (its first file,
 # the INITIALIZING summary, cannot be written), and no trace left behind

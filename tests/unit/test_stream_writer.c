@@ -66,8 +66,8 @@ static void test_framed_records(void **state)
 
 	assert_non_null(w);
 	memset(big, 0xab, sizeof(big));
-	assert_int_equal(stream_writer__append(w, (const uint8_t *)"abc", 3), 0);
-	assert_int_equal(stream_writer__append(w, big, sizeof(big)), 0);
+	assert_int_equal(stream_writer__append(w, (const uint8_t *)"abc", 3, 1), 0);
+	assert_int_equal(stream_writer__append(w, big, sizeof(big), 2), 0);
 	assert_int_equal(stream_writer__size_bound(w), 1 + 3 + 2 + 300);
 	/* buffered, not yet on disk */
 	assert_int_equal(stream_writer__records_written(w), 0);
@@ -100,7 +100,8 @@ static void test_never_overwrites(void **state)
 /*
  * A write that fails midway (file size limit standing in for a full disk)
  * is reported, stays reported, and leaves the file at a record boundary
- * with every earlier flush intact.
+ * with every earlier flush intact, and with as much of the failed buffer
+ * as fits in whole runs of records: less than a run's room is left.
  */
 static void test_failed_write_keeps_flushed(void **state)
 {
@@ -108,7 +109,8 @@ static void test_failed_write_keeps_flushed(void **state)
 	static uint8_t rec[1000];
 	struct stream_writer *w;
 	struct stat st;
-	int i, err = 0;
+	uint64_t sid = 0;
+	int err = 0;
 
 	signal(SIGXFSZ, SIG_IGN);
 	getrlimit(RLIMIT_FSIZE, &old);
@@ -118,17 +120,24 @@ static void test_failed_write_keeps_flushed(void **state)
 
 	w = stream_writer__create(path, NULL);
 	assert_non_null(w);
-	assert_int_equal(stream_writer__append(w, rec, sizeof(rec)), 0);
+	assert_int_equal(stream_writer__append(w, rec, sizeof(rec), sid++), 0);
 	assert_int_equal(stream_writer__flush(w), 0);
-	for (i = 0; i < 3000 && !err; i++)
-		err = stream_writer__append(w, rec, sizeof(rec));
-	if (!err)
-		err = stream_writer__flush(w);
+	assert_int_equal(stream_writer__unwritten_sid(w), UINT64_MAX);
+	/* the second buffer's flush fails */
+	while (!err && sid < 3000) {
+		err = stream_writer__append(w, rec, sizeof(rec), sid);
+		sid += !err;
+	}
 	assert_int_equal(err, -EFBIG);
 	/* what is counted as written is exactly what the file holds */
 	uint64_t on_disk = stream_writer__bytes_written(w);
 	uint64_t records = stream_writer__records_written(w);
-	assert_int_equal(stream_writer__append(w, rec, sizeof(rec)), -EFBIG);
+	/* the first flush (1 MiB) fitted; of the second, all but under 16 KiB + a record */
+	assert_true(on_disk > 1500000 - (16384 + 1002));
+	assert_int_equal(records + stream_writer__unwritten(w), sid);
+	/* sids in order: the first record the file lacks is the one after its last */
+	assert_int_equal(stream_writer__unwritten_sid(w), records);
+	assert_int_equal(stream_writer__append(w, rec, sizeof(rec), sid), -EFBIG);
 	assert_int_equal(stream_writer__close(w), -EFBIG);
 	setrlimit(RLIMIT_FSIZE, &old);
 
@@ -202,7 +211,7 @@ static void test_compressed(void **state)
 
 		len = make_event(m, i);
 		bound = stream_writer__append_bound(w, len);
-		assert_int_equal(stream_writer__append(w, m, len), 0);
+		assert_int_equal(stream_writer__append(w, m, len, i), 0);
 		assert_true(stream_writer__size_bound(w) - before <= bound);
 		if (i == 20000) {
 			/* what is promised holds once flushed */
@@ -257,7 +266,7 @@ static void test_compressed_failed_write(void **state)
 	w = stream_writer__create(path, z);
 	assert_non_null(w);
 	for (i = 0; i < 1000000 && !err; i++) {
-		err = stream_writer__append(w, m, make_event(m, i));
+		err = stream_writer__append(w, m, make_event(m, i), i);
 		/* small frames, as a collector flushing every second writes them */
 		if (!err && i % 500 == 499)
 			err = stream_writer__flush(w);
@@ -276,6 +285,50 @@ static void test_compressed_failed_write(void **state)
 	assert_int_equal(stream_writer__close(w), -EFBIG);
 	setrlimit(RLIMIT_FSIZE, &old);
 	expect_events(0, i);
+	stream_zstd__free(z);
+}
+
+/*
+ * A whole buffer whose frame does not fit: the leading runs of records
+ * that do are written as frames of their own, and the file reads back as
+ * exactly the records counted, where before it kept none. Sids out of
+ * order (a record nested in an interrupt) still give the lowest unwritten.
+ */
+static void test_compressed_partial_buffer(void **state)
+{
+	struct stream_zstd *z = stream_zstd__new(1);
+	struct rlimit old, lim;
+	struct stream_writer *w;
+	uint8_t m[128];
+	struct stat st;
+	uint64_t records, low;
+	size_t i;
+	int err = 0;
+
+	assert_non_null(z);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = 60000;
+	setrlimit(RLIMIT_FSIZE, &lim);
+
+	w = stream_writer__create(path, z);
+	assert_non_null(w);
+	/* no flush but the full buffer's: its frame is far larger than 60,000 bytes */
+	for (i = 0; i < 2000000 && !err; i++)
+		err = stream_writer__append(w, m, make_event(m, i), i % 1000 == 999 ? i - 500 : i);
+	assert_int_equal(err, -EFBIG);
+	records = stream_writer__records_written(w);
+	assert_true(records > 1000);
+	assert_int_equal(records + stream_writer__unwritten(w), i - 1);
+	low = stream_writer__unwritten_sid(w);
+	assert_true(low <= records);
+	assert_true(low + 500 >= records);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, stream_writer__bytes_written(w));
+	assert_int_equal(stream_writer__close(w), -EFBIG);
+	setrlimit(RLIMIT_FSIZE, &old);
+	expect_events(0, records);
 	stream_zstd__free(z);
 }
 
@@ -308,9 +361,10 @@ static size_t write_events(const char *file, struct stream_zstd *z, enum append_
 		len = encode__event(&e, &s, m, true);
 		assert_true(len > 0);
 		if (as == WHOLE)
-			assert_int_equal(stream_writer__append(w, m, len), 0);
+			assert_int_equal(stream_writer__append(w, m, len, e.sid), 0);
 		else
-			assert_int_equal(stream_writer__append_fields(w, &s, as == FIELDS ? len : ENCODE_MAX),
+			assert_int_equal(stream_writer__append_fields(w, &s, as == FIELDS ? len : ENCODE_MAX,
+								      e.sid),
 					 0);
 	}
 	assert_int_equal(stream_writer__close(w), 0);
@@ -385,6 +439,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_keeps_flushed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compressed_failed_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compressed_partial_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_split_same_file, setup, teardown),
 	};
 
