@@ -917,7 +917,8 @@ static int end_view(const char *dir, const struct summary_read *sr, const struct
 				(unsigned long long)opts->bucket_size);
 		else
 			return write_error(r);
-		return EXIT_ERROR;
+		/* what the option asks of this trace is too much: the command line's to change */
+		return EXIT_USAGE;
 	}
 	ret = summary_warnings(dir, sr, ops, records, n > 0, !part);
 	n = damage_report(dir, sr, get, src, n);

@@ -524,7 +524,7 @@ lb=$tmp/lba-big
 mkdir "$lb"
 printf 'io 1 1000 10 0 1100000\ndone 2 2000 10\n' | mkios "$lb/octf.trace.0"
 echo "$summary_ok" >"$lb/octf.summary"
-run "lba, too many buckets" 1 "iotrace: --bucket-size 1 makes more than a million LBA buckets with I/O (over all devices and operations); use a larger one" -- -P -B -b 1 -p "$lb"
+run "lba, too many buckets" 2 "iotrace: --bucket-size 1 makes more than a million LBA buckets with I/O (over all devices and operations); use a larger one" -- -P -B -b 1 -p "$lb"
 # 275,000 buckets each for write and total
 run "lba, bucket size that fits" 0 '' -- -P -B -b 4 -p "$lb"
 run "unknown long" 2 "iotrace: unknown option '--bogus' for --trace-parser (try 'iotrace -P -H')" -- -P --io --raw --bogus
