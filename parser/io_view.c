@@ -63,6 +63,8 @@ static void *io_view_create(FILE *out, const struct view_opts *o)
 
 /* ---- table ---- */
 
+_Static_assert(EVENT_COMM_MAX <= TABLE_PAD_MAX, "a process name fits table__put_padded()");
+
 /* blkparse's RWBS: F (preflush), the operation, F (FUA), A, S, M; E for an error. */
 static void rwbs(const struct io_rec *r, char *s)
 {
@@ -98,7 +100,7 @@ static void rwbs(const struct io_rec *r, char *s)
 
 static void table_record(struct io_view *v, const struct io_rec *r)
 {
-	char op[16], lat[32], qd[16], lba[24], len[16], pid[16], comm[4 * sizeof(r->comm) + 1];
+	char op[16], lat[32], qd[16], lba[24], len[16], pid[16];
 	const char *name = r->dev->name[0] ? r->dev->name : "?";
 
 	if (!v->o.header_done) {
@@ -131,9 +133,8 @@ static void table_record(struct io_view *v, const struct io_rec *r)
 			wall_fmt(&v->text.wall, wall_clock__at(v->text.wall_origin, r->time)));
 	else
 		fprintf(v->o.out, "%-14.6f ", (double)r->time / 1e9);
-	fprintf(v->o.out, "%-15.15s %7s %-10s %-8s %12s %7s %5s %12s",
-		r->kind == REC_IO && r->comm[0] ? table__printable(comm, sizeof(comm), r->comm) : "-",
-		pid, name, op, lba, len, qd, lat);
+	table__put_padded(v->o.out, r->kind == REC_IO && r->comm[0] ? r->comm : "-", 15);
+	fprintf(v->o.out, " %7s %-10s %-8s %12s %7s %5s %12s", pid, name, op, lba, len, qd, lat);
 	if (r->file) {
 		fputs("  ", v->o.out);
 		table__put_printable(v->o.out, r->path ? r->path : "?");

@@ -203,6 +203,17 @@ static size_t columns(const char *s)
 	return n;
 }
 
+void table__put_padded(FILE *out, const char *s, size_t width)
+{
+	char buf[4 * TABLE_PAD_MAX + 1];
+	size_t n;
+
+	table__printable(buf, sizeof(buf), s);
+	fputs(buf, out);
+	for (n = columns(buf); n < width; n++)
+		putc(' ', out);
+}
+
 int table__print(struct table *t, FILE *out, unsigned int indent)
 {
 	size_t *w, *bytes, r, rows, c, size = indent + 1, n, cols, l;

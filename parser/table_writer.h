@@ -38,6 +38,13 @@ void table__free(struct table *t);
  */
 char *table__printable(char *dst, size_t size, const char *s);
 void table__put_printable(FILE *out, const char *s);
+/*
+ * table__put_printable(), then spaces up to width terminal columns: a
+ * cell of a table printed row by row, never cut (a cut could split a
+ * character or an escape). s is at most TABLE_PAD_MAX bytes.
+ */
+#define TABLE_PAD_MAX 64
+void table__put_padded(FILE *out, const char *s, size_t width);
 
 struct hist_row {
 	uint64_t begin, end;	/* inclusive */

@@ -311,10 +311,12 @@ static void csv_record(struct vfs_view *v, const struct vfs_rec *r)
 
 /* ---- table ---- */
 
+_Static_assert(EVENT_COMM_MAX <= TABLE_PAD_MAX, "a process name fits table__put_padded()");
+
 static void table_record(struct vfs_view *v, const struct vfs_rec *r)
 {
 	const char *name = vfs_call__name(r->call, r->uring_op);
-	char call[24], pid[16], off[24], res[24], comm[4 * sizeof(r->comm) + 1];
+	char call[24], pid[16], off[24], res[24];
 
 	if (!v->o.header_done) {
 		/* a local time of day is 15 wide, seconds 14 */
@@ -344,9 +346,9 @@ static void table_record(struct vfs_view *v, const struct vfs_rec *r)
 			wall_fmt(&v->wall, wall_clock__at(v->wall_origin, (uint64_t)r->start)));
 	else
 		fprintf(v->o.out, "%-14.6f ", (double)r->start / 1e9);
-	fprintf(v->o.out, "%-15.15s %7s %-20s %5d %12s %10llu %12s %12.3f",
-		r->comm[0] ? table__printable(comm, sizeof(comm), r->comm) : "-", pid, call,
-		(int)r->fd, off, (unsigned long long)r->size, res, (double)r->duration / 1e3);
+	table__put_padded(v->o.out, r->comm[0] ? r->comm : "-", 15);
+	fprintf(v->o.out, " %7s %-20s %5d %12s %10llu %12s %12.3f", pid, call, (int)r->fd, off,
+		(unsigned long long)r->size, res, (double)r->duration / 1e3);
 	if (r->file) {
 		fputs("  ", v->o.out);
 		table__put_printable(v->o.out, r->path ? r->path : "?");

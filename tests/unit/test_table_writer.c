@@ -90,6 +90,19 @@ static void test_control_characters(void **state)
 	/* cut to fit, never inside an escape */
 	assert_string_equal(table__printable(cut, sizeof(cut), "ab\ncd\x01"), "ab\\ncd");
 	assert_string_equal(table__printable(cut, sizeof(cut), "abcdef\n"), "abcdef");
+
+	/* a row-by-row cell (a process name): padded by columns, its escapes never cut */
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	table__put_padded(out, "k\xc3\xa4" "fer", 8);
+	putc('|', out);
+	table__put_padded(out, "\xf0\x9f\x98\x80", 3);
+	putc('|', out);
+	table__put_padded(out, "a\x1b" "bcdefghijklmn", 8);
+	putc('|', out);
+	fclose(out);
+	assert_string_equal(text, "k\xc3\xa4" "fer   |\xf0\x9f\x98\x80 |a\\x1bbcdefghijklmn|");
+	free(text);
 }
 
 static void test_histogram(void **state)
