@@ -189,10 +189,9 @@ int summary__print(FILE *out, const struct summary *s)
 	jw__uint_str(jw, s->dropped_events);
 	jw__key(jw, "queueCount");
 	jw__uint_str(jw, s->queue_count);
-	if (s->label[0]) {
-		jw__key(jw, "label");
-		jw__string(jw, s->label);
-	}
+	/* "" too: Open-CAS prints every primitive field, and scripts read s["label"] */
+	jw__key(jw, "label");
+	jw__string(jw, s->label);
 	jw__key(jw, "version");
 	jw__uint(jw, s->version);
 	print_other_fields(jw, s);
