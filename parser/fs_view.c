@@ -251,11 +251,14 @@ static void write_json(struct fs_view *v, struct fs_entry **all, const struct jo
 		jw__string(jw, e->name);
 		jw__key(jw, "statistics");
 		jw__start_object(jw);
-		/* OCTF's IoStatistics: desc and duration, then the groups */
+		/*
+		 * OCTF's IoStatistics: desc and duration, then every group,
+		 * flush too (always empty: a flush without data has no file)
+		 */
 		stats_view__json_desc(jw, join__device(j, e->dev), dur);
-		for (g = 0; g < NSHOWN; g++)
-			stats_view__json_op(jw, op_group_name[shown[g]], &e->stats.op[shown[g]], dur,
-					    false, shown[g] == GRP_WRITE ? wif(&e->stats) : -1);
+		for (g = 0; g < GRP_COUNT; g++)
+			stats_view__json_op(jw, op_group_name[g], &e->stats.op[g], dur, false,
+					    g == GRP_WRITE ? wif(&e->stats) : -1);
 		jw__end_object(jw);
 		jw__end_object(jw);
 	}

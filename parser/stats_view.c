@@ -125,8 +125,9 @@ void stats_view__json_device(struct json_writer *jw, const struct device *d)
 	jw__end_object(jw);
 }
 
-void stats_view__json_dist(struct json_writer *jw, const char *name, const char *unit,
-			   const struct dist *d)
+/* octf: "percentiles" also where d keeps none ({}), as OCTF's IoStatistics always has it */
+static void json_dist(struct json_writer *jw, const char *name, const char *unit,
+		      const struct dist *d, bool octf)
 {
 	unsigned int i;
 
@@ -145,7 +146,7 @@ void stats_view__json_dist(struct json_writer *jw, const char *name, const char 
 	jw__key(jw, "total");
 	jw__uint_str(jw, d->sum);
 	/* kept, there also when empty, as Open-CAS prints it */
-	if (d->percentiles) {
+	if (d->percentiles || octf) {
 		jw__key(jw, "percentiles");
 		jw__start_object(jw);
 		for (i = 0; dist__has_percentiles(d) && i < NPCT; i++) {
@@ -155,6 +156,12 @@ void stats_view__json_dist(struct json_writer *jw, const char *name, const char 
 		jw__end_object(jw);
 	}
 	jw__end_object(jw);
+}
+
+void stats_view__json_dist(struct json_writer *jw, const char *name, const char *unit,
+			   const struct dist *d)
+{
+	json_dist(jw, name, unit, d, false);
 }
 
 static void json_metric(struct json_writer *jw, const char *name, const char *unit, double value)
@@ -179,11 +186,11 @@ void stats_view__json_op(struct json_writer *jw, const char *name, struct op_sta
 	jw__uint_str(jw, o->errors);
 	jw__key(jw, "notCompleted");
 	jw__uint_str(jw, o->not_completed);
-	stats_view__json_dist(jw, "size", "sector", &o->size);
-	stats_view__json_dist(jw, "latency", "ns", &o->latency);
+	json_dist(jw, "size", "sector", &o->size, true);
+	json_dist(jw, "latency", "ns", &o->latency, true);
 	if (dispatch) {
-		stats_view__json_dist(jw, "queueTime", "ns", &o->queue_time);
-		stats_view__json_dist(jw, "deviceTime", "ns", &o->device_time);
+		json_dist(jw, "queueTime", "ns", &o->queue_time, true);
+		json_dist(jw, "deviceTime", "ns", &o->device_time, true);
 	}
 	jw__key(jw, "metrics");
 	jw__start_object(jw);

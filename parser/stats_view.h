@@ -38,7 +38,8 @@ void stats_view__json_dist(struct json_writer *jw, const char *name, const char 
  * "name": {count, errors, notCompleted, size, latency[, queueTime,
  * deviceTime], metrics {throughput, bandwidth, workset[, write
  * invalidation factor]}}: one operation group over dur_ns, as the
- * statistics views write it; dispatch: with queue and device times; wif:
+ * statistics views write it, each distribution with its "percentiles"
+ * ({} where none are kept, as in OCTF); dispatch: with queue and device times; wif:
  * the write invalidation factor, < 0 for none.
  */
 void stats_view__json_op(struct json_writer *jw, const char *name, struct op_stats *o,

@@ -305,6 +305,19 @@ print(len(ok), all(ok))
 PY
 ) || fail "fs.json wif: bad output"
 [ "$got" = "4 True" ] || fail "fs.json wif: got '$got'"
+# OCTF's IoStatistics shape, as Open-CAS prints it: every group (flush too,
+# empty here), each size and latency with its percentiles ({}: none kept)
+got=$(python3 - "$tmp/fs.json" <<'PY'
+import json, sys
+for x in json.load(open(sys.argv[1]))["entries"]:
+    st = x["statistics"]
+    groups = [k for k in st if k not in ("desc", "duration")]
+    pct = all(st[g][d]["percentiles"] == {} for g in groups for d in ("size", "latency"))
+    print(groups, pct, st["flush"]["count"])
+PY
+) || fail "fs.json shape: bad output"
+[ "$(echo "$got" | sort -u)" = "['read', 'write', 'discard', 'flush', 'total'] True 0" ] ||
+	fail "fs.json shape: got '$got'"
 view fs.txt --fs-statistics -f table
 same_as_golden fs.txt
 
