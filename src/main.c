@@ -121,7 +121,9 @@ int main(int argc, char **argv)
 		detach__set_cmdline(argv[0],
 				    (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]));
 	if (argc < 2) {
-		usage(stderr);
+		/* one line, as for any bad command line; the help is on stdout when asked for */
+		cli_err("no command given: --start-tracing, --trace-parser, "
+			"--trace-management, --trace-config, --help or --version (try 'iotrace --help')");
 		return EXIT_USAGE;
 	}
 	/* relative, traces would land wherever the command runs */

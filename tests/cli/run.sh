@@ -92,7 +92,7 @@ MANY=${MANY%,}
 # ==========================================================================
 
 echo "# top level"
-expect 2 '~Usage: iotrace'      ''                 -- iotrace
+expect 2 "no command given: --start-tracing, --trace-parser, --trace-management, --trace-config, --help or --version (try 'iotrace --help')" '' -- iotrace
 expect 0 ''                     '--start-tracing'  -- iotrace --help
 expect 0 ''                     '--start-tracing'  -- iotrace -H
 expect 0 ''                     'Version: 0.1.0'   -- iotrace -V
