@@ -432,6 +432,13 @@ int cmd_management(int argc, char **argv)
 		cli_err("--force goes with --remove-traces only");
 		return EXIT_USAGE;
 	}
+	/* names nothing: refused as -P refuses it, not looked up as a trace or a prefix */
+	if (path && !*path && what == 'G')
+		return cli_bad_value("--path", path, "a trace such as kernel/2026-11-21_10:00:00");
+	if (path && !*path && what)
+		return cli_bad_value("--prefix", path,
+				     "a trace such as kernel/2026-11-21_10:00:00, or a prefix "
+				     "ending in '*' such as 'kernel/2026-11*'");
 	switch (what) {
 	case 'L':
 		return list_traces(path);

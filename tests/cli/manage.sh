@@ -36,6 +36,9 @@ expect 2 'needs --path'         ''                 -- iotrace -M -G
 expect 2 'needs --prefix'       ''                 -- iotrace -M -R
 expect 2 "unknown option '--bogus'" ''             -- iotrace -M -L --bogus
 expect 2 'given twice'          ''                 -- iotrace -M -G -p a -p b
+expect 2 "invalid value '' for --path: expected a trace such as kernel/2026-11-21_10:00:00" '' -- iotrace -M -G -p ''
+expect 2 "invalid value '' for --prefix: expected a trace such as" '' -- iotrace -M -R -p ''
+expect 2 "invalid value '' for --prefix: expected a trace such as" '' -- iotrace -M -L --prefix ''
 expect 0 ''                     '"trace": ['       -- iotrace -M -L
 expect 0 ''                     '"trace": []'      -- iotrace --trace-management --list-traces --prefix kernel/2
 # a newer Open-CAS's summary: user tags, no label; listed, printed back, removed with them
