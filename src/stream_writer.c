@@ -30,8 +30,8 @@
 
 struct seg {
 	uint32_t off;		/* first record's offset in buf */
-	uint32_t records;
-	uint64_t low_sid;	/* lowest sid among them */
+	uint32_t first;		/* records in buf before it */
+	uint64_t low_sid;	/* lowest sid among its records */
 };
 
 struct stream_zstd {
@@ -43,9 +43,11 @@ struct stream_zstd {
 struct stream_writer {
 	int fd;
 	int err;	/* sticky: first write failure */
+	bool cut;	/* a failed write could not be undone: nothing more is tried */
 	size_t used;
-	uint64_t pending;	/* records in buf not on disk */
-	unsigned nsegs;		/* segs[kept..nsegs) in buf are not on disk */
+	uint64_t pending;	/* records in buf */
+	size_t seg_next;	/* where the next segment starts, at the first record from there */
+	unsigned nsegs;		/* segs[kept..nsegs) of buf are not on disk */
 	unsigned kept;
 	struct seg segs[SEGS];
 	uint64_t records;	/* records on disk */
@@ -152,8 +154,10 @@ struct stream_writer *stream_writer__create(const char *path, struct stream_zstd
 		goto fail;
 	}
 	w->err = 0;
+	w->cut = false;
 	w->used = 0;
 	w->pending = 0;
+	w->seg_next = 0;
 	w->nsegs = 0;
 	w->kept = 0;
 	w->records = 0;
@@ -181,8 +185,9 @@ fail:
 
 /*
  * Writes buf[from, to) as it goes to the file (compressed: one whole
- * frame); 0 or -errno. A failure leaves the file as it was: a cut record
- * or frame would be reported as damage by every later reader.
+ * frame); 0 or -errno. A failure leaves the file as it was (a cut record
+ * or frame would be reported as damage by every later reader), or if it
+ * cannot, sets w->cut.
  */
 static int write_out(struct stream_writer *w, size_t from, size_t to)
 {
@@ -199,12 +204,13 @@ static int write_out(struct stream_writer *w, size_t from, size_t to)
 	err = timed_write(w, data, len, &done);
 	if (err) {
 		/*
-		 * Best effort: the reader also copes with a cut tail. The
-		 * offset goes back too, or a smaller retry would leave a hole.
+		 * The reader also copes with a cut tail, so the error stays
+		 * the write's. The offset goes back too, or a smaller retry
+		 * would leave a hole.
 		 */
 		if (done && (ftruncate(w->fd, (off_t)w->written) ||
 			     lseek(w->fd, (off_t)w->written, SEEK_SET) < 0))
-			return -EIO;
+			w->cut = true;
 		return err;
 	}
 	w->written += len;
@@ -222,33 +228,50 @@ static size_t seg_end(const struct stream_writer *w, unsigned i)
 	return i + 1 < w->nsegs ? w->segs[i + 1].off : w->used;
 }
 
+/* The records of segments [i, nsegs) */
+static uint64_t records_from(const struct stream_writer *w, unsigned i)
+{
+	return i < w->nsegs ? w->pending - w->segs[i].first : 0;
+}
+
+static void reset(struct stream_writer *w)
+{
+	w->used = 0;
+	w->pending = 0;
+	w->seg_next = 0;
+	w->nsegs = 0;
+	w->kept = 0;
+}
+
 /*
  * After a write of the whole buffer found no room: writes the longest
  * run of leading segments that fits, halving what it tries, then what
  * fits of the rest (a raw write that failed midway says little of the
- * room left, and a frame's size is only known once compressed).
+ * room left, and a frame's size is only known once compressed). 0 if
+ * every segment found room after all, else the write's error.
  */
-static void keep_what_fits(struct stream_writer *w)
+static int keep_what_fits(struct stream_writer *w, int err)
 {
-	unsigned n = (w->nsegs - w->kept) / 2, i;
-	int err;
+	unsigned n = w->nsegs / 2;
+	int e;
 
-	while (n && w->kept < w->nsegs) {
+	while (n && w->kept < w->nsegs && !w->cut) {
 		if (n > w->nsegs - w->kept)
 			n = w->nsegs - w->kept;
-		err = write_out(w, w->segs[w->kept].off, seg_end(w, w->kept + n - 1));
-		if (err && !no_room(err))
-			return;
-		if (err) {
+		e = write_out(w, w->segs[w->kept].off, seg_end(w, w->kept + n - 1));
+		if (e && !no_room(e))
+			return err;
+		if (e) {
 			n /= 2;
 			continue;
 		}
-		for (i = w->kept; i < w->kept + n; i++) {
-			w->records += w->segs[i].records;
-			w->pending -= w->segs[i].records;
-		}
+		w->records += records_from(w, w->kept) - records_from(w, w->kept + n);
 		w->kept += n;
 	}
+	if (w->kept < w->nsegs)
+		return err;
+	reset(w);
+	return 0;
 }
 
 int stream_writer__flush(struct stream_writer *w)
@@ -260,16 +283,15 @@ int stream_writer__flush(struct stream_writer *w)
 	if (!w->used)
 		return 0;
 	err = write_out(w, 0, w->used);
+	if (err && no_room(err) && !w->cut)
+		err = keep_what_fits(w, err);
 	if (err) {
 		w->err = err;
-		if (no_room(err))
-			keep_what_fits(w);
-		return w->err;
+		return err;
 	}
+	/* (after keep_what_fits() found room for all, nothing is pending) */
 	w->records += w->pending;
-	w->used = 0;
-	w->pending = 0;
-	w->nsegs = 0;
+	reset(w);
 	return 0;
 }
 
@@ -295,16 +317,15 @@ static void count(struct stream_writer *w, uint64_t sid)
 	struct seg *g;
 
 	/* the buffer is flushed before SEGS * SEG_BYTES: at most SEGS segments */
-	if (!w->nsegs || w->used >= w->nsegs * SEG_BYTES) {
+	if (w->used >= w->seg_next) {
 		g = &w->segs[w->nsegs++];
 		g->off = (uint32_t)w->used;
-		g->records = 0;
+		g->first = (uint32_t)w->pending;
 		g->low_sid = sid;
+		w->seg_next = w->nsegs * SEG_BYTES;
+	} else if (sid < w->segs[w->nsegs - 1].low_sid) {
+		w->segs[w->nsegs - 1].low_sid = sid;
 	}
-	g = &w->segs[w->nsegs - 1];
-	g->records++;
-	if (sid < g->low_sid)
-		g->low_sid = sid;
 	w->pending++;
 }
 
@@ -351,7 +372,10 @@ static uint64_t buffered_bound(const struct stream_writer *w, size_t used)
 
 uint64_t stream_writer__size_bound(const struct stream_writer *w)
 {
-	return w->written + buffered_bound(w, w->used);
+	/* after a partial keep, only the segments not written are still to come */
+	size_t from = w->kept < w->nsegs ? w->segs[w->kept].off : 0;
+
+	return w->written + buffered_bound(w, w->used - from);
 }
 
 uint64_t stream_writer__append_bound(const struct stream_writer *w, size_t len)
@@ -376,7 +400,7 @@ uint64_t stream_writer__bytes_written(const struct stream_writer *w)
 
 uint64_t stream_writer__unwritten(const struct stream_writer *w)
 {
-	return w->pending;
+	return records_from(w, w->kept);
 }
 
 uint64_t stream_writer__unwritten_sid(const struct stream_writer *w)

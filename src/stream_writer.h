@@ -68,8 +68,8 @@ int stream_writer__flush(struct stream_writer *w);
 
 /*
  * The most the file can hold once what is buffered is flushed: its size
- * on disk plus the worst case of the buffer (for a raw stream, exactly
- * the bytes appended).
+ * on disk plus the worst case of what is buffered and not yet written
+ * (for a raw stream, exactly the bytes appended).
  */
 uint64_t stream_writer__size_bound(const struct stream_writer *w);
 
@@ -78,7 +78,8 @@ uint64_t stream_writer__append_bound(const struct stream_writer *w, size_t len);
 
 /*
  * Records and bytes that reached the file. After a failed flush, the
- * records of that buffer are not counted: they are not on disk.
+ * records of that buffer it could not write are not counted: they are
+ * not on disk.
  */
 uint64_t stream_writer__records_written(const struct stream_writer *w);
 uint64_t stream_writer__bytes_written(const struct stream_writer *w);

@@ -135,6 +135,8 @@ static void test_failed_write_keeps_flushed(void **state)
 	/* the first flush (1 MiB) fitted; of the second, all but under 16 KiB + a record */
 	assert_true(on_disk > 1500000 - (16384 + 1002));
 	assert_int_equal(records + stream_writer__unwritten(w), sid);
+	/* raw: the bound is exact, and counts the records written once */
+	assert_int_equal(stream_writer__size_bound(w), on_disk + stream_writer__unwritten(w) * 1002);
 	/* sids in order: the first record the file lacks is the one after its last */
 	assert_int_equal(stream_writer__unwritten_sid(w), records);
 	assert_int_equal(stream_writer__append(w, rec, sizeof(rec), sid), -EFBIG);
