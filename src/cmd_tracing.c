@@ -388,6 +388,8 @@ int cmd_tracing(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* a file size limit (ulimit -f) is a write error, with the trace kept, not a kill */
+	signal(SIGXFSZ, SIG_IGN);
 
 	err = store__lock(&lock, &holder);
 	if (err == -EBUSY) {

@@ -896,7 +896,9 @@ int collector__run(struct collector *c, const char *dir, const char *rel,
 			  (unsigned long long)s->traced_events,
 			  s->traced_events == 1 ? "event" : "events",
 			  s->traced_events == 1 ? "is" : "are");
-		strcpy(s->stop_reason, err == -ENOSPC ? "disk full" : "write error");
+		strcpy(s->stop_reason, err == -ENOSPC ? "disk full" :
+				       err == -EDQUOT ? "disk quota" :
+				       err == -EFBIG  ? "file size limit" : "write error");
 	}
 
 finish:

@@ -47,12 +47,16 @@ LOOP=$(losetup -f --show "$IMG") || die "losetup"
 mkdir -p "$T/repo"
 iotrace_temp_repository "$T/repo"
 
-# fill MODE: traces into a fresh full-to-be repository with --compress MODE
-fill() {
-	local mode=$1 rc lines trace summary prc events counted
-
-	mount -t tmpfs -o size=8m,mode=0700 iotrace-full "$T/repo" || die "mount tmpfs"
-	"$BIN" --start-tracing --devices "$(basename "$LOOP")" --compress "$mode" >"$T/out" 2>"$T/err" &
+# trace_until_full MODE SIZE [FSIZE_KIB]: traces with --compress MODE into
+# a fresh tmpfs repository of SIZE until it is full (or, given FSIZE_KIB,
+# until a stream reaches that file size limit, ulimit -f); the tracer's
+# exit status in RC
+trace_until_full() {
+	mount -t tmpfs -o size="$2",mode=0700 iotrace-full "$T/repo" || die "mount tmpfs"
+	(
+		[ -z "${3:-}" ] || ulimit -f "$3" || exit 99
+		exec "$BIN" --start-tracing --devices "$(basename "$LOOP")" --compress "$1"
+	) >"$T/out" 2>"$T/err" &
 	TRACER=$!
 
 	# O_DIRECT random writes, each a block I/O, until the tracer gives up:
@@ -67,14 +71,21 @@ fill() {
 	WRITER=$!
 
 	iotrace_wait_exit "$TRACER" 60 ||
-		die "$mode: tracer still running after 60 s with a full repository"
+		die "$1, $2: tracer still running after 60 s with a full repository"
 	wait "$TRACER"
-	rc=$?
+	RC=$?
 	TRACER=
 	touch "$T/stop"
 	wait "$WRITER" 2>/dev/null
 	WRITER=
+}
 
+# fill MODE: a repository of 8 MiB, several of a CPU's stream buffers
+fill() {
+	local mode=$1 rc lines trace summary prc events counted
+
+	trace_until_full "$mode" 8m
+	rc=$RC
 	[ "$rc" -eq 1 ] && ok "$mode: exit status 1" || fail "$mode: exit status $rc, want 1"
 	lines=$(wc -l <"$T/err")
 	if [ "$lines" -eq 1 ] && grep -q "^iotrace: cannot write trace in .*: No space left on device; stopped" "$T/err"; then
@@ -138,56 +149,62 @@ EOF
 fill zstd
 fill none
 
-# small MODE KIB: a repository of KIB KiB, less than the first write of a
-# CPU's stream (its 1 MiB buffer, compressed: about 450 KiB) takes: what
-# of it fits is written (before, such a trace kept no event at all)
-small() {
-	local mode=$1 kib=$2 rc trace bytes events
+# what_fits LABEL MODE ROOM_KIB: after trace_until_full, the tracer
+# stopped with exit 1 and one line saying what it kept; its streams hold
+# all but a run of records (16 KiB before compression) of ROOM_KIB each
+# (SIZE: of the repository; FSIZE_KIB: of the largest stream), whole
+# records only, the events the summary counts
+what_fits() {
+	local label=$1 mode=$2 room=$3 rc=$RC trace bytes events
 
-	mount -t tmpfs -o size="${kib}k",mode=0700 iotrace-full "$T/repo" || die "mount tmpfs"
-	"$BIN" --start-tracing --devices "$(basename "$LOOP")" --compress "$mode" >"$T/out" 2>"$T/err" &
-	TRACER=$!
-	rm -f "$T/stop"
-	(while [ ! -e "$T/stop" ]; do
-		fio --name=fill --filename="$LOOP" --rw=randwrite --bs=4k --direct=1 \
-			--ioengine=libaio --iodepth=16 --runtime=2 --time_based \
-			--output=/dev/null >/dev/null 2>&1
-	done) &
-	WRITER=$!
-	iotrace_wait_exit "$TRACER" 60 ||
-		die "small $mode: tracer still running after 60 s with a full repository"
-	wait "$TRACER"
-	rc=$?
-	TRACER=
-	touch "$T/stop"
-	wait "$WRITER" 2>/dev/null
-	WRITER=
-
-	check "small $mode: exit status 1 (got $rc)" [ "$rc" = 1 ]
+	check "$label: exit status 1 (got $rc)" [ "$rc" = 1 ]
 	trace=$(ls -d "$T"/repo/kernel/* 2>/dev/null | head -1)
-	[ -n "$trace" ] || die "small $mode: no trace directory"
-	bytes=$(cat "$trace"/octf.trace.* | wc -c)
-	# less than a run of records (16 KiB before compression) per CPU is
-	# left, and a page each for the summary and the cgroups file
-	check "small $mode: the streams fill the repository ($bytes bytes of $kib KiB)" \
-		[ "$bytes" -ge $((kib * 1024 * 3 / 5)) ]
+	[ -n "$trace" ] || die "$label: no trace directory"
+	if [ "$label" = "${label#file size}" ]; then
+		bytes=$(cat "$trace"/octf.trace.* | wc -c)
+	else
+		bytes=$(wc -c "$trace"/octf.trace.* | awk '$2 != "total" && $1 > m { m = $1 } END { print m + 0 }')
+	fi
+	check "$label: the streams fill their room ($bytes bytes of $room KiB)" \
+		[ "$bytes" -ge $((room * 1024 * 3 / 5)) ]
 	"$BIN" -P --io --raw -p "$trace" >"$T/events" 2>"$T/perr"
 	rc=$?
 	# lost kernel events (a loaded machine) make it 3; damage must never show
 	[ "$rc" -eq 3 ] && ! grep -qvE "^iotrace: warning: [0-9]+ events? (was|were) lost while tracing" "$T/perr" &&
 		rc=0
-	check "small $mode: trace parses cleanly, exit $rc ($(head -2 "$T/perr"))" [ "$rc" = 0 ]
+	check "$label: trace parses cleanly, exit $rc ($(head -2 "$T/perr"))" [ "$rc" = 0 ]
 	events=$(wc -l <"$T/events")
-	check "small $mode: events kept ($events) are the summary's" \
+	check "$label: events kept ($events) are the summary's" \
 		bash -c '[ "$1" -gt 1000 ] && "$2" -M -G -p "$3" | grep -q "\"tracedEvents\": \"$1\""' \
 		_ "$events" "$BIN" "$trace"
-	check "small $mode: the error line says so ($(cat "$T/err"))" \
-		grep -q "stopped, the $events events written before are kept" "$T/err"
-	umount "$T/repo"
+	check "$label: one error line that says so ($(cat "$T/err"))" \
+		bash -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "stopped, the $2 events written before are kept" "$1"' \
+		_ "$T/err" "$events"
+	SUMMARY=$("$BIN" -M -G -p "$trace")
 }
 
-small none 512
-small zstd 128
+# A repository of KIB KiB, less than the first write of a CPU's stream
+# (its 1 MiB buffer, compressed: about 450 KiB) takes: what of it fits is
+# written (before, such a trace kept no event at all). A page more per
+# CPU, for a compressed stream's header, and two for the summary and the
+# cgroups file.
+for small in "none 512" "zstd 128"; do
+	set -- $small
+	trace_until_full "$1" "$(($2 + 4 * $(nproc) + 8))k"
+	what_fits "small repository, $1" "$1" "$2"
+	umount "$T/repo"
+done
+
+# A file size limit (ulimit -f 256) on the tracer, in a repository with
+# room: a write error like the full disk's, not a kill by SIGXFSZ (which
+# left the summary RUNNING and the stream cut inside a record)
+trace_until_full none 8m 256
+what_fits "file size limit, none" none 256
+check "file size limit: stopReason 'file size limit'" \
+	grep -q '"stopReason": "file size limit"' <<<"$SUMMARY"
+check "file size limit: the error line names it ($(cat "$T/err"))" \
+	grep -q "^iotrace: cannot write trace in .*: File too large; stopped" "$T/err"
+umount "$T/repo"
 
 # a repository full before the start: one error line (its first file,
 # the INITIALIZING summary, cannot be written), and no trace left behind
