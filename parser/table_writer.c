@@ -162,7 +162,9 @@ void table__end_row(struct table *t)
  * an "ü" is 2 bytes in 1 column, an emoji 4 in 2. UTF-8 whatever the
  * locale (what the kernel names files in is bytes; UTF-8 is what they
  * mostly are); a byte that is no UTF-8 counts 1, as does a character
- * wcwidth() knows nothing of. Without the C.UTF-8 locale, bytes.
+ * wcwidth() knows nothing of, and a character cut at the end (a process
+ * name the kernel cut at 15 bytes) counts 1 for its bytes, the one
+ * replacement sign terminals show. Without the C.UTF-8 locale, bytes.
  */
 static size_t columns(const char *s)
 {
@@ -186,7 +188,11 @@ static size_t columns(const char *s)
 	memset(&st, 0, sizeof(st));
 	while (len) {
 		k = mbrtowc(&wc, s, len, &st);
-		if (k == (size_t)-1 || k == (size_t)-2 || !k) {
+		if (k == (size_t)-2) {
+			n++;
+			break;
+		}
+		if (k == (size_t)-1 || !k) {
 			memset(&st, 0, sizeof(st));
 			k = 1;
 			cw = 1;
