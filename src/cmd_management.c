@@ -100,9 +100,11 @@ static void put_entry(struct json_writer *jw, const char *rel, const struct list
 	jw__string(jw, rel);
 	jw__key(jw, "state");
 	jw__string(jw, l->state);
-	/* "" too: Open-CAS prints every primitive field, and scripts read t["label"] */
-	jw__key(jw, "label");
-	jw__string(jw, l->label);
+	/* "" too, as summary__print() gives it */
+	if (l->label[0] || !l->tags_len) {
+		jw__key(jw, "label");
+		jw__string(jw, l->label);
+	}
 	if (l->tags_len) {
 		jw__key(jw, "tags");
 		jw__start_object(jw);

@@ -189,9 +189,15 @@ int summary__print(FILE *out, const struct summary *s)
 	jw__uint_str(jw, s->dropped_events);
 	jw__key(jw, "queueCount");
 	jw__uint_str(jw, s->queue_count);
-	/* "" too: Open-CAS prints every primitive field, and scripts read s["label"] */
-	jw__key(jw, "label");
-	jw__string(jw, s->label);
+	/*
+	 * "" too: Open-CAS prints every primitive field, and scripts read
+	 * s["label"]; but not into a newer Open-CAS's summary, whose user
+	 * tags replaced the label
+	 */
+	if (s->label[0] || !s->other_tags_len) {
+		jw__key(jw, "label");
+		jw__string(jw, s->label);
+	}
 	jw__key(jw, "version");
 	jw__uint(jw, s->version);
 	print_other_fields(jw, s);

@@ -46,9 +46,9 @@ mkdir -p "$REPO/kernel/tagged" && : >"$REPO/kernel/tagged/octf.trace.0" &&
 	printf '{"tracePath": "kernel/tagged", "state": "COMPLETE", "tracedEvents": "0", "droppedEvents": "0", "queueCount": "1", "version": 1, "tags": {"workload": "ycsb", "fs": "xfs"}}\n' \
 		>"$REPO/kernel/tagged/octf.summary"
 expect 0 ''                     '"workload": "ycsb"' -- iotrace -M -L -p kernel/tagged
-# no label: "" as Open-CAS prints it (every primitive field), for scripts that read it
-expect 0 ''                     '"label": ""'      -- iotrace -M -L -p kernel/tagged
-expect 0 ''                     '"label": ""'      -- iotrace -M -G -p kernel/tagged
+# its tags replaced the label: none is made up
+check "-M -L and -M -G of it make up no label" \
+	bash -c '! "$1" -M -L -p kernel/tagged | grep -q label && ! "$1" -M -G -p kernel/tagged | grep -q label' _ "$BIN"
 expect 0 ''                     '"fs": "xfs"'      -- iotrace -M -G -p kernel/tagged
 check "-M -G of it makes up no tag of ours" bash -c '! "$1" -M -G -p kernel/tagged | grep -q stopReason' _ "$BIN"
 expect 0 ''                     '"workload": "ycsb"' -- iotrace -M -R -p kernel/tagged
@@ -85,6 +85,9 @@ expect 1 "trace 'kernel/died' did not finish (its summary says RUNNING): its tra
 	-- iotrace -M -R -p kernel/died
 check "... it is still there" test -f "$REPO/kernel/died/octf.trace.0"
 make_trace kernel/done
+# taken without --label: "label": "" as Open-CAS prints it (every primitive field), for scripts
+expect 0 ''                     '"label": ""'      -- iotrace -M -L -p kernel/done
+expect 0 ''                     '"label": ""'      -- iotrace -M -G -p kernel/done
 expect 1 "trace 'kernel/died' did not finish" '"tracePath": "kernel/done"' -- iotrace -M -R -p 'kernel/d*'
 expect 0 ''                     '"state": "ERROR"' -- iotrace -M -R -p kernel/died --force
 rm -rf "$REPO/kernel/died" "$REPO/kernel/done"
