@@ -374,20 +374,24 @@ static int remove_traces(const char *prefix, bool force)
 	return ret;
 }
 
+/* --prefix and --path: -p is either, so getopt tells them apart only by these */
+enum { OPT_PREFIX = 256, OPT_PATH };
+
 int cmd_management(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "list-traces", no_argument, NULL, 'L' },
 		{ "get-trace-summary", no_argument, NULL, 'G' },
 		{ "remove-traces", no_argument, NULL, 'R' },
-		{ "prefix", required_argument, NULL, 'p' },
-		{ "path", required_argument, NULL, 'p' },
+		/* -p is either; the long names are each their command's, as in Open-CAS */
+		{ "prefix", required_argument, NULL, OPT_PREFIX },
+		{ "path", required_argument, NULL, OPT_PATH },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'H' },
 		{},
 	};
 	static const char shortopts[] = ":LGRp:fH";
-	const char *path = NULL;
+	const char *path = NULL, *long_name = NULL;
 	bool force = false, help = false;
 	uint64_t seen = 0;
 	int opt, what = 0;
@@ -408,7 +412,14 @@ int cmd_management(int argc, char **argv)
 			what = opt;
 			break;
 		case 'p':
+		case OPT_PREFIX:
+		case OPT_PATH:
+			if (path) {
+				cli_err("-p/--path/--prefix given twice; give it once (try 'iotrace -M -H')");
+				return EXIT_USAGE;
+			}
 			path = optarg;
+			long_name = opt == 'p' ? NULL : opt == OPT_PATH ? "--path" : "--prefix";
 			break;
 		case 'f':
 			force = true;
@@ -434,11 +445,19 @@ int cmd_management(int argc, char **argv)
 		cli_err("--force goes with --remove-traces only");
 		return EXIT_USAGE;
 	}
+	if (long_name && what && strcmp(long_name, what == 'G' ? "--path" : "--prefix")) {
+		cli_err("%s goes with %s; %s takes %s (or -p)", long_name,
+			what == 'G' ? "--list-traces and --remove-traces" : "--get-trace-summary",
+			what == 'G' ? "--get-trace-summary" : what == 'L' ? "--list-traces" :
+			"--remove-traces", what == 'G' ? "--path" : "--prefix");
+		return EXIT_USAGE;
+	}
 	/* names nothing: refused as -P refuses it, not looked up as a trace or a prefix */
 	if (path && !*path && what == 'G')
-		return cli_bad_value("--path", path, "a trace such as kernel/2026-11-21_10:00:00");
+		return cli_bad_value(long_name ? long_name : "-p/--path", path,
+				     "a trace such as kernel/2026-11-21_10:00:00");
 	if (path && !*path && what)
-		return cli_bad_value("--prefix", path,
+		return cli_bad_value(long_name ? long_name : "-p/--prefix", path,
 				     "a trace such as kernel/2026-11-21_10:00:00, or a prefix "
 				     "ending in '*' such as 'kernel/2026-11*'");
 	switch (what) {

@@ -36,9 +36,16 @@ expect 2 'needs --path'         ''                 -- iotrace -M -G
 expect 2 'needs --prefix'       ''                 -- iotrace -M -R
 expect 2 "unknown option '--bogus'" ''             -- iotrace -M -L --bogus
 expect 2 'given twice'          ''                 -- iotrace -M -G -p a -p b
-expect 2 "invalid value '' for --path: expected a trace such as kernel/2026-11-21_10:00:00" '' -- iotrace -M -G -p ''
-expect 2 "invalid value '' for --prefix: expected a trace such as" '' -- iotrace -M -R -p ''
+expect 2 "invalid value '' for -p/--path: expected a trace such as kernel/2026-11-21_10:00:00" '' -- iotrace -M -G -p ''
+expect 2 "invalid value '' for -p/--prefix: expected a trace such as" '' -- iotrace -M -R -p ''
 expect 2 "invalid value '' for --prefix: expected a trace such as" '' -- iotrace -M -L --prefix ''
+expect 2 "invalid value '' for --path: expected a trace such as" '' -- iotrace -M -G --path=
+# -p is either, the long names each their command's, as in Open-CAS
+expect 2 "--prefix goes with --list-traces and --remove-traces; --get-trace-summary takes --path (or -p)" '' -- iotrace -M -G --prefix kernel/x
+expect 2 "--path goes with --get-trace-summary; --list-traces takes --prefix (or -p)" '' -- iotrace -M -L --path kernel/x
+expect 2 "--path goes with --get-trace-summary; --remove-traces takes --prefix (or -p)" '' -- iotrace -M -R --path kernel/x
+expect 2 "-p/--path/--prefix given twice" '' -- iotrace -M -G -p a --path b
+expect 2 "--prefix given twice" ''     -- iotrace -M -R --prefix a --prefix b
 expect 0 ''                     '"trace": ['       -- iotrace -M -L
 expect 0 ''                     '"trace": []'      -- iotrace --trace-management --list-traces --prefix kernel/2
 # a newer Open-CAS's summary: user tags, no label; listed, printed back, removed with them
