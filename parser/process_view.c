@@ -3,9 +3,10 @@
  * --process-statistics: who did the I/O. Block I/Os and VFS calls grouped
  * two ways:
  *
- * - by process: pid and comm (threads of a process that name themselves
- *   apart - "rocksdb:low", "rocksdb:high" - are apart), with the cgroup
- *   it was last seen in;
+ * - by process: pid, comm and cgroup (threads of a process that name
+ *   themselves apart - "rocksdb:low", "rocksdb:high" - are apart, and a
+ *   process moved to another cgroup - a job step, a container's exec -
+ *   is a row in each, so that its rows add up to its cgroups');
  * - by cgroup: a batch job, a container, a systemd service: on a shared
  *   node, the way to find the job that hurt the disk.
  *
@@ -50,7 +51,7 @@ struct group {
 	enum group_kind kind;
 	uint32_t pid;
 	char comm[EVENT_COMM_MAX];
-	uint64_t cgroup;	/* a process's: the last one not 0 */
+	uint64_t cgroup;
 };
 
 struct process_view {
@@ -80,15 +81,17 @@ static void *process_create(FILE *out, const struct view_opts *o)
 static struct group *group_of(struct process_view *v, enum group_kind kind, uint32_t pid,
 			      const char *comm, uint64_t cgroup)
 {
-	unsigned char key[sizeof(pid) + EVENT_COMM_MAX];
+	unsigned char key[sizeof(cgroup) + sizeof(pid) + EVENT_COMM_MAX];
 	struct keymap_item *it;
 	struct group *g;
 	size_t klen;
 
 	if (kind == BY_PROCESS) {
 		memset(key, 0, sizeof(key));
-		memcpy(key, &pid, sizeof(pid));
-		memcpy(key + sizeof(pid), comm, strnlen(comm, EVENT_COMM_MAX - 1));
+		memcpy(key, &cgroup, sizeof(cgroup));
+		memcpy(key + sizeof(cgroup), &pid, sizeof(pid));
+		memcpy(key + sizeof(cgroup) + sizeof(pid), comm,
+		       strnlen(comm, EVENT_COMM_MAX - 1));
 		klen = sizeof(key);
 	} else {
 		memcpy(key, &cgroup, sizeof(cgroup));
@@ -103,11 +106,10 @@ static struct group *group_of(struct process_view *v, enum group_kind kind, uint
 	if (!g)
 		return NULL;
 	g->kind = kind;
+	g->cgroup = cgroup;
 	if (kind == BY_PROCESS) {
 		g->pid = pid;
-		memcpy(g->comm, key + sizeof(pid), EVENT_COMM_MAX - 1);
-	} else {
-		g->cgroup = cgroup;
+		memcpy(g->comm, key + sizeof(cgroup) + sizeof(pid), EVENT_COMM_MAX - 1);
 	}
 	it->value = g;
 	return g;
@@ -123,8 +125,6 @@ static bool groups_of(struct process_view *v, uint32_t pid, const char *comm, ui
 		v->oom = true;
 		return false;
 	}
-	if (cgroup)
-		out[BY_PROCESS]->cgroup = cgroup;
 	return true;
 }
 

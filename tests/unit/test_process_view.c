@@ -307,6 +307,32 @@ static void test_cgroup_paths(void **state)
 	cgroup_names__free(&names);
 }
 
+/*
+ * A process moved to another cgroup (a job step, a container's exec): a
+ * row in each, each with the I/O done there, so that its rows add up to
+ * its cgroups' (it was one row, shown in the last cgroup, with all of it).
+ */
+static void test_moved_process(void **state)
+{
+	struct view_opts o = { .format = VIEW_CSV };
+	struct view_run vr;
+	struct join *j = view_run_start_filtered(&vr, &process_view_ops, &o, NULL);
+	char *out;
+
+	next_sid = 1;
+	device(j, DEV_A, "nvme0n1");
+	pio(j, 1000, 1, 8, R, 0, 300, "job", 40, 100);
+	pio(j, 2000, 2, 8, R, 0, 300, "job", 40, 100);
+	pio(j, 3000, 3, 8, R, 0, 300, "job", 41, 100);
+	out = (char *)view_run_finish(&vr);
+	assert_int_equal(rows(out, "process,300,job,40,,block,read,2,0,0,8192,"), 1);
+	assert_int_equal(rows(out, "process,300,job,41,,block,read,1,0,0,4096,"), 1);
+	assert_int_equal(rows(out, "cgroup,,,40,,block,read,2,0,0,8192,"), 1);
+	assert_int_equal(rows(out, "cgroup,,,41,,block,read,1,0,0,4096,"), 1);
+	assert_int_equal(rows(out, "process,"), 2);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_cgroup_paths),
+		cmocka_unit_test(test_moved_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
