@@ -162,6 +162,21 @@ static int check_globs(const char *list)
 	return 0;
 }
 
+/*
+ * A --pids entry no process has now is kept, for one that starts later
+ * (a job's launcher takes the pids in turn), but said: a mistyped pid
+ * would otherwise give an empty trace of calls without a word.
+ */
+static void warn_absent_pids(const struct trace_filters *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->npids; i++)
+		if (kill((pid_t)f->pids[i], 0) && errno == ESRCH)
+			cli_warn("--pids %u: no process has that pid now; its calls are traced "
+				 "if one takes it", f->pids[i]);
+}
+
 /* Returns 0, or the exit status after printing the error. */
 static int parse_filter(struct trace_filters *f, int opt, const char *list)
 {
@@ -414,6 +429,7 @@ int cmd_tracing(int argc, char **argv)
 	}
 	if (*collector__warning(c))
 		cli_warn("%s", collector__warning(c));
+	warn_absent_pids(&cfg.filters);
 	err = store__create_trace(dir, sizeof(dir), rel, sizeof(rel));
 	if (err) {
 		cli_err("cannot create a trace in the repository: %s", strerror(-err));
