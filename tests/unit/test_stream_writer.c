@@ -57,6 +57,22 @@ static size_t read_all(uint8_t *buf, size_t size)
 	return n;
 }
 
+/*
+ * A file size limit of bytes, standing in for a full disk (a write past
+ * it fails with EFBIG, SIGXFSZ ignored); returns the limit to restore.
+ */
+static struct rlimit limit_file_size(rlim_t bytes)
+{
+	struct rlimit old, lim;
+
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = bytes;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	return old;
+}
+
 static void test_framed_records(void **state)
 {
 	static uint8_t big[300];
@@ -105,18 +121,14 @@ static void test_never_overwrites(void **state)
  */
 static void test_failed_write_keeps_flushed(void **state)
 {
-	struct rlimit old, lim;
+	struct rlimit old;
 	static uint8_t rec[1000];
 	struct stream_writer *w;
 	struct stat st;
 	uint64_t sid = 0;
 	int err = 0;
 
-	signal(SIGXFSZ, SIG_IGN);
-	getrlimit(RLIMIT_FSIZE, &old);
-	lim = old;
-	lim.rlim_cur = 1500000;
-	setrlimit(RLIMIT_FSIZE, &lim);
+	old = limit_file_size(1500000);
 
 	w = stream_writer__create(path, NULL);
 	assert_non_null(w);
@@ -251,7 +263,7 @@ static void test_compressed(void **state)
 static void test_compressed_failed_write(void **state)
 {
 	struct stream_zstd *z = stream_zstd__new(1);
-	struct rlimit old, lim;
+	struct rlimit old;
 	struct stream_writer *w;
 	uint8_t m[128];
 	struct stat st;
@@ -259,11 +271,7 @@ static void test_compressed_failed_write(void **state)
 	int err = 0;
 
 	assert_non_null(z);
-	signal(SIGXFSZ, SIG_IGN);
-	getrlimit(RLIMIT_FSIZE, &old);
-	lim = old;
-	lim.rlim_cur = 100000;
-	setrlimit(RLIMIT_FSIZE, &lim);
+	old = limit_file_size(100000);
 
 	w = stream_writer__create(path, z);
 	assert_non_null(w);
@@ -299,7 +307,7 @@ static void test_compressed_failed_write(void **state)
 static void test_compressed_partial_buffer(void **state)
 {
 	struct stream_zstd *z = stream_zstd__new(1);
-	struct rlimit old, lim;
+	struct rlimit old;
 	struct stream_writer *w;
 	uint8_t m[128];
 	struct stat st;
@@ -308,11 +316,7 @@ static void test_compressed_partial_buffer(void **state)
 	int err = 0;
 
 	assert_non_null(z);
-	signal(SIGXFSZ, SIG_IGN);
-	getrlimit(RLIMIT_FSIZE, &old);
-	lim = old;
-	lim.rlim_cur = 60000;
-	setrlimit(RLIMIT_FSIZE, &lim);
+	old = limit_file_size(60000);
 
 	w = stream_writer__create(path, z);
 	assert_non_null(w);
