@@ -1105,10 +1105,12 @@ static int print_view(const char *path, const char *dir, const struct view_ops *
 	 * --devices lists every device described, which a window does not
 	 * narrow; and a trace missing a stream file is read to its end,
 	 * where the count of its events tells a file lost from a CPU that
-	 * had no record (summary_warnings())
+	 * had no record (summary_warnings()). Looked for only with a --to:
+	 * it opens every stream, and without one the trace is read to its
+	 * end anyway.
 	 */
-	window_end__init(&we, ops == &devices_view_ops || streams_missing(dir, &sr) ? UINT64_MAX
-							       : filter->to_ns);
+	window_end__init(&we, filter->to_ns == UINT64_MAX || ops == &devices_view_ops ||
+				      streams_missing(dir, &sr) ? UINT64_MAX : filter->to_ns);
 	if (ops->merge && !filter__active(filter)) {
 		ret = print_split(path, dir, &sr, ops, opts);
 		if (ret >= 0)
