@@ -101,10 +101,11 @@ int cli_bad_seconds(const char *opt, const char *val, int err, unsigned long lon
 		    const char *expected);
 
 /*
- * An option of opts that takes a value, given a second time, would
- * silently override the first: for option c, EXIT_USAGE with an error
- * line (help: the command's, "-P") if it came before, else 0. seen: the
- * options met so far (zero it first), by their place in opts.
+ * An option of opts given a second time would silently override the
+ * first (a value) or say nothing (a flag, which Open-CAS refuses too):
+ * for option c, EXIT_USAGE with an error line (help: the command's,
+ * "-P") if it came before, else 0. seen: the options met so far (zero it
+ * first), by their place in opts.
  */
 int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help);
 

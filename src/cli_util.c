@@ -232,7 +232,7 @@ int cli_once(const struct option *opts, int c, uint64_t *seen, const char *help)
 	size_t i;
 
 	for (i = 0; opts[i].name && i < 64; i++) {
-		if (opts[i].val != c || opts[i].has_arg != required_argument)
+		if (opts[i].val != c)
 			continue;
 		if (*seen & (1ull << i)) {
 			char shortname[5] = "";

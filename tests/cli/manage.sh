@@ -35,6 +35,8 @@ expect 2 'choose one of'        ''                 -- iotrace -M -L -G
 expect 2 'needs --path'         ''                 -- iotrace -M -G
 expect 2 'needs --prefix'       ''                 -- iotrace -M -R
 expect 2 "unknown option '--bogus'" ''             -- iotrace -M -L --bogus
+expect 2 '-f/--force given twice' ''               -- iotrace -M -R -f -f -p nothing
+expect 2 '-L/--list-traces given twice' ''         -- iotrace -M -L --list-traces
 expect 2 'given twice'          ''                 -- iotrace -M -G -p a -p b
 expect 2 "invalid value '' for -p/--path: expected a trace such as kernel/2026-11-21_10:00:00" '' -- iotrace -M -G -p ''
 expect 2 "invalid value '' for -p/--prefix: expected a trace such as" '' -- iotrace -M -R -p ''

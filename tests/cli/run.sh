@@ -137,6 +137,7 @@ expect 2 "--pids: '0' is not a valid process id" '' -- iotrace -S -d "$LN" --vfs
 expect 2 '-t/--time given twice'           '' -- iotrace -S -d "$LN" -t 1 --time 2
 expect 2 '-d/--devices given twice'        '' -- iotrace -S -d "$LN" -d "$LN"
 expect 2 '--compress given twice'          '' -- iotrace -S -d "$LN" --compress none --compress zstd
+expect 2 '--vfs given twice'              '' -- iotrace -S -d "$LN" --vfs --vfs
 expect 2 "--pids: '99999999' is not a valid process id" '' -- iotrace -S -d "$LN" --vfs --pids 99999999
 expect 2 '--pids: at most 16 entries'      '' -- iotrace -S -d "$LN" --vfs --pids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
 expect 2 "--comm: 'averyveryverylongname' is too long" '' -- iotrace -S -d "$LN" --vfs --comm fio,averyveryverylongname
@@ -183,6 +184,9 @@ expect 2 '--file given twice'   ''                 -- iotrace -P -S --file '*.lo
 expect 2 '-f/--format given twice' ''              -- iotrace -P -S -f json -f table -p "$T/notatrace"
 expect 2 '-p/--path given twice' ''                -- iotrace -P -S -p "$T/notatrace" -p "$T/notatrace"
 expect 2 '--from given twice'   ''                 -- iotrace -P -S --from=1 --from 2 -p "$T/notatrace"
+expect 2 '--io given twice'     ''                 -- iotrace -P --io --io -p "$T/notatrace"
+expect 2 '--io given twice'     ''                 -- iotrace -P -P --io -p "$T/notatrace"
+expect 2 '--final-names given twice' ''            -- iotrace -P --io --final-names --final-names -p "$T/notatrace"
 
 echo "# one tracer at a time"
 LIVE_OUT=$T/live.out
