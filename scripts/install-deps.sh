@@ -11,10 +11,10 @@ fi
 
 apt_pkgs=(clang llvm libbpf-dev bpftool protobuf-c-compiler libprotobuf-c-dev libzstd-dev
 	libcmocka-dev libelf-dev zlib1g-dev pkg-config cmake make gcc fio e2fsprogs xfsprogs
-	btrfs-progs util-linux python3 xz-utils rpm dpkg-dev cpio bash-completion man-db time)
+	btrfs-progs util-linux python3 xz-utils rpm dpkg-dev cpio bash-completion man-db time strace)
 dnf_pkgs=(clang llvm libbpf-devel bpftool protobuf-c-compiler protobuf-c-devel libzstd-devel
 	libcmocka-devel elfutils-libelf-devel zlib-devel pkgconf-pkg-config cmake make gcc fio
-	e2fsprogs xfsprogs btrfs-progs util-linux python3 xz rpm-build cpio bash-completion man-db time)
+	e2fsprogs xfsprogs btrfs-progs util-linux python3 xz rpm-build cpio bash-completion man-db time strace)
 
 if command -v apt-get >/dev/null 2>&1; then
 	missing=()
