@@ -43,11 +43,20 @@ static int print_path(const char *root)
 	return cli_json_done(jw, NULL);
 }
 
-/* Says why path cannot be the repository (store__check_root()'s err); the exit status. */
-static int bad_root(const char *path, int err)
+/*
+ * Says why path cannot be the repository (store__check_root()'s err and
+ * why); the exit status.
+ */
+static int bad_root(const char *path, int err, const char *why)
 {
 	const char *opt = "--set-trace-repository-path";
 
+	if (err == -EPERM && *why) {
+		cli_err("cannot use '%s' as the trace repository: %s, so a tracer's files there "
+			"could be swapped for links (use a directory that only root or you can change)",
+			path, why);
+		return EXIT_ERROR;
+	}
 	switch (err) {
 	case -EINVAL:
 		return cli_bad_value(opt, path, "an absolute path");
@@ -86,7 +95,7 @@ int cmd_config(int argc, char **argv)
 		{},
 	};
 	static const char shortopts[] = ":GSp:H";
-	char root[PATH_MAX];
+	char root[PATH_MAX], why[PATH_MAX + 64];
 	const char *path = NULL;
 	uint64_t seen = 0;
 	int opt, what = 0, err;
@@ -145,10 +154,10 @@ int cmd_config(int argc, char **argv)
 			cli_err("--set-trace-repository-path needs a directory");
 			return EXIT_USAGE;
 		}
-		err = store__check_root(path);
+		err = store__check_root(path, why, sizeof(why));
 		if (err)
-			return bad_root(path, err);
-		err = store__set_root(path);
+			return bad_root(path, err, why);
+		err = store__set_root(path, why, sizeof(why));
 		if (err) {
 			cli_err("cannot save the trace repository path: %s%s", strerror(-err),
 				err == -EACCES || err == -EPERM ? " -- run as root" : "");

@@ -337,9 +337,15 @@ static int remove_traces(const char *prefix, bool force)
 	struct json_writer *jw;
 	size_t removed, i;
 	int err, ret = EXIT_OK;
-	char done[64];
+	char done[64], why[PATH_MAX + 64];
 
-	err = store__remove(prefix, force, &hooks, &removed);
+	err = store__remove(prefix, force, &hooks, &removed, why, sizeof(why));
+	if (err == -EPERM && *why) {
+		cli_err("refusing to remove traces from a repository other users can change: %s "
+			"(a trace could be swapped for a link to anywhere)", why);
+		free(r.gone);
+		return EXIT_ERROR;
+	}
 	if (err == -EPERM) {
 		cli_err("refusing to remove '%s': the prefix must stay inside the trace repository "
 			"(no absolute path, '..' or symlink)", prefix);

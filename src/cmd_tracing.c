@@ -261,7 +261,7 @@ int cmd_tracing(int argc, char **argv)
 	};
 	bool have_level = false;
 	struct device_info devs[IOTRACE_MAX_DEVICES];
-	char dir[PATH_MAX], rel[PATH_MAX];
+	char dir[PATH_MAX], rel[PATH_MAX], why[PATH_MAX + 64];
 	struct store_lock *lock = NULL;
 	struct collector *c = NULL;
 	struct devices_error derr;
@@ -430,7 +430,12 @@ int cmd_tracing(int argc, char **argv)
 	if (*collector__warning(c))
 		cli_warn("%s", collector__warning(c));
 	warn_absent_pids(&cfg.filters);
-	err = store__create_trace(dir, sizeof(dir), rel, sizeof(rel));
+	err = store__create_trace(dir, sizeof(dir), rel, sizeof(rel), why, sizeof(why));
+	if (err && *why) {
+		cli_err("refusing to trace into a repository other users can change: %s "
+			"(its files could be swapped for links to files of root's)", why);
+		goto cleanup;
+	}
 	if (err) {
 		cli_err("cannot create a trace in the repository: %s", strerror(-err));
 		goto cleanup;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "regular_file.h"
+#include "safe_dir.h"
 #include "summary.h"
 #include "trace_store.h"
 
@@ -117,11 +118,36 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-int store__check_root(const char *root)
+/*
+ * root made the path to it that no other user can change, and kernel/
+ * in it checked the same way where it exists (safe_dir.h): -EPERM with
+ * why when they could.
+ */
+static int safe_root(char *root, size_t size, char *why, size_t wsize)
+{
+	char canon[PATH_MAX], kdir[PATH_MAX];
+	int r;
+
+	r = safe_dir__resolve(root, canon, sizeof(canon), why, wsize);
+	if (!r) {
+		if (snprintf(kdir, sizeof(kdir), "%s/%s", canon, STORE_TRACE_PREFIX) >= (int)sizeof(kdir))
+			return -ENAMETOOLONG;
+		r = safe_dir__resolve(kdir, kdir, sizeof(kdir), why, wsize);
+		if (r == -ENOENT)
+			r = 0;
+	}
+	if (r)
+		return r > 0 ? -EPERM : r;
+	return copy_str(root, size, canon);
+}
+
+int store__check_root(const char *root, char *why, size_t wsize)
 {
 	size_t n = strlen(root), i;
 	struct stat st, top;
+	char canon[PATH_MAX];
 
+	why[0] = '\0';
 	if (root[0] != '/')
 		return -EINVAL;
 	/* read_config_root() trims the blanks a hand edit leaves; a newline would end the line */
@@ -139,10 +165,12 @@ int store__check_root(const char *root)
 	/* "/", "//", "/tmp/..": traces would sit among the system's directories */
 	if (!stat("/", &top) && st.st_dev == top.st_dev && st.st_ino == top.st_ino)
 		return -EPERM;
-	return 0;
+	if (copy_str(canon, sizeof(canon), root))
+		return -ENAMETOOLONG;
+	return safe_root(canon, sizeof(canon), why, wsize);
 }
 
-int store__set_root(const char *root)
+int store__set_root(const char *root, char *why, size_t wsize)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	const char *cfg = config_path();
@@ -150,7 +178,7 @@ int store__set_root(const char *root)
 	FILE *f;
 	int fd, err;
 
-	err = store__check_root(root);
+	err = store__check_root(root, why, wsize);
 	if (err)
 		return err;
 	if (copy_str(dir, sizeof(dir), cfg))
@@ -164,7 +192,10 @@ int store__set_root(const char *root)
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", cfg) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* a name another user put there (a link to a file of root's) is not written through */
+	if (unlink(tmp) && errno != ENOENT)
+		return -errno;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	f = fdopen(fd, "w");
@@ -231,24 +262,33 @@ int store__resolve(const char *path, char *out, size_t size)
 	return err < 0 ? err : err ? 0 : -EMEDIUMTYPE;
 }
 
-int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize)
+int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize, char *why, size_t wsize)
 {
 	char root[PATH_MAX], base[64], parent[PATH_MAX];
 	time_t now = time(NULL);
 	struct tm tm;
 	int err, i;
 
+	why[0] = '\0';
 	err = store__root(root, sizeof(root));
 	if (err)
 		return err;
 	if (!localtime_r(&now, &tm))
 		return -EINVAL;
 	strftime(base, sizeof(base), "%Y-%m-%d_%H:%M:%S", &tm);
-	if (snprintf(parent, sizeof(parent), "%s/%s", root, STORE_TRACE_PREFIX) >= (int)sizeof(parent))
-		return -ENAMETOOLONG;
-	err = mkdir_p(parent, 0700);
+	err = safe_root(root, sizeof(root), why, wsize);
+	/* the first trace makes the repository */
+	if (err == -ENOENT) {
+		err = mkdir_p(root, 0700);
+		if (!err)
+			err = safe_root(root, sizeof(root), why, wsize);
+	}
 	if (err)
 		return err;
+	if (snprintf(parent, sizeof(parent), "%s/%s", root, STORE_TRACE_PREFIX) >= (int)sizeof(parent))
+		return -ENAMETOOLONG;
+	if (mkdir(parent, 0700) && errno != EEXIST)
+		return -errno;
 	for (i = 0; i < 100; i++) {
 		int n = i ? snprintf(rel, rsize, "%s/%s-%d", STORE_TRACE_PREFIX, base, i)
 			  : snprintf(rel, rsize, "%s/%s", STORE_TRACE_PREFIX, base);
@@ -554,7 +594,7 @@ bool store__left_unfinished(int err)
 }
 
 int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,
-		  size_t *removed)
+		  size_t *removed, char *why, size_t wsize)
 {
 	char root[PATH_MAX], norm[PATH_MAX], what[NAME_MAX + 1];
 	struct store_entry *v = NULL;
@@ -562,12 +602,17 @@ int store__remove(const char *prefix, bool force, const struct store_remove_hook
 	int err;
 
 	*removed = 0;
+	why[0] = '\0';
 	err = normalize_prefix(prefix, norm, sizeof(norm));
 	if (err)
 		return err;
 	prefix = norm;
 	err = store__root(root, sizeof(root));
 	if (err)
+		return err;
+	/* no repository: nothing to remove, as list_in() finds */
+	err = safe_root(root, sizeof(root), why, wsize);
+	if (err && err != -ENOENT)
 		return err;
 	err = check_prefix(root, prefix);
 	if (err)

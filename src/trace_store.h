@@ -48,12 +48,14 @@ void store__set_config_warning(void (*warn)(const char *file, const char *value,
  * absolute path), -EILSEQ (a control character, or a blank at its end:
  * the config file holds it on one line, and its reader trims blanks a
  * hand edit leaves), -ENAMETOOLONG (PATH_MAX or more), -ENOENT, -ENOTDIR,
- * -EACCES (it must be a directory that exists), -EPERM ("/" itself).
+ * -EACCES (it must be a directory that exists), -EPERM ("/" itself; or,
+ * with why set (wsize bytes), a path another user could change:
+ * safe_dir.h).
  */
-int store__check_root(const char *root);
+int store__check_root(const char *root, char *why, size_t wsize);
 
 /* Saves root as the repository in the config file, if store__check_root() takes it. */
-int store__set_root(const char *root);
+int store__set_root(const char *root, char *why, size_t wsize);
 
 /*
  * Resolves a user-given trace path to a directory that exists:
@@ -66,9 +68,12 @@ int store__resolve(const char *path, char *out, size_t size);
 /*
  * Creates a new trace directory <root>/kernel/<now> (0700, parents too),
  * adding "-1", "-2", ... if a trace of the same second exists. *rel gets
- * the path relative to root ("kernel/2026-11-21_06:00:00").
+ * the path relative to root ("kernel/2026-11-21_06:00:00"), *dir the
+ * whole path, symlinks resolved. -EPERM, with why (wsize bytes) saying
+ * which name, when another user could change the path to root or kernel/
+ * (safe_dir.h): the tracer's writes there could be sent anywhere.
  */
-int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize);
+int store__create_trace(char *dir, size_t dsize, char *rel, size_t rsize, char *why, size_t wsize);
 
 /* Removes a trace that store__create_trace() made and that holds no event (a failed start). */
 int store__discard_trace(const char *dir);
@@ -120,7 +125,9 @@ struct store_remove_hooks {
 /*
  * Removes the traces matching prefix (store__matches()). The prefix must
  * stay inside the repository: -EPERM if it is absolute, empty, contains
- * "..", or any existing component of it is a symlink. Unless force, a
+ * "..", or any existing component of it is a symlink; -EPERM with why
+ * (wsize bytes) if another user could change the path to the repository
+ * or its kernel/ (safe_dir.h), and nothing is removed. Unless force, a
  * trace that is being recorded is not removed (-EBUSY), nor one whose
  * summary does not say it ended, COMPLETE or ERROR, with no tracer of
  * ours holding it (-EINPROGRESS: RUNNING, its tracer died or records it
@@ -131,7 +138,7 @@ struct store_remove_hooks {
  * hooks may be NULL. *removed counts what was removed.
  */
 int store__remove(const char *prefix, bool force, const struct store_remove_hooks *hooks,
-		  size_t *removed);
+		  size_t *removed, char *why, size_t wsize);
 /*
  * Whether err, of store__remove() or its kept(), left a trace on purpose
  * (-EBUSY, -EINPROGRESS, -ENOMSG: not known to be finished) rather than

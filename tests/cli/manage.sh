@@ -237,6 +237,30 @@ expect 0 'overrides the saved path' "=$T/a  b"     -- iotrace -C -S "$T/a  b"
 expect 0 ''                     "={\"path\":\"$T/a  b\"}"        -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
 expect 0 'overrides the saved path' "=$T/saved-3"  -- iotrace -C -S "$T/saved-3"
 expect 2 "IOTRACE_TRACE_DIR must be an absolute path, not 'rel/repo'" '' -- env IOTRACE_TRACE_DIR=rel/repo "$BIN" -M -L
+
+echo "# a repository other users could change (safe_dir.h): not saved, traced into or removed from"
+mkdir -m 777 "$T/open" && chmod 777 "$T/open" && mkdir "$T/open/repo" "$T/theirs" &&
+	chown 65534 "$T/theirs" && ln -s "$T/saved-3" "$T/their-link" && chown -h 65534 "$T/their-link" &&
+	mkdir -p "$T/theirs-kernel/kernel" && chown 65534 "$T/theirs-kernel/kernel" || exit 1
+expect 1 "cannot use '$T/open/repo' as the trace repository: '$T/open' is writable by other users (mode 0777), so a tracer's files there could be swapped for links (use a directory that only root or you can change)" '' \
+	-- iotrace -C -S "$T/open/repo"
+expect 1 "cannot use '$T/theirs' as the trace repository: '$T/theirs' belongs to user 65534, so" '' -- iotrace -C -S "$T/theirs"
+expect 1 "cannot use '$T/their-link' as the trace repository: '$T/their-link' is a symbolic link of user 65534, so" '' \
+	-- iotrace -C -S "$T/their-link"
+expect 1 "cannot use '$T/theirs-kernel' as the trace repository: '$T/theirs-kernel/kernel' belongs to user 65534, so" '' \
+	-- iotrace -C -S "$T/theirs-kernel"
+expect 0 ''                     "={\"path\":\"$T/saved-3\"}"      -- env -u IOTRACE_TRACE_DIR "$BIN" -C -G
+# one's own link to a safe place is taken
+ln -s "$T/saved-3" "$T/own-link"
+expect 0 'overrides the saved path' "=$T/own-link" -- iotrace -C -S "$T/own-link"
+REPO_SAVED=$REPO
+for REPO in "$T/open/repo" "$T/theirs-kernel"; do
+	make_trace kernel/done
+	expect 1 "refusing to remove traces from a repository other users can change: '" '' \
+		-- env IOTRACE_TRACE_DIR="$REPO" "$BIN" -M -R -p 'kernel/*' --force
+	check "-M -R left the trace in $REPO" [ -s "$REPO/kernel/done/octf.summary" ]
+done
+REPO=$REPO_SAVED
 printf '# written by hand\n  trace-repository-path = %s/spaced  \n' "$T" >"$T/spaced.conf"
 expect 0 ''                     "={\"path\":\"$T/spaced\"}"       -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/spaced.conf" "$BIN" -C -G
 printf 'trace-repository-path=relative/repo\n' >"$T/relative.conf"

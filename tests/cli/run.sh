@@ -160,6 +160,12 @@ expect 2 "invalid value '3x' for --compress-level" '' -- iotrace -S -d "$LN" --c
 expect 2 'it does not go with --compress none' '' -- iotrace -S -d "$LN" --compress none --compress-level 5
 expect 1 'needs root'           ''                 -- iotrace_nobody -S -d "$LN"
 expect 2 "unknown device 'nosuchdev'" ''           -- iotrace_nobody -S -d nosuchdev
+# a repository under a directory anyone may write to: the tracer's files there could be
+# swapped for links to files of root's (safe_dir.h); refused before anything is traced
+mkdir -m 777 "$T/open" && chmod 777 "$T/open" && mkdir "$T/open/repo" || exit 1
+expect 1 "refusing to trace into a repository other users can change: '$T/open' is writable by other users (mode 0777) (its files could be swapped for links to files of root's)" '' \
+	-- env IOTRACE_TRACE_DIR="$T/open/repo" "$BIN" -S -d "$LN" -t 1
+check "no trace made in the refused repository" [ -z "$(ls -A "$T/open/repo")" ]
 
 echo "# --trace-parser"
 expect 0 ''                     '--raw'            -- iotrace -P -H

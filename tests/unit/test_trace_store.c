@@ -16,6 +16,9 @@
 
 #include "trace_store.h"
 
+/* why the store refused a path another user could change (safe_dir.h) */
+static char why[PATH_MAX + 64];
+
 static char base[PATH_MAX], repo[PATH_MAX], outside[PATH_MAX];
 
 static void put(const char *path, const char *text)
@@ -102,10 +105,10 @@ static void test_root_selection(void **state)
 	unsetenv("IOTRACE_TRACE_DIR");
 	assert_int_equal(store__root(root, sizeof(root)), 0);
 	assert_string_equal(root, STORE_DEFAULT_ROOT);
-	assert_int_equal(store__set_root(outside), 0);
+	assert_int_equal(store__set_root(outside, why, sizeof(why)), 0);
 	assert_int_equal(store__root(root, sizeof(root)), 0);
 	assert_string_equal(root, outside);
-	assert_int_equal(store__set_root("relative"), -EINVAL);
+	assert_int_equal(store__set_root("relative", why, sizeof(why)), -EINVAL);
 	setenv("IOTRACE_TRACE_DIR", repo, 1);
 }
 
@@ -116,36 +119,36 @@ static void test_set_root_checks(void **state)
 	char *long_path = malloc(5002);
 
 	unsetenv("IOTRACE_TRACE_DIR");
-	assert_int_equal(store__set_root(outside), 0);
+	assert_int_equal(store__set_root(outside, why, sizeof(why)), 0);
 	snprintf(file, sizeof(file), "%s/afile", base);
 	touch(file);
-	assert_int_equal(store__set_root(file), -ENOTDIR);
+	assert_int_equal(store__set_root(file, why, sizeof(why)), -ENOTDIR);
 	snprintf(path, sizeof(path), "%s/none", base);
-	assert_int_equal(store__set_root(path), -ENOENT);
+	assert_int_equal(store__set_root(path, why, sizeof(why)), -ENOENT);
 	snprintf(path, sizeof(path), "%s\ny", outside);
-	assert_int_equal(store__set_root(path), -EILSEQ);
+	assert_int_equal(store__set_root(path, why, sizeof(why)), -EILSEQ);
 	snprintf(path, sizeof(path), "%s\t", outside);
-	assert_int_equal(store__set_root(path), -EILSEQ);
+	assert_int_equal(store__set_root(path, why, sizeof(why)), -EILSEQ);
 	snprintf(path, sizeof(path), "%s/a b ", base);
 	assert_int_equal(mkdir(path, 0700), 0);
-	assert_int_equal(store__set_root(path), -EILSEQ);
+	assert_int_equal(store__set_root(path, why, sizeof(why)), -EILSEQ);
 	assert_non_null(long_path);
 	long_path[0] = '/';
 	memset(long_path + 1, 'a', 5000);
 	long_path[5001] = 0;
-	assert_int_equal(store__set_root(long_path), -ENAMETOOLONG);
+	assert_int_equal(store__set_root(long_path, why, sizeof(why)), -ENAMETOOLONG);
 	free(long_path);
-	assert_int_equal(store__set_root("/"), -EPERM);
-	assert_int_equal(store__set_root("//"), -EPERM);
-	assert_int_equal(store__set_root("/tmp/.."), -EPERM);
-	assert_int_equal(store__set_root(""), -EINVAL);
+	assert_int_equal(store__set_root("/", why, sizeof(why)), -EPERM);
+	assert_int_equal(store__set_root("//", why, sizeof(why)), -EPERM);
+	assert_int_equal(store__set_root("/tmp/..", why, sizeof(why)), -EPERM);
+	assert_int_equal(store__set_root("", why, sizeof(why)), -EINVAL);
 	assert_int_equal(store__root(root, sizeof(root)), 0);
 	assert_string_equal(root, outside);
 
 	/* blanks inside and a '#' come back as they were */
 	snprintf(spaced, sizeof(spaced), "%s/ a  b #c", base);
 	assert_int_equal(mkdir(spaced, 0700), 0);
-	assert_int_equal(store__set_root(spaced), 0);
+	assert_int_equal(store__set_root(spaced, why, sizeof(why)), 0);
 	assert_int_equal(store__root(root, sizeof(root)), 0);
 	assert_string_equal(root, spaced);
 	setenv("IOTRACE_TRACE_DIR", repo, 1);
@@ -157,14 +160,14 @@ static void test_create_layout(void **state)
 	struct stat st;
 	int y, mo, d, h, mi, s;
 
-	assert_int_equal(store__create_trace(dir, sizeof(dir), rel, sizeof(rel)), 0);
+	assert_int_equal(store__create_trace(dir, sizeof(dir), rel, sizeof(rel), why, sizeof(why)), 0);
 	assert_int_equal(sscanf(rel, "kernel/%4d-%2d-%2d_%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s), 6);
 	assert_int_equal(strlen(rel), strlen("kernel/2026-11-21_06:00:00"));
 	assert_int_equal(stat(dir, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(st.st_mode & 0777, 0700);
 	/* a second trace in the same second gets a suffix instead of sharing the directory */
-	assert_int_equal(store__create_trace(dir2, sizeof(dir2), rel2, sizeof(rel2)), 0);
+	assert_int_equal(store__create_trace(dir2, sizeof(dir2), rel2, sizeof(rel2), why, sizeof(why)), 0);
 	assert_string_not_equal(dir, dir2);
 }
 
@@ -232,14 +235,14 @@ static void test_prefix_spellings(void **state)
 	assert_int_equal(listed(".//kernel/t*", NULL), 2);
 	/* a '*' the user did not put last is no wildcard */
 	assert_int_equal(listed("kernel/t*/", NULL), 0);
-	assert_int_equal(store__remove("kernel/t*/.", false, NULL, &removed), 0);
+	assert_int_equal(store__remove("kernel/t*/.", false, NULL, &removed, why, sizeof(why)), 0);
 	assert_int_equal(removed, 0);
 	/* the refusals stand */
-	assert_int_equal(store__remove(".", true, NULL, &removed), -EPERM);
-	assert_int_equal(store__remove("./", true, NULL, &removed), -EPERM);
-	assert_int_equal(store__remove("//kernel/t1", true, NULL, &removed), -EPERM);
-	assert_int_equal(store__remove("./kernel/../../x", true, NULL, &removed), -EPERM);
-	assert_int_equal(store__remove("./kernel//t1/", false, NULL, &removed), 0);
+	assert_int_equal(store__remove(".", true, NULL, &removed, why, sizeof(why)), -EPERM);
+	assert_int_equal(store__remove("./", true, NULL, &removed, why, sizeof(why)), -EPERM);
+	assert_int_equal(store__remove("//kernel/t1", true, NULL, &removed, why, sizeof(why)), -EPERM);
+	assert_int_equal(store__remove("./kernel/../../x", true, NULL, &removed, why, sizeof(why)), -EPERM);
+	assert_int_equal(store__remove("./kernel//t1/", false, NULL, &removed, why, sizeof(why)), 0);
 	assert_int_equal(removed, 1);
 	assert_false(trace_file_there("kernel/t1", ""));
 	assert_true(trace_file_there("kernel/t2", "octf.summary"));
@@ -291,15 +294,15 @@ static void test_remove(void **state)
 	make_trace("kernel/2026-01-01_00:00:001");
 	make_trace("kernel/2026-02-01_00:00:00");
 	/* a path names one trace, not those it starts */
-	assert_int_equal(store__remove("kernel/2026-01-01_00:00:00", false, NULL, &removed), 0);
+	assert_int_equal(store__remove("kernel/2026-01-01_00:00:00", false, NULL, &removed, why, sizeof(why)), 0);
 	assert_int_equal(removed, 1);
-	assert_int_equal(store__remove("kernel/2026-01", false, NULL, &removed), 0);
+	assert_int_equal(store__remove("kernel/2026-01", false, NULL, &removed, why, sizeof(why)), 0);
 	assert_int_equal(removed, 0);
 	{
 		struct told t = {};
 		struct store_remove_hooks hooks = { .before = told_before, .gone = told_gone, .ctx = &t };
 
-		assert_int_equal(store__remove("kernel/2026-01*", false, &hooks, &removed), 0);
+		assert_int_equal(store__remove("kernel/2026-01*", false, &hooks, &removed, why, sizeof(why)), 0);
 		assert_int_equal(t.before, 1);
 		assert_int_equal(t.gone, 1);
 		assert_true(t.there_before);
@@ -337,13 +340,13 @@ static void test_remove_leaves_whole(void **state)
 	assert_int_equal(symlink("/etc/hostname", path), 0);
 	make_trace("kernel/c");
 
-	assert_int_equal(store__remove("kernel/a", true, &hooks, &removed), -ENOTEMPTY);
+	assert_int_equal(store__remove("kernel/a", true, &hooks, &removed, why, sizeof(why)), -ENOTEMPTY);
 	assert_int_equal(removed, 0);
 	assert_string_equal(name, "analysis");
 	assert_true(trace_file_there("kernel/a", "octf.summary"));
 	assert_true(trace_file_there("kernel/a", "octf.trace.0"));
 
-	assert_int_equal(store__remove("kernel/*", true, &hooks, &removed), -ENOTEMPTY);
+	assert_int_equal(store__remove("kernel/*", true, &hooks, &removed, why, sizeof(why)), -ENOTEMPTY);
 	assert_int_equal(removed, 1);
 	assert_true(trace_file_there("kernel/a", "octf.summary"));
 	assert_true(trace_file_there("kernel/b", "octf.summary"));
@@ -369,25 +372,25 @@ static void test_remove_keeps_running(void **state)
 	make_trace("kernel/failed");
 	write_summary("kernel/failed", "ERROR");
 
-	assert_int_equal(store__remove("kernel/*", false, NULL, &removed), -EINPROGRESS);
+	assert_int_equal(store__remove("kernel/*", false, NULL, &removed, why, sizeof(why)), -EINPROGRESS);
 	assert_int_equal(removed, 2);
 	assert_true(trace_file_there("kernel/died", "octf.trace.0"));
-	assert_int_equal(store__remove("kernel/died", true, NULL, &removed), 0);
+	assert_int_equal(store__remove("kernel/died", true, NULL, &removed, why, sizeof(why)), 0);
 	assert_int_equal(removed, 1);
 	assert_false(trace_file_there("kernel/died", ""));
 
 	/* neither COMPLETE nor ERROR, or no summary to say: not known to have ended */
 	make_trace("kernel/odd");
 	write_summary("kernel/odd", "UNDEFINED");
-	assert_int_equal(store__remove("kernel/odd", false, NULL, &removed), -EINPROGRESS);
+	assert_int_equal(store__remove("kernel/odd", false, NULL, &removed, why, sizeof(why)), -EINPROGRESS);
 	assert_true(trace_file_there("kernel/odd", "octf.trace.0"));
 	make_trace("kernel/garbled");
 	write_summary("kernel/garbled", "COMPLETE\", \"droppedEvents\": \"-1");
-	assert_int_equal(store__remove("kernel/garbled", false, NULL, &removed), -ENOMSG);
+	assert_int_equal(store__remove("kernel/garbled", false, NULL, &removed, why, sizeof(why)), -ENOMSG);
 	assert_int_equal(removed, 0);
 	assert_true(store__left_unfinished(-ENOMSG));
 	assert_true(trace_file_there("kernel/garbled", "octf.trace.0"));
-	assert_int_equal(store__remove("kernel/*", true, NULL, &removed), 0);
+	assert_int_equal(store__remove("kernel/*", true, NULL, &removed, why, sizeof(why)), 0);
 	assert_int_equal(removed, 2);
 }
 
@@ -402,18 +405,18 @@ static void test_remove_refuses_escape(void **state)
 	snprintf(link, sizeof(link), "%s/kernel/evil", repo);
 	assert_int_equal(symlink(outside, link), 0);
 
-	assert_int_equal(store__remove("../outside", true, NULL, &removed), -EPERM);
-	assert_int_equal(store__remove("kernel/../../outside", true, NULL, &removed), -EPERM);
-	assert_int_equal(store__remove(outside, true, NULL, &removed), -EPERM);
-	assert_int_equal(store__remove("kernel/evil", true, NULL, &removed), -EPERM);
-	assert_int_equal(store__remove("kernel/evil/", true, NULL, &removed), -EPERM);
-	assert_int_equal(store__remove("", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("../outside", true, NULL, &removed, why, sizeof(why)), -EPERM);
+	assert_int_equal(store__remove("kernel/../../outside", true, NULL, &removed, why, sizeof(why)), -EPERM);
+	assert_int_equal(store__remove(outside, true, NULL, &removed, why, sizeof(why)), -EPERM);
+	assert_int_equal(store__remove("kernel/evil", true, NULL, &removed, why, sizeof(why)), -EPERM);
+	assert_int_equal(store__remove("kernel/evil/", true, NULL, &removed, why, sizeof(why)), -EPERM);
+	assert_int_equal(store__remove("", true, NULL, &removed, why, sizeof(why)), -EPERM);
 	assert_int_equal(access(victim, F_OK), 0);
 
 	/* prefixes that match the symlinked entry without naming it whole */
-	assert_int_equal(store__remove("kernel/*", true, NULL, &removed), 0);
-	assert_int_equal(store__remove("kernel/e*", true, NULL, &removed), 0);
-	assert_int_equal(store__remove("*", true, NULL, &removed), 0);
+	assert_int_equal(store__remove("kernel/*", true, NULL, &removed, why, sizeof(why)), 0);
+	assert_int_equal(store__remove("kernel/e*", true, NULL, &removed, why, sizeof(why)), 0);
+	assert_int_equal(store__remove("*", true, NULL, &removed, why, sizeof(why)), 0);
 	assert_int_equal(removed, 0);
 	assert_int_equal(access(victim, F_OK), 0);
 	struct store_entry *v;
@@ -427,7 +430,7 @@ static void test_remove_refuses_escape(void **state)
 	unlink(link);
 	assert_int_equal(rmdir(path), 0);
 	assert_int_equal(symlink(outside, path), 0);
-	assert_int_equal(store__remove("kernel/", true, NULL, &removed), -EPERM);
+	assert_int_equal(store__remove("kernel/", true, NULL, &removed, why, sizeof(why)), -EPERM);
 	assert_int_equal(access(victim, F_OK), 0);
 }
 
@@ -449,14 +452,14 @@ static void test_lock(void **state)
 	assert_null(b);
 
 	size_t removed;
-	assert_int_equal(store__remove("kernel/live", false, NULL, &removed), -EBUSY);
+	assert_int_equal(store__remove("kernel/live", false, NULL, &removed, why, sizeof(why)), -EBUSY);
 	assert_int_equal(removed, 0);
 
 	store__unlock(a);
 	assert_false(store__trace_is_live(dir));
 	assert_int_equal(store__lock(&b, &holder), 0);
 	store__unlock(b);
-	assert_int_equal(store__remove("kernel/live", false, NULL, &removed), 0);
+	assert_int_equal(store__remove("kernel/live", false, NULL, &removed, why, sizeof(why)), 0);
 	assert_int_equal(removed, 1);
 }
 
