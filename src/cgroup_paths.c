@@ -143,7 +143,7 @@ static void write_line(struct cgroup_paths *cp, const char *line, size_t len)
 	if (cp->err)
 		return;
 	if (cp->fd < 0) {
-		cp->fd = open(cp->file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		cp->fd = open(cp->file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (cp->fd < 0) {
 			cp->err = -errno;
 			return;

@@ -214,7 +214,8 @@ int summary__print(FILE *out, const struct summary *s)
 
 static int write_file(const char *path, const struct summary *s, int flags)
 {
-	int fd = open(path, flags | O_WRONLY | O_CLOEXEC, 0600);
+	/* a trace directory is the tracer's alone (safe_dir.h): a link there is no summary of ours */
+	int fd = open(path, flags | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
 	FILE *f;
 	int err;
 
