@@ -7,9 +7,27 @@
 
 #include "regular_file.h"
 
+int regular_file__open_fd(const char *path, int flags)
+{
+	int fd = open(path, flags | O_NOFOLLOW);
+	struct stat st;
+
+	if (fd >= 0 || errno != ELOOP || lstat(path, &st))
+		return fd;
+	if (!S_ISLNK(st.st_mode)) {
+		errno = ELOOP;
+		return -1;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		errno = REGULAR_FILE_THEIR_LINK;
+		return -1;
+	}
+	return open(path, flags);
+}
+
 FILE *regular_file__open(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+	int fd = regular_file__open_fd(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
 	struct stat st;
 	FILE *f;
 
@@ -32,5 +50,7 @@ FILE *regular_file__open(const char *path)
 
 const char *regular_file__strerror(int err)
 {
+	if (err == REGULAR_FILE_THEIR_LINK)
+		return "a symbolic link of another user, not followed";
 	return err == ENOSTR ? "not a regular file" : strerror(err);
 }

@@ -28,6 +28,7 @@
 
 #include "delta.h"
 #include "framing.h"
+#include "regular_file.h"
 #include "stream.h"
 
 /*
@@ -131,7 +132,7 @@ struct stream *stream__open(const char *path)
 	if (!s)
 		return NULL;
 	/* not blocking: a FIFO in the trace's place would wait for a writer for ever */
-	s->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	s->fd = regular_file__open_fd(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (s->fd < 0) {
 		err = errno;
 		stream__free(s);

@@ -290,7 +290,7 @@ static int open_error(const char *path, int err)
 		cli_err("'%s'%s is not a trace (no octf.summary or octf.trace.* files)", path, where);
 	else if (*trace__open_failed_file())
 		cli_err("cannot open trace '%s'%s: %s: %s", path, where, trace__open_failed_file(),
-			strerror(-err));
+			regular_file__strerror(-err));
 	else
 		cli_err("cannot open trace '%s'%s: %s", path, where, strerror(-err));
 	return EXIT_ERROR;

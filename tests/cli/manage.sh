@@ -261,6 +261,19 @@ for REPO in "$T/open/repo" "$T/theirs-kernel"; do
 	check "-M -R left the trace in $REPO" [ -s "$REPO/kernel/done/octf.summary" ]
 done
 REPO=$REPO_SAVED
+
+echo "# read as root: another user's symlinks in a trace are not followed (regular_file.h)"
+make_trace kernel/secret
+mkdir "$T/their-trace" && ln -s "$REPO/kernel/secret/octf.summary" "$REPO/kernel/secret/octf.trace.0" "$T/their-trace/" &&
+	chown -R -h 65534 "$T/their-trace" || exit 1
+expect 1 "cannot open trace '$T/their-trace': octf.trace.0: a symbolic link of another user, not followed" '' \
+	-- iotrace -P --io -p "$T/their-trace"
+expect 1 "cannot read the summary of trace '$T/their-trace': a symbolic link of another user, not followed" '' \
+	-- iotrace -M -G -p "$T/their-trace"
+# root's own links are followed
+chown -h 0 "$T/their-trace/octf.summary" "$T/their-trace/octf.trace.0"
+expect 0 ''                     '"tracePath": "kernel/secret"' -- iotrace -M -G -p "$T/their-trace"
+rm -rf "$T/their-trace" "$REPO/kernel/secret"
 printf '# written by hand\n  trace-repository-path = %s/spaced  \n' "$T" >"$T/spaced.conf"
 expect 0 ''                     "={\"path\":\"$T/spaced\"}"       -- env -u IOTRACE_TRACE_DIR IOTRACE_CONFIG="$T/spaced.conf" "$BIN" -C -G
 printf 'trace-repository-path=relative/repo\n' >"$T/relative.conf"
