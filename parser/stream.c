@@ -162,12 +162,20 @@ static ssize_t read_full(int fd, uint8_t *dst, size_t len)
 	return (ssize_t)got;
 }
 
-/* The regular file fd of st, mapped whole; NULL if not (empty, no address space). */
+/*
+ * The regular file fd of st, mapped whole; NULL if not (empty, no address
+ * space, another user's). A file cut short while mapped makes a read of
+ * a page past its new end a SIGBUS: its owner could crash root's reading
+ * of a trace of theirs so. Files of the reader's own or of root's (the
+ * tracer's) are read in place; another user's are read (--statistics on
+ * the upstream sample: 12.5 ms instead of 7.5).
+ */
 static const uint8_t *map_fd(int fd, const struct stat *st, size_t *len)
 {
 	void *m;
 
-	if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > SIZE_MAX)
+	if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > SIZE_MAX ||
+	    (st->st_uid != geteuid() && st->st_uid != 0))
 		return NULL;
 	m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
