@@ -262,6 +262,12 @@ for REPO in "$T/open/repo" "$T/theirs-kernel"; do
 done
 REPO=$REPO_SAVED
 
+# a link planted where -C -S writes its temporary copy is not written through
+echo keep >"$T/victim" && ln -s "$T/victim" "$T/planted.conf.tmp" || exit 1
+expect 0 'overrides the saved path' "=$T/saved-3" -- env IOTRACE_CONFIG="$T/planted.conf" "$BIN" -C -S "$T/saved-3"
+check "-C -S left the planted link's target as it was" [ "$(cat "$T/victim")" = keep ]
+check "-C -S saved the path" grep -qx "trace-repository-path=$T/saved-3" "$T/planted.conf"
+
 echo "# read as root: another user's symlinks in a trace are not followed (regular_file.h)"
 make_trace kernel/secret
 mkdir "$T/their-trace" && ln -s "$REPO/kernel/secret/octf.summary" "$REPO/kernel/secret/octf.trace.0" "$T/their-trace/" &&
