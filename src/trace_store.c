@@ -702,6 +702,28 @@ const char *store__lock_path(void)
 	return lock_path();
 }
 
+/*
+ * For root, what another user put in the lock's place (a file of theirs,
+ * a link, a FIFO) is removed and the lock made anew: in /run/lock any
+ * user could otherwise stop every tracer, the boot's capture too, by
+ * making the name first. Only root may trace (CAP_SYS_ADMIN), so no
+ * other user's file there is a tracer's lock. A directory is left: -EPERM.
+ * The fd of the new lock, or -errno.
+ */
+static int reclaim_lock(void)
+{
+	struct stat st;
+	int fd;
+
+	if (geteuid() != 0 || lstat(lock_path(), &st) || S_ISDIR(st.st_mode))
+		return -EPERM;
+	if (unlink(lock_path()) && errno != ENOENT)
+		return -errno;
+	/* one planted again meanwhile is refused, not taken */
+	fd = open(lock_path(), LOCK_OPEN_FLAGS | O_EXCL, 0600);
+	return fd >= 0 ? fd : errno == EEXIST ? -EPERM : -errno;
+}
+
 int store__lock(struct store_lock **lockp, int *holder_pid)
 {
 	struct store_lock *lock;
@@ -722,12 +744,15 @@ int store__lock(struct store_lock **lockp, int *holder_pid)
 		}
 		fd = open(lock_path(), LOCK_OPEN_FLAGS, 0600);
 	}
-	if (fd < 0)
-		return errno == ELOOP ? -EPERM : -errno;
-	if (!lock_file_trusted(fd, false)) {
-		close(fd);
-		return -EPERM;
+	if ((fd < 0 && errno == ELOOP) || (fd >= 0 && !lock_file_trusted(fd, false))) {
+		if (fd >= 0)
+			close(fd);
+		fd = reclaim_lock();
+		if (fd < 0)
+			return fd;
 	}
+	if (fd < 0)
+		return -errno;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		read_lock_file(fd, holder_pid, NULL, 0);

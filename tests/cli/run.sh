@@ -247,12 +247,23 @@ if [ -n "$TRACER_PID" ]; then
 fi
 
 # a lock path anyone may write to (/run/lock is 1777): a link planted there
-# is not followed, and what it leads to keeps its bytes
+# is not followed, and what it leads to keeps its bytes; root removes it,
+# and another user's file there, and takes the lock: a user who made the
+# name first must not stop every tracer
 echo precious >"$T/victim"
 ln -s "$T/victim" "$T/planted.lock"
-expect 1 "the tracer lock $T/planted.lock is not a plain file of this user's alone" '' \
-	-- env IOTRACE_LOCK_FILE="$T/planted.lock" "$BIN" -S -d "$LN" -t 1
+expect 0 ''                     '"state": "COMPLETE"' -- env IOTRACE_LOCK_FILE="$T/planted.lock" "$BIN" -S -d "$LN" -t 1
 check "the file a planted lock link leads to is untouched" grep -qx precious "$T/victim"
+check "the planted link replaced by a lock of root's" \
+	eval '[ -f "$T/planted.lock" ] && [ ! -L "$T/planted.lock" ] && [ "$(stat -c %u "$T/planted.lock")" = 0 ]'
+rm -f "$T/planted.lock" && echo theirs >"$T/planted.lock" && chown 65534 "$T/planted.lock"
+expect 0 ''                     '"state": "COMPLETE"' -- env IOTRACE_LOCK_FILE="$T/planted.lock" "$BIN" -S -d "$LN" -t 1
+check "another user's file in the lock's place replaced by a lock of root's" \
+	eval '[ "$(stat -c %u "$T/planted.lock")" = 0 ]'
+rm -f "$T/planted.lock" && mkdir "$T/planted.lock"
+expect 1 "cannot take the tracer lock $T/planted.lock: Is a directory" '' \
+	-- env IOTRACE_LOCK_FILE="$T/planted.lock" "$BIN" -S -d "$LN" -t 1
+rmdir "$T/planted.lock"
 # stdout closed (>&-): the summary went into the lock, which took
 # descriptor 1, and the tracer exited 0; now the failed write is said, exit 1
 "$BIN" -S -d "$LN" -t 1 >&- 2>"$T/closed.err"
