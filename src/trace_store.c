@@ -707,18 +707,26 @@ const char *store__lock_path(void)
  * a link, a FIFO) is removed and the lock made anew: in /run/lock any
  * user could otherwise stop every tracer, the boot's capture too, by
  * making the name first. Only root may trace (CAP_SYS_ADMIN), so no
- * other user's file there is a tracer's lock. A directory is left: -EPERM.
- * The fd of the new lock, or -errno.
+ * other user's file there is a tracer's lock. A directory, which its
+ * maker could keep from being emptied, is moved aside to
+ * "<lock>.planted-<pid>". The fd of the new lock, or -errno.
  */
 static int reclaim_lock(void)
 {
+	char aside[PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (geteuid() != 0 || lstat(lock_path(), &st) || S_ISDIR(st.st_mode))
+	if (geteuid() != 0 || lstat(lock_path(), &st))
 		return -EPERM;
-	if (unlink(lock_path()) && errno != ENOENT)
+	if (S_ISDIR(st.st_mode)) {
+		if (snprintf(aside, sizeof(aside), "%s.planted-%d", lock_path(), (int)getpid()) >=
+			    (int)sizeof(aside) ||
+		    rename(lock_path(), aside))
+			return -EPERM;
+	} else if (unlink(lock_path()) && errno != ENOENT) {
 		return -errno;
+	}
 	/* one planted again meanwhile is refused, not taken */
 	fd = open(lock_path(), LOCK_OPEN_FLAGS | O_EXCL, 0600);
 	return fd >= 0 ? fd : errno == EEXIST ? -EPERM : -errno;
@@ -744,7 +752,8 @@ int store__lock(struct store_lock **lockp, int *holder_pid)
 		}
 		fd = open(lock_path(), LOCK_OPEN_FLAGS, 0600);
 	}
-	if ((fd < 0 && errno == ELOOP) || (fd >= 0 && !lock_file_trusted(fd, false))) {
+	if ((fd < 0 && (errno == ELOOP || errno == EISDIR)) ||
+	    (fd >= 0 && !lock_file_trusted(fd, false))) {
 		if (fd >= 0)
 			close(fd);
 		fd = reclaim_lock();

@@ -260,10 +260,12 @@ rm -f "$T/planted.lock" && echo theirs >"$T/planted.lock" && chown 65534 "$T/pla
 expect 0 ''                     '"state": "COMPLETE"' -- env IOTRACE_LOCK_FILE="$T/planted.lock" "$BIN" -S -d "$LN" -t 1
 check "another user's file in the lock's place replaced by a lock of root's" \
 	eval '[ "$(stat -c %u "$T/planted.lock")" = 0 ]'
-rm -f "$T/planted.lock" && mkdir "$T/planted.lock"
-expect 1 "cannot take the tracer lock $T/planted.lock: Is a directory" '' \
-	-- env IOTRACE_LOCK_FILE="$T/planted.lock" "$BIN" -S -d "$LN" -t 1
-rmdir "$T/planted.lock"
+# a directory, which its maker could keep from being emptied: moved aside
+rm -f "$T/planted.lock" && mkdir -p "$T/planted.lock/full" && chown -R 65534 "$T/planted.lock"
+expect 0 ''                     '"state": "COMPLETE"' -- env IOTRACE_LOCK_FILE="$T/planted.lock" "$BIN" -S -d "$LN" -t 1
+check "a directory in the lock's place moved aside, whole" \
+	eval '[ -f "$T/planted.lock" ] && [ -d "$(echo "$T"/planted.lock.planted-*)/full" ]'
+rm -rf "$T"/planted.lock*
 # stdout closed (>&-): the summary went into the lock, which took
 # descriptor 1, and the tracer exited 0; now the failed write is said, exit 1
 "$BIN" -S -d "$LN" -t 1 >&- 2>"$T/closed.err"
