@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The window covers sids [base, base + WINDOW); base is a multiple of
- * QUARTER, a sid's slot is sid & MASK. While quarter 0 is handed out, the
- * streams are read up to base + WINDOW (a "fill"); a record for quarter 0
+ * The window covers sids [base, base + window); base is a multiple of a
+ * quarter, a sid's slot is sid & mask. While quarter 0 is handed out, the
+ * streams are read up to base + window (a "fill"); a record for quarter 0
  * read then is late. When quarter 0 is through, the caller's thread helps
  * finish the fill, base moves on by a quarter and the next fill starts.
  * Each stream is read ahead up to the window's end, so a record still
@@ -38,9 +38,8 @@
 #include "stream.h"
 #include "trace.h"
 
-#define QUARTER ((uint64_t)READER_QUARTER)
+/* the largest window, READER_WINDOW: a reader's is r->window (r->quarter * 4) */
 #define WINDOW ((uint64_t)READER_WINDOW)
-#define MASK (WINDOW - 1)
 #define WORDS (READER_WINDOW / 64)
 /* above this, base + WINDOW could overflow: such sids wait in extras */
 #define SID_WINDOWED_MAX (UINT64_MAX - 2 * WINDOW)
@@ -49,6 +48,9 @@
 
 _Static_assert((READER_QUARTER & (READER_QUARTER - 1)) == 0 && READER_QUARTER % 64 == 0,
 	       "quarter: a power of two, whole bitmap words");
+_Static_assert((READER_RANGE_QUARTER & (READER_RANGE_QUARTER - 1)) == 0 &&
+		       READER_RANGE_QUARTER % 64 == 0 && READER_RANGE_QUARTER <= READER_QUARTER,
+	       "a ranged reader's quarter: a power of two, whole bitmap words, no more than one");
 
 struct rstream {
 	struct stream *s;
@@ -73,7 +75,7 @@ struct found_error {
 
 /* One thread's window and what it found during a fill. */
 struct filler {
-	alignas(64) struct event *slots;	/* WINDOW; own cache lines: each thread writes its own */
+	alignas(64) struct event *slots;	/* r->window; own cache lines: each thread writes its own */
 	uint64_t bits[WORDS];	/* occupied slots */
 	uint64_t dup[WORDS];	/* a second record came for the slot */
 	struct event *extra;	/* late and duplicate records, in the order read */
@@ -82,6 +84,7 @@ struct filler {
 	size_t nerr;
 	size_t placed;
 	uint64_t same_sid;	/* records that found their slot taken: reader__same_sid() */
+	uint64_t late;		/* records whose quarter was out: reader__late() */
 	int err;
 };
 
@@ -90,6 +93,8 @@ struct reader {
 	size_t n;
 	unsigned int types;
 
+	/* the window: sids [base, base + window), a sid's slot sid & mask */
+	uint64_t quarter, window, mask;
 	uint64_t base;
 	uint64_t scan;		/* next offset in quarter 0 to look at */
 	size_t count;		/* occupied slots */
@@ -264,7 +269,7 @@ static int read_pending(struct reader *r, struct filler *f, size_t i)
 		direct = (peek & DECODE_PEEK_SID) && sid >= r->late_limit &&
 			 sid < r->fill_limit && sid <= SID_WINDOWED_MAX;
 		if (direct) {
-			idx = sid & MASK;
+			idx = sid & r->mask;
 			bit = 1ull << (idx & 63);
 			direct = !(f->bits[idx >> 6] & bit);
 		}
@@ -320,10 +325,11 @@ static void fill_extra(struct filler *f, struct event *ev)
 
 static void place(struct reader *r, struct filler *f, struct rstream *rs)
 {
-	uint64_t sid = rs->pending.sid, idx = sid & MASK, bit = 1ull << (idx & 63);
+	uint64_t sid = rs->pending.sid, idx = sid & r->mask, bit = 1ull << (idx & 63);
 
 	rs->has_pending = false;
 	if (sid < r->late_limit || sid > SID_WINDOWED_MAX) {
+		f->late += sid < r->late_limit;
 		fill_extra(f, &rs->pending);
 		return;
 	}
@@ -360,30 +366,44 @@ static bool take_stream(struct reader *r, bool back, size_t *i)
 	return true;
 }
 
-/* Takes streams one by one and reads each up to the fill limit. */
+/* Reads stream i up to the fill limit. */
+static inline void fill_stream(struct reader *r, struct filler *f, size_t i)
+{
+	struct rstream *rs = &r->rs[i];
+
+	for (;;) {
+		if (!rs->has_pending) {
+			int got = rs->done ? 0 : read_pending(r, f, i);
+
+			if (!got)
+				break;
+			if (got == 2)
+				continue;
+		}
+		if (rs->pending.sid >= r->fill_limit && rs->pending.sid <= SID_WINDOWED_MAX)
+			break;
+		place(r, f, rs);
+		if (f->err)
+			return;
+	}
+}
+
+/*
+ * Takes streams one by one and reads each up to the fill limit; a reader
+ * without a helper takes them in turn, without the locked instruction
+ * taking one costs (a ranged reader fills eight times as often).
+ */
 static void fill_streams(struct reader *r, struct filler *f)
 {
 	size_t i;
 
-	while (!f->err && take_stream(r, f == &r->fill[1], &i)) {
-		struct rstream *rs = &r->rs[i];
-
-		for (;;) {
-			if (!rs->has_pending) {
-				int got = read_pending(r, f, i);
-
-				if (!got)
-					break;
-				if (got == 2)
-					continue;
-			}
-			if (rs->pending.sid >= r->fill_limit && rs->pending.sid <= SID_WINDOWED_MAX)
-				break;
-			place(r, f, rs);
-			if (f->err)
-				return;
-		}
+	if (!r->threaded) {
+		for (i = 0; i < r->n && !f->err; i++)
+			fill_stream(r, f, i);
+		return;
 	}
+	while (!f->err && take_stream(r, f == &r->fill[1], &i))
+		fill_stream(r, f, i);
 }
 
 /*
@@ -610,11 +630,48 @@ static void start_helper(struct reader *r)
 		r->threaded = true;
 }
 
+/*
+ * A window is 2 MiB, filled within the first milliseconds: as 4 KiB pages
+ * that is 512 page faults (about a microsecond each, more in a VM) where
+ * one transparent huge page costs one. Where the kernel gives none, the
+ * advice is ignored and the pages come one by one, as with malloc.
+ */
+#define HUGE_PAGE (2u << 20)
+
+static void *huge_alloc(size_t size)
+{
+	void *p;
+
+	if (posix_memalign(&p, HUGE_PAGE, size))
+		return NULL;
+	madvise(p, size, MADV_HUGEPAGE);
+	return p;
+}
+
+/*
+ * The windows, at the first read, when the reader knows its window
+ * (reader__set_range()) and whether it has a helper. A window smaller
+ * than a huge page takes small pages: a huge one would be zeroed whole
+ * all the same, which was a twentieth of a split run's CPU time.
+ */
+static int alloc_windows(struct reader *r)
+{
+	size_t size = r->window * sizeof(struct event), k;
+
+	for (k = 0; k < (r->threaded ? 2u : 1u); k++) {
+		r->fill[k].slots = size >= HUGE_PAGE ? huge_alloc(size) : aligned_alloc(64, size);
+		if (!r->fill[k].slots)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+
 /* Fills the first three quarters of a window at base, before handing any out. */
 static int fill_sync(struct reader *r, uint64_t base)
 {
 	r->base = base;
-	fill_start(r, base + 3 * QUARTER, base);
+	fill_start(r, base + 3 * r->quarter, base);
 	return fill_finish(r);
 }
 
@@ -638,13 +695,16 @@ static int advance(struct reader *r)
 		/* the first reads told each stream's form */
 		if (r->may_thread)
 			start_helper(r);
+		err = alloc_windows(r);
+		if (err)
+			return err;
 		/* the first records' damage is taken in by the first fill */
 		if (min_pending(r, &min) && min <= SID_WINDOWED_MAX)
-			r->base = min & ~(QUARTER - 1);
+			r->base = min & ~(r->quarter - 1);
 		err = fill_sync(r, r->base);
 	} else {
 		err = fill_finish(r);
-		r->base += QUARTER;
+		r->base += r->quarter;
 	}
 	if (err)
 		return err;
@@ -654,12 +714,12 @@ static int advance(struct reader *r)
 			return 0;
 		}
 		/* pending sids are past the window: fill places the rest */
-		err = fill_sync(r, min & ~(QUARTER - 1));
+		err = fill_sync(r, min & ~(r->quarter - 1));
 		if (err)
 			return err;
 	}
 	r->scan = 0;
-	fill_start(r, r->base + WINDOW, r->base + QUARTER);
+	fill_start(r, r->base + r->window, r->base + r->quarter);
 	return 0;
 }
 
@@ -681,7 +741,7 @@ static inline __attribute__((always_inline)) int next_event(struct reader *r,
 		return r->err;
 	release_last(r);
 	for (;;) {
-		uint64_t hb = r->base & MASK, o = r->scan, limit;
+		uint64_t hb = r->base & r->mask, o = r->scan, limit, quarter = r->quarter;
 
 		if (!r->started) {
 			ret = advance(r);
@@ -689,8 +749,8 @@ static inline __attribute__((always_inline)) int next_event(struct reader *r,
 				goto fail;
 			continue;
 		}
-		/* the next slot of quarter 0 occupied in either window (one without a helper), or QUARTER */
-		while (!r->ended && o < QUARTER) {
+		/* the next slot of quarter 0 occupied in either window (one without a helper), or quarter */
+		while (!r->ended && o < quarter) {
 			size_t k = (size_t)((hb + o) >> 6);
 			uint64_t w = (r->fill[0].bits[k] | (r->threaded ? r->fill[1].bits[k] : 0)) >>
 				     (o & 63);
@@ -709,7 +769,7 @@ static inline __attribute__((always_inline)) int next_event(struct reader *r,
 		}
 		if (r->ended)
 			return 0;
-		if (o < QUARTER) {
+		if (o < quarter) {
 			uint64_t idx = hb + o, bit = 1ull << (idx & 63);
 			size_t k = (size_t)(idx >> 6);
 			struct filler *a = &r->fill[0], *b = &r->fill[1];
@@ -720,7 +780,7 @@ static inline __attribute__((always_inline)) int next_event(struct reader *r,
 			 * The slots ahead were written on the other CPU (if any):
 			 * ask for them now, they are needed in a few hundred ns.
 			 */
-			if (o + PREFETCH_AHEAD < QUARTER) {
+			if (o + PREFETCH_AHEAD < quarter) {
 				__builtin_prefetch(&a->slots[idx + PREFETCH_AHEAD]);
 				__builtin_prefetch((char *)&a->slots[idx + PREFETCH_AHEAD] + 64);
 				if (r->threaded) {
@@ -797,6 +857,11 @@ bool reader__cut(const struct reader *r, uint64_t *last)
 	return r->past_cut;
 }
 
+uint64_t reader__late(const struct reader *r)
+{
+	return r->fill[0].late + r->fill[1].late;
+}
+
 /* counted where a slot is found taken, off the path every record takes */
 uint64_t reader__same_sid(const struct reader *r)
 {
@@ -811,24 +876,6 @@ uint64_t reader__records(const struct reader *r)
 	for (i = 0; i < r->n; i++)
 		n += r->rs[i].records;
 	return n;
-}
-
-/*
- * A window is 2 MiB, filled within the first milliseconds: as 4 KiB pages
- * that is 512 page faults (about a microsecond each, more in a VM) where
- * one transparent huge page costs one. Where the kernel gives none, the
- * advice is ignored and the pages come one by one, as with malloc.
- */
-#define HUGE_PAGE (2u << 20)
-
-static void *huge_alloc(size_t size)
-{
-	void *p;
-
-	if (posix_memalign(&p, HUGE_PAGE, size))
-		return NULL;
-	madvise(p, size, MADV_HUGEPAGE);
-	return p;
 }
 
 struct reader *reader__new(struct trace *t, unsigned int types, unsigned int threads)
@@ -854,10 +901,12 @@ struct reader *reader__new(struct trace *t, unsigned int types, unsigned int thr
 	memset(r->fill, 0, 2 * sizeof(*r->fill));
 	for (i = 0; i < 2; i++) {
 		r->fill[i].errs = calloc(n ? n : 1, sizeof(*r->fill[i].errs));
-		r->fill[i].slots = huge_alloc(WINDOW * sizeof(*r->fill[i].slots));
-		if (!r->fill[i].errs || !r->fill[i].slots)
+		if (!r->fill[i].errs)
 			goto nomem;
 	}
+	r->quarter = READER_QUARTER;
+	r->window = READER_WINDOW;
+	r->mask = READER_WINDOW - 1;
 	for (i = 0; i < n; i++) {
 		r->rs[i].s = trace__stream(t, i);
 		r->rs[i].first_above = UINT64_MAX;
@@ -870,10 +919,8 @@ struct reader *reader__new(struct trace *t, unsigned int types, unsigned int thr
 	return r;
 
 nomem:
-	for (i = 0; r->fill && i < 2; i++) {
+	for (i = 0; r->fill && i < 2; i++)
 		free(r->fill[i].errs);
-		free(r->fill[i].slots);
-	}
 	free(r->fill);
 	free(r->errs);
 	free(r->rs);
@@ -889,6 +936,9 @@ void reader__set_range(struct reader *r, uint64_t lo, uint64_t hi)
 	r->ranged = true;
 	r->lo = lo;
 	r->hi = hi;
+	r->quarter = READER_RANGE_QUARTER;
+	r->window = 4 * READER_RANGE_QUARTER;
+	r->mask = r->window - 1;
 	r->near = hi != UINT64_MAX ? READER_CUT_SID(hi) : UINT64_MAX;
 	for (i = 0; i < r->n; i++)
 		r->rs[i].skim = lo > 0;
@@ -979,7 +1029,7 @@ void reader__free(struct reader *r)
 	for (k = 0; k < 2; k++) {
 		struct filler *f = &r->fill[k];
 
-		for (i = 0; i < WINDOW; i++) {
+		for (i = 0; i < r->window; i++) {
 			if (f->bits[i >> 6] & (1ull << (i & 63)))
 				decode__release(&f->slots[i]);
 		}

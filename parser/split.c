@@ -392,9 +392,12 @@ struct split *split__run(const char *dir, uint64_t events, const struct view_ops
 	 * of the upper half before where its reader started, damage (the
 	 * bisection may start the upper half's reader past damage that one
 	 * pass stops the stream at: sid_seek.h), a sid given twice (said by
-	 * one pass), or a request with bios in both halves
+	 * one pass), a record further out of order than the halves' windows
+	 * take in (one pass's larger window may put it in its place), or a
+	 * request with bios in both halves
 	 */
 	if (reader__stragglers(s->h[1].rd) || reader__stragglers(s->h[0].rd) ||
+	    reader__late(s->h[0].rd) || reader__late(s->h[1].rd) ||
 	    reader__error_count(s->h[0].rd) || reader__error_count(s->h[1].rd) ||
 	    reader__same_sid(s->h[0].rd) || reader__same_sid(s->h[1].rd) ||
 	    join__needs_one_pass(s->h[1].j)) {
