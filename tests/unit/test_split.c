@@ -660,13 +660,13 @@ static void add_io(struct buf *b, uint64_t sid, uint64_t id)
 #define NREC 50000
 #define MID 120003	/* where the upper range starts */
 
-/* Moves stream s's last sid below MID to after its first one from past on. */
-static uint64_t move(uint64_t *sids, uint64_t past)
+/* Moves stream s's last sid below below to after its first one from past on. */
+static uint64_t move(uint64_t *sids, uint64_t below, uint64_t past)
 {
 	uint64_t moved;
 	size_t i;
 
-	for (i = 0; sids[i + 1] < MID; i++)
+	for (i = 0; sids[i + 1] < below; i++)
 		;
 	moved = sids[i];
 	do
@@ -681,8 +681,10 @@ static uint64_t move(uint64_t *sids, uint64_t past)
  * below MID comes after some above it, within the slack: the lower
  * reader must still take it. straggler: in stream 1 one below MID comes
  * after one READER_RANGE_SLACK past it, which the lower reader never gets to.
+ * late: in stream 1 one of the lower half comes 3,000 sids late, more than
+ * a ranged reader's window takes in, less than one pass's.
  */
-static void write_trace(bool straggler, uint64_t *moved)
+static void write_trace(bool straggler, uint64_t *moved, bool late)
 {
 	static uint64_t sids[NSTREAMS][NREC / NSTREAMS + 1];
 	size_t n[NSTREAMS] = { 0 }, i, s;
@@ -692,10 +694,12 @@ static void write_trace(bool straggler, uint64_t *moved)
 
 	for (i = 1; i <= NREC; i++)
 		sids[i % NSTREAMS][n[i % NSTREAMS]++] = i * STEP;
-	move(sids[0], MID + 3000);	/* in the window */
-	move(sids[2], MID + READER_RANGE_SLACK / 2);	/* beyond it */
+	move(sids[0], MID, MID + 3000);	/* in the window */
+	move(sids[2], MID, MID + READER_RANGE_SLACK / 2);	/* beyond it */
 	if (straggler)
-		*moved = move(sids[1], MID + READER_RANGE_SLACK);
+		*moved = move(sids[1], MID, MID + READER_RANGE_SLACK);
+	if (late)
+		move(sids[1], MID / 2, MID / 2 + 3000);
 	for (s = 0; s < NSTREAMS; s++) {
 		b = (struct buf){ NULL, 0, 0 };
 		for (i = 0; i < n[s]; i++)
@@ -815,7 +819,7 @@ static void test_reader_ranges(void **state)
 	uint64_t *all, *lower, *upper, st, moved, i;
 	size_t n, nl, nu;
 
-	write_trace(false, NULL);
+	write_trace(false, NULL, false);
 	all = read_ids(0, 0, &n, &st);
 	assert_int_equal(n, NREC);
 	lower = read_ids(0, MID, &nl, &st);
@@ -831,7 +835,7 @@ static void test_reader_ranges(void **state)
 	free(upper);
 
 	/* stream 1 goes on below MID after the lower reader gave it up */
-	write_trace(true, &moved);
+	write_trace(true, &moved, false);
 	all = read_ids(0, 0, &n, &st);
 	assert_int_equal(n, NREC);
 	lower = read_ids(0, MID, &nl, &st);
@@ -858,7 +862,7 @@ static void test_reader_cut(void **state)
 	uint64_t *all, *lower, *upper, st;
 	size_t n, nl, nu, i;
 
-	write_trace(false, NULL);
+	write_trace(false, NULL, false);
 	all = read_ids(0, 0, &n, &st);
 	lower = read_ids_cut(0, MID, 0, 0, 0, &nl, &st);
 	assert_int_equal(st, 0);
@@ -902,7 +906,7 @@ static void test_reader_late_cut(void **state)
 	char path[128];
 	FILE *f;
 
-	write_trace(false, NULL);
+	write_trace(false, NULL, false);
 	all = read_ids(0, 0, &n, &st);
 	lower = read_ids_cut(0, MID, 0, 0, 100, &nl, &st);
 	assert_int_equal(st, 0);
@@ -1067,7 +1071,7 @@ static void test_split_run(void **state)
 	struct stat st;
 	FILE *f;
 
-	write_trace(false, NULL);
+	write_trace(false, NULL, false);
 	expect_split(false);
 	snprintf(path, sizeof(path), "%s/octf.trace.1", dir);
 	assert_int_equal(stat(path, &st), 0);
@@ -1079,7 +1083,7 @@ static void test_split_run(void **state)
 	assert_int_equal(fclose(f), 0);
 	expect_split(true);
 	/* stream 1 cut short in its upper half, then in its lower half */
-	write_trace(false, NULL);
+	write_trace(false, NULL, false);
 	assert_int_equal(truncate(path, st.st_size * 3 / 4 + 3), 0);
 	expect_split(true);
 	assert_int_equal(truncate(path, st.st_size / 4 + 3), 0);
@@ -1090,7 +1094,7 @@ static void test_split_run(void **state)
 	 * one of the lower half (write_trace() moved it there): the lower half
 	 * drops the record undecoded and reads on, one pass stops there
 	 */
-	write_trace(false, NULL);
+	write_trace(false, NULL, false);
 	snprintf(path, sizeof(path), "%s/octf.trace.0", dir);
 	{
 		uint8_t *b;
@@ -1110,6 +1114,10 @@ static void test_split_run(void **state)
 		assert_int_equal(fclose(f), 0);
 		free(b);
 	}
+	expect_split(true);
+
+	/* a record later than the halves' windows take in, which one pass's puts in its place */
+	write_trace(false, NULL, true);
 	expect_split(true);
 }
 
