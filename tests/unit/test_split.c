@@ -694,7 +694,7 @@ static void write_trace(bool straggler, uint64_t *moved, bool late)
 
 	for (i = 1; i <= NREC; i++)
 		sids[i % NSTREAMS][n[i % NSTREAMS]++] = i * STEP;
-	move(sids[0], MID, MID + 3000);	/* in the window */
+	move(sids[0], MID, MID + READER_RANGE_SLACK * 3 / 4);	/* in the window */
 	move(sids[2], MID, MID + READER_RANGE_SLACK / 2);	/* beyond it */
 	if (straggler)
 		*moved = move(sids[1], MID, MID + READER_RANGE_SLACK);
