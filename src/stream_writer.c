@@ -130,6 +130,16 @@ void stream_writer__time_writes(struct stream_writer *w, uint64_t *longest)
 	w->longest_write = longest;
 }
 
+/* An empty buffer: after a flush that wrote it, or a new writer's */
+static void reset(struct stream_writer *w)
+{
+	w->used = 0;
+	w->pending = 0;
+	w->seg_next = 0;
+	w->nsegs = 0;
+	w->kept = 0;
+}
+
 struct stream_writer *stream_writer__create(const char *path, struct stream_zstd *z)
 {
 	struct stream_writer *w = malloc(sizeof(*w));
@@ -155,11 +165,7 @@ struct stream_writer *stream_writer__create(const char *path, struct stream_zstd
 	}
 	w->err = 0;
 	w->cut = false;
-	w->used = 0;
-	w->pending = 0;
-	w->seg_next = 0;
-	w->nsegs = 0;
-	w->kept = 0;
+	reset(w);
 	w->records = 0;
 	w->written = 0;
 	w->z = z;
@@ -232,15 +238,6 @@ static size_t seg_end(const struct stream_writer *w, unsigned i)
 static uint64_t records_from(const struct stream_writer *w, unsigned i)
 {
 	return i < w->nsegs ? w->pending - w->segs[i].first : 0;
-}
-
-static void reset(struct stream_writer *w)
-{
-	w->used = 0;
-	w->pending = 0;
-	w->seg_next = 0;
-	w->nsegs = 0;
-	w->kept = 0;
 }
 
 /*
