@@ -674,7 +674,6 @@ static int alloc_windows(struct reader *r)
 	return 0;
 }
 
-
 /* Fills the first three quarters of a window at base, before handing any out. */
 static int fill_sync(struct reader *r, uint64_t base)
 {
@@ -886,6 +885,14 @@ uint64_t reader__records(const struct reader *r)
 	return n;
 }
 
+/* The window of four such quarters; the mask finds a sid's slot without a division */
+static void set_quarter(struct reader *r, uint64_t quarter)
+{
+	r->quarter = quarter;
+	r->window = 4 * quarter;
+	r->mask = r->window - 1;
+}
+
 struct reader *reader__new(struct trace *t, unsigned int types, unsigned int threads)
 {
 	struct reader *r;
@@ -912,9 +919,7 @@ struct reader *reader__new(struct trace *t, unsigned int types, unsigned int thr
 		if (!r->fill[i].errs)
 			goto nomem;
 	}
-	r->quarter = READER_QUARTER;
-	r->window = READER_WINDOW;
-	r->mask = READER_WINDOW - 1;
+	set_quarter(r, READER_QUARTER);
 	for (i = 0; i < n; i++) {
 		r->rs[i].s = trace__stream(t, i);
 		r->rs[i].first_above = UINT64_MAX;
@@ -944,9 +949,7 @@ void reader__set_range(struct reader *r, uint64_t lo, uint64_t hi)
 	r->ranged = true;
 	r->lo = lo;
 	r->hi = hi;
-	r->quarter = READER_RANGE_QUARTER;
-	r->window = 4 * READER_RANGE_QUARTER;
-	r->mask = r->window - 1;
+	set_quarter(r, READER_RANGE_QUARTER);
 	r->near = hi != UINT64_MAX ? READER_CUT_SID(hi) : UINT64_MAX;
 	for (i = 0; i < r->n; i++)
 		r->rs[i].skim = lo > 0;
